@@ -1,0 +1,109 @@
+import type { Mutant } from './types.js';
+import { onPath, pathIs, withData, withBody } from '../kit.js';
+import { route, type ApiReply } from '../server.js';
+
+const unauthorizedAnswer = (req: Parameters<NonNullable<Mutant['handle']>>[0], world: Parameters<NonNullable<Mutant['handle']>>[2]): ApiReply => {
+  // Answer as if the first application's merchant had sent a valid token.
+  const app = world.fixtures.apps[0]!;
+  return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
+};
+
+/** A data endpoint that skips the token check: any request gets merchant 1's data. */
+function skipsTokenCheck(endpoint: string, path: string, kills: string[]): Mutant {
+  return {
+    name: `no-token-check-${endpoint}`,
+    description: `GET ${path} answers without a valid token`,
+    kills,
+    handle: (req, next, world) => {
+      return pathIs(req, path) && !req.app ? unauthorizedAnswer(req, world) : next();
+    },
+  };
+}
+
+export const authMutants: Mutant[] = [
+  skipsTokenCheck('merchant', '/merchant', ['UNAUTH-MERCHANT', 'AUTH-10']),
+  skipsTokenCheck('dishes', '/dishes', ['UNAUTH-DISHES', 'AUTH-10']),
+  skipsTokenCheck('dish', '/dishes/:id', ['UNAUTH-DISH', 'AUTH-10']),
+  skipsTokenCheck('seats', '/seats', ['UNAUTH-SEATS', 'AUTH-10']),
+  skipsTokenCheck('seat', '/seats/:id', ['UNAUTH-SEAT', 'AUTH-10']),
+  skipsTokenCheck('orders', '/orders', ['UNAUTH-ORDERS', 'AUTH-10']),
+  {
+    ...onPath('auth-no-token', '/auth answers SUCCESS without app_token', ['/auth'], (r) => withData(r, (d) => { delete d.app_token; })),
+    kills: ['AUTH-01', 'AUTH-02'],
+  },
+  {
+    ...onPath('auth-swapped-keys', '/auth echoes the secret key as app_secret and the public key as app_key', ['/auth'],
+      (r) => withData(r, (d) => { [d.app_secret, d.app_key] = [d.app_key, d.app_secret]; })),
+    kills: ['AUTH-03'],
+  },
+  {
+    ...onPath('auth-merchant-differs', "/auth carries a merchant whose name differs from /merchant's", ['/auth'],
+      (r) => withData(r, (d) => { d.merchant.name = `${d.merchant.name} (old)`; })),
+    kills: ['AUTH-04'],
+  },
+  {
+    name: 'auth-missing-key-succeeds',
+    description: '/auth without key still issues a token',
+    kills: ['AUTH-06'],
+    handle: (req, next, world) => {
+      if (req.path === '/auth' && req.query.get('secret') && !req.query.get('key')) {
+        const app = world.fixtures.apps.find((a) => a.secret === req.query.get('secret'));
+        if (app) { const q = new URLSearchParams(req.query); q.set('key', app.key); return route({ ...req, query: q }, world); }
+      }
+      return next();
+    },
+  },
+  {
+    name: 'auth-wrong-key-400',
+    description: '/auth with a wrong secret key answers 400 instead of 401',
+    kills: ['AUTH-07'],
+    handle: (req, next, world) => {
+      const reply = next();
+      const app = world.fixtures.apps.find((a) => a.secret === req.query.get('secret'));
+      if (req.path === '/auth' && app && req.query.get('key') && app.key !== req.query.get('key')) return world.render.error(400, 'Parameter error');
+      return reply;
+    },
+  },
+  {
+    ...onPath('auth-unknown-public-key-500', '/auth with an unknown public key answers 500', ['/auth'], (r, req, world) =>
+      world.fixtures.apps.some((a) => a.secret === req.query.get('secret')) || !req.query.get('key') || !req.query.get('secret') ? r : world.render.error(500, 'System exception')),
+    kills: ['AUTH-08'],
+  },
+  {
+    name: 'disabled-app-still-authenticates',
+    description: '/auth ignores that the merchant disabled the application',
+    kills: ['AUTH-09'],
+    handle: (req, next, world) => {
+      const app = world.fixtures.apps.find((a) => a.secret === req.query.get('secret') && a.key === req.query.get('key'));
+      if (req.path === '/auth' && app?.disabled) {
+        return { http: 200, body: { status: 'SUCCESS', code: 200, data: { app_name: app.name, app_secret: app.secret, app_key: app.key, app_token: 'tok_new_for_disabled_app', merchant: world.render.merchant(world.merchants.get(app.merchant)!) } } };
+      }
+      return next();
+    },
+  },
+  {
+    name: 'disabled-token-accepted',
+    description: "A disabled application's earlier token still opens /seats",
+    kills: ['AUTH-10'],
+    handle: (req, next, world) => {
+      const token = req.headers['open-token'];
+      const app = typeof token === 'string' ? world.tokens.get(token) : undefined;
+      if (app?.disabled && req.path === '/seats') return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
+      return next();
+    },
+  },
+  {
+    ...onPath('seats-rejects-token', 'GET /seats refuses the valid token with 401', ['/seats'], (r, _req, world) => (r.http === 200 ? world.render.error(401, 'Application not authenticated') : r)),
+    kills: ['AUTH-05', 'ENV-01', 'SEAT-01'],
+  },
+  {
+    ...onPath('unauth-leaks-merchant', 'The 401 answer of /merchant carries the merchant record', ['/merchant'],
+      (r, req, world) => (req.app ? r : withBody(r, (b) => { b.data = world.render.merchant(world.merchants.get(1)!); }))),
+    kills: ['UNAUTH-MERCHANT', 'AUTH-10'],
+  },
+  {
+    ...onPath('unauth-msg-leaks-order-number', 'The 401 answer of /orders names an order number in msg', ['/orders'],
+      (r, req, world) => (req.app ? r : withBody(r, (b) => { b.msg = `token invalid for order ${world.fixtures.orders[0]!.order_number}`; }))),
+    kills: ['UNAUTH-ORDERS'],
+  },
+];

@@ -1,0 +1,234 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { packageRoot } from '../src/paths.js';
+import { baseFixtures, grow, type App, type Dish, type Fixtures, type Merchant, type Order, type Seat, type Size } from './fixtures.js';
+
+/** A request as the API sees it, after the base path is stripped. */
+export interface ApiRequest {
+  method: string;
+  /** Path below the base path, e.g. /dishes/101 (still percent-encoded). */
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  /** The application the open-token belongs to, when it is valid and enabled. */
+  app?: App;
+  merchant?: Merchant;
+}
+
+/** The server's answer before serialization: HTTP status, extra headers and a JSON body (or raw text). */
+export interface ApiReply { http: number; body: unknown; raw?: string; headers?: Record<string, string> }
+
+/** How records are turned into JSON; variants override single renderers to use the spec's latitude or break it. */
+export interface Renderers {
+  merchant(m: Merchant): Record<string, unknown>;
+  dish(d: Dish): Record<string, unknown>;
+  seat(s: Seat): Record<string, unknown>;
+  order(o: Order, world: World): Record<string, unknown>;
+  error(code: number, msg: string): { http: number; body: Record<string, unknown> };
+}
+
+/**
+ * A variant of the reference server: a mutant that breaks one rule, a conforming variant that uses the spec's
+ * latitude, or a hostile server. Each hook is optional.
+ */
+export interface Variant {
+  name: string;
+  description: string;
+  fixtures?(f: Fixtures): void;
+  render?: Partial<Renderers>;
+  /** Wraps routing: call next() for the conforming answer and change it, or answer alone. Clone before changing data. */
+  handle?(req: ApiRequest, next: () => ApiReply, world: World): ApiReply;
+  /** Takes over the raw HTTP exchange (hostile servers); return true when it answered. */
+  raw?(req: IncomingMessage, res: ServerResponse, world: World): boolean;
+}
+
+export interface ServerOptions {
+  port?: number;
+  host?: string;
+  https?: boolean;
+  basePath?: string;
+  size?: Size;
+  variants?: Variant[];
+}
+
+export interface RunningServer {
+  url: string;
+  baseUrl: string;
+  caFile: string;
+  world: World;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export const TLS_DIR = join(packageRoot, 'reference', 'tls');
+
+const isNumericId = (s: string): boolean => /^[0-9]+$/.test(s) && s.length < 16;
+
+export const conformingRenderers: Renderers = {
+  merchant: (m) => ({ ...m }),
+  dish: (d) => ({ ...d }),
+  seat: (s) => ({ ...s }),
+  order(o, world) {
+    const seat = world.seats.get(o.seat_id);
+    const { lines, user_id: _user, ...fields } = o;
+    return {
+      ...fields,
+      device: { ...o.device },
+      seat: seat ? world.render.seat(seat) : null,
+      dishes: lines.map((l) => ({ ...world.render.dish(world.dishes.get(l.dish_id)!), pivot: { order_id: o.id, dish_id: l.dish_id, price: l.price, count: l.count } })),
+    };
+  },
+  error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg } }),
+};
+
+/** The data, indexed, and the rendered lists cached per merchant (large merchants render once). */
+export class World {
+  readonly merchants = new Map<number, Merchant>();
+  readonly dishes = new Map<number, Dish>();
+  readonly seats = new Map<number, Seat>();
+  readonly tokens = new Map<string, App>();
+  readonly render: Renderers;
+  private readonly cache = new Map<string, unknown>();
+
+  constructor(readonly fixtures: Fixtures, variants: Variant[]) {
+    const render = { ...conformingRenderers };
+    for (const v of variants) Object.assign(render, v.render ?? {});
+    this.render = render;
+    for (const m of fixtures.merchants) this.merchants.set(m.id, m);
+    for (const d of fixtures.dishes) this.dishes.set(d.id, d);
+    for (const s of fixtures.seats) this.seats.set(s.id, s);
+    for (const a of fixtures.apps) for (const t of a.tokens) this.tokens.set(t, a);
+  }
+
+  issueToken(app: App): string {
+    const t = `tok_${randomBytes(18).toString('base64url')}`;
+    this.tokens.set(t, app);
+    return t;
+  }
+
+  cached<T>(key: string, make: () => T): T {
+    if (!this.cache.has(key)) this.cache.set(key, make());
+    return this.cache.get(key) as T;
+  }
+
+  dishesOf(user: number): Array<Record<string, unknown>> {
+    return this.cached(`dishes:${user}`, () => this.fixtures.dishes.filter((d) => d.user_id === user).map((d) => this.render.dish(d)));
+  }
+  seatsOf(user: number): Array<Record<string, unknown>> {
+    return this.cached(`seats:${user}`, () => this.fixtures.seats.filter((s) => s.user_id === user).map((s) => this.render.seat(s)));
+  }
+  ordersOf(user: number): Array<Record<string, unknown>> {
+    return this.cached(`orders:${user}`, () => this.fixtures.orders.filter((o) => o.user_id === user).map((o) => this.render.order(o, this)));
+  }
+}
+
+export const ok = (data: unknown): ApiReply => ({ http: 200, body: { status: 'SUCCESS', code: 200, data } });
+
+/** The conforming behaviour of §4, §5 and §7. */
+export function route(req: ApiRequest, world: World): ApiReply {
+  const err = (code: number, msg: string): ApiReply => world.render.error(code, msg);
+  if (req.method !== 'GET' && req.method !== 'HEAD') return err(404, 'Interface error: only GET interfaces exist');
+  if (req.path === '/auth') {
+    const secret = req.query.get('secret');
+    const key = req.query.get('key');
+    if (!secret || !key) return err(400, 'Parameter error: secret and key are required');
+    const app = world.fixtures.apps.find((a) => a.secret === secret);
+    if (!app || app.key !== key) return err(401, 'Application authentication error');
+    if (app.disabled) return err(401, 'The merchant has disabled the application');
+    const merchant = world.merchants.get(app.merchant)!;
+    return ok({ app_name: app.name, app_secret: app.secret, app_key: app.key, app_token: world.issueToken(app), merchant: world.render.merchant(merchant) });
+  }
+  const seg = req.path.split('/').filter(Boolean);
+  const known = ['merchant', 'dishes', 'seats', 'orders'];
+  const shapeOk = seg.length >= 1 && known.includes(seg[0]!) && (seg.length === 1 || (seg.length === 2 && (seg[0] === 'dishes' || seg[0] === 'seats')));
+  if (!shapeOk) return err(404, 'Interface error: unknown interface');
+  if (!req.app || !req.merchant) return err(401, 'Application not authenticated');
+  const user = req.merchant.id;
+  if (seg.length === 1) {
+    switch (seg[0]) {
+      case 'merchant': return ok(world.render.merchant(req.merchant));
+      case 'dishes': return ok(world.dishesOf(user));
+      case 'seats': return ok(world.seatsOf(user));
+      default: return ok(world.ordersOf(user));
+    }
+  }
+  const raw = decodeURIComponent(seg[1]!);
+  if (!isNumericId(raw)) return err(404, 'Record not found');
+  const id = Number(raw);
+  if (seg[0] === 'dishes') {
+    const d = world.dishes.get(id);
+    return d && d.user_id === user ? ok(world.render.dish(d)) : err(404, 'Record not found');
+  }
+  const s = world.seats.get(id);
+  return s && s.user_id === user ? ok(world.render.seat(s)) : err(404, 'Record not found');
+}
+
+function resolveApp(world: World, headers: IncomingMessage['headers']): { app?: App; merchant?: Merchant } {
+  const token = headers['open-token'];
+  if (typeof token !== 'string' || !token) return {};
+  const app = world.tokens.get(token);
+  if (!app || app.disabled) return {};
+  return { app, merchant: world.merchants.get(app.merchant)! };
+}
+
+export function send(res: ServerResponse, reply: ApiReply, head = false): void {
+  const body = reply.raw ?? JSON.stringify(reply.body);
+  res.writeHead(reply.http, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...reply.headers });
+  res.end(head ? undefined : body);
+}
+
+export async function startReferenceServer(opts: ServerOptions = {}): Promise<RunningServer> {
+  const variants = opts.variants ?? [];
+  const fixtures = opts.size ? grow(baseFixtures(), opts.size) : baseFixtures();
+  for (const v of variants) v.fixtures?.(fixtures);
+  const world = new World(fixtures, variants);
+  const basePath = opts.basePath ?? '/open';
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    req.resume();
+    for (const v of variants) if (v.raw?.(req, res, world)) return;
+    const url = new URL(req.url ?? '/', 'http://x');
+    const inBase = url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+    const apiReq: ApiRequest = {
+      method: req.method ?? 'GET',
+      path: inBase ? url.pathname.slice(basePath.length) || '/' : url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      ...resolveApp(world, req.headers),
+    };
+    let reply: () => ApiReply = () => (inBase ? route(apiReq, world) : world.render.error(404, 'Interface error: unknown interface'));
+    for (const v of variants) {
+      if (!v.handle) continue;
+      const next = reply;
+      const h = v.handle;
+      reply = () => h(apiReq, next, world);
+    }
+    let answer: ApiReply;
+    try { answer = reply(); } catch (e) { answer = world.render.error(500, `System exception: ${(e as Error).message}`); }
+    send(res, answer, req.method === 'HEAD');
+  };
+
+  const server = opts.https
+    ? createHttpsServer({ key: readFileSync(join(TLS_DIR, 'server.key')), cert: readFileSync(join(TLS_DIR, 'server.pem')) }, handler)
+    : createHttpServer(handler);
+  server.keepAliveTimeout = 5000;
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `${opts.https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    baseUrl: `${url}${basePath}`,
+    caFile: join(TLS_DIR, 'ca.pem'),
+    world,
+    server,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
+  };
+}

@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import type { Config, Credentials } from './config.js';
+import type { Exchange, HttpClient, Reply, RequestSpec } from './http.js';
+import { NetworkError } from './http.js';
+import { Blocked } from './check.js';
+import { AUTH_PATH, detailPath } from './endpoints.js';
+
+export type Who = 'app' | 'other_app';
+export type Resource = 'dishes' | 'seats';
+export type Rec = Record<string, unknown>;
+
+export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The success envelope of §2.1 / §4 rule 1, without judging anything else. */
+export function successData(reply: Reply): { ok: true; data: unknown } | { ok: false; why: string } {
+  const j = reply.json;
+  if (reply.jsonError !== undefined) return { ok: false, why: `body is not JSON (HTTP ${reply.status})` };
+  if (!isRecord(j)) return { ok: false, why: `body is not a JSON object (HTTP ${reply.status})` };
+  if (j.status !== 'SUCCESS' || j.code !== 200) return { ok: false, why: `answered status ${JSON.stringify(j.status)}, code ${JSON.stringify(j.code)} (HTTP ${reply.status})` };
+  return { ok: true, data: j.data };
+}
+
+/**
+ * Requests every check shares, sent once per run and memoized: the tokens, the lists, the details.
+ * One instance per run; each check sees it through an Api view that records what it used.
+ */
+export class SharedRequests {
+  private readonly cache = new Map<string, Promise<Reply>>();
+  constructor(readonly config: Config, readonly client: HttpClient) {}
+
+  once(key: string, spec: RequestSpec): Promise<Reply> {
+    let p = this.cache.get(key);
+    if (!p) {
+      p = this.client.send(spec);
+      p.catch(() => undefined); // a failure is reported to each check that awaits it
+      this.cache.set(key, p);
+    }
+    return p;
+  }
+
+  view(record: (e: Exchange) => void): Api { return new Api(this, record); }
+}
+
+export class Api {
+  constructor(private readonly shared: SharedRequests, private readonly record: (e: Exchange) => void) {}
+
+  get config(): Config { return this.shared.config; }
+
+  credentials(who: Who): Credentials {
+    const c = this.shared.config[who];
+    if (!c) throw new Blocked(`${who} is not configured`);
+    return c;
+  }
+
+  /** A shared request; its exchange joins the evidence of the check that awaits it. */
+  async once(key: string, spec: RequestSpec): Promise<Reply> {
+    try {
+      const r = await this.shared.once(key, spec);
+      this.record(r.exchange);
+      return r;
+    } catch (e) {
+      if (e instanceof NetworkError) this.record(e.exchange);
+      throw e;
+    }
+  }
+
+  /** GET /auth with an application's key pair (endpoint 1). */
+  auth(who: Who = 'app'): Promise<Reply> {
+    const c = this.credentials(who);
+    return this.once(`auth:${who}`, { path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
+  }
+
+  async token(who: Who = 'app'): Promise<string> {
+    let r: Reply;
+    try { r = await this.auth(who); } catch (e) { throw new Blocked(`no token for ${who}: ${(e as Error).message}`); }
+    const s = successData(r);
+    const token = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
+    if (typeof token !== 'string' || token === '') {
+      throw new Blocked(`no token for ${who}: /auth ${s.ok ? 'carried no app_token' : s.why} (see AUTH-01)`);
+    }
+    return token;
+  }
+
+  /** A GET of a data endpoint with the application's token, shared by every check. */
+  async get(path: string, who: Who = 'app'): Promise<Reply> {
+    const token = await this.token(who);
+    return this.once(`get:${who}:${path}`, { path, token });
+  }
+
+  /** The data of a successful GET; anything else blocks the check (the endpoint's own check reports it). */
+  async data(path: string, who: Who = 'app'): Promise<unknown> {
+    let r: Reply;
+    try { r = await this.get(path, who); } catch (e) {
+      if (e instanceof Blocked) throw e;
+      throw new Blocked(`GET ${path} failed: ${(e as Error).message}`);
+    }
+    const s = successData(r);
+    if (!s.ok) throw new Blocked(`GET ${path} ${s.why}`);
+    return s.data;
+  }
+
+  async merchant(who: Who = 'app'): Promise<Rec> {
+    const d = await this.data('/merchant', who);
+    if (!isRecord(d)) throw new Blocked('GET /merchant carried no merchant object');
+    return d;
+  }
+
+  async list(path: '/dishes' | '/seats' | '/orders', who: Who = 'app'): Promise<Rec[]> {
+    const d = await this.data(path, who);
+    if (!Array.isArray(d)) throw new Blocked(`GET ${path} carried no array`);
+    return d.filter(isRecord);
+  }
+
+  /**
+   * The ids whose detail the run checks: all of them, or a seeded sample of max_details (issue: big merchants).
+   * Deterministic for a given seed, so a finding replays.
+   */
+  async detailIds(resource: Resource, who: Who = 'app'): Promise<{ ids: Array<string | number>; total: number; sampled: boolean }> {
+    const items = await this.list(`/${resource}`, who);
+    const ids = items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
+    const max = this.shared.config.max_details;
+    if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
+    const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
+    return { ids: sample ?? [], total: ids.length, sampled: true };
+  }
+
+  detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
+    return this.get(detailPath(resource, id), who);
+  }
+}

@@ -1,0 +1,65 @@
+import type { Config } from './config.js';
+import type { Exchange, Reply, RequestSpec } from './http.js';
+import type { Api } from './api.js';
+
+export type Level = 'MUST' | 'SHOULD' | 'INFO';
+
+/** Areas in the order a vendor would fix things; reports group and sort by them. */
+export const AREAS = ['auth', 'envelope', 'merchant', 'dishes', 'seats', 'orders', 'consistency', 'isolation', 'errors', 'readonly', 'fuzz', 'transport'] as const;
+export type Area = (typeof AREAS)[number];
+
+/** What a check needs beyond the application's own key pair; without it the check is skipped, visibly. */
+export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_token' | 'unsafe_methods' | 'https' | 'fuzz';
+
+export type Status = 'passed' | 'failed' | 'skipped' | 'error';
+
+export interface FuzzFailure { seed: number; path: string; counterexample: string; shrinks: number; replay: string }
+
+export interface CheckResult {
+  status: Status;
+  message: string;
+  evidence: Exchange[];
+  /** INFO remarks that never fail: extra fields, what the server chose where the spec leaves latitude. */
+  notes: string[];
+  /** For INFO checks: what the server did (the implementation profile). */
+  observation?: string;
+  fuzz?: FuzzFailure;
+  duration_ms: number;
+}
+
+export interface CheckContext {
+  readonly config: Config;
+  /** Shared, memoized requests of the run (the token, lists, details); their exchanges join this check's evidence. */
+  readonly api: Api;
+  /** A fresh request of this check's own, recorded as evidence. */
+  send(spec: RequestSpec): Promise<Reply>;
+  /** Ends the check as failed: say what was expected and what came. */
+  fail(message: string): never;
+  note(text: string): void;
+  /** Records what the server did (INFO checks); the last one is the check's message. */
+  observe(text: string): void;
+  /** Registers a derived secret (a token variant) so no report shows it. */
+  secret(value: string): void;
+  setFuzz(f: FuzzFailure): void;
+}
+
+export interface Check {
+  id: string;
+  title: string;
+  level: Level;
+  /** Spec sections, e.g. "§5.4, §7". */
+  spec: string;
+  area: Area;
+  requires?: Requirement[];
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/** Thrown by ctx.fail: the server broke the rule. */
+export class CheckFailure extends Error {}
+
+/** A check could not run because something it builds on is missing (that failure is reported by its own check). */
+export class Blocked extends Error {}
+
+export function defineChecks(area: Area, checks: Array<Omit<Check, 'area'>>): Check[] {
+  return checks.map((c) => ({ ...c, area }));
+}

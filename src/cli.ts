@@ -1,0 +1,109 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config } from './config.js';
+import { tool } from './paths.js';
+import { clientFor, redactorFor } from './run.js';
+import { NetworkError } from './http.js';
+import { runSuite, writeReportDir } from './suite-runner.js';
+import { progressLine, summaryText } from '../reporters/terminal.js';
+import { startDemo } from './demo.js';
+import { catalogueMarkdown } from './catalogue.js';
+import { AUTH_PATH } from './endpoints.js';
+
+export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
+
+const RUN_FLAGS = {
+  config: { type: 'string', short: 'c' },
+  demo: { type: 'boolean' },
+  only: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.kind === 'bool' ? 'boolean' : 'string' }])),
+} satisfies ParseArgsConfig['options'];
+
+export function usage(): string {
+  const lines = OPTIONS.map((o) => `  --${(o.flag + (o.kind === 'bool' ? '' : ' <value>')).padEnd(26)} ${o.help} [${o.env}]`);
+  return `Usage: conformance [options]            check a server against the Restaurant Merchant Open Platform API
+       conformance --demo                  run every check against the bundled reference server
+       conformance catalogue               print the check catalogue (Markdown)
+
+Options:
+  --config, -c <file>        YAML config file (\${ENV_VAR} interpolation; flags > env > file)
+  --demo                     start the reference server and check it
+  --only <ID>                run only this check id (repeatable; a trailing * matches a prefix)
+${lines.join('\n')}
+  --help, -h / --version, -v
+
+Prefer CONFORMANCE_SECRET / CONFORMANCE_KEY (or \${...} in the config file) to --secret/--key: flags end up in
+shell history and process lists.
+
+Exit codes: 0 conformant, 1 a MUST check failed, 2 usage or config error, 3 the run could not be carried out.
+`;
+}
+
+function out(s: string): void { process.stdout.write(s); }
+function err(s: string): void { process.stderr.write(s); }
+
+async function runCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: RUN_FLAGS, strict: true, allowPositionals: false });
+  } catch (e) {
+    throw new ConfigError(`${(e as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  if (v.help) { out(usage()); return 0; }
+  if (v.version) { out(`${tool.name} ${tool.version}\n`); return 0; }
+  const flags = Object.fromEntries(Object.entries(v).filter(([, x]) => !Array.isArray(x))) as Record<string, string | boolean | undefined>;
+  const only = (v.only as string[] | undefined) ?? [];
+
+  let config: Config;
+  let stop: (() => Promise<void>) | undefined;
+  if (v.demo) {
+    const file = typeof v.config === 'string' ? readConfigFile(v.config, process.env) : {};
+    // The demo fixes target and credentials; report, fuzz and load settings still come from file, env and flags.
+    const base = resolveConfig({ file: { ...file, base_url: 'http://demo.invalid', app: { secret: 'demo', key: 'demo' } }, env: {}, flags });
+    const demo = await startDemo({ timeout_ms: base.timeout_ms, concurrency: base.concurrency, fuzz: base.fuzz, report: base.report, ...(base.rate_limit ? { rate_limit: base.rate_limit } : {}), ...(base.max_details !== undefined ? { max_details: base.max_details } : {}) });
+    config = demo.config;
+    stop = () => demo.server.close();
+    out(`Demo: the bundled reference server is listening at ${config.base_url}\n`);
+  } else {
+    const file = typeof v.config === 'string' ? readConfigFile(v.config, process.env) : undefined;
+    config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
+  }
+
+  try {
+    const redactor = redactorFor(config);
+    // Preflight: one request that carries no credential, so an unreachable target is one line and exit 3.
+    const client = clientFor(config, redactor);
+    try {
+      await client.send({ path: AUTH_PATH });
+    } catch (e) {
+      if (e instanceof NetworkError) {
+        err(`conformance: cannot reach ${redactor.redact(config.base_url)}: ${e.message.replace(/^GET \S+: /, '')}\n`);
+        return EXIT.incomplete;
+      }
+      throw e;
+    } finally {
+      await client.close();
+    }
+    out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
+    const report = await runSuite(config, { only, redactor, onRecord: (r) => out(`${progressLine(r)}\n`) });
+    const files = await writeReportDir(report, config);
+    out(redactor.redact(summaryText(report, files)));
+    return report.exit_code;
+  } finally {
+    await stop?.();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    if (argv[0] === 'catalogue') { out(catalogueMarkdown()); return 0; }
+    return await runCommand(argv);
+  } catch (e) {
+    if (e instanceof ConfigError) { err(`conformance: ${e.message}\n`); return EXIT.usage; }
+    const detail = process.env.CONFORMANCE_DEBUG ? `\n${(e as Error).stack}` : '';
+    err(`conformance: internal error: ${(e as Error).message?.split('\n')[0] ?? String(e)}${detail}\n`);
+    return EXIT.incomplete;
+  }
+}

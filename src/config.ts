@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { validate } from './schemas.js';
+
+export interface Credentials { secret: string; key: string }
+export type ReportFormat = 'json' | 'junit' | 'html';
+
+export interface Config {
+  base_url: string;
+  app: Credentials;
+  other_app?: Credentials;
+  disabled_app?: { secret?: string; key?: string; token?: string };
+  tls: { insecure: boolean; ca_file?: string };
+  timeout_ms: number;
+  deadline_ms: number;
+  concurrency: number;
+  rate_limit?: number;
+  max_body_bytes: number;
+  max_details?: number;
+  fuzz: { runs: number; seed: number; path?: string };
+  report: { dir: string; formats: ReportFormat[] };
+  baseline?: string;
+  unsafe_methods: boolean;
+}
+
+/** A problem with what the user gave us: printed as one line, exit 2. */
+export class ConfigError extends Error {}
+
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
+interface Option { key: string; flag: string; env: string; kind: Kind; secret?: boolean; help: string }
+
+/** Every setting reachable from flags and environment, declared once: parseArgs, env reading and the README use it. */
+export const OPTIONS: Option[] = [
+  { key: 'base_url', flag: 'base-url', env: 'CONFORMANCE_BASE_URL', kind: 'string', help: 'Base address of the open platform, e.g. https://host/open' },
+  { key: 'app.secret', flag: 'secret', env: 'CONFORMANCE_SECRET', kind: 'string', secret: true, help: 'Application public key (sent as the secret query parameter)' },
+  { key: 'app.key', flag: 'key', env: 'CONFORMANCE_KEY', kind: 'string', secret: true, help: 'Application secret key (sent as the key query parameter)' },
+  { key: 'other_app.secret', flag: 'other-secret', env: 'CONFORMANCE_OTHER_SECRET', kind: 'string', secret: true, help: 'Public key of an application of another merchant (isolation checks)' },
+  { key: 'other_app.key', flag: 'other-key', env: 'CONFORMANCE_OTHER_KEY', kind: 'string', secret: true, help: 'Secret key of that application' },
+  { key: 'disabled_app.secret', flag: 'disabled-secret', env: 'CONFORMANCE_DISABLED_SECRET', kind: 'string', secret: true, help: 'Public key of an application the merchant has disabled' },
+  { key: 'disabled_app.key', flag: 'disabled-key', env: 'CONFORMANCE_DISABLED_KEY', kind: 'string', secret: true, help: 'Secret key of the disabled application' },
+  { key: 'disabled_app.token', flag: 'disabled-token', env: 'CONFORMANCE_DISABLED_TOKEN', kind: 'string', secret: true, help: 'A token issued to it before it was disabled' },
+  { key: 'tls.insecure', flag: 'insecure', env: 'CONFORMANCE_TLS_INSECURE', kind: 'bool', help: 'Accept any TLS certificate (testing only)' },
+  { key: 'tls.ca_file', flag: 'ca-file', env: 'CONFORMANCE_CA_FILE', kind: 'string', help: 'PEM file of the CA that signed the server certificate' },
+  { key: 'timeout_ms', flag: 'timeout-ms', env: 'CONFORMANCE_TIMEOUT_MS', kind: 'int', help: 'Per-request deadline in ms (default 10000)' },
+  { key: 'deadline_ms', flag: 'deadline-ms', env: 'CONFORMANCE_DEADLINE_MS', kind: 'int', help: 'Deadline for the whole run in ms (default 600000)' },
+  { key: 'concurrency', flag: 'concurrency', env: 'CONFORMANCE_CONCURRENCY', kind: 'int', help: 'Most requests in flight at once (default 4)' },
+  { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', help: 'Most requests per second (default: no limit)' },
+  { key: 'max_body_bytes', flag: 'max-body-bytes', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', help: 'Abort responses larger than this (default 104857600)' },
+  { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', help: 'Check a seeded sample of N detail records per resource (default: all)' },
+  { key: 'fuzz.runs', flag: 'fuzz-runs', env: 'CONFORMANCE_FUZZ_RUNS', kind: 'int', help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)' },
+  { key: 'fuzz.seed', flag: 'seed', env: 'CONFORMANCE_FUZZ_SEED', kind: 'int', help: 'Seed for fuzzing and sampling (default: random, printed)' },
+  { key: 'fuzz.path', flag: 'fuzz-path', env: 'CONFORMANCE_FUZZ_PATH', kind: 'string', help: 'Replay path printed with a fuzz failure' },
+  { key: 'report.dir', flag: 'report-dir', env: 'CONFORMANCE_REPORT_DIR', kind: 'string', help: 'Directory for the reports (default ./conformance-report)' },
+  { key: 'report.formats', flag: 'reporter', env: 'CONFORMANCE_REPORTERS', kind: 'list', help: 'Comma-separated report formats: json,junit,html (default all)' },
+  { key: 'baseline', flag: 'baseline', env: 'CONFORMANCE_BASELINE', kind: 'string', help: 'YAML file of known failures' },
+  { key: 'unsafe_methods', flag: 'unsafe-methods', env: 'CONFORMANCE_UNSAFE_METHODS', kind: 'bool', help: 'Also send POST/PUT/PATCH/DELETE to verify the API is read-only' },
+];
+
+type Tree = Record<string, unknown>;
+
+function setPath(tree: Tree, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = tree;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof node[p] !== 'object' || node[p] === null) node[p] = {};
+    node = node[p] as Tree;
+  }
+  node[parts.at(-1)!] = value;
+}
+
+function convert(raw: string | boolean, kind: Kind): unknown {
+  if (typeof raw === 'boolean') return raw;
+  switch (kind) {
+    case 'int': case 'number': { const n = Number(raw); return raw.trim() !== '' && Number.isFinite(n) ? n : raw; }
+    case 'bool': return /^(1|true|yes|on)$/i.test(raw) ? true : /^(0|false|no|off)$/i.test(raw) ? false : raw;
+    case 'list': return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    default: return raw;
+  }
+}
+
+/** ${NAME} in any string of the YAML file is replaced by the environment variable NAME. */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const v = env[name];
+      if (v === undefined) throw new ConfigError(`config key ${where} refers to \${${name}}, which is not set in the environment`);
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${where}[${i}]`));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, where ? `${where}.${k}` : k)]));
+  }
+  return value;
+}
+
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
+  let text: string;
+  try { text = readFileSync(file, 'utf8'); } catch (e) {
+    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let doc: unknown;
+  try { doc = parseYaml(text); } catch (e) {
+    const msg = e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e);
+    throw new ConfigError(`config file ${file} is not valid YAML: ${msg}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config file ${file} must hold a YAML mapping of keys`);
+  return interpolate(doc, env, '') as Tree;
+}
+
+export const DEFAULTS = {
+  timeout_ms: 10_000,
+  deadline_ms: 600_000,
+  concurrency: 4,
+  max_body_bytes: 100 * 1024 * 1024,
+  fuzz_runs: 50,
+  report_dir: 'conformance-report',
+  formats: ['json', 'junit', 'html'] as ReportFormat[],
+};
+
+/** Merges file < env < flags, validates against schemas/config.schema.json and fills defaults. */
+export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; flags: Record<string, string | boolean | undefined> }): Config {
+  const tree: Tree = structuredClone(layers.file ?? {});
+  for (const o of OPTIONS) {
+    const v = layers.env[o.env];
+    if (v !== undefined && v !== '') setPath(tree, o.key, convert(v, o.kind));
+  }
+  for (const o of OPTIONS) {
+    const v = layers.flags[o.flag];
+    if (v !== undefined) setPath(tree, o.key, convert(v, o.kind));
+  }
+  if (tree.base_url === undefined) throw new ConfigError('missing base_url: give --base-url, CONFORMANCE_BASE_URL or base_url in the config file');
+  const app = tree.app as Tree | undefined;
+  if (!app?.secret || !app?.key) throw new ConfigError('missing credentials: give the application public key (--secret, CONFORMANCE_SECRET or app.secret) and secret key (--key, CONFORMANCE_KEY or app.key)');
+  const errors = validate('config', tree);
+  if (errors.length) {
+    const first = errors[0]!;
+    const key = first.path.replace(/^\//, '').replace(/\//g, '.');
+    const unknown = /^has unknown key "(.*)"$/.exec(first.message);
+    if (unknown) throw new ConfigError(`unknown config key ${key ? `${key}.` : ''}${unknown[1]}`);
+    throw new ConfigError(key ? `config key ${key} ${first.message}` : `config ${first.message}`);
+  }
+  const t = tree as Partial<Config> & Tree;
+  const fuzz = (t.fuzz ?? {}) as Partial<Config['fuzz']>;
+  const report = (t.report ?? {}) as Partial<Config['report']>;
+  return {
+    base_url: (t.base_url as string).replace(/\/+$/, ''),
+    app: t.app as Credentials,
+    ...(t.other_app ? { other_app: t.other_app } : {}),
+    ...(t.disabled_app ? { disabled_app: t.disabled_app } : {}),
+    tls: { insecure: t.tls?.insecure ?? false, ...(t.tls?.ca_file ? { ca_file: t.tls.ca_file } : {}) },
+    timeout_ms: t.timeout_ms ?? DEFAULTS.timeout_ms,
+    deadline_ms: t.deadline_ms ?? DEFAULTS.deadline_ms,
+    concurrency: t.concurrency ?? DEFAULTS.concurrency,
+    ...(t.rate_limit !== undefined ? { rate_limit: t.rate_limit } : {}),
+    max_body_bytes: t.max_body_bytes ?? DEFAULTS.max_body_bytes,
+    ...(t.max_details !== undefined ? { max_details: t.max_details } : {}),
+    fuzz: { runs: fuzz.runs ?? DEFAULTS.fuzz_runs, seed: fuzz.seed ?? Math.floor(Math.random() * 2 ** 31), ...(fuzz.path ? { path: fuzz.path } : {}) },
+    report: { dir: report.dir ?? DEFAULTS.report_dir, formats: report.formats ?? DEFAULTS.formats },
+    ...(t.baseline ? { baseline: t.baseline } : {}),
+    unsafe_methods: t.unsafe_methods ?? false,
+  };
+}
+
+/** The effective config with every credential replaced, for reports. */
+export function redactedConfig(c: Config): Record<string, unknown> {
+  const hide = (o: object | undefined): Record<string, string> | undefined =>
+    o && Object.fromEntries(Object.keys(o).map((k) => [k, '[REDACTED]']));
+  return { ...c, app: hide(c.app), other_app: hide(c.other_app), disabled_app: hide(c.disabled_app) };
+}

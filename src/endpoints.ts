@@ -1,0 +1,30 @@
+import type { SchemaName } from './schemas.js';
+
+/** §4's endpoint table: the data endpoints 2–7 and what each answers. */
+export interface Endpoint {
+  n: number;
+  name: 'merchant' | 'dishes' | 'dish' | 'seats' | 'seat' | 'orders';
+  /** Path with :id for detail endpoints. */
+  path: string;
+  schema: SchemaName;
+  list: boolean;
+  /** For detail endpoints: the list endpoint whose ids it takes. */
+  of?: 'dishes' | 'seats';
+}
+
+export const DATA_ENDPOINTS: Endpoint[] = [
+  { n: 2, name: 'merchant', path: '/merchant', schema: 'merchant', list: false },
+  { n: 3, name: 'dishes', path: '/dishes', schema: 'dish', list: true },
+  { n: 4, name: 'dish', path: '/dishes/:id', schema: 'dish', list: false, of: 'dishes' },
+  { n: 5, name: 'seats', path: '/seats', schema: 'seat', list: true },
+  { n: 6, name: 'seat', path: '/seats/:id', schema: 'seat', list: false, of: 'seats' },
+  { n: 7, name: 'orders', path: '/orders', schema: 'order', list: true },
+];
+
+export const endpoint = (name: Endpoint['name']): Endpoint => DATA_ENDPOINTS.find((e) => e.name === name)!;
+
+export const AUTH_PATH = '/auth';
+
+export function detailPath(resource: 'dishes' | 'seats', id: string | number): string {
+  return `/${resource}/${id}`;
+}

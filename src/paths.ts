@@ -1,0 +1,20 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root, found from this module whether it runs from src/ (tests) or dist/src/ (the CLI). */
+function findPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('package.json not found above ' + import.meta.url);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const packageRoot = findPackageRoot();
+export const schemasDir = join(packageRoot, 'schemas');
+
+const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+export const tool = { name: pkg.name, version: pkg.version };

@@ -1,0 +1,76 @@
+import type { Config } from './config.js';
+import type { Exchange } from './http.js';
+import { NetworkError } from './http.js';
+import type { SharedRequests } from './api.js';
+import { Blocked, CheckFailure, type Check, type CheckContext, type CheckResult, type FuzzFailure, type Requirement } from './check.js';
+
+const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
+  other_app: (c) => (c.other_app ? undefined : 'not configured: needs other_app (an application of a second merchant: --other-secret/--other-key)'),
+  disabled_app_keys: (c) => (c.disabled_app?.secret && c.disabled_app.key ? undefined : 'not configured: needs disabled_app.secret and disabled_app.key (an application the merchant has disabled)'),
+  disabled_app_token: (c) => (c.disabled_app?.token ? undefined : 'not configured: needs disabled_app.token (a token issued before the application was disabled)'),
+  unsafe_methods: (c) => (c.unsafe_methods ? undefined : 'not enabled: sends POST/PUT/PATCH/DELETE only with unsafe_methods: true (--unsafe-methods)'),
+  https: (c) => (c.base_url.startsWith('https:') ? undefined : 'not applicable: base_url is http://, so HTTPS-only (§4) cannot be verified — WARNING: the target is not served over HTTPS'),
+  fuzz: (c) => (c.fuzz.runs > 0 ? undefined : 'not enabled: fuzz.runs is 0'),
+};
+
+/** Runs one check and turns whatever happened into its result; secrets are redacted here, before anything leaves. */
+export async function runCheck(check: Check, shared: SharedRequests): Promise<CheckResult> {
+  const started = performance.now();
+  const evidence: Exchange[] = [];
+  const seen = new Set<Exchange>();
+  const record = (e: Exchange): void => { if (!seen.has(e)) { seen.add(e); evidence.push(e); } };
+  const notes: string[] = [];
+  let observation: string | undefined;
+  let fuzz: FuzzFailure | undefined;
+  const redactor = shared.client.redactor;
+
+  const ctx: CheckContext = {
+    config: shared.config,
+    api: shared.view(record),
+    async send(spec) {
+      try {
+        const r = await shared.client.send(spec);
+        record(r.exchange);
+        return r;
+      } catch (e) {
+        if (e instanceof NetworkError) record(e.exchange);
+        throw e;
+      }
+    },
+    fail(message) { throw new CheckFailure(message); },
+    note(text) { notes.push(text); },
+    observe(text) { observation = text; },
+    secret(value) { redactor.add(value, 'token'); },
+    setFuzz(f) { fuzz = f; },
+  };
+
+  const done = (status: CheckResult['status'], message: string): CheckResult => ({
+    status,
+    message: redactor.redact(message),
+    // Exchanges were redacted when recorded; a secret learnt later (a token issued mid-check) is caught here.
+    evidence: evidence.map((e) => redactor.redactDeep(e)),
+    notes: notes.map((n) => redactor.redact(n)),
+    ...(observation !== undefined ? { observation: redactor.redact(observation) } : {}),
+    ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
+    duration_ms: Math.round(performance.now() - started),
+  });
+
+  for (const r of check.requires ?? []) {
+    const why = REQUIREMENT_HELP[r](shared.config);
+    if (why) return done('skipped', why);
+  }
+  try {
+    await check.run(ctx);
+    return done('passed', observation ?? 'as the spec requires');
+  } catch (e) {
+    if (e instanceof Blocked) return done('skipped', `blocked: ${e.message}`);
+    const failure = e instanceof CheckFailure ? e.message : e instanceof NetworkError ? `no usable response: ${e.message}` : undefined;
+    if (failure !== undefined) {
+      // INFO checks record, they never fail: what went wrong is what the server did.
+      if (check.level === 'INFO') return done('passed', observation ?? failure);
+      return done('failed', failure);
+    }
+    const err = e as Error;
+    return done('error', `internal error of the suite: ${err?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(e)}`);
+  }
+}

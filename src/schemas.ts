@@ -1,0 +1,157 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction, type AnySchemaObject } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { schemasDir } from './paths.js';
+
+// ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export type SchemaName =
+  | 'envelope.success' | 'envelope.error' | 'dish' | 'order-dish' | 'seat' | 'order'
+  | 'device' | 'merchant' | 'auth-result' | 'config' | 'report';
+
+const BASE = 'https://conformance.example/schemas/';
+const idOf = (name: string): string => `${BASE}${name}.schema.json`;
+
+function isRealDate(y: number, m: number, d: number, hh: number, mm: number, ss = 0): boolean {
+  const t = new Date(Date.UTC(y, m - 1, d, hh, mm, ss));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d &&
+    t.getUTCHours() === hh && t.getUTCMinutes() === mm && t.getUTCSeconds() === ss;
+}
+
+const MINUTE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
+const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d+Z$/;
+
+/** The spec's two time formats: §2.2–2.4 "YYYY-MM-DD HH:MM", §2.4–2.5 ISO 8601 UTC with fractional seconds. */
+export const timeFormats = {
+  'spec-minute': (s: string): boolean => {
+    const m = MINUTE.exec(s);
+    return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
+  },
+  'spec-iso-utc': (s: string): boolean => {
+    const m = ISO_UTC.exec(s);
+    return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  },
+};
+
+export interface SchemaError { path: string; message: string }
+
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+/** The one Ajv instance of the process: every schema file is added once, each is compiled on first use and kept. */
+function instance(): Ajv2020 {
+  if (ajv) return ajv;
+  ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  addFormats(ajv, ['email', 'uri', 'date-time']);
+  for (const [name, fn] of Object.entries(timeFormats)) ajv.addFormat(name, { type: 'string', validate: fn });
+  for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json'))) {
+    ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as AnySchemaObject);
+  }
+  return ajv;
+}
+
+function validator(ref: string): ValidateFunction {
+  let fn = compiled.get(ref);
+  if (!fn) {
+    fn = instance().getSchema(ref);
+    if (!fn) throw new Error(`unknown schema ${ref}`);
+    compiled.set(ref, fn);
+  }
+  return fn;
+}
+
+function describe(e: ErrorObject, prefix: string): SchemaError {
+  const path = prefix + e.instancePath;
+  let message = e.message ?? e.keyword;
+  if (e.keyword === 'required') message = `missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+  else if (e.keyword === 'const') message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+  else if (e.keyword === 'additionalProperties') message = `has unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  else if (e.keyword === 'enum') message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  return { path: path || '/', message };
+}
+
+/**
+ * Validates value against a schema (by name, or name plus a JSON pointer fragment such as "seat#/$defs/embedded").
+ * Returns the errors, empty when valid; paths are prefixed with `at` so they point into the whole response body.
+ */
+export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: unknown, at = ''): SchemaError[] {
+  const [name, fragment] = schema.split('#') as [string, string | undefined];
+  const fn = validator(idOf(name) + (fragment ? `#${fragment}` : ''));
+  if (fn(value)) return [];
+  // anyOf/oneOf produce one error per branch; the deepest errors say the most, so keep distinct ones only.
+  const seen = new Set<string>();
+  const out: SchemaError[] = [];
+  for (const e of fn.errors ?? []) {
+    if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
+    const d = describe(e, at);
+    const k = d.path + d.message;
+    if (!seen.has(k)) { seen.add(k); out.push(d); }
+  }
+  return out;
+}
+
+export function formatErrors(errors: SchemaError[], max = 5): string {
+  const shown = errors.slice(0, max).map((e) => `${e.path} ${e.message}`);
+  if (errors.length > max) shown.push(`… and ${errors.length - max} more`);
+  return shown.join('; ');
+}
+
+/** The raw schema object, for introspection (declared fields). */
+export function schemaObject(ref: string): AnySchemaObject {
+  const fn = validator(ref.startsWith('http') ? ref : idOf(ref));
+  return fn.schema as AnySchemaObject;
+}
+
+type Json = Record<string, unknown>;
+
+function resolveRef(ref: string, base: string): { schema: Json; base: string } {
+  const [file, frag] = ref.split('#') as [string, string | undefined];
+  const abs = file ? new URL(file, base).href : base;
+  let s = schemaObject(abs) as Json;
+  if (frag) for (const part of frag.split('/').filter(Boolean)) s = s[part] as Json;
+  return { schema: s, base: abs };
+}
+
+type Declared = Map<string, { schema: Json; base: string }>;
+const declaredCache = new WeakMap<Json, Declared>();
+
+/** Property names a schema declares, following allOf and $ref (the spec's field tables). */
+function declared(schema: Json, base: string): Declared {
+  let out = declaredCache.get(schema);
+  if (out) return out;
+  out = new Map();
+  if (typeof schema.$ref === 'string') { const r = resolveRef(schema.$ref, base); for (const [k, v] of declared(r.schema, r.base)) out.set(k, v); }
+  for (const sub of (schema.allOf as Json[] | undefined) ?? []) for (const [k, v] of declared(sub, base)) if (!out.has(k)) out.set(k, v);
+  for (const [k, v] of Object.entries((schema.properties as Record<string, Json> | undefined) ?? {})) if (!out.has(k)) out.set(k, { schema: v, base });
+  declaredCache.set(schema, out);
+  return out;
+}
+
+/**
+ * Fields present in value that the schema does not declare: a server may add fields (extra properties are allowed),
+ * and we report them as INFO notes. Each distinct path is listed once (array indexes folded to []).
+ */
+export function undeclaredFields(name: SchemaName, value: unknown, at = ''): string[] {
+  const found = new Set<string>();
+  const walk = (schema: Json, base: string, v: unknown, path: string): void => {
+    if (Array.isArray(v)) {
+      const items = schema.items as Json | undefined;
+      if (items) for (const el of v) walk(items, base, el, `${path}[]`);
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    const branches = (schema.anyOf as Json[] | undefined)?.filter((b) => b.type !== 'null');
+    if (branches?.length) { walk(branches[0]!, base, v, path); return; }
+    const props = declared(schema, base);
+    for (const [k, child] of Object.entries(v)) {
+      const d = props.get(k);
+      if (!d) found.add(`${path}.${k}`);
+      else walk(d.schema, d.base, child, `${path}.${k}`);
+    }
+  };
+  const base = idOf(name);
+  walk(schemaObject(base) as Json, base, value, at);
+  return [...found];
+}

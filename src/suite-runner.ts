@@ -1,0 +1,64 @@
+import { mkdir } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { createVitest } from 'vitest/node';
+import type { Config } from './config.js';
+import { redactedConfig } from './config.js';
+import { packageRoot } from './paths.js';
+import { buildReport, type CheckRecord, type Report } from './report.js';
+import type { Redactor } from './redact.js';
+import { ResultCollector } from '../reporters/collect.js';
+import { writeReports } from '../reporters/index.js';
+
+/** The compiled Vitest entry of a run (the CLI always runs from dist/). */
+const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
+
+export interface SuiteOptions {
+  only: string[];
+  onRecord?: (r: CheckRecord) => void;
+  redactor: Redactor;
+}
+
+/** Runs every selected check through Vitest (one worker, no per-file isolation) and builds the report. */
+export async function runSuite(config: Config, opts: SuiteOptions): Promise<Report> {
+  const started = new Date();
+  const t0 = performance.now();
+  const collector = new ResultCollector(opts.redactor, opts.onRecord);
+  const vitest = await createVitest('test', {
+    config: false,
+    root: packageRoot,
+    dir: packageRoot,
+    include: [relative(packageRoot, ENTRY)],
+    exclude: [],
+    watch: false,
+    reporters: [collector],
+    pool: 'threads',
+    maxWorkers: 1,
+    isolate: false,
+    fileParallelism: false,
+    maxConcurrency: 1000,
+    testTimeout: config.deadline_ms + 10_000,
+    hookTimeout: 30_000,
+    passWithNoTests: false,
+    provide: { conformanceConfig: config, conformanceOnly: opts.only },
+  }, { logLevel: 'silent', clearScreen: false });
+  try {
+    await vitest.start();
+  } finally {
+    await vitest.close();
+  }
+  return buildReport({
+    checks: collector.records,
+    baseUrl: config.base_url,
+    startedAt: started,
+    durationMs: performance.now() - t0,
+    fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
+    config: redactedConfig(config),
+    errors: collector.errors,
+  });
+}
+
+export async function writeReportDir(report: Report, config: Config): Promise<string[]> {
+  const dir = resolve(config.report.dir);
+  await mkdir(dir, { recursive: true });
+  return writeReports(report, dir, config.report.formats);
+}

@@ -1,0 +1,183 @@
+import { defineChecks, type CheckContext } from '../src/check.js';
+import { isRecord, successData } from '../src/api.js';
+import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../src/endpoints.js';
+import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, show } from '../src/assertions.js';
+import { sensitiveValues, leakedValue } from './support/leaks.js';
+import { dataEndpointPaths, endpointPath } from './support/paths.js';
+
+/** The wrong-token variants of §5.4: each must get code 401 and no data. */
+function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {
+  const last = token.at(-1) ?? 'x';
+  const changed = token.slice(0, -1) + (last === 'A' ? 'B' : 'A');
+  return [
+    { label: 'no open-token header', token: undefined },
+    { label: 'an empty open-token header', token: '' },
+    { label: 'a malformed token', token: 'not-a-token' },
+    { label: 'the real token with its last character changed', token: changed },
+    { label: 'the application secret key sent as the token', token: secretKey },
+  ];
+}
+
+async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> {
+  const token = await ctx.api.token();
+  const path = await endpointPath(ctx, ep);
+  const variants = badTokens(token, ctx.config.app.key);
+  ctx.secret(variants[3]!.token!);
+  const sensitive = await sensitiveValues(ctx);
+  const replies = await Promise.all(variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) })));
+  const problems: string[] = [];
+  replies.forEach((r, i) => {
+    const label = variants[i]!.label;
+    if (envelopeCode(r) !== 401) problems.push(`${label}: expected code 401, got ${describeReply(r)}`);
+    else if (carriesData(r)) problems.push(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+    else {
+      const leak = leakedValue(r.text, sensitive);
+      if (leak) problems.push(`${label}: the refusal body contains ${leak}`);
+    }
+  });
+  if (problems.length) ctx.fail(`GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${problems.join('; ')}`);
+}
+
+const unauth = DATA_ENDPOINTS.map((ep) => ({
+  id: `UNAUTH-${ep.name.toUpperCase()}`,
+  title: `GET ${ep.path} refuses a missing or invalid token with 401 and no data`,
+  level: 'MUST' as const,
+  spec: `§4 rule 4, §5.4, §7 (endpoint ${ep.n})`,
+  run: (ctx: CheckContext) => refusesBadTokens(ctx, ep),
+}));
+
+export const authChecks = defineChecks('auth', [
+  {
+    id: 'AUTH-01',
+    title: '/auth issues a token for a valid key pair, with no open-token header',
+    level: 'MUST',
+    spec: '§4 endpoint 1, §4 rule 3, §5.2, §2.6',
+    async run(ctx) {
+      const r = await ctx.api.auth();
+      const data = expectSuccess(ctx, r, `GET ${AUTH_PATH} with a valid key pair`);
+      const token = isRecord(data) ? data.app_token : undefined;
+      if (typeof token !== 'string' || token === '') ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string app_token in data, got ${show(token)}`);
+    },
+  },
+  {
+    id: 'AUTH-02',
+    title: '/auth answers the access credential result of §2.6',
+    level: 'MUST',
+    spec: '§2.6, §2.5',
+    async run(ctx) {
+      const r = await ctx.api.auth();
+      const s = successData(r);
+      if (!s.ok) return;
+      expectShape(ctx, 'auth-result', s.data, `GET ${AUTH_PATH} data`);
+    },
+  },
+  {
+    id: 'AUTH-03',
+    title: '/auth echoes app_secret as the public key and app_key as the secret key',
+    level: 'MUST',
+    spec: '§2.6',
+    async run(ctx) {
+      const s = successData(await ctx.api.auth());
+      if (!s.ok || !isRecord(s.data)) return;
+      const wrong: string[] = [];
+      if (s.data.app_secret !== ctx.config.app.secret) wrong.push(`app_secret is ${show(s.data.app_secret)}, expected the public key sent as secret`);
+      if (s.data.app_key !== ctx.config.app.key) wrong.push(`app_key is ${show(s.data.app_key)}, expected the secret key sent as key`);
+      if (wrong.length) ctx.fail(`GET ${AUTH_PATH}: ${wrong.join('; ')}`);
+    },
+  },
+  {
+    id: 'AUTH-04',
+    title: 'The merchant in /auth equals the merchant of /merchant',
+    level: 'MUST',
+    spec: '§2.6, §4 endpoint 2, §1',
+    async run(ctx) {
+      const s = successData(await ctx.api.auth());
+      if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) return;
+      const m = await ctx.api.merchant();
+      const a = s.data.merchant;
+      const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(m[k]));
+      if (diff.length) ctx.fail(`the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
+    },
+  },
+  {
+    id: 'AUTH-05',
+    title: 'The token opens every data endpoint (2–7)',
+    level: 'MUST',
+    spec: '§5.3, §4 rule 4',
+    async run(ctx) {
+      const failures: string[] = [];
+      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ path }) => {
+        const r = await ctx.api.get(path);
+        if (!successData(r).ok) failures.push(`GET ${path}: ${describeReply(r)}`);
+      }));
+      if (failures.length) ctx.fail(`with the token from /auth, expected SUCCESS, got ${failures.join('; ')}`);
+    },
+  },
+  {
+    id: 'AUTH-06',
+    title: '/auth without secret or without key is refused with 400 or 401 and no token',
+    level: 'MUST',
+    spec: '§4 endpoint 1, §7',
+    async run(ctx) {
+      const { secret, key } = ctx.config.app;
+      for (const [label, query] of [['without key', { secret }], ['without secret', { key }], ['with neither', {}]] as const) {
+        const r = await ctx.send({ path: AUTH_PATH, query });
+        expectError(ctx, r, [400, 401], `GET ${AUTH_PATH} ${label}`);
+        if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+      }
+    },
+  },
+  {
+    id: 'AUTH-07',
+    title: '/auth with a wrong secret key is refused with 401 and no token',
+    level: 'MUST',
+    spec: '§5.4, §7',
+    async run(ctx) {
+      const r = await ctx.send({ path: AUTH_PATH, query: { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` } });
+      expectError(ctx, r, [401], `GET ${AUTH_PATH} with a wrong secret key`);
+      if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} with a wrong secret key: the refusal carries data`);
+    },
+  },
+  {
+    id: 'AUTH-08',
+    title: '/auth with an unknown public key is refused with 401 and no token',
+    level: 'MUST',
+    spec: '§5.4, §7',
+    async run(ctx) {
+      const r = await ctx.send({ path: AUTH_PATH, query: { secret: 'conformance-unknown-public-key', key: ctx.config.app.key } });
+      expectError(ctx, r, [401], `GET ${AUTH_PATH} with an unknown public key`);
+      if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} with an unknown public key: the refusal carries data`);
+    },
+  },
+  {
+    id: 'AUTH-09',
+    title: '/auth refuses a disabled application with 401',
+    level: 'MUST',
+    spec: '§5.5, §7',
+    requires: ['disabled_app_keys'],
+    async run(ctx) {
+      const d = ctx.config.disabled_app!;
+      const r = await ctx.send({ path: AUTH_PATH, query: { secret: d.secret!, key: d.key! } });
+      expectError(ctx, r, [401], `GET ${AUTH_PATH} with the disabled application's keys`);
+      if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} with the disabled application's keys: the refusal carries data`);
+    },
+  },
+  {
+    id: 'AUTH-10',
+    title: "A disabled application's earlier token is refused with 401 on every data endpoint",
+    level: 'MUST',
+    spec: '§5.5, §5.4, §7',
+    requires: ['disabled_app_token'],
+    async run(ctx) {
+      const token = ctx.config.disabled_app!.token!;
+      const failures: string[] = [];
+      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ path }) => {
+        const r = await ctx.send({ path, token });
+        if (envelopeCode(r) !== 401) failures.push(`GET ${path}: ${describeReply(r)}`);
+        else if (carriesData(r)) failures.push(`GET ${path}: the refusal carries data`);
+      }));
+      if (failures.length) ctx.fail(`expected code 401 for the disabled application's token, got ${failures.join('; ')}`);
+    },
+  },
+  ...unauth,
+]);

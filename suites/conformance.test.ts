@@ -1,0 +1,30 @@
+/**
+ * The Vitest entry of a conformance run: one test per check, grouped by area. The CLI starts Vitest on this file
+ * alone and provides the run's config; the checks themselves are declared as data in the area modules.
+ */
+import { afterAll, describe, inject, test } from 'vitest';
+import { AREAS } from '../src/check.js';
+import { createRun } from '../src/run.js';
+import { ALL_CHECKS } from './index.js';
+
+const run = createRun(inject('conformanceConfig'));
+afterAll(() => run.close());
+
+const only = inject('conformanceOnly');
+const selected = only.length ? ALL_CHECKS.filter((c) => only.some((p) => c.id === p || (p.endsWith('*') && c.id.startsWith(p.slice(0, -1))))) : ALL_CHECKS;
+
+for (const area of AREAS) {
+  const checks = selected.filter((c) => c.area === area);
+  if (!checks.length) continue;
+  describe(area, () => {
+    for (const check of checks) {
+      const meta = { check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area } };
+      test.concurrent(`${check.id} ${check.title}`, { meta }, async ({ task, skip }) => {
+        const result = await run.check(check);
+        task.meta.result = result;
+        if (result.status === 'skipped') skip(result.message);
+        if (result.status === 'failed' || result.status === 'error') throw new Error(result.message);
+      });
+    }
+  });
+}

@@ -1,0 +1,41 @@
+import { defineChecks, type CheckContext } from '../src/check.js';
+import { isRecord } from '../src/api.js';
+import type { Reply } from '../src/http.js';
+import { formatErrors, validate } from '../src/schemas.js';
+import { describeReply } from '../src/assertions.js';
+import { dataEndpointPaths } from './support/paths.js';
+
+/** The successful answers of endpoints 1–7, each fetched once per run. */
+async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; reply: Reply }>> {
+  const paths = await dataEndpointPaths(ctx);
+  const replies = await Promise.all(paths.map(async ({ path }) => ({ path, reply: await ctx.api.get(path) })));
+  return [{ path: '/auth', reply: await ctx.api.auth() }, ...replies];
+}
+
+export const envelopeChecks = defineChecks('envelope', [
+  {
+    id: 'ENV-01',
+    title: 'Every successful answer is the envelope with status SUCCESS, code 200 and data',
+    level: 'MUST',
+    spec: '§2.1, §4 rule 1',
+    async run(ctx) {
+      const problems: string[] = [];
+      for (const { path, reply } of await successReplies(ctx)) {
+        const errors = validate('envelope.success', reply.json);
+        if (reply.jsonError !== undefined || errors.length) problems.push(`GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : formatErrors(errors, 3)}`);
+        else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`GET ${path}: no data member`);
+      }
+      if (problems.length) ctx.fail(`expected {status: "SUCCESS", code: 200, data} on every success: ${problems.join('; ')}`);
+    },
+  },
+  {
+    id: 'ENV-02',
+    title: 'msg is absent on success',
+    level: 'SHOULD',
+    spec: '§2.1',
+    async run(ctx) {
+      const withMsg = (await successReplies(ctx)).filter(({ reply }) => isRecord(reply.json) && reply.json.status === 'SUCCESS' && 'msg' in reply.json);
+      if (withMsg.length) ctx.fail(`§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `GET ${x.path} (msg ${JSON.stringify((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`);
+    },
+  },
+]);

@@ -1,0 +1,83 @@
+import { defineChecks, type Area, type Check, type CheckContext } from '../src/check.js';
+import { isRecord } from '../src/api.js';
+import type { Resource } from '../src/api.js';
+import { detailPath } from '../src/endpoints.js';
+import { formatErrors, validate, type SchemaName } from '../src/schemas.js';
+import { expectShape, expectSuccess, records } from '../src/assertions.js';
+
+/** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
+function listShape(id: string, path: '/dishes' | '/seats' | '/orders', schema: SchemaName, spec: string, noun: string): Omit<Check, 'area'> {
+  return {
+    id, level: 'MUST', spec,
+    title: `GET ${path} answers an array of ${noun} of the shape of ${spec.split(',')[0]}`,
+    async run(ctx) {
+      const data = expectSuccess(ctx, await ctx.api.get(path), `GET ${path}`);
+      if (!Array.isArray(data)) return ctx.fail(`GET ${path}: expected data to be an array, got ${data === null ? 'null' : typeof data}`);
+      expectShape(ctx, schema, data, `GET ${path}`);
+      if (data.length === 0) ctx.note(`GET ${path} is empty: the record checks built on it had nothing to check`);
+    },
+  };
+}
+
+/** §4 endpoints 4 and 6: the detail of every listed id (or a seeded sample) answers one record of the shape. */
+function detailShape(id: string, resource: Resource, spec: string, noun: string): Omit<Check, 'area'> {
+  return {
+    id, level: 'MUST', spec,
+    title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id`,
+    async run(ctx) {
+      const { ids, total, sampled } = await ctx.api.detailIds(resource);
+      if (sampled) ctx.note(`checked a seeded sample of ${ids.length} of ${total} ${resource} (seed ${ctx.config.fuzz.seed})`);
+      const problems: string[] = [];
+      await Promise.all(ids.map(async (itemId) => {
+        const path = detailPath(resource, itemId);
+        const reply = await ctx.api.get(path);
+        const data = expectSuccess(ctx, reply, `GET ${path}`);
+        const errors = validate(resource === 'dishes' ? 'dish' : 'seat', data, '/data');
+        if (errors.length) problems.push(`GET ${path}: ${formatErrors(errors, 3)}`);
+      }));
+      if (problems.length) ctx.fail(`${problems.length} of ${ids.length} details do not match the ${noun} shape: ${problems.slice(0, 5).join('; ')}`);
+      const first = ids[0];
+      if (first !== undefined) {
+        const data = (await ctx.api.get(detailPath(resource, first))).json;
+        if (isRecord(data)) expectShape(ctx, resource === 'dishes' ? 'dish' : 'seat', data.data, `GET ${detailPath(resource, first)}`);
+      }
+    },
+  };
+}
+
+function area(a: Area, checks: Array<Omit<Check, 'area'>>): Check[] { return defineChecks(a, checks); }
+
+export const resourceChecks: Check[] = [
+  ...area('merchant', [{
+    id: 'MER-01', level: 'MUST', spec: '§2.5, §4 endpoint 2',
+    title: 'GET /merchant answers the merchant record of §2.5',
+    async run(ctx: CheckContext) {
+      const data = expectSuccess(ctx, await ctx.api.get('/merchant'), 'GET /merchant');
+      expectShape(ctx, 'merchant', data, 'GET /merchant');
+    },
+  }]),
+  ...area('dishes', [
+    listShape('DISH-01', '/dishes', 'dish', '§2.2, §4 endpoint 3', 'dishes'),
+    detailShape('DISH-02', 'dishes', '§2.2, §4 endpoint 4', 'dish'),
+  ]),
+  ...area('seats', [
+    listShape('SEAT-01', '/seats', 'seat', '§2.3, §3, §4 endpoint 5', 'seats'),
+    detailShape('SEAT-02', 'seats', '§2.3, §3, §4 endpoint 6', 'seat'),
+  ]),
+  ...area('orders', [
+    listShape('ORD-01', '/orders', 'order', '§2.4, §2.2, §4 endpoint 7', 'orders'),
+    {
+      id: 'ORD-02', level: 'SHOULD', spec: '§2.4 (device)',
+      title: 'Each order device carries the members of both device lists',
+      async run(ctx) {
+        const orders = records(await ctx.api.list('/orders'));
+        const problems: string[] = [];
+        orders.forEach((o, i) => {
+          const errors = validate('device#/$defs/complete', o.device, `/data/${i}/device`);
+          if (errors.length) problems.push(`order ${String(o.id)}: ${formatErrors(errors, 4)}`);
+        });
+        if (problems.length) ctx.fail(`§2.4: a builder should emit the members of both device lists (id, uuid, name, ip, data, device_id, remark, status, created_at, updated_at, seat_id, version_name); ${problems.length} of ${orders.length} orders lack some: ${problems.slice(0, 3).join('; ')}`);
+      },
+    },
+  ]),
+];

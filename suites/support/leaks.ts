@@ -1,0 +1,23 @@
+import type { CheckContext } from '../../src/check.js';
+import { isRecord } from '../../src/api.js';
+
+/**
+ * Distinctive values of the merchant's own records (merchant id and e-mail, dish names, order numbers, seat
+ * remarks): a refusal whose body holds any of them carries merchant data. Values shorter than 4 characters
+ * would match by accident and are left out.
+ */
+export async function sensitiveValues(ctx: CheckContext): Promise<Array<{ what: string; value: string }>> {
+  const out: Array<{ what: string; value: string }> = [];
+  const add = (what: string, v: unknown): void => { if (typeof v === 'string' && v.length >= 4) out.push({ what, value: v }); };
+  const m = await ctx.api.merchant().catch(() => undefined);
+  if (m) { add('the merchant_id', m.merchant_id); add("the merchant's e-mail", m.email); add("the merchant's name", m.name); }
+  const [dishes, orders] = await Promise.all([ctx.api.list('/dishes').catch(() => []), ctx.api.list('/orders').catch(() => [])]);
+  for (const d of dishes.slice(0, 200)) if (isRecord(d)) add(`dish ${String(d.id)}'s name`, d.name);
+  for (const o of orders.slice(0, 200)) if (isRecord(o)) add(`order ${String(o.id)}'s order_number`, o.order_number);
+  return out;
+}
+
+export function leakedValue(body: string, values: Array<{ what: string; value: string }>): string | undefined {
+  const hit = values.find((v) => body.includes(v.value));
+  return hit && `${hit.what} (${JSON.stringify(hit.value)})`;
+}

@@ -1,0 +1,29 @@
+import type { CheckContext } from '../../src/check.js';
+import { DATA_ENDPOINTS, type Endpoint } from '../../src/endpoints.js';
+import { Blocked } from '../../src/check.js';
+
+/** The concrete path of an endpoint: a detail endpoint gets a real id taken from its list (§4). */
+export async function endpointPath(ctx: CheckContext, ep: Endpoint): Promise<string> {
+  if (!ep.of) return ep.path;
+  const items = await ctx.api.list(`/${ep.of}`);
+  const id = items[0]?.id;
+  if (id === undefined) throw new Blocked(`GET /${ep.of} is empty, so ${ep.path} has no real id to call`);
+  return ep.path.replace(':id', encodeURIComponent(String(id)));
+}
+
+/**
+ * Concrete paths of all data endpoints 2–7. A detail endpoint whose list gave no id is left out with a note,
+ * so a broken list does not hide what the other endpoints do (the list's own check reports it).
+ */
+export async function dataEndpointPaths(ctx: CheckContext): Promise<Array<{ ep: Endpoint; path: string }>> {
+  const out: Array<{ ep: Endpoint; path: string }> = [];
+  for (const ep of DATA_ENDPOINTS) {
+    try {
+      out.push({ ep, path: await endpointPath(ctx, ep) });
+    } catch (e) {
+      if (!(e instanceof Blocked)) throw e;
+      ctx.note(`${ep.path} not called: ${e.message}`);
+    }
+  }
+  return out;
+}

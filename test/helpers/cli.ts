@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
+import type { Report } from '../../src/report.js';
+
+export const BIN = join(packageRoot, 'bin', 'conformance.js');
+
+export interface CliRun { code: number | null; stdout: string; stderr: string; dir: string; report?: Report }
+
+/** Runs the real CLI (the built bin) in a fresh temp directory and reads the report it wrote. */
+export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+  const dir = opts.cwd ?? mkdtempSync(join(tmpdir(), 'conformance-test-'));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const file = join(dir, 'conformance-report', 'report.json');
+      const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Report) : undefined;
+      resolve({ code, stdout, stderr, dir, ...(report ? { report } : {}) });
+    });
+  });
+}
+
+export const failedIds = (r: Report | undefined): string[] =>
+  (r?.checks ?? []).filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id).sort();

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+// The project's own tests (npm test). Conformance runs do not read this file: the CLI passes config: false.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
