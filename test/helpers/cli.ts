@@ -10,12 +10,14 @@ export const BIN = join(packageRoot, 'bin', 'conformance.js');
 export interface CliRun { code: number | null; stdout: string; stderr: string; dir: string; report?: Report }
 
 /** Runs the real CLI (the built bin) in a fresh temp directory and reads the report it wrote. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: 'node' | 'npx' } = {}): Promise<CliRun> {
   const dir = opts.cwd ?? mkdtempSync(join(tmpdir(), 'conformance-test-'));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    // 'npx' runs the installed package's bin as a vendor would; 'node' runs this checkout's build.
+    const [cmd, argv] = opts.bin === 'npx' ? ['npx', ['--no-install', 'conformance', ...args]] : [process.execPath, [BIN, ...args]];
+    const child = spawn(cmd, argv, {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...opts.env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,0 +1,48 @@
+import { describe, expect, test } from 'vitest';
+import { join } from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import { packageRoot } from '../src/paths.js';
+import { ConfigError, OPTIONS, readConfigFile, resolveConfig } from '../src/config.js';
+import { schemaObject } from '../src/schemas.js';
+
+describe('config', () => {
+  test('config.example.yaml is a valid config once its ${...} references are set, and documents every key', () => {
+    const file = readConfigFile(join(packageRoot, 'config.example.yaml'), { CONFORMANCE_SECRET: 'pk', CONFORMANCE_KEY: 'sk' });
+    const c = resolveConfig({ file, env: {}, flags: {} });
+    expect(c.app).toEqual({ secret: 'pk', key: 'sk' });
+    const text = fs.readFileSync(join(packageRoot, 'config.example.yaml'), 'utf8');
+    const keys = Object.keys((schemaObject('config') as { properties: object }).properties);
+    for (const k of keys) expect(text, `config.example.yaml documents ${k}`).toMatch(new RegExp(`^#? ?${k}:`, 'm'));
+  });
+
+  test('every option has a flag, an env variable and a config key the schema knows', () => {
+    const props = (schemaObject('config') as { properties: Record<string, { properties?: object; $ref?: string }> }).properties;
+    for (const o of OPTIONS) {
+      expect(o.env).toMatch(/^CONFORMANCE_[A-Z_]+$/);
+      expect(props[o.key.split('.')[0]!], o.key).toBeDefined();
+    }
+  });
+
+  test('flags win over the environment, which wins over the file', () => {
+    const file = { base_url: 'https://file.test/open', app: { secret: 'f', key: 'f' }, concurrency: 1, timeout_ms: 5 };
+    const c = resolveConfig({ file, env: { CONFORMANCE_CONCURRENCY: '2', CONFORMANCE_TIMEOUT_MS: '6' }, flags: { 'timeout-ms': '7' } });
+    expect(c.concurrency).toBe(2);
+    expect(c.timeout_ms).toBe(7);
+    expect(c.base_url).toBe('https://file.test/open');
+  });
+
+  test('an unset ${VAR} in the file is a one-line config error naming the key', () => {
+    const dir = fs.mkdtempSync(join(os.tmpdir(), 'c-'));
+    const f = join(dir, 'c.yaml');
+    fs.writeFileSync(f, 'app:\n  key: ${NOPE_NOT_SET}\n');
+    expect(() => readConfigFile(f, {})).toThrow(new ConfigError('config key app.key refers to ${NOPE_NOT_SET}, which is not set in the environment'));
+  });
+
+  test('wrong types name the key', () => {
+    expect(() => resolveConfig({ file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, concurrency: 'many' }, env: {}, flags: {} }))
+      .toThrow('config key concurrency must be integer');
+    expect(() => resolveConfig({ file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, tls: { insecur: true } }, env: {}, flags: {} }))
+      .toThrow('unknown config key tls.insecur');
+  });
+});

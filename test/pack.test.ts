@@ -1,0 +1,27 @@
+import { expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../src/paths.js';
+import { runCli } from './helpers/cli.js';
+
+// What a vendor gets from the registry: the packed tarball, installed under node_modules, run through npx.
+test('the npm pack tarball installs and `npx conformance --demo` passes from it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
+  const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_ignore_scripts: 'true' } });
+  // dist/ is already built by `npm test`; --ignore-scripts keeps pack from rebuilding it.
+  npm(['pack', '--ignore-scripts', '--pack-destination', dir], packageRoot);
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
+  const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' });
+  expect(files).toContain('package/dist/suites/conformance.test.js');
+  expect(files).toContain('package/schemas/dish.schema.json');
+  expect(files).not.toContain('package/test/');
+  writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], dir);
+  const run = await runCli(['--demo', '--fuzz-runs', '5'], { cwd: dir, bin: 'npx' });
+  // npm itself may warn about the machine's npmrc; the CLI must add nothing to stderr.
+  expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
+  expect(run.code).toBe(0);
+  expect(run.report?.verdict).toBe('conformant');
+}, 180_000);
