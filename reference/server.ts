@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { packageRoot } from '../src/paths.js';
 import { baseFixtures, grow, type App, type Dish, type Fixtures, type Merchant, type Order, type Seat, type Size } from './fixtures.js';
 
@@ -44,6 +44,8 @@ export interface Variant {
   handle?(req: ApiRequest, next: () => ApiReply, world: World): ApiReply;
   /** Takes over the raw HTTP exchange (hostile servers); return true when it answered. */
   raw?(req: IncomingMessage, res: ServerResponse, world: World): boolean;
+  /** Serve plain HTTP and HTTPS on the same port (a transport mutant; see ServerOptions.plainAndTls). */
+  plainAndTls?: boolean;
 }
 
 export interface ServerOptions {
@@ -53,6 +55,10 @@ export interface ServerOptions {
   basePath?: string;
   size?: Size;
   variants?: Variant[];
+  /** With https: another key and certificate than reference/tls/server.* (e.g. the self-signed pair). */
+  tlsFiles?: { key: string; cert: string };
+  /** With https: also answer plain HTTP on the same port (the first byte tells a TLS handshake from HTTP). */
+  plainAndTls?: boolean;
 }
 
 export interface RunningServer {
@@ -111,7 +117,11 @@ export class World {
   }
 
   cached<T>(key: string, make: () => T): T {
-    if (!this.cache.has(key)) this.cache.set(key, make());
+    if (!this.cache.has(key)) {
+      const v = make();
+      if (typeof v === 'object' && v !== null) stable.add(v);
+      this.cache.set(key, v);
+    }
     return this.cache.get(key) as T;
   }
 
@@ -175,8 +185,30 @@ function resolveApp(world: World, headers: IncomingMessage['headers']): { app?: 
   return { app, merchant: world.merchants.get(app.merchant)! };
 }
 
+/**
+ * Data the World cached (the rendered lists), which nothing mutates (variants clone before changing): their success
+ * envelope is serialized once and the bytes reused, so a 65 MB /orders list does not cost a JSON.stringify per
+ * request and the server does not dominate a benchmark.
+ */
+const stable = new WeakSet<object>();
+const envelopeBytes = new WeakMap<object, Buffer>();
+
+function serialized(reply: ApiReply): string | Buffer {
+  if (reply.raw !== undefined) return reply.raw;
+  const b = reply.body as Record<string, unknown> | undefined;
+  const data = b?.data;
+  const plain = b && typeof data === 'object' && data !== null && stable.has(data) && b.status === 'SUCCESS' && b.code === 200 && Object.keys(b).length === 3;
+  if (!plain) return JSON.stringify(reply.body);
+  let bytes = envelopeBytes.get(data);
+  if (!bytes) {
+    bytes = Buffer.from(JSON.stringify(reply.body));
+    envelopeBytes.set(data, bytes);
+  }
+  return bytes;
+}
+
 export function send(res: ServerResponse, reply: ApiReply, head = false): void {
-  const body = reply.raw ?? JSON.stringify(reply.body);
+  const body = serialized(reply);
   res.writeHead(reply.http, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...reply.headers });
   res.end(head ? undefined : body);
 }
@@ -213,15 +245,30 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
   };
 
   const server = opts.https
-    ? createHttpsServer({ key: readFileSync(join(TLS_DIR, 'server.key')), cert: readFileSync(join(TLS_DIR, 'server.pem')) }, handler)
+    ? createHttpsServer({ key: readFileSync(opts.tlsFiles?.key ?? join(TLS_DIR, 'server.key')), cert: readFileSync(opts.tlsFiles?.cert ?? join(TLS_DIR, 'server.pem')) }, handler)
     : createHttpServer(handler);
   server.keepAliveTimeout = 5000;
   const host = opts.host ?? '127.0.0.1';
+  // A broken deployment: one port that speaks TLS to TLS clients and plain HTTP to the rest.
+  const dual = opts.https && (opts.plainAndTls ?? variants.some((v) => v.plainAndTls)) ? createHttpServer(handler) : undefined;
+  const sockets = new Set<Socket>();
+  const listener = dual
+    ? createNetServer((socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      socket.once('data', (first) => {
+        socket.pause();
+        socket.unshift(first);
+        (first[0] === 0x16 ? server : dual).emit('connection', socket);
+        process.nextTick(() => socket.resume());
+      });
+    })
+    : server;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
+    listener.once('error', reject);
+    listener.listen(opts.port ?? 0, host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  const port = (listener.address() as AddressInfo).port;
   const url = `${opts.https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url,
@@ -229,6 +276,10 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
     caFile: join(TLS_DIR, 'ca.pem'),
     world,
     server,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      for (const s of sockets) s.destroy();
+      listener.close(() => resolve());
+    }),
   };
 }

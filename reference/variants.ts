@@ -1,4 +1,5 @@
-import type { Variant } from './server.js';
+import { ok, type Variant } from './server.js';
+import type { Dish, Seat } from './fixtures.js';
 import { eachRecord, withData } from './kit.js';
 
 /**
@@ -66,6 +67,77 @@ export const LATITUDE_VARIANTS: Variant[] = [
     name: 'list-query-400',
     description: 'list endpoints answer 400 to query parameters',
     handle: (req, next, world) => ([...req.query.keys()].length && ['/dishes', '/seats', '/orders'].includes(req.path) ? world.render.error(400, 'Parameter error: no query parameters accepted') : next()),
+  },
+  {
+    name: 'content-type-no-charset',
+    description: 'every answer has Content-Type application/json without a charset (JSON is UTF-8 by RFC 8259)',
+    handle: (_req, next) => { const r = next(); return { ...r, headers: { ...r.headers, 'content-type': 'application/json' } }; },
+  },
+  {
+    name: 'auth-before-routing',
+    description: 'a request without a valid token gets 401 before routing, so an unknown interface without a token answers 401',
+    handle: (req, next, world) => (req.path !== '/auth' && !req.app ? world.render.error(401, 'Application not authenticated') : next()),
+  },
+  {
+    // Consistency checks compare these renderings of one record: number and numeric string are the same value.
+    name: 'mixed-number-renderings',
+    description: 'seat table_number and status are strings in /seats but numbers in /seats/:id and in orders; pivot.price and pivot.count strings in one order only; /dishes/:id carries a field the list lacks',
+    handle: (req, next) => {
+      const r = next();
+      if (req.path === '/seats') return withData(r, (d) => eachRecord(d, (s) => { s.table_number = String(s.table_number); s.status = String(s.status); }));
+      const detail = /^\/(seats|dishes)\/[^/]+$/.exec(req.path)?.[1];
+      if (detail === 'seats') return withData(r, (s) => { s.table_number = Number(s.table_number); s.status = Number(s.status); });
+      if (detail === 'dishes') return withData(r, (d) => { d.description = 'Only the detail says this'; });
+      if (req.path !== '/orders') return r;
+      return withData(r, (d) => eachRecord(d, (o) => {
+        if (o.seat) { o.seat.table_number = Number(o.seat.table_number); o.seat.status = Number(o.seat.status); }
+        if (o.id === 5001) for (const x of o.dishes) { x.pivot.price = x.pivot.price.toFixed(2); x.pivot.count = String(x.pivot.count); }
+      }));
+    },
+  },
+  {
+    // Not in the latitude list, but nothing in the spec forbids it: orders keep what they were placed with. The
+    // consistency checks note such references instead of failing them.
+    name: 'deleted-records-in-old-orders',
+    description: 'dish 103 and seat 12 were deleted: /dishes and /seats omit them, their details answer 404, old orders 5001 and 5002 still embed them',
+    handle: (req, next, world) => {
+      if (req.path === '/dishes/103' || req.path === '/seats/12') return world.render.error(404, 'Record not found');
+      const r = next();
+      if (req.path === '/dishes') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 103));
+      if (req.path === '/seats') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 12));
+      return r;
+    },
+  },
+  {
+    // The spec does not say ids are global: merchant 2 numbering its records in its own space is conforming, and
+    // the isolation checks must not mistake its dish 101 for merchant 1's.
+    name: 'per-merchant-ids',
+    description: "merchant 2's dishes and seats are numbered in its own id space (its dish 201 is its dish 101, seat 21 its seat 11), overlapping merchant 1's ids",
+    handle: (req, next, world) => {
+      if (req.merchant?.id !== 2) return next();
+      const shift = { dishes: 100, seats: 10 } as const;
+      const detail = /^\/(dishes|seats)\/([0-9]{1,9})$/.exec(req.path);
+      if (detail) {
+        const resource = detail[1] as 'dishes' | 'seats';
+        const id = Number(detail[2]) + shift[resource];
+        const rec = resource === 'dishes' ? world.dishes.get(id) : world.seats.get(id);
+        if (!rec || rec.user_id !== 2) return world.render.error(404, 'Record not found');
+        return ok({ ...(resource === 'dishes' ? world.render.dish(rec as Dish) : world.render.seat(rec as Seat)), id: Number(detail[2]) });
+      }
+      const r = next();
+      if (req.path === '/dishes') return withData(r, (d) => eachRecord(d, (x) => { x.id -= shift.dishes; }));
+      if (req.path === '/seats') return withData(r, (d) => eachRecord(d, (x) => { x.id -= shift.seats; }));
+      if (req.path !== '/orders') return r;
+      return withData(r, (d) => eachRecord(d, (o) => {
+        if (o.seat_id) { o.seat_id -= shift.seats; o.seat.id -= shift.seats; o.device.seat_id = o.seat_id; }
+        for (const x of o.dishes) { x.id -= shift.dishes; x.pivot.dish_id -= shift.dishes; }
+      }));
+    },
+  },
+  {
+    name: 'strict-id-parsing',
+    description: 'dish and seat ids with leading zeros ("0101") answer 400 instead of the record',
+    handle: (req, next, world) => (/^\/(dishes|seats)\/0[0-9]+$/.test(req.path) ? world.render.error(400, 'Parameter error: malformed id') : next()),
   },
 ];
 

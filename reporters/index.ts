@@ -1,12 +1,16 @@
 import type { ReportFormat } from '../src/config.js';
 import type { Report } from '../src/report.js';
 import { writeJsonReport } from './json.js';
+import { writeJunitReport } from './junit.js';
+import { writeHtmlReport } from './html.js';
 
 type Writer = (report: Report, dir: string) => Promise<string>;
 
 /** Report formats and their writers; each renders the same result model. */
 const WRITERS: Partial<Record<ReportFormat, Writer>> = {
   json: writeJsonReport,
+  junit: writeJunitReport,
+  html: writeHtmlReport,
 };
 
 export async function writeReports(report: Report, dir: string, formats: ReportFormat[]): Promise<string[]> {

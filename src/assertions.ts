@@ -11,10 +11,13 @@ export function show(v: unknown, max = 120): string {
 
 /** What an answer was, in one phrase: "HTTP 500, code 500, status \"ERROR\"". */
 export function describeReply(r: Reply): string {
-  if (r.jsonError !== undefined) return `HTTP ${r.status} with a body that is not JSON (${show(r.text, 60)})`;
+  // Redirects are never followed (src/http.ts): where one pointed is part of what happened.
+  const location = r.status >= 300 && r.status < 400 ? r.headers.location : undefined;
+  const http = `HTTP ${r.status}${location ? ` (a redirect to ${location}, not followed)` : ''}`;
+  if (r.jsonError !== undefined) return `${http} with a body that is not JSON (${show(r.text, 60)})`;
   const j = r.json;
-  if (!isRecord(j)) return `HTTP ${r.status} with JSON that is not an object (${show(j, 60)})`;
-  return `HTTP ${r.status}, code ${show(j.code)}, status ${show(j.status)}`;
+  if (!isRecord(j)) return `${http} with JSON that is not an object (${show(j, 60)})`;
+  return `${http}, code ${show(j.code)}, status ${show(j.status)}`;
 }
 
 /** The data of a success envelope, or fail saying what came instead (§2.1, §4 rule 1). */

@@ -8,6 +8,11 @@ import { progressLine, summaryText } from '../reporters/terminal.js';
 import { startDemo } from './demo.js';
 import { catalogueMarkdown } from './catalogue.js';
 import { AUTH_PATH } from './endpoints.js';
+import { applyBaseline, baselineCommand, entryMap, markRecord, readBaseline } from './baseline.js';
+import { diffCommand } from './diff.js';
+import { mergeCommand } from './merge.js';
+import { githubOutputs } from '../reporters/github.js';
+import { ALL_CHECKS } from '../suites/index.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -25,6 +30,9 @@ export function usage(): string {
   return `Usage: conformance [options]            check a server against the Restaurant Merchant Open Platform API
        conformance --demo                  run every check against the bundled reference server
        conformance catalogue               print the check catalogue (Markdown)
+       conformance baseline [report.json] [--out known-failures.yaml]   write a baseline of known failures
+       conformance diff old/report.json new/report.json   what regressed and what was fixed (exit 1 on a regression)
+       conformance merge reports/*/report.json [--out merged.json]   one summary of many targets' reports
 
 Options:
   --config, -c <file>        YAML config file (\${ENV_VAR} interpolation; flags > env > file)
@@ -39,6 +47,9 @@ shell history and process lists.
 Exit codes: 0 conformant, 1 a MUST check failed, 2 usage or config error, 3 the run could not be carried out.
 `;
 }
+
+/** The run's redactor once the config is known: even an internal error message never prints a secret. */
+let activeRedactor: { redact(s: string): string } | undefined;
 
 function out(s: string): void { process.stdout.write(s); }
 function err(s: string): void { process.stderr.write(s); }
@@ -72,7 +83,10 @@ async function runCommand(argv: string[]): Promise<number> {
   }
 
   try {
+    // Known failures (--baseline): read before the run, so a bad file is a usage error that costs no requests.
+    const baseline = config.baseline ? entryMap(readBaseline(config.baseline, new Set(ALL_CHECKS.map((c) => c.id)))) : undefined;
     const redactor = redactorFor(config);
+    activeRedactor = redactor;
     // Preflight: one request that carries no credential, so an unreachable target is one line and exit 3.
     const client = clientFor(config, redactor);
     try {
@@ -87,9 +101,13 @@ async function runCommand(argv: string[]): Promise<number> {
       await client.close();
     }
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
-    const report = await runSuite(config, { only, redactor, onRecord: (r) => out(`${progressLine(r)}\n`) });
+    // Sampling is never silent: said here, and as a note on each check that used the sample.
+    if (config.max_details !== undefined) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
+    let report = await runSuite(config, { only, redactor, onRecord: (r) => { if (baseline) markRecord(r, baseline); out(`${progressLine(r)}\n`); } });
+    if (baseline) report = applyBaseline(report, [...baseline.values()]);
     const files = await writeReportDir(report, config);
     out(redactor.redact(summaryText(report, files)));
+    out(await githubOutputs(report, redactor));
     return report.exit_code;
   } finally {
     await stop?.();
@@ -99,11 +117,15 @@ async function runCommand(argv: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   try {
     if (argv[0] === 'catalogue') { out(catalogueMarkdown()); return 0; }
+    if (argv[0] === 'baseline') return baselineCommand(argv.slice(1), out);
+    if (argv[0] === 'diff') return diffCommand(argv.slice(1), out);
+    if (argv[0] === 'merge') return mergeCommand(argv.slice(1), out);
     return await runCommand(argv);
   } catch (e) {
     if (e instanceof ConfigError) { err(`conformance: ${e.message}\n`); return EXIT.usage; }
     const detail = process.env.CONFORMANCE_DEBUG ? `\n${(e as Error).stack}` : '';
-    err(`conformance: internal error: ${(e as Error).message?.split('\n')[0] ?? String(e)}${detail}\n`);
+    const line = `conformance: internal error: ${(e as Error).message?.split('\n')[0] ?? String(e)}${detail}\n`;
+    err(activeRedactor ? activeRedactor.redact(line) : line);
     return EXIT.incomplete;
   }
 }

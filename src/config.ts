@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { validate } from './schemas.js';
 
@@ -142,6 +143,7 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     throw new ConfigError(key ? `config key ${key} ${first.message}` : `config ${first.message}`);
   }
   const t = tree as Partial<Config> & Tree;
+  if (t.tls?.ca_file) checkCaFile(t.tls.ca_file);
   const fuzz = (t.fuzz ?? {}) as Partial<Config['fuzz']>;
   const report = (t.report ?? {}) as Partial<Config['report']>;
   return {
@@ -161,6 +163,17 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     ...(t.baseline ? { baseline: t.baseline } : {}),
     unsafe_methods: t.unsafe_methods ?? false,
   };
+}
+
+/** A CA file that cannot be read or holds no certificate is the user's mistake: say so now (exit 2), not at connect. */
+function checkCaFile(file: string): void {
+  let pem: string;
+  try { pem = readFileSync(file, 'utf8'); } catch (e) {
+    throw new ConfigError(`cannot read tls.ca_file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let ok = pem.includes('-----BEGIN CERTIFICATE-----');
+  if (ok) { try { new X509Certificate(pem); } catch { ok = false; } }
+  if (!ok) throw new ConfigError(`tls.ca_file ${file} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)`);
 }
 
 /** The effective config with every credential replaced, for reports. */

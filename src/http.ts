@@ -1,4 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { setMaxListeners } from 'node:events';
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { Redactor } from './redact.js';
 
@@ -24,7 +30,11 @@ export interface Exchange {
   response?: { status: number; headers: Record<string, string>; body_excerpt: string; body_bytes: number; truncated: boolean };
   error?: string;
   duration_ms: number;
+  /** 429 answers that came before this one and were retried after their Retry-After (§8 leaves limits open). */
+  retries?: RetryRecord[];
 }
+
+export interface RetryRecord { status: number; retry_after?: string; waited_ms: number }
 
 export interface Reply {
   status: number;
@@ -41,8 +51,12 @@ export interface Reply {
 
 /** The request got no usable response (timeout, reset, refused, TLS, too large). */
 export class NetworkError extends Error {
-  constructor(message: string, readonly exchange: Exchange, readonly code: string) { super(message); }
+  /** beforeResponse: the failure came before any response header (the request may never have reached the server). */
+  constructor(message: string, readonly exchange: Exchange, readonly code: string, readonly beforeResponse = false) { super(message); }
 }
+
+/** Errors of a kept-alive connection the server closed while it sat idle (see HttpClient.send). */
+const STALE_CONNECTION = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE']);
 
 export interface ClientOptions {
   baseUrl: string;
@@ -53,64 +67,248 @@ export interface ClientOptions {
   maxBodyBytes: number;
   tls: { insecure: boolean; ca_file?: string };
   redactor: Redactor;
+  /** 429 handling: at most `max` retries, each waiting Retry-After capped at `capMs` (defaults 3 and 60 s). */
+  retry?: { max: number; capMs: number };
+}
+
+export const RETRY_DEFAULTS = { max: 3, capMs: 60_000 };
+/** Consecutive timeouts on one endpoint after which further requests to it are not sent (see Breaker). */
+const BREAKER_TIMEOUTS = 3;
+
+/**
+ * Bodies held in memory while they arrive, across all requests in flight: past this, a body goes on arriving into a
+ * temporary file. Until a body is complete nobody knows whether it stays under max_body_bytes, so without this a
+ * few concurrent floods of max_body_bytes each would hold several times the cap in memory.
+ */
+const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
+const BODY_ALWAYS_IN_MEMORY = 1024 * 1024;
+
+/**
+ * One body past the memory budget arrives at a time; the others wait with their sockets paused (TCP backpressure).
+ * Reading a stream costs memory beyond the bytes kept (socket buffers, garbage awaiting collection): floods read in
+ * parallel would add that up. Total time is no worse: parallel big downloads share the same bandwidth and CPU.
+ */
+export class Lane {
+  private busy = false;
+  private readonly queue: Array<() => void> = [];
+  async acquire(): Promise<void> {
+    if (!this.busy) { this.busy = true; return; }
+    await new Promise<void>((r) => this.queue.push(r));
+  }
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next(); else this.busy = false;
+  }
+}
+
+/** Where response bodies accumulate: in memory while the shared budget allows, then in a temporary file. */
+class BodySink {
+  private chunks: Buffer[] = [];
+  private held = 0;
+  private file: FileHandle | undefined;
+  private path: string | undefined;
+  private laned = false;
+
+  constructor(private readonly pool: { held: number; lane: Lane; spillDir(): string }) {}
+
+  /** Keeps a chunk; returns a promise only when it went to disk (the fast path stays synchronous). */
+  add(chunk: Buffer): Promise<void> | undefined {
+    // The first MiB of every body is always kept: small answers never queue behind a flood for the lane.
+    const fits = this.held + chunk.length <= BODY_ALWAYS_IN_MEMORY || this.pool.held + chunk.length <= MEMORY_BUDGET_BYTES;
+    if (!this.path && fits) {
+      this.chunks.push(chunk);
+      this.held += chunk.length;
+      this.pool.held += chunk.length;
+      return undefined;
+    }
+    return this.toDisk(chunk);
+  }
+
+  private async toDisk(chunk: Buffer): Promise<void> {
+    if (!this.path) {
+      await this.pool.lane.acquire();
+      this.laned = true;
+      this.path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
+      this.file = await open(this.path, 'w');
+      for (const c of this.chunks) await this.file.write(c);
+      this.release();
+    }
+    await this.file!.write(chunk);
+  }
+
+  private release(): void {
+    this.pool.held -= this.held;
+    this.held = 0;
+    this.chunks = [];
+  }
+
+  /** True once the body went to disk: only then do take() and discard() need awaiting. */
+  get onDisk(): boolean { return this.path !== undefined; }
+
+  /** The whole body of a sink that stayed in memory (synchronous: the common, fast path). */
+  takeInMemory(total: number): Buffer {
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, total);
+    this.release();
+    return buf;
+  }
+
+  /** The whole body; the sink is empty afterwards. */
+  async take(total: number): Promise<Buffer> {
+    if (!this.path) return this.takeInMemory(total);
+    await this.file!.close();
+    this.file = undefined;
+    try { return await readFile(this.path); } finally { await this.discard(); }
+  }
+
+  /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */
+  discard(): Promise<void> | undefined {
+    if (!this.path && !this.laned) { this.release(); return undefined; }
+    return this.discardFile();
+  }
+
+  private async discardFile(): Promise<void> {
+    this.release();
+    if (this.file) await this.file.close().catch(() => undefined);
+    this.file = undefined;
+    if (this.path) await rm(this.path, { force: true });
+    this.path = undefined;
+    if (this.laned) { this.laned = false; this.pool.lane.release(); }
+  }
+}
+
+/** Bodies from this size on are parsed once per distinct content and not kept as text (see BigBodies, send). */
+const BIG_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Parsed big bodies by content hash. The same 65 MB list fetched again (the read-only probes' GETs before and after,
+ * a list with ignored query parameters) is parsed once and its tree shared: replies are read-only to checks (the
+ * shared memoized requests already hand one reply to many checks). Held weakly: a tree nobody keeps is collected.
+ */
+class BigBodies {
+  private readonly seen = new Map<string, WeakRef<object>>();
+  static key(buf: Buffer): string { return `${buf.length}:${createHash('sha256').update(buf).digest('base64')}`; }
+  get(key: string): unknown { return this.seen.get(key)?.deref(); }
+  set(key: string, json: unknown): void { if (typeof json === 'object' && json !== null) this.seen.set(key, new WeakRef(json)); }
 }
 
 /** Most requests in flight at once, and a minimum spacing between starts when a rate is set. */
 class Gate {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Index of the next waiter: Array.shift() is O(n), and a large merchant queues 20,000 detail requests here. */
+  private head = 0;
   private nextStart = 0;
+  private pausedUntil = 0;
   constructor(private readonly limit: number, private readonly rate?: number) {}
+
+  /** A 429 slows everyone down, not only the request that got it: no request starts before `until`. */
+  pause(until: number): void { this.pausedUntil = Math.max(this.pausedUntil, until); }
 
   async enter(): Promise<void> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
     else this.active++;
+    if (this.pausedUntil > Date.now()) {
+      // Re-check after waking: another 429 may have pushed the pause further while this request slept.
+      while (this.pausedUntil > Date.now()) await sleep(this.pausedUntil - Date.now());
+    }
     if (this.rate) {
       const now = Date.now();
       const at = Math.max(now, this.nextStart);
       this.nextStart = at + 1000 / this.rate;
-      if (at > now) await new Promise((r) => setTimeout(r, at - now));
+      if (at > now) await sleep(at - now);
     }
   }
 
   leave(): void {
-    const next = this.waiting.shift();
+    const next = this.head < this.waiting.length ? this.waiting[this.head++] : undefined;
+    if (this.head === this.waiting.length) { this.waiting.length = 0; this.head = 0; }
     if (next) next(); else this.active--;
   }
 }
 
-function describeError(e: unknown, timeoutMs: number): { code: string; message: string } {
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const TLS_FIX = 'give the CA that signed it with tls.ca_file / --ca-file, or accept any certificate with tls.insecure / --insecure (testing only)';
+const KNOWN_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name does not resolve',
+  EAI_AGAIN: 'host name does not resolve (temporary DNS failure)',
+  ECONNRESET: 'connection reset by the server',
+  EPIPE: 'the server closed the connection',
+  UND_ERR_SOCKET: 'the server closed the connection before the response was complete',
+  UND_ERR_CLOSED: 'the server closed the connection before the response was complete',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the server closed the connection before the body reached its Content-Length',
+  UND_ERR_CONNECT_TIMEOUT: 'no connection could be established in time',
+  DEPTH_ZERO_SELF_SIGNED_CERT: `the server certificate is self-signed and not trusted: ${TLS_FIX}`,
+  SELF_SIGNED_CERT_IN_CHAIN: `the server certificate chain ends in a CA that is not trusted: ${TLS_FIX}`,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: `the server certificate is not trusted: ${TLS_FIX}`,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: `the server certificate is signed by a CA that is not trusted: ${TLS_FIX}`,
+  UNABLE_TO_GET_ISSUER_CERT: `the server certificate is signed by a CA that is not trusted: ${TLS_FIX}`,
+  CERT_UNTRUSTED: `the server certificate is not trusted: ${TLS_FIX}`,
+  CERT_HAS_EXPIRED: 'the server certificate has expired (tls.insecure / --insecure accepts it, for testing only)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not name this host (tls.insecure / --insecure accepts it, for testing only)',
+  EPROTO: 'TLS handshake failed (is the server speaking HTTPS?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (is the server speaking HTTPS?)',
+  UND_ERR_INFO: 'the server sent an invalid HTTP response',
+  HPE_INVALID_CONSTANT: 'the server sent an invalid HTTP response',
+  UND_ERR_INVALID_ARG: 'the request could not be sent (invalid header or URL)',
+};
+
+/** A one-line, stack-free account of why a request got no usable response. */
+function describeError(e: unknown, timeoutMs: number, deadlinePassed: boolean): { code: string; message: string } {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const code = err.cause?.code ?? err.code ?? err.name;
+  if (deadlinePassed) return { code: 'DEADLINE', message: 'the deadline of the whole run (deadline_ms) passed before the response completed' };
+  const code = err.cause?.code ?? err.code ?? err.name ?? 'ERROR';
   if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return { code: 'TIMEOUT', message: `no complete response within ${timeoutMs} ms` };
+    return { code: 'TIMEOUT', message: `no complete response within ${timeoutMs} ms (timeout_ms)` };
   }
-  if (err.name === 'AbortError') return { code: 'DEADLINE', message: 'the run deadline passed before the response completed' };
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ENOTFOUND: 'host name does not resolve',
-    EAI_AGAIN: 'host name does not resolve (temporary DNS failure)',
-    ECONNRESET: 'connection reset by the server',
-    UND_ERR_SOCKET: 'the server closed the connection',
-    EPIPE: 'the server closed the connection',
-    DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed and not trusted (give tls.ca_file / --ca-file, or tls.insecure / --insecure for testing)',
-    SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain is not trusted (give tls.ca_file / --ca-file, or tls.insecure / --insecure for testing)',
-    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not trusted (give tls.ca_file / --ca-file, or tls.insecure / --insecure for testing)',
-    CERT_HAS_EXPIRED: 'the server certificate has expired',
-    ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not match the host name',
-    EPROTO: 'TLS handshake failed (is the server speaking HTTPS?)',
-    ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (is the server speaking HTTPS?)',
-    UND_ERR_INFO: 'the server sent an invalid HTTP response',
-    HPE_INVALID_CONSTANT: 'the server sent an invalid HTTP response',
-  };
-  const base = known[code] ?? (err.cause?.message || err.message || String(e)).split('\n')[0]!;
-  return { code, message: base };
+  if (err.name === 'AbortError') return { code: 'ABORTED', message: 'the request was aborted' };
+  const known = KNOWN_ERRORS[code];
+  if (known) return { code, message: known };
+  const text = (err.cause?.message || err.message || String(e)).split('\n')[0]!;
+  if (/CERT|SSL|TLS/.test(code)) return { code, message: `TLS error ${code} (${text}): ${TLS_FIX}` };
+  return { code, message: text };
+}
+
+/** The endpoint a request belongs to, for the breaker: /dishes/abc?x=1 → GET /dishes/* (paths are below base_url). */
+function endpointOf(method: string, spec: RequestSpec): string {
+  const path = spec.path.split('?')[0]!;
+  const segs = path.split('/');
+  return `${method} ${spec.baseUrl ?? ''}${segs.length > 2 ? `${segs.slice(0, -1).join('/')}/*` : path}`;
+}
+
+/**
+ * Stops sending to an endpoint that has stopped answering: after BREAKER_TIMEOUTS consecutive timeouts, further
+ * requests to the same endpoint fail at once (a hanging detail endpoint would otherwise cost timeout_ms per fuzzed
+ * id). Any response from the endpoint closes the breaker again.
+ */
+class Breaker {
+  private readonly timeouts = new Map<string, number>();
+  isOpen(key: string): boolean { return (this.timeouts.get(key) ?? 0) >= BREAKER_TIMEOUTS; }
+  answered(key: string): void { if (this.timeouts.size) this.timeouts.delete(key); }
+  timedOut(key: string): void { this.timeouts.set(key, (this.timeouts.get(key) ?? 0) + 1); }
+}
+
+/** Milliseconds a Retry-After value asks for: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined if invalid. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 export class HttpClient {
   private readonly agent: Agent;
   private readonly gate: Gate;
   private readonly deadline: AbortSignal;
+  private readonly breaker = new Breaker();
+  private readonly bigBodies = new BigBodies();
+  /** Bytes of bodies held in memory by requests in flight, and the lazily made directory bodies spill into. */
+  private readonly bodies = { held: 0, lane: new Lane(), dir: undefined as string | undefined, spillDir: (): string => (this.bodies.dir ??= mkdtempSync(join(tmpdir(), 'conformance-bodies-'))) };
+  private readonly retry: { max: number; capMs: number };
+  /** performance.now() at which the run deadline passes: no 429 wait may reach past it. */
+  private readonly deadlineAt: number;
   readonly base: URL;
 
   constructor(private readonly opts: ClientOptions) {
@@ -127,6 +325,11 @@ export class HttpClient {
     });
     this.gate = new Gate(opts.concurrency, opts.rateLimit);
     this.deadline = AbortSignal.timeout(opts.deadlineMs);
+    // Each request in flight listens on the deadline (and stops when it ends): up to `concurrency` listeners is by
+    // design, not a leak, and Node's warning about it would reach the terminal.
+    setMaxListeners(Math.max(10, opts.concurrency + 1), this.deadline);
+    this.retry = opts.retry ?? RETRY_DEFAULTS;
+    this.deadlineAt = performance.now() + opts.deadlineMs;
   }
 
   get redactor(): Redactor { return this.opts.redactor; }
@@ -137,6 +340,12 @@ export class HttpClient {
     return `${base}${spec.path}${q ? `?${q}` : ''}`;
   }
 
+  /**
+   * Sends one request and reads its whole answer. Redirects are never followed (undici's request() does not, and
+   * no redirect interceptor is installed): a 3xx is evidence, and the token must not reach another origin.
+   * A 429 is retried after its Retry-After (at most retry.max times, each wait capped at retry.capMs), and the
+   * retries are recorded on the exchange; every other status, 503 included, is answered as it came.
+   */
   async send(spec: RequestSpec): Promise<Reply> {
     const method = spec.method ?? 'GET';
     const url = this.url(spec);
@@ -145,54 +354,129 @@ export class HttpClient {
     if (spec.token !== undefined) headers['open-token'] = spec.token;
     const r = this.opts.redactor;
     const recordRequest = { method, url: r.redact(url), headers: r.redactDeep(headers) };
+    const endpoint = endpointOf(method, spec);
 
+    const retries: RetryRecord[] = [];
+    let staleRetried = false;
+    for (;;) {
+      let reply: Reply;
+      try {
+        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries);
+      } catch (e) {
+        // A server closes idle keep-alive connections (Node's default: after 5 s); when our event loop was busy
+        // (parsing a 65 MB list), undici may reuse one just as it closes. A GET or HEAD that failed so, before any
+        // response, is sent once more on a fresh connection (RFC 9112 §9.3.1); a second failure stands.
+        const idempotent = method === 'GET' || method === 'HEAD';
+        if (staleRetried || !idempotent || !(e instanceof NetworkError) || !e.beforeResponse || !STALE_CONNECTION.has(e.code)) throw e;
+        staleRetried = true;
+        continue;
+      }
+      if (reply.status !== 429 || retries.length >= this.retry.max) return reply;
+      const asked = reply.headers['retry-after'];
+      // Without a usable Retry-After, back off 1 s, 2 s, 4 s.
+      const wait = Math.min(retryAfterMs(asked) ?? 1000 * 2 ** retries.length, this.retry.capMs);
+      if (this.deadline.aborted || performance.now() + wait > this.deadlineAt) return reply;
+      retries.push({ status: 429, ...(asked !== undefined ? { retry_after: r.redact(asked) } : {}), waited_ms: wait });
+      this.gate.pause(Date.now() + wait);
+      await sleep(wait);
+    }
+  }
+
+  private async attempt(method: string, url: string, headers: Record<string, string>, recordRequest: Exchange['request'], endpoint: string, retries: RetryRecord[]): Promise<Reply> {
+    const r = this.opts.redactor;
+    const withRetries = (e: Exchange): Exchange => (retries.length ? { ...e, retries: [...retries] } : e);
     await this.gate.enter();
     const started = performance.now();
+    let responded = false;
+    let cleanup: (() => void) | undefined;
     try {
-      const signal = AbortSignal.any([AbortSignal.timeout(this.opts.timeoutMs), this.deadline]);
-      const res = await request(url, { method, headers, signal, dispatcher: this.agent });
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        if (bytes > this.opts.maxBodyBytes) {
-          res.body.destroy();
-          throw Object.assign(new Error(`response body exceeds the ${this.opts.maxBodyBytes}-byte cap`), { code: 'BODY_TOO_LARGE' });
-        }
-        chunks.push(chunk);
+      // Checked after the gate too: requests queued behind a wave of timeouts must not become the next wave.
+      if (this.breaker.isOpen(endpoint)) {
+        throw Object.assign(new Error(`not sent: the last ${BREAKER_TIMEOUTS} requests to ${endpoint} got no complete response within ${this.opts.timeoutMs} ms (timeout_ms)`), { code: 'ENDPOINT_TIMED_OUT' });
       }
-      const buf = Buffer.concat(chunks);
-      chunks.length = 0;
-      let utf8 = true;
-      let text: string;
-      try { text = new TextDecoder('utf-8', { fatal: true }).decode(buf); } catch { utf8 = false; text = buf.toString('utf8'); }
-      let json: unknown;
+      // One controller and one timer per request: AbortSignal.any() + AbortSignal.timeout() cost several times more
+      // over 40,000 requests, and Node 20's any() keeps every dependant registered on the long-lived deadline signal.
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(new DOMException(`no response within ${this.opts.timeoutMs} ms`, 'TimeoutError')), this.opts.timeoutMs);
+      timer.unref();
+      const onDeadline = (): void => ac.abort(this.deadline.reason);
+      if (this.deadline.aborted) onDeadline(); else this.deadline.addEventListener('abort', onDeadline, { once: true });
+      cleanup = () => { clearTimeout(timer); this.deadline.removeEventListener('abort', onDeadline); };
+      const signal = ac.signal;
+      const res = await request(url, { method, headers, signal, dispatcher: this.agent });
+      responded = true;
+      const max = this.opts.maxBodyBytes;
+      const declared = Number(res.headers['content-length']);
+      if (declared > max) {
+        // Refused before reading a byte: the Content-Length alone says it is over the cap.
+        res.body.destroy();
+        throw Object.assign(new Error(`response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte cap (max_body_bytes); not read`), { code: 'BODY_TOO_LARGE' });
+      }
+      const sink = new BodySink(this.bodies);
+      let bytes = 0;
+      let buf: Buffer;
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          bytes += chunk.length;
+          if (bytes > max) {
+            res.body.destroy();
+            throw Object.assign(new Error(`response body exceeds the ${max}-byte cap (max_body_bytes); aborted after ${bytes} bytes`), { code: 'BODY_TOO_LARGE' });
+          }
+          const spilled = sink.add(chunk);
+          if (spilled) await spilled;
+        }
+        buf = sink.onDisk ? await sink.take(bytes) : sink.takeInMemory(bytes);
+      } finally {
+        const removing = sink.discard();
+        if (removing) await removing;
+      }
+      // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
+      const utf8 = isUtf8(buf);
+      const big = utf8 && bytes >= BIG_BODY_BYTES;
+      const key = big ? BigBodies.key(buf) : '';
+      let json: unknown = big ? this.bigBodies.get(key) : undefined;
       let jsonError: string | undefined;
-      try { json = JSON.parse(text); } catch (e) { jsonError = (e as Error).message; }
+      let text: string | undefined;
+      if (json === undefined) {
+        text = buf.toString('utf8');
+        try { json = JSON.parse(text); } catch (e) { jsonError = (e as Error).message; }
+        if (big && jsonError === undefined) this.bigBodies.set(key, json);
+      }
       this.learnTokens(json);
+      this.breaker.answered(endpoint);
       const durationMs = performance.now() - started;
       const resHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
-      const exchange: Exchange = {
+      // The excerpt of a long body comes from a prefix of its bytes, never from a slice of its text: V8 slices keep
+      // their parent string alive, and the evidence would hold a 65 MB list's whole text (135 MB as UTF-16).
+      const prefixBytes = (EXCERPT_CHARS + r.longest) * 4;
+      const head = text !== undefined && bytes <= prefixBytes ? text : buf.subarray(0, prefixBytes).toString('utf8');
+      const truncated = text === undefined ? true : text.length > EXCERPT_CHARS;
+      // Redact before cutting, so a secret that straddles the cut cannot leave a readable prefix behind.
+      const excerpt = truncated ? r.redact(head.slice(0, EXCERPT_CHARS + r.longest)).slice(0, EXCERPT_CHARS) : r.redact(head);
+      const exchange = withRetries({
         request: recordRequest,
-        response: {
-          status: res.statusCode,
-          headers: r.redactDeep(resHeaders),
-          body_excerpt: r.redact(text.length > EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS) : text),
-          body_bytes: bytes,
-          truncated: text.length > EXCERPT_CHARS,
-        },
+        response: { status: res.statusCode, headers: r.redactDeep(resHeaders), body_excerpt: excerpt, body_bytes: bytes, truncated },
         duration_ms: Math.round(durationMs),
-      };
-      return { status: res.statusCode, headers: resHeaders, text, bytes, utf8, json, ...(jsonError ? { jsonError } : {}), durationMs, exchange };
+      });
+      const reply: Reply = { status: res.statusCode, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), durationMs, exchange };
+      if (big && jsonError === undefined) {
+        // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
+        // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
+        Object.defineProperty(reply, 'text', { get: () => JSON.stringify(json), enumerable: true, configurable: true });
+      }
+      return reply;
     } catch (e) {
-      const d = (e as { code?: string }).code === 'BODY_TOO_LARGE'
-        ? { code: 'BODY_TOO_LARGE', message: (e as Error).message }
-        : describeError(e, this.opts.timeoutMs);
+      const own = (e as { code?: string }).code;
+      const d = own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT'
+        ? { code: own, message: (e as Error).message }
+        : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
+      if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint);
       const message = r.redact(d.message);
-      const exchange: Exchange = { request: recordRequest, error: message, duration_ms: Math.round(performance.now() - started) };
-      throw new NetworkError(`${method} ${recordRequest.url}: ${message}`, exchange, d.code);
+      const exchange = withRetries({ request: recordRequest, error: message, duration_ms: Math.round(performance.now() - started) });
+      throw new NetworkError(`${method} ${recordRequest.url}: ${message}`, exchange, d.code, !responded);
     } finally {
+      cleanup?.();
       this.gate.leave();
     }
   }
@@ -203,6 +487,8 @@ export class HttpClient {
     if (typeof token === 'string') this.opts.redactor.add(token, 'token');
   }
 
-  async close(): Promise<void> { await this.agent.close(); }
+  async close(): Promise<void> {
+    await this.agent.close();
+    if (this.bodies.dir) rmSync(this.bodies.dir, { recursive: true, force: true });
+  }
 }
-

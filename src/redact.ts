@@ -7,11 +7,15 @@ export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'other-public-k
 export class Redactor {
   private readonly secrets = new Map<string, SecretKind>();
   private pattern: RegExp | undefined;
+  /** Length of the longest form of any secret: text cut after redaction needs this much margin. */
+  longest = 0;
 
   add(value: string | undefined, kind: SecretKind): void {
     if (!value) return;
-    for (const form of new Set([value, encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+'), JSON.stringify(value).slice(1, -1)])) {
-      if (!this.secrets.has(form)) { this.secrets.set(form, kind); this.pattern = undefined; }
+    // URLSearchParams (how the client builds query strings) escapes more than encodeURIComponent: !'()~ too.
+    const forms = [value, encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+'), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+    for (const form of new Set(forms)) {
+      if (!this.secrets.has(form)) { this.secrets.set(form, kind); this.pattern = undefined; this.longest = Math.max(this.longest, form.length); }
     }
   }
 
@@ -27,7 +31,29 @@ export class Redactor {
       const alts = [...this.secrets.keys()].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
       this.pattern = new RegExp(alts.join('|'), 'g');
     }
-    return text.replace(this.pattern, (m) => `[REDACTED:${this.secrets.get(m)}]`);
+    const out = text.replace(this.pattern, (m) => `[REDACTED:${this.secrets.get(m)}]`);
+    return out.includes('…') ? this.redactCutPrefixes(out) : out;
+  }
+
+  /**
+   * Messages quote server values cut short with "…" (show() in assertions.ts). When the cut falls inside a secret,
+   * the part before "…" is a prefix the full-match pass cannot see: hide any prefix of 4 or more characters.
+   */
+  private redactCutPrefixes(text: string): string {
+    let out = text;
+    for (let at = out.indexOf('…'); at !== -1; at = out.indexOf('…', at + 1)) {
+      for (const [secret, kind] of this.secrets) {
+        let n = Math.min(at, secret.length - 1);
+        while (n >= 4 && out.slice(at - n, at) !== secret.slice(0, n)) n--;
+        if (n >= 4) {
+          const mark = `[REDACTED:${kind}]`;
+          out = out.slice(0, at - n) + mark + out.slice(at);
+          at += mark.length - n;
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   /** A deep copy of a JSON-like value with every string redacted (keys included). */

@@ -13,12 +13,50 @@ const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> =
   fuzz: (c) => (c.fuzz.runs > 0 ? undefined : 'not enabled: fuzz.runs is 0'),
 };
 
+/**
+ * What the transport did that a reader of the result should know, read from the evidence: 429 answers that were
+ * retried after their Retry-After (INFO: §8 leaves limits open) and redirects, which are never followed.
+ */
+export function transportNotes(evidence: Exchange[]): string[] {
+  const out = new Set<string>();
+  for (const e of evidence) {
+    const where = `${e.request.method} ${e.request.url}`;
+    if (e.retries?.length) {
+      const waits = e.retries.map((r) => `${(r.waited_ms / 1000).toFixed(1)} s`).join(', ');
+      const final = e.response ? `HTTP ${e.response.status}` : (e.error ?? 'no response');
+      out.add(`rate limited: ${where} got 429 Too Many Requests ${e.retries.length} time(s); retried ${e.retries.length} time(s) after Retry-After (waited ${waits}); final answer ${final}`);
+    }
+    const status = e.response?.status ?? 0;
+    if (status >= 300 && status < 400) {
+      out.add(`${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the open-token stays with base_url)`);
+    }
+  }
+  return [...out];
+}
+
+/** Exchanges kept as evidence per check, twice over (see record in runCheck). */
+export const EVIDENCE_MAX = 50;
+
 /** Runs one check and turns whatever happened into its result; secrets are redacted here, before anything leaves. */
 export async function runCheck(check: Check, shared: SharedRequests): Promise<CheckResult> {
   const started = performance.now();
   const evidence: Exchange[] = [];
   const seen = new Set<Exchange>();
-  const record = (e: Exchange): void => { if (!seen.has(e)) { seen.add(e); evidence.push(e); } };
+  // A check over every detail of a large merchant uses 20,000 exchanges: the report keeps the first EVIDENCE_MAX
+  // and up to EVIDENCE_MAX more that stand out (no 2xx answer, retried), and says how many it left out.
+  let usual = 0;
+  let unusual = 0;
+  let omitted = 0;
+  const record = (e: Exchange): void => {
+    if (seen.has(e)) return;
+    seen.add(e);
+    const status = e.response?.status ?? 0;
+    const standsOut = status < 200 || status > 299 || !!e.retries?.length;
+    if (usual + unusual < EVIDENCE_MAX) usual++;
+    else if (standsOut && unusual < EVIDENCE_MAX) unusual++;
+    else { omitted++; return; }
+    evidence.push(e);
+  };
   const notes: string[] = [];
   let observation: string | undefined;
   let fuzz: FuzzFailure | undefined;
@@ -49,7 +87,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     message: redactor.redact(message),
     // Exchanges were redacted when recorded; a secret learnt later (a token issued mid-check) is caught here.
     evidence: evidence.map((e) => redactor.redactDeep(e)),
-    notes: notes.map((n) => redactor.redact(n)),
+    notes: [...notes, ...transportNotes(evidence), ...(omitted ? [`evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`] : [])].map((n) => redactor.redact(n)),
     ...(observation !== undefined ? { observation: redactor.redact(observation) } : {}),
     ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
     duration_ms: Math.round(performance.now() - started),
@@ -70,7 +108,10 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
       if (check.level === 'INFO') return done('passed', observation ?? failure);
       return done('failed', failure);
     }
+    // One line and where it happened, no stack trace (CONFORMANCE_DEBUG=1 keeps the stack for us).
     const err = e as Error;
-    return done('error', `internal error of the suite: ${err?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(e)}`);
+    const at = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?$/m.exec(err?.stack?.split('\n')[1] ?? '')?.[1]?.replace(/^.*\/(dist\/)?/, '');
+    const detail = process.env.CONFORMANCE_DEBUG ? ` | ${err?.stack?.split('\n').slice(1, 6).join(' | ')}` : '';
+    return done('error', `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`);
   }
 }

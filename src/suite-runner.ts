@@ -32,6 +32,9 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     watch: false,
     reporters: [collector],
     pool: 'threads',
+    // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
+    // cost of a run). Only the entry file goes through Vitest's runner.
+    server: { deps: { external: [/\/dist\/(src|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] } },
     maxWorkers: 1,
     isolate: false,
     fileParallelism: false,

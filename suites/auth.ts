@@ -38,6 +38,13 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   if (problems.length) ctx.fail(`GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${problems.join('; ')}`);
 }
 
+/** §5.4, §7: /auth refuses with one of the given codes and issues nothing. */
+async function expectAuthRefused(ctx: CheckContext, query: Record<string, string>, label: string, codes: number[]): Promise<void> {
+  const r = await ctx.send({ path: AUTH_PATH, query });
+  expectError(ctx, r, codes, `GET ${AUTH_PATH} ${label}`);
+  if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+}
+
 const unauth = DATA_ENDPOINTS.map((ep) => ({
   id: `UNAUTH-${ep.name.toUpperCase()}`,
   title: `GET ${ep.path} refuses a missing or invalid token with 401 and no data`,
@@ -121,9 +128,7 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const { secret, key } = ctx.config.app;
       for (const [label, query] of [['without key', { secret }], ['without secret', { key }], ['with neither', {}]] as const) {
-        const r = await ctx.send({ path: AUTH_PATH, query });
-        expectError(ctx, r, [400, 401], `GET ${AUTH_PATH} ${label}`);
-        if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+        await expectAuthRefused(ctx, query, label, [400, 401]);
       }
     },
   },
@@ -132,22 +137,14 @@ export const authChecks = defineChecks('auth', [
     title: '/auth with a wrong secret key is refused with 401 and no token',
     level: 'MUST',
     spec: '§5.4, §7',
-    async run(ctx) {
-      const r = await ctx.send({ path: AUTH_PATH, query: { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` } });
-      expectError(ctx, r, [401], `GET ${AUTH_PATH} with a wrong secret key`);
-      if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} with a wrong secret key: the refusal carries data`);
-    },
+    run: (ctx) => expectAuthRefused(ctx, { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` }, 'with a wrong secret key', [401]),
   },
   {
     id: 'AUTH-08',
     title: '/auth with an unknown public key is refused with 401 and no token',
     level: 'MUST',
     spec: '§5.4, §7',
-    async run(ctx) {
-      const r = await ctx.send({ path: AUTH_PATH, query: { secret: 'conformance-unknown-public-key', key: ctx.config.app.key } });
-      expectError(ctx, r, [401], `GET ${AUTH_PATH} with an unknown public key`);
-      if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} with an unknown public key: the refusal carries data`);
-    },
+    run: (ctx) => expectAuthRefused(ctx, { secret: 'conformance-unknown-public-key', key: ctx.config.app.key }, 'with an unknown public key', [401]),
   },
   {
     id: 'AUTH-09',
@@ -155,12 +152,7 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.5, §7',
     requires: ['disabled_app_keys'],
-    async run(ctx) {
-      const d = ctx.config.disabled_app!;
-      const r = await ctx.send({ path: AUTH_PATH, query: { secret: d.secret!, key: d.key! } });
-      expectError(ctx, r, [401], `GET ${AUTH_PATH} with the disabled application's keys`);
-      if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} with the disabled application's keys: the refusal carries data`);
-    },
+    run: (ctx) => expectAuthRefused(ctx, { secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! }, "with the disabled application's keys", [401]),
   },
   {
     id: 'AUTH-10',

@@ -3,9 +3,16 @@ import { AREAS } from '../src/check.js';
 import { authChecks } from './auth.js';
 import { envelopeChecks } from './envelope.js';
 import { resourceChecks } from './resources.js';
+import { errorChecks } from './errors.js';
+import { readonlyChecks } from './readonly.js';
+import { transportChecks } from './transport.js';
+import { profileChecks } from './profile.js';
+import { consistencyChecks } from './consistency.js';
+import { isolationChecks } from './isolation.js';
+import { fuzzChecks } from './fuzz.js';
 
 /** Every check of the suite, in the order a vendor would fix things (by area, then as declared). */
-export const ALL_CHECKS: Check[] = [...authChecks, ...envelopeChecks, ...resourceChecks]
+export const ALL_CHECKS: Check[] = [...authChecks, ...envelopeChecks, ...resourceChecks, ...errorChecks, ...readonlyChecks, ...transportChecks, ...profileChecks, ...consistencyChecks, ...isolationChecks, ...fuzzChecks]
   .map((c, i) => ({ c, i }))
   .sort((a, b) => AREAS.indexOf(a.c.area) - AREAS.indexOf(b.c.area) || a.i - b.i)
   .map(({ c }) => c);

@@ -1,8 +1,14 @@
 import type { Mutant } from './types.js';
 import { authMutants } from './auth.js';
 import { envelopeMutants, resourceMutants } from './envelope.js';
+import { errorMutants } from './errors.js';
+import { readonlyMutants } from './readonly.js';
+import { transportMutants } from './transport.js';
+import { consistencyMutants } from './consistency.js';
+import { isolationMutants } from './isolation.js';
+import { fuzzMutants } from './fuzz.js';
 
 export type { Mutant };
 
 /** Every broken variant of the reference server; the mutation test runs the suite against each. */
-export const MUTANTS: Mutant[] = [...authMutants, ...envelopeMutants, ...resourceMutants];
+export const MUTANTS: Mutant[] = [...authMutants, ...envelopeMutants, ...resourceMutants, ...errorMutants, ...readonlyMutants, ...transportMutants, ...consistencyMutants, ...isolationMutants, ...fuzzMutants];

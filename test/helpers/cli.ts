@@ -10,7 +10,7 @@ export const BIN = join(packageRoot, 'bin', 'conformance.js');
 export interface CliRun { code: number | null; stdout: string; stderr: string; dir: string; report?: Report }
 
 /** Runs the real CLI (the built bin) in a fresh temp directory and reads the report it wrote. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: 'node' | 'npx' } = {}): Promise<CliRun> {
+export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: 'node' | 'npx'; onSpawn?: (pid: number) => void } = {}): Promise<CliRun> {
   const dir = opts.cwd ?? mkdtempSync(join(tmpdir(), 'conformance-test-'));
   return new Promise((resolve, reject) => {
     // 'npx' runs the installed package's bin as a vendor would; 'node' runs this checkout's build.
@@ -20,6 +20,7 @@ export function runCli(args: string[], opts: { env?: Record<string, string>; cwd
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });

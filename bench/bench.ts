@@ -1,0 +1,51 @@
+/**
+ * `npm run bench`: the floor, the suite, the CLI's fixed cost and (where it installs) Dredd against the reference
+ * server at the fixture size and at a large merchant; prints the table and writes bench/results/latest.json.
+ *
+ *   npm run bench -- [--sizes fixture,large] [--runs-fixture 5] [--runs-large 3] [--concurrency 8] [--seed 1]
+ *                    [--no-dredd] [--out bench/results/latest.json] [--readme]
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { packageRoot } from '../src/paths.js';
+import { formatTable, runBench, type SizeName } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: 'fixture,large' },
+    'runs-fixture': { type: 'string', default: '5' },
+    'runs-large': { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '8' },
+    seed: { type: 'string', default: '1' },
+    'no-dredd': { type: 'boolean', default: false },
+    out: { type: 'string', default: join(packageRoot, 'bench', 'results', 'latest.json') },
+    readme: { type: 'boolean', default: false },
+  },
+});
+
+const sizes = values.sizes.split(',').map((s) => s.trim()).filter((s): s is SizeName => s === 'fixture' || s === 'large');
+const result = await runBench({
+  sizes,
+  runs: { fixture: Number(values['runs-fixture']), large: Number(values['runs-large']) },
+  concurrency: Number(values.concurrency),
+  seed: Number(values.seed),
+  dredd: !values['no-dredd'],
+  log: (line) => process.stderr.write(`${line}\n`),
+});
+const out = resolve(values.out);
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+process.stdout.write(`\n${formatTable(result)}\nWritten: ${out}\n`);
+
+if (values.readme) {
+  // The README's Performance table, between its bench markers: the table as measured, with its date.
+  const readme = join(packageRoot, 'README.md');
+  const [begin, end] = ['<!-- bench:begin (written by npm run bench -- --readme) -->', '<!-- bench:end -->'];
+  const text = readFileSync(readme, 'utf8');
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) throw new Error('README.md has no bench markers');
+  writeFileSync(readme, `${text.slice(0, a + begin.length)}\nMeasured ${result.generated_at.slice(0, 10)}. ${formatTable(result).trim()}\n${text.slice(b)}`);
+  process.stdout.write(`README.md: Performance table updated\n`);
+}

@@ -1,0 +1,380 @@
+/**
+ * The benchmark's machinery (bench/bench.ts is its command line; test/bench-smoke.test.ts runs it small).
+ *
+ * Against the reference server at each size it measures, as child processes timed from outside (wall time and
+ * peak RSS):
+ *   floor  — dist/bench/floor.js replaying exactly the requests a suite run sent (recorded by the server through a
+ *            Variant hook), same concurrency, bodies parsed and schema-validated;
+ *   suite  — the whole CLI (node bin/conformance.js) with all three applications configured, fixed fuzz seed;
+ *   empty  — the CLI's fixed cost: the same command with --only matching no check;
+ *   vitest — Vitest's own start on one trivial test file (the lower bound of any Vitest-based run);
+ *   dredd  — Dredd against bench/openapi.yaml, where Dredd can be installed (never into this package).
+ * Runs of floor and suite alternate so a noisy neighbour hurts both alike; the table shows medians.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { packageRoot } from '../src/paths.js';
+import { startReferenceServer, type RunningServer, type Variant } from '../reference/server.js';
+import { CREDENTIALS, LARGE, type Size } from '../reference/fixtures.js';
+import type { FloorPlan, FloorResult, PlannedRequest } from './floor.js';
+
+export type SizeName = 'fixture' | 'large';
+export type Tool = 'floor' | 'suite' | 'empty' | 'vitest' | 'dredd';
+
+export interface Sample { wall_ms: number; peak_rss_mib: number | null; requests: number; exit_code: number | null }
+
+export interface Row {
+  size: SizeName | 'n/a';
+  tool: Tool;
+  label: string;
+  runs: number;
+  requests: number;
+  wall_ms: number;
+  /** wall / floor wall at the same size (suite and dredd rows). */
+  ratio: number | null;
+  req_per_s: number | null;
+  peak_rss_mib: number | null;
+  exit_codes: Array<number | null>;
+  samples: Sample[];
+  note?: string;
+}
+
+export interface Target { name: string; limit: string; measured: string; met: boolean }
+
+export interface BenchResult {
+  generated_at: string;
+  machine: { node: string; cpus: number; platform: string };
+  settings: { concurrency: number; seed: number; fuzz_runs: string; runs: Record<string, number>; sizes: SizeName[]; large: Size };
+  rows: Row[];
+  targets: Target[];
+  dredd: { available: boolean; version?: string; note: string };
+}
+
+export interface BenchOptions {
+  sizes: SizeName[];
+  runs: Partial<Record<SizeName, number>>;
+  concurrency: number;
+  seed: number;
+  /** Try Dredd (installing it into a temp directory when it is not there yet). */
+  dredd: boolean;
+  log?: (line: string) => void;
+}
+
+const BIN = join(packageRoot, 'bin', 'conformance.js');
+const FLOOR = join(packageRoot, 'dist', 'bench', 'floor.js');
+const VITEST = join(packageRoot, 'node_modules', 'vitest', 'vitest.mjs');
+const TIME = '/usr/bin/time';
+
+/** The credentials of the three fixture applications, through the environment as the README recommends. */
+const CLI_ENV: Record<string, string> = {
+  CONFORMANCE_SECRET: CREDENTIALS.app.secret,
+  CONFORMANCE_KEY: CREDENTIALS.app.key,
+  CONFORMANCE_OTHER_SECRET: CREDENTIALS.other_app.secret,
+  CONFORMANCE_OTHER_KEY: CREDENTIALS.other_app.key,
+  CONFORMANCE_DISABLED_SECRET: CREDENTIALS.disabled_app.secret,
+  CONFORMANCE_DISABLED_KEY: CREDENTIALS.disabled_app.key,
+  CONFORMANCE_DISABLED_TOKEN: CREDENTIALS.disabled_app.token,
+  CONFORMANCE_UNSAFE_METHODS: 'true',
+};
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Measuring a child process: wall time from outside, peak RSS from /usr/bin/time (exact) or /proc polling.
+
+interface Measured { wall_ms: number; peak_rss_mib: number | null; code: number | null; stdout: string; stderr: string }
+
+function readHwmKiB(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch { return undefined; }
+}
+
+export function measure(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Measured> {
+  const useTime = existsSync(TIME);
+  const timeFile = useTime ? join(mkdtempSync(join(tmpdir(), 'bench-time-')), 'rss') : undefined;
+  const [cmd, ...rest] = useTime ? [TIME, '-f', '%M', '-o', timeFile!, process.execPath, ...args] : [process.execPath, ...args];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(cmd!, rest, {
+      cwd: opts.cwd ?? packageRoot,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let hwm = 0;
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    // Without /usr/bin/time: VmHWM is a high-water mark, so the last poll before exit is close to the peak.
+    const poll = useTime ? undefined : setInterval(() => { hwm = Math.max(hwm, readHwmKiB(child.pid!) ?? 0); }, 20);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 300_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wall_ms = performance.now() - started;
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      let kib: number | undefined = hwm || undefined;
+      if (timeFile) {
+        const lines = existsSync(timeFile) ? readFileSync(timeFile, 'utf8').trim().split('\n') : [];
+        const n = Number(lines.at(-1));
+        kib = Number.isFinite(n) && n > 0 ? n : undefined;
+        rmSync(join(timeFile, '..'), { recursive: true, force: true });
+      }
+      resolve({ wall_ms, peak_rss_mib: kib ? kib / 1024 : null, code, stdout, stderr });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The reference server with a recorder: every request it sees, in the form the floor replays.
+
+interface Recorder { variant: Variant; take(): PlannedRequest[] }
+
+function recorder(): Recorder {
+  let log: PlannedRequest[] = [];
+  const appBySecret = new Map<string, string>([[CREDENTIALS.app.secret, 'app'], [CREDENTIALS.other_app.secret, 'other_app']]);
+  let fixtureTokens: Set<string> | undefined;
+  const variant: Variant = {
+    name: 'bench-recorder',
+    description: 'records each request for the floor replay; answers nothing itself',
+    raw(req: IncomingMessage, _res, world) {
+      fixtureTokens ??= new Set(world.fixtures.apps.flatMap((a) => a.tokens));
+      const url = req.url ?? '/';
+      const entry: PlannedRequest = { method: req.method ?? 'GET', url };
+      const q = new URL(url, 'http://x');
+      if (q.pathname.endsWith('/auth')) {
+        const app = appBySecret.get(q.searchParams.get('secret') ?? '');
+        if (app && q.searchParams.get('key')) entry.issues = app;
+      }
+      const token = req.headers['open-token'];
+      if (typeof token === 'string') {
+        const owner = world.tokens.get(token);
+        const issuedTo = owner && !fixtureTokens.has(token) ? appBySecret.get(owner.secret) : undefined;
+        entry.token = issuedTo ? { issuedTo } : { literal: token };
+      }
+      log.push(entry);
+      return false;
+    },
+  };
+  return { variant, take: () => { const l = log; log = []; return l; } };
+}
+
+async function startBenchServer(size: SizeName): Promise<{ srv: RunningServer; rec: Recorder }> {
+  const rec = recorder();
+  const srv = await startReferenceServer({ https: true, ...(size === 'large' ? { size: LARGE } : {}), variants: [rec.variant] });
+  return { srv, rec };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The measured commands.
+
+function suiteArgs(srv: RunningServer, o: BenchOptions, reportDir: string, extra: string[] = []): string[] {
+  return [BIN, '--base-url', srv.baseUrl, '--ca-file', srv.caFile, '--concurrency', String(o.concurrency),
+    '--seed', String(o.seed), '--report-dir', reportDir, ...extra];
+}
+
+async function runSuiteOnce(srv: RunningServer, rec: Recorder, o: BenchOptions, extra: string[] = []): Promise<{ sample: Sample; requests: PlannedRequest[]; stdout: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
+  rec.take();
+  const m = await measure(suiteArgs(srv, o, dir, extra), { env: CLI_ENV, cwd: dir });
+  const requests = rec.take();
+  rmSync(dir, { recursive: true, force: true });
+  return { sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: requests.length, exit_code: m.code }, requests, stdout: m.stdout + m.stderr };
+}
+
+async function runFloorOnce(planFile: string, srv: RunningServer, rec: Recorder): Promise<{ sample: Sample; result?: FloorResult; output: string }> {
+  rec.take();
+  const m = await measure([FLOOR, planFile]);
+  const seen = rec.take().length;
+  let result: FloorResult | undefined;
+  try { result = JSON.parse(m.stdout.trim().split('\n').at(-1) ?? '') as FloorResult; } catch { /* reported below */ }
+  return { sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: seen, exit_code: m.code }, ...(result ? { result } : {}), output: m.stdout + m.stderr };
+}
+
+async function runVitestTrivial(): Promise<Sample> {
+  const dir = join(packageRoot, 'bench', 'results', 'trivial');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'trivial.test.mjs'), "import { test, expect } from 'vitest';\ntest('trivial', () => { expect(1 + 1).toBe(2); });\n");
+  // Its own config, so the package's vitest.config.ts (the project's tests) is not picked up.
+  writeFileSync(join(dir, 'vitest.config.mjs'), "export default { test: { include: ['trivial.test.mjs'] } };\n");
+  const m = await measure([VITEST, 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'), '--reporter', 'dot'], { cwd: dir });
+  return { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: 0, exit_code: m.code };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dredd: found, or installed into a temp directory (never into this package); absent that, the bench says so.
+
+interface Dredd { bin?: string; version?: string; note: string }
+
+function findDredd(tryInstall: boolean, log: (s: string) => void): Dredd {
+  const candidates = [process.env.DREDD_BIN, join(packageRoot, 'node_modules', '.bin', 'dredd'), join(tmpdir(), 'conformance-bench-dredd', 'node_modules', '.bin', 'dredd')];
+  let bin = candidates.find((c): c is string => !!c && existsSync(c));
+  if (!bin && tryInstall) {
+    const prefix = join(tmpdir(), 'conformance-bench-dredd');
+    log(`Dredd: not found; trying npm install dredd into ${prefix} (not into this package)…`);
+    mkdirSync(prefix, { recursive: true });
+    const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', 'dredd@14'], { encoding: 'utf8', timeout: 240_000 });
+    const b = join(prefix, 'node_modules', '.bin', 'dredd');
+    if (r.status === 0 && existsSync(b)) bin = b;
+    else return { note: `Dredd could not be installed (npm exit ${r.status ?? r.signal}: ${(r.stderr || r.error?.message || '').trim().split('\n').slice(-1)[0] ?? ''}); no Dredd figure` };
+  }
+  if (!bin) return { note: 'Dredd not installed (run without --no-dredd to try an install into a temp directory, or set DREDD_BIN); no Dredd figure' };
+  const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  const version = /dredd v?(\S+)/i.exec(v.stdout)?.[1] ?? v.stdout.trim().split('\n')[0];
+  return { bin, ...(version ? { version } : {}), note: `Dredd ${version ?? '(version unknown)'} at ${bin}` };
+}
+
+async function runDreddOnce(bin: string, srv: RunningServer, rec: Recorder): Promise<Sample & { output: string }> {
+  rec.take();
+  // Dredd's bin is a node script: run it under this node so /usr/bin/time and RSS see the right process.
+  const m = await measure([bin, join(packageRoot, 'bench', 'openapi.yaml'), srv.baseUrl, '--hookfiles', join(packageRoot, 'bench', 'dredd-hooks.cjs'), '--loglevel', 'error', '--reporter', 'dot'], {
+    env: {
+      NODE_EXTRA_CA_CERTS: srv.caFile,
+      DREDD_BENCH_BASE: srv.baseUrl,
+      DREDD_BENCH_SECRET: CREDENTIALS.app.secret,
+      DREDD_BENCH_KEY: CREDENTIALS.app.key,
+    },
+    timeoutMs: 300_000,
+  });
+  return { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: rec.take().length, exit_code: m.code, output: m.stdout + m.stderr };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function row(size: Row['size'], tool: Tool, label: string, samples: Sample[], floorMs?: number, note?: string): Row {
+  const wall = median(samples.map((s) => s.wall_ms));
+  const requests = median(samples.map((s) => s.requests));
+  const rss = samples.map((s) => s.peak_rss_mib).filter((x): x is number => x !== null);
+  return {
+    size, tool, label, runs: samples.length,
+    requests: Math.round(requests),
+    wall_ms: Math.round(wall),
+    ratio: floorMs && (tool === 'suite' || tool === 'dredd') ? Math.round((wall / floorMs) * 100) / 100 : null,
+    req_per_s: requests > 0 ? Math.round(requests / (wall / 1000)) : null,
+    peak_rss_mib: rss.length ? Math.round(median(rss)) : null,
+    exit_codes: samples.map((s) => s.exit_code),
+    samples: samples.map((s) => ({ ...s, wall_ms: Math.round(s.wall_ms), peak_rss_mib: s.peak_rss_mib === null ? null : Math.round(s.peak_rss_mib) })),
+    ...(note ? { note } : {}),
+  };
+}
+
+export async function runBench(o: BenchOptions): Promise<BenchResult> {
+  const log = o.log ?? (() => undefined);
+  const rows: Row[] = [];
+  const dredd = o.dredd ? findDredd(true, log) : { note: 'Dredd skipped (--no-dredd)' } as Dredd;
+  log(dredd.note);
+
+  for (const size of o.sizes) {
+    const runs = o.runs[size] ?? (size === 'large' ? 3 : 5);
+    log(`[${size}] starting the reference server${size === 'large' ? ` (${LARGE.dishes} dishes, ${LARGE.seats} seats, ${LARGE.orders} orders × ${LARGE.dishesPerOrder} dishes)` : ''}…`);
+    const { srv, rec } = await startBenchServer(size);
+    try {
+      const suite: Sample[] = [];
+      const floor: Sample[] = [];
+      const empty: Sample[] = [];
+      const vt: Sample[] = [];
+      let planFile: string | undefined;
+      let floorNote: string | undefined;
+      for (let i = 0; i < runs; i++) {
+        const s = await runSuiteOnce(srv, rec, o);
+        if (s.sample.exit_code !== 0) log(`[${size}] suite run ${i + 1} exited ${s.sample.exit_code}:\n${s.stdout.split('\n').filter((l) => !/^\s+PASS /.test(l)).slice(-30).join('\n')}`);
+        suite.push(s.sample);
+        log(`[${size}] suite  run ${i + 1}/${runs}: ${Math.round(s.sample.wall_ms)} ms, ${s.sample.requests} requests, peak RSS ${fmtMiB(s.sample.peak_rss_mib)}`);
+        if (!planFile) {
+          const u = new URL(srv.baseUrl);
+          const plan: FloorPlan = { origin: u.origin, basePath: u.pathname, caFile: srv.caFile, concurrency: o.concurrency, requests: s.requests };
+          // Kept next to the results (gitignored), so a floor run can be repeated alone: node dist/bench/floor.js <plan>.
+          planFile = join(packageRoot, 'bench', 'results', `plan-${size}.json`);
+          mkdirSync(dirname(planFile), { recursive: true });
+          writeFileSync(planFile, JSON.stringify(plan));
+        }
+        const f = await runFloorOnce(planFile, srv, rec);
+        if (f.sample.exit_code !== 0 || !f.result) log(`[${size}] floor run ${i + 1} exited ${f.sample.exit_code}: ${f.output.slice(0, 3000)}`);
+        if (f.result?.invalid) floorNote = `${f.result.invalid} bodies failed validation in the floor replay`;
+        if (f.result?.errors) floorNote = `${f.result.errors} requests of the floor replay got no response (first: ${f.result.first_error})`;
+        floor.push(f.sample);
+        log(`[${size}] floor  run ${i + 1}/${runs}: ${Math.round(f.sample.wall_ms)} ms, ${f.sample.requests} requests, peak RSS ${fmtMiB(f.sample.peak_rss_mib)}`);
+        if (size === 'fixture') {
+          // The fixed costs in the same rounds as suite and floor: the fixture target compares them with each other.
+          empty.push((await runSuiteOnce(srv, rec, o, ['--only', 'NO-SUCH-CHECK'])).sample);
+          vt.push(await runVitestTrivial());
+          log(`[${size}] empty  run ${i + 1}/${runs}: ${Math.round(empty.at(-1)!.wall_ms)} ms; vitest trivial: ${Math.round(vt.at(-1)!.wall_ms)} ms`);
+        }
+      }
+      const floorRow = row(size, 'floor', 'floor: bare undici replay + parse + ajv', floor, undefined, floorNote);
+      rows.push(floorRow);
+      rows.push(row(size, 'suite', 'suite: whole CLI run (bin/conformance.js)', suite, floorRow.wall_ms));
+      if (size === 'fixture') {
+        const codes = [...new Set(empty.map((e) => e.exit_code))].join(', ');
+        rows.push(row('n/a', 'empty', 'CLI fixed cost: empty run (--only matching no check)', empty, undefined, `the empty run exits ${codes} (a run without checks is not a verdict); its wall time is the fixed cost: process start, config, preflight request, Vitest start, suite import, report writing`));
+        rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));
+      }
+      if (dredd.bin) {
+        const ds: Sample[] = [];
+        let note: string | undefined;
+        for (let i = 0; i < Math.min(runs, 3); i++) {
+          const d = await runDreddOnce(dredd.bin, srv, rec);
+          ds.push(d);
+          if (d.exit_code !== 0) note = `Dredd exited ${d.exit_code}: ${d.output.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`;
+          log(`[${size}] dredd  run ${i + 1}: ${Math.round(d.wall_ms)} ms, ${d.requests} requests${d.exit_code ? ` (exit ${d.exit_code})` : ''}`);
+        }
+        rows.push(row(size, 'dredd', `Dredd ${dredd.version ?? ''}: bench/openapi.yaml, one request per endpoint`.replace('  ', ' '), ds, undefined,
+          note ?? 'Dredd sends one request per documented response and checks the shape of what comes; it sends no detail of every record, no refusals, no fuzzing, so its time is no ratio to the floor'));
+      }
+    } finally {
+      await srv.close();
+    }
+  }
+  return {
+    generated_at: new Date().toISOString(),
+    machine: { node: process.version, cpus: (await import('node:os')).cpus().length, platform: `${process.platform} ${process.arch}` },
+    settings: {
+      concurrency: o.concurrency, seed: o.seed, fuzz_runs: 'default (50 per fuzzed endpoint), fixed seed',
+      runs: Object.fromEntries(o.sizes.map((s) => [s, o.runs[s] ?? (s === 'large' ? 3 : 5)])), sizes: o.sizes, large: LARGE,
+    },
+    rows,
+    targets: targets(rows),
+    dredd: { available: !!dredd.bin, ...(dredd.version ? { version: dredd.version } : {}), note: dredd.note },
+  };
+}
+
+/** The issue's targets, judged on the medians of this run. */
+export function targets(rows: Row[]): Target[] {
+  const find = (size: Row['size'], tool: Tool): Row | undefined => rows.find((r) => r.size === size && r.tool === tool);
+  const out: Target[] = [];
+  const fs = find('fixture', 'suite'); const ff = find('fixture', 'floor'); const vt = find('n/a', 'vitest');
+  if (fs && ff && vt) {
+    const limit = 1.5 * (vt.wall_ms + ff.wall_ms);
+    out.push({ name: 'fixture: whole CLI run ≤ 1.5 × (Vitest trivial start + floor)', limit: `${Math.round(limit)} ms`, measured: `${fs.wall_ms} ms (${(fs.wall_ms / (vt.wall_ms + ff.wall_ms)).toFixed(2)} ×)`, met: fs.wall_ms <= limit });
+  }
+  const ls = find('large', 'suite'); const lf = find('large', 'floor');
+  if (ls && lf) {
+    out.push({ name: 'large: suite ≤ 1.3 × floor (same concurrency)', limit: `${Math.round(1.3 * lf.wall_ms)} ms`, measured: `${ls.wall_ms} ms (${(ls.wall_ms / lf.wall_ms).toFixed(2)} ×)`, met: ls.wall_ms <= 1.3 * lf.wall_ms });
+    out.push({ name: 'large: suite peak RSS ≤ 512 MiB', limit: '512 MiB', measured: fmtMiB(ls.peak_rss_mib), met: ls.peak_rss_mib !== null && ls.peak_rss_mib <= 512 });
+  }
+  return out;
+}
+
+const fmtMiB = (x: number | null): string => (x === null ? 'n/a' : `${Math.round(x)} MiB`);
+
+/** The table as printed and as pasted into the README (Markdown, so it reads in both). */
+export function formatTable(r: BenchResult): string {
+  const head = '| size | what | runs | requests | wall (median) | suite/floor | req/s | peak RSS |';
+  const sep = '|---|---|---:|---:|---:|---:|---:|---:|';
+  const lines = r.rows.map((x) => `| ${x.size} | ${x.label} | ${x.runs} | ${x.requests} | ${x.wall_ms} ms | ${x.ratio === null ? '' : `${x.ratio.toFixed(2)} ×`} | ${x.req_per_s ?? ''} | ${fmtMiB(x.peak_rss_mib)} |`);
+  const t = r.targets.map((x) => `- ${x.met ? 'MET' : 'MISSED'}: ${x.name} — limit ${x.limit}, measured ${x.measured}`);
+  const notes = r.rows.filter((x) => x.note).map((x) => `- ${x.size} ${x.tool}: ${x.note}`);
+  return [
+    `Node ${r.machine.node}, ${r.machine.cpus} CPUs; concurrency ${r.settings.concurrency}; fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
+    '', head, sep, ...lines, '', 'Targets:', ...t, ...(notes.length ? ['', 'Notes:', ...notes] : []), '', r.dredd.note, '',
+  ].join('\n');
+}

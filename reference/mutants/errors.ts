@@ -1,0 +1,65 @@
+import type { Mutant } from './types.js';
+import { onPath, pathIs } from '../kit.js';
+import type { ApiReply, ApiRequest, World } from '../server.js';
+
+/** The interfaces of §4 (below the base path); anything else is an unknown interface (§7 code 404). */
+const KNOWN = /^\/(auth|merchant|dishes|seats|orders)$|^\/(dishes|seats)\/[^/]+$/;
+
+/**
+ * An unknown id of 7 to 9 digits (the ids ERR-02/03 make up are the largest id plus a million). Narrow on
+ * purpose: the fuzz checks draw other unknown ids, and each mutant must be caught by exactly its own checks.
+ */
+function unknownBigId(req: ApiRequest, world: World, resource: 'dishes' | 'seats'): boolean {
+  if (req.method !== 'GET' || !req.merchant || !pathIs(req, `/${resource}/:id`)) return false;
+  const raw = req.path.slice(resource.length + 2);
+  if (!/^[1-9][0-9]{6,8}$/.test(raw)) return false;
+  const rec = (resource === 'dishes' ? world.dishes : world.seats).get(Number(raw));
+  return !rec || rec.user_id !== req.merchant.id;
+}
+
+const LISTS = ['/dishes', '/seats', '/orders'];
+
+export const errorMutants: Mutant[] = [
+  {
+    name: 'unknown-interface-400',
+    description: 'an unknown interface answers code 400 instead of 404',
+    kills: ['ERR-01'],
+    handle: (req, next, world) => (req.method === 'GET' && !KNOWN.test(req.path) ? world.render.error(400, 'Parameter error') : next()),
+  },
+  {
+    name: 'unknown-dish-success-null',
+    description: 'an unknown dish id of 7–9 digits answers SUCCESS with data null',
+    kills: ['ERR-02'],
+    handle: (req, next, world): ApiReply => (unknownBigId(req, world, 'dishes') ? { http: 200, body: { status: 'SUCCESS', code: 200, data: null } } : next()),
+  },
+  {
+    name: 'unknown-seat-500',
+    description: 'an unknown seat id of 7–9 digits answers code 500 (an unhandled lookup failure)',
+    kills: ['ERR-03'],
+    handle: (req, next, world) => (unknownBigId(req, world, 'seats') ? world.render.error(500, 'System exception: seat not found') : next()),
+  },
+  {
+    name: 'unauthorized-status-success',
+    description: 'the 401 answers of the data endpoints carry status "SUCCESS" (code 401, no data)',
+    kills: ['ERR-04'],
+    handle: (req, next) => {
+      const r = next();
+      const body = r.body as { code?: unknown } | undefined;
+      return req.path !== '/auth' && body?.code === 401 ? { ...r, body: { ...body, status: 'SUCCESS' } } : r;
+    },
+  },
+  {
+    name: 'errors-all-http-400',
+    description: 'every error goes out with HTTP 400, whatever its envelope code (401, 404 …)',
+    kills: ['ERR-05'],
+    handle: (_req, next) => {
+      const r = next();
+      return r.http !== 200 ? { ...r, http: 400 } : r;
+    },
+  },
+  {
+    ...onPath('list-query-500', 'list endpoints answer code 500 to query parameters', LISTS, (r, req, world) =>
+      ([...req.query.keys()].length && req.method === 'GET' ? world.render.error(500, 'System exception: unexpected parameter') : r)),
+    kills: ['ERR-06'],
+  },
+];

@@ -1,0 +1,67 @@
+import type { Mutant } from './types.js';
+import { pathIs, withData } from '../kit.js';
+import { ok, type ApiRequest } from '../server.js';
+
+/**
+ * Broken variants for tenant isolation (suites/isolation.ts): a query that forgets the merchant filter, for one
+ * merchant's token only, so each direction of the check is proven on its own. Merchant 1 is "A" (app), 2 is "B".
+ */
+
+const tokenOf = (req: ApiRequest, merchant: number): boolean => req.merchant?.id === merchant;
+const idOf = (req: ApiRequest): number => Number(decodeURIComponent(req.path.split('/')[2] ?? ''));
+
+export const isolationMutants: Mutant[] = [
+  {
+    name: 'iso-dish-detail-leak-a',
+    description: "with merchant 1's token, /dishes/:id answers merchant 2's dishes (no merchant filter on the detail)",
+    // Fuzzing draws merchant B's ids as well and sees B's record.
+    kills: ['ISO-01', 'FUZZ-01'],
+    handle: (req, next, world) => {
+      if (!tokenOf(req, 1) || !pathIs(req, '/dishes/:id')) return next();
+      const d = world.dishes.get(idOf(req));
+      return d && d.user_id !== 1 ? ok(world.render.dish(d)) : next();
+    },
+  },
+  {
+    name: 'iso-seat-detail-leak-b',
+    description: "with merchant 2's token, /seats/:id answers merchant 1's seats",
+    kills: ['ISO-03'],
+    handle: (req, next, world) => {
+      if (!tokenOf(req, 2) || !pathIs(req, '/seats/:id')) return next();
+      const s = world.seats.get(idOf(req));
+      return s && s.user_id !== 2 ? ok(world.render.seat(s)) : next();
+    },
+  },
+  {
+    name: 'iso-dishes-list-leak-a',
+    description: "with merchant 1's token, /dishes lists merchant 2's dishes too",
+    // The leaked dishes carry user_id 2 (CONS-05) and their detail refuses merchant 1 (DISH-02).
+    kills: ['ISO-02', 'CONS-05', 'DISH-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      return tokenOf(req, 1) && req.path === '/dishes' ? withData(r, (d) => [...d, ...world.dishesOf(2)]) : r;
+    },
+  },
+  {
+    name: 'iso-embedded-dish-leak-a',
+    description: "with merchant 1's token, order 5002 also embeds merchant 2's dish 201 (a join without the merchant filter)",
+    kills: ['ISO-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (!tokenOf(req, 1) || req.path !== '/orders') return r;
+      return withData(r, (d) => {
+        const o = d.find((x: { id: number }) => x.id === 5002);
+        o.dishes.push({ ...world.render.dish(world.dishes.get(201)!), pivot: { order_id: 5002, dish_id: 201, price: 22.5, count: 1 } });
+      });
+    },
+  },
+  {
+    name: 'iso-orders-list-leak-b',
+    description: "with merchant 2's token, /orders lists merchant 1's orders too",
+    kills: ['ISO-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      return tokenOf(req, 2) && req.path === '/orders' ? withData(r, (d) => [...d, ...world.ordersOf(1)]) : r;
+    },
+  },
+];

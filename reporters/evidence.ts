@@ -1,0 +1,145 @@
+import type { Exchange } from '../src/http.js';
+import type { CheckRecord, Report } from '../src/report.js';
+
+/**
+ * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
+ * a plain-text rendering of an exchange. Everything here is already redacted (src/http.ts redacts at recording).
+ */
+
+/** Redaction markers (`[REDACTED:token]`, `[REDACTED:public-key]`, …) become these shell variables in curl lines. */
+const SHELL_VARS: Record<string, string> = {
+  token: 'OPEN_TOKEN',
+  'public-key': 'CONFORMANCE_SECRET',
+  'secret-key': 'CONFORMANCE_KEY',
+  'other-public-key': 'CONFORMANCE_OTHER_SECRET',
+  'other-secret-key': 'CONFORMANCE_OTHER_KEY',
+  'disabled-public-key': 'CONFORMANCE_DISABLED_SECRET',
+  'disabled-secret-key': 'CONFORMANCE_DISABLED_KEY',
+  'disabled-token': 'CONFORMANCE_DISABLED_TOKEN',
+};
+
+const MARKER = /\[REDACTED(?::([A-Za-z0-9_-]+))?\]/g;
+
+/** The shell variable a redaction marker stands for; an unknown kind still maps to a predictable name. */
+export function shellVarFor(kind: string | undefined): string {
+  if (!kind) return 'CONFORMANCE_REDACTED';
+  return SHELL_VARS[kind] ?? `CONFORMANCE_${kind.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+}
+
+/** POSIX single quoting: nothing inside is special; a ' is closed, escaped and reopened. */
+export function singleQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * One shell word for a redacted value: literal parts single-quoted, each secret as "$VAR" (double quotes so the
+ * value is not split or globbed), glued together without spaces. `a[REDACTED:token]b` → `'a'"$OPEN_TOKEN"'b'`.
+ */
+export function shellWord(value: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of value.matchAll(MARKER)) {
+    if (m.index > last) out += singleQuote(value.slice(last, m.index));
+    out += `"$${shellVarFor(m[1])}"`;
+    last = m.index + m[0].length;
+  }
+  if (last < value.length) out += singleQuote(value.slice(last));
+  return out || `''`;
+}
+
+/** The shell variables a value needs (in order of first use). */
+export function shellVarsIn(values: string[]): string[] {
+  const vars = new Set<string>();
+  for (const v of values) for (const m of v.matchAll(MARKER)) vars.add(shellVarFor(m[1]));
+  return [...vars];
+}
+
+export interface CurlOptions { caFile?: string; insecure?: boolean }
+
+/** TLS options of the run (report.config.tls), so the curl line trusts the same CA the run did. */
+export function curlOptionsOf(report: Pick<Report, 'config'>): CurlOptions {
+  const tls = (report.config?.tls ?? {}) as { ca_file?: unknown; insecure?: unknown };
+  return {
+    ...(typeof tls.ca_file === 'string' ? { caFile: tls.ca_file } : {}),
+    ...(tls.insecure === true ? { insecure: true } : {}),
+  };
+}
+
+/**
+ * A curl command that sends the recorded request again. -g: no URL globbing ([ and { are literal);
+ * --path-as-is: fuzzed paths (../, %2e) go out as recorded; -i: show the status line and headers.
+ */
+export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
+  const parts = ['curl', '-sS', '-i', '-g', '--path-as-is'];
+  const method = e.request.method.toUpperCase();
+  if (method === 'HEAD') parts.push('-I');
+  else if (method !== 'GET') parts.push('-X', shellWord(method));
+  if (opts.insecure) parts.push('-k');
+  else if (opts.caFile) parts.push('--cacert', singleQuote(opts.caFile));
+  for (const [k, v] of Object.entries(e.request.headers)) parts.push('-H', shellWord(`${k}: ${v}`));
+  parts.push(shellWord(e.request.url));
+  return parts.join(' ');
+}
+
+/** A token for $OPEN_TOKEN, fetched the way the suite does (§5.2): needs CONFORMANCE_SECRET and CONFORMANCE_KEY. */
+export function tokenCommand(baseUrl: string, opts: CurlOptions = {}): string {
+  const tls = opts.insecure ? ' -k' : opts.caFile ? ` --cacert ${singleQuote(opts.caFile)}` : '';
+  return `export OPEN_TOKEN="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
+    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:public-key]&key=[REDACTED:secret-key]`)} | jq -r .data.app_token)"`;
+}
+
+/** A body excerpt pretty-printed when it is complete JSON, else as it came. */
+export function prettyBody(excerpt: string, truncated: boolean): { text: string; json: boolean } {
+  if (!truncated) {
+    const t = excerpt.trim();
+    if (t.startsWith('{') || t.startsWith('[')) {
+      try { return { text: JSON.stringify(JSON.parse(t), null, 2), json: true }; } catch { /* not JSON: shown raw */ }
+    }
+  }
+  return { text: excerpt, json: false };
+}
+
+export const bytes = (n: number): string => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+
+/** "123 bytes" or "1,234,567 bytes (first 4,096 characters shown)". */
+export function sizeNote(r: NonNullable<Exchange['response']>): string {
+  return r.truncated ? `${bytes(r.body_bytes)} (first ${r.body_excerpt.length.toLocaleString('en-US')} characters shown)` : bytes(r.body_bytes);
+}
+
+/** Plain-text evidence of one exchange (JUnit, terminals): request, response or error, and the curl line. */
+export function exchangeText(e: Exchange, opts: CurlOptions = {}): string {
+  const out = [`> ${e.request.method} ${e.request.url}`];
+  for (const [k, v] of Object.entries(e.request.headers)) out.push(`> ${k}: ${v}`);
+  if (e.response) {
+    out.push(`< HTTP ${e.response.status} (${e.duration_ms} ms, body ${sizeNote(e.response)})`);
+    for (const [k, v] of Object.entries(e.response.headers)) out.push(`< ${k}: ${v}`);
+    const body = prettyBody(e.response.body_excerpt, e.response.truncated).text;
+    if (body) out.push('', body);
+  } else {
+    out.push(`! no response: ${e.error ?? 'unknown error'} (${e.duration_ms} ms)`);
+  }
+  out.push('', `reproduce: ${curlCommand(e, opts)}`);
+  return out.join('\n');
+}
+
+/** Which exchanges of a check a report shows: all up to `max`, else the first few and the last ones. */
+export function shownExchanges(evidence: Exchange[], max = 30): { shown: Exchange[]; omitted: number; at: number } {
+  if (evidence.length <= max) return { shown: evidence, omitted: 0, at: evidence.length };
+  const head = Math.floor(max / 3);
+  const tail = max - head;
+  return { shown: [...evidence.slice(0, head), ...evidence.slice(-tail)], omitted: evidence.length - max, at: head };
+}
+
+/** A check counts as a finding (failures-only filter, JUnit failure) when it failed, broke, or its baseline entry is stale. */
+export const isFinding = (c: CheckRecord): boolean => c.status === 'failed' || c.status === 'error' || c.baseline?.state === 'stale';
+
+/** The short status word of a check, as every report shows it. */
+export function statusWord(c: CheckRecord): string {
+  if (c.baseline?.state === 'stale') return 'STALE';
+  if (c.status === 'failed') {
+    if (c.baseline?.state === 'known') return 'KNOWN';
+    if (c.baseline?.state === 'expired') return 'EXPIRED';
+    return c.level === 'MUST' ? 'FAIL' : 'WARN';
+  }
+  return { passed: 'PASS', skipped: 'SKIP', error: 'ERROR', failed: 'FAIL' }[c.status];
+}

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AREAS, type Level, type Status } from '../src/check.js';
+import type { Exchange } from '../src/http.js';
+import type { CheckRecord, Counts, Report } from '../src/report.js';
+import {
+  curlCommand, curlOptionsOf, isFinding, prettyBody, shownExchanges, sizeNote, statusWord, tokenCommand, type CurlOptions,
+} from './evidence.js';
+import { html, trusted, type Html } from './html-escape.js';
+
+/**
+ * report.html: one self-contained file (no external script, style, font or image) a vendor can open offline or
+ * forward. A Content-Security-Policy allows exactly our inline style and script, by hash: even if server data
+ * ever escaped its escaping, a browser would run none of it. Evidence is shown for findings only (passed checks'
+ * evidence is in report.json), and long exchange lists are cut, so thousands of exchanges still open fast.
+ */
+
+const STYLE = `
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--err:#8250df;--known:#0969da;--bg:#fff;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--code:#f6f8fa}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+h3{font-size:15px;margin:20px 0 6px;text-transform:capitalize}
+code,pre{font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0 0}.meta dt{color:var(--mute)}.meta dd{margin:0;word-break:break-all}
+.verdict{display:inline-block;font-weight:700;font-size:18px;padding:6px 14px;border-radius:6px;color:#fff;margin:12px 0}
+.verdict.conformant{background:var(--pass)}.verdict.not-conformant{background:var(--fail)}.verdict.incomplete{background:var(--err)}
+table{border-collapse:collapse;margin:6px 0}th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
+th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.bar{display:block;width:260px;height:12px}
+.toolbar{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;z-index:1;display:flex;gap:18px;align-items:center}
+.check{border:1px solid var(--line);border-left:5px solid var(--skip);border-radius:6px;padding:8px 12px;margin:8px 0;content-visibility:auto;contain-intrinsic-size:auto 60px}
+.check.passed{border-left-color:var(--pass)}.check.failed.MUST{border-left-color:var(--fail)}.check.failed.SHOULD{border-left-color:var(--warn)}
+.check.error{border-left-color:var(--err)}.check.known{border-left-color:var(--known)}.check.stale{border-left-color:var(--fail)}
+.head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}.title{font-weight:600}
+.badge{display:inline-block;min-width:54px;text-align:center;font-weight:700;font-size:12px;padding:1px 6px;border-radius:4px;color:#fff;background:var(--skip)}
+.badge.PASS{background:var(--pass)}.badge.FAIL,.badge.STALE,.badge.EXPIRED{background:var(--fail)}.badge.WARN{background:var(--warn)}.badge.ERROR{background:var(--err)}.badge.KNOWN{background:var(--known)}
+.lvl{font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 5px;color:var(--mute)}.spec{color:var(--mute)}
+.msg{margin:4px 0;white-space:pre-wrap;word-break:break-word}.note{color:var(--mute)}
+.baseline{background:#ddf4ff;border-radius:4px;padding:2px 8px;margin:4px 0}
+details.ex{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}details.ex>summary{cursor:pointer;word-break:break-all}
+.ex h4{margin:8px 0 2px;font-size:13px}.ex table{font-size:12.5px}.ex td:first-child{color:var(--mute);white-space:nowrap}.ex td{word-break:break-all}
+.failures-only .check:not(.finding),.failures-only .area:not(.has-finding){display:none}
+#no-findings{display:none}.failures-only #no-findings{display:block}
+footer{margin-top:40px;color:var(--mute);font-size:12px}
+`;
+
+/** The failures-only filter: toggles one class; the stylesheet does the hiding (no DOM walk over thousands of checks). */
+const SCRIPT = `document.getElementById('failures-only').addEventListener('change',function(e){document.body.classList.toggle('failures-only',e.target.checked);});`;
+
+const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
+
+const COLORS: Record<Status, string> = { passed: '#1a7f37', failed: '#cf222e', skipped: '#afb8c1', error: '#8250df' };
+
+/** A stacked pass/fail/skip/error bar as inline SVG (presentation attributes, so the CSP needs no inline styles). */
+function bar(c: Counts): Html {
+  const total = c.passed + c.failed + c.skipped + c.error || 1;
+  let x = 0;
+  const rects = (['passed', 'failed', 'error', 'skipped'] as Status[]).filter((s) => c[s] > 0).map((s) => {
+    const w = (c[s] / total) * 100;
+    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${COLORS[s]}"><title>${c[s]} ${s}</title></rect>`;
+    x += w;
+    return r;
+  });
+  return html`<svg class="bar" role="img" aria-label="${c.passed} passed, ${c.failed} failed, ${c.error} errors, ${c.skipped} skipped">${rects}</svg>`;
+}
+
+function levelTable(report: Report): Html {
+  const rows = (['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => {
+    const c = report.summary.by_level[l];
+    return html`<tr><th>${l}</th><td class="n">${c.passed}</td><td class="n">${c.failed}</td><td class="n">${c.skipped}</td><td class="n">${c.error}</td></tr>`;
+  });
+  const known = report.checks.filter((c) => c.baseline?.state === 'known').length;
+  const stale = report.checks.filter((c) => c.baseline?.state === 'stale').length;
+  const expired = report.checks.filter((c) => c.baseline?.state === 'expired').length;
+  const baseline = known + stale + expired
+    ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
+    : '';
+  return html`<table><tr><th>Level</th><th>passed</th><th>failed</th><th>skipped</th><th>error</th></tr>${rows}</table>
+<p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail.</p>${baseline}`;
+}
+
+function areaTable(report: Report): Html {
+  const rows = AREAS.filter((a) => report.summary.by_area[a]).map((a) => {
+    const c = report.summary.by_area[a]!;
+    return html`<tr><th><a href="#area-${a}">${a}</a></th><td>${bar(c)}</td><td class="n">${c.passed}</td><td class="n">${c.failed}</td><td class="n">${c.skipped}</td><td class="n">${c.error}</td></tr>`;
+  });
+  return html`<table><tr><th>Area</th><th></th><th>passed</th><th>failed</th><th>skipped</th><th>error</th></tr>${rows}</table>`;
+}
+
+function headerRows(h: Record<string, string>): Html {
+  return html`<table>${Object.entries(h).map(([k, v]) => html`<tr><td>${k}</td><td>${v}</td></tr>`)}</table>`;
+}
+
+function exchange(e: Exchange, open: boolean, curl: CurlOptions): Html {
+  const r = e.response;
+  const outcome = r ? `HTTP ${r.status}` : `no response: ${e.error ?? 'unknown error'}`;
+  const response = r
+    ? html`<h4>Response: HTTP ${r.status}, body ${sizeNote(r)}</h4>${headerRows(r.headers)}<pre>${prettyBody(r.body_excerpt, r.truncated).text}</pre>`
+    : html`<h4>No response</h4><p class="msg">${e.error ?? 'unknown error'}</p>`;
+  return html`<details class="ex"${open ? trusted(' open') : ''}><summary><code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
+<h4>Request</h4>${headerRows(e.request.headers)}${response}
+<h4>Reproduce</h4><pre class="curl">${curlCommand(e, curl)}</pre></details>`;
+}
+
+/**
+ * How many exchanges the page shows in all: past it, each further finding shows only its last exchange (the one
+ * that usually failed), so a report of thousands of findings stays a few megabytes and opens fast.
+ */
+const PAGE_BUDGET = 1000;
+const PER_CHECK = 12;
+
+function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }): Html | '' {
+  if (!c.evidence.length) return '';
+  const { shown, omitted, at } = budget.left > 0 ? shownExchanges(c.evidence, Math.min(PER_CHECK, Math.max(budget.left, 1))) : shownExchanges(c.evidence, 1);
+  budget.left -= shown.length;
+  const open = shown.length <= 3;
+  const items = shown.map((e, i) => [
+    i === at && omitted ? html`<p class="note">… ${omitted} more exchange(s) of this check are in report.json …</p>` : '',
+    exchange(e, open, curl),
+  ]);
+  return html`<div class="evidence">${items}</div>`;
+}
+
+function fuzzBlock(c: CheckRecord): Html | '' {
+  const f = c.fuzz;
+  if (!f) return '';
+  return html`<dl class="meta"><dt>fuzz seed</dt><dd><code>${f.seed}</code></dd><dt>path</dt><dd><code>${f.path}</code></dd>
+<dt>counterexample</dt><dd><code>${f.counterexample}</code> (after ${f.shrinks} shrinks)</dd><dt>replay</dt><dd><pre>${f.replay}</pre></dd></dl>`;
+}
+
+function baselineBlock(c: CheckRecord): Html | '' {
+  const b = c.baseline;
+  if (!b) return '';
+  const what = b.state === 'known' ? 'Known failure (baseline): does not fail the run.'
+    : b.state === 'stale' ? 'Stale baseline entry: this check passes now — remove it from the baseline (it fails the run until then).'
+      : `Expired baseline entry (expired ${b.expires ?? ''}): counts as a new failure.`;
+  return html`<p class="baseline">${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}</p>`;
+}
+
+function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }): Html {
+  const word = statusWord(c);
+  const classes = [c.status, c.level, isFinding(c) ? 'finding' : '', c.baseline?.state ?? ''].filter(Boolean).join(' ');
+  const showEvidence = c.status === 'failed' || c.status === 'error';
+  return html`<article class="check ${classes}" id="check-${c.id}">
+<div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${c.spec}</span><span class="title">${c.title}</span></div>
+<p class="msg">${c.message}</p>${baselineBlock(c)}${fuzzBlock(c)}
+${c.notes.length ? html`<ul class="note">${c.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
+${showEvidence ? evidence(c, curl, budget) : ''}</article>`;
+}
+
+function checksSection(report: Report, curl: CurlOptions): Html {
+  const budget = { left: PAGE_BUDGET };
+  const areas = AREAS.map((a) => {
+    const checks = report.checks.filter((c) => c.area === a);
+    if (!checks.length) return '';
+    const has = checks.some(isFinding) ? ' has-finding' : '';
+    return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget))}</section>`;
+  });
+  return html`${areas}`;
+}
+
+function profile(report: Report): Html {
+  const info = report.checks.filter((c) => c.level === 'INFO');
+  const notes = report.checks.filter((c) => c.notes.length);
+  const rows = info.map((c) => html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.title}</td><td class="msg">${c.observation ?? c.message}</td></tr>`);
+  const noteRows = notes.map((c) => html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.notes.map((n) => html`<div>${n}</div>`)}</td></tr>`);
+  return html`<p class="note">What the server does where the spec leaves a choice or says "not shown" (INFO checks never fail).</p>
+${rows.length ? html`<table><tr><th>ID</th><th>Check</th><th>Observed</th></tr>${rows}</table>` : html`<p>No INFO checks ran.</p>`}
+${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th></tr>${noteRows}</table>` : ''}`;
+}
+
+export function renderHtml(report: Report): string {
+  const curl = curlOptionsOf(report);
+  const findings = report.checks.filter(isFinding).length;
+  const verdictClass = report.verdict.replace(/ /g, '-');
+  const harness = report.errors.length
+    ? html`<h2>Harness errors</h2><p>The run did not fully happen; these are problems of the suite or its environment, not of the server.</p><ul>${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`
+    : '';
+  const doc = html`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Conformance report: ${report.target.base_url}</title>
+<style>${trusted(STYLE)}</style></head>
+<body><main>
+<h1>Conformance report</h1>
+<dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
+<dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
+<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd></dl>
+<div class="verdict ${verdictClass}">${report.verdict.toUpperCase()}</div>
+<span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
+<h2>Counts per level</h2>${levelTable(report)}
+<h2>Summary per area</h2>${areaTable(report)}
+${harness}
+<h2>Checks</h2>
+<div class="toolbar"><label><input type="checkbox" id="failures-only"> Show failures only</label><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
+${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
+<p class="note">To reproduce a finding, set the application's keys and fetch a token first (the curl lines use <code>$OPEN_TOKEN</code>, <code>$CONFORMANCE_SECRET</code>, <code>$CONFORMANCE_KEY</code>):</p>
+<pre>${tokenCommand(report.target.base_url, curl)}</pre>
+${checksSection(report, curl)}
+<h2 id="profile">Implementation profile</h2>${profile(report)}
+<details><summary>Effective configuration (credentials redacted)</summary><pre>${JSON.stringify(report.config, null, 2)}</pre></details>
+<footer>${report.tool.name} ${report.tool.version} · report.json holds the full result model, including the evidence of passed checks.</footer>
+</main><script>${trusted(SCRIPT)}</script></body></html>
+`;
+  return doc.value;
+}
+
+export async function writeHtmlReport(report: Report, dir: string): Promise<string> {
+  const file = join(dir, 'report.html');
+  await writeFile(file, renderHtml(report));
+  return file;
+}

@@ -1,0 +1,94 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AREAS } from '../src/check.js';
+import type { CheckRecord, Report } from '../src/report.js';
+import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
+
+/**
+ * junit.xml for CI test widgets (GitHub Actions, GitLab, Jenkins): one <testsuite> per area, one <testcase> per check
+ * (classname = area, name = "ID title"), <failure> with the message and the evidence as text, <skipped> with the
+ * reason, <error> when the harness broke. Attributes follow the common Jenkins/Ant JUnit schema
+ * (test/fixtures/junit.xsd), which has no `skipped` on <testsuites>.
+ */
+
+/** Characters XML 1.0 forbids (most C0 controls, lone surrogates, U+FFFE/U+FFFF) become U+FFFD. */
+const ILLEGAL = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function xmlText(s: string): string {
+  return s.replace(ILLEGAL, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Attribute values also escape quotes, and keep line breaks and tabs (attribute normalization would flatten them). */
+export function xmlAttr(s: string): string {
+  return xmlText(s).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+
+function evidenceText(c: CheckRecord, curl: CurlOptions): string {
+  if (!c.evidence.length) return '';
+  const { shown, omitted, at } = shownExchanges(c.evidence, 5);
+  const parts = shown.map((e, i) => `${i === at && omitted ? `… ${omitted} more exchange(s) in report.json …\n\n` : ''}${exchangeText(e, curl)}`);
+  return `\n\nEvidence:\n\n${parts.join('\n\n')}`;
+}
+
+function body(c: CheckRecord, curl: CurlOptions): string {
+  const b = c.baseline;
+  const fuzz = c.fuzz ? `\n\nfuzz: seed ${c.fuzz.seed}, path ${c.fuzz.path}, counterexample ${c.fuzz.counterexample}\nreplay: ${c.fuzz.replay}` : '';
+  const el = (tag: string, type: string, message: string, text: string): string =>
+    `<${tag} message="${xmlAttr(message)}" type="${xmlAttr(type)}">${xmlText(text)}</${tag}>`;
+  if (b?.state === 'stale') {
+    return el('failure', 'stale-baseline', `${c.id} passes now but is listed in the baseline as a known failure (${b.reason}): remove it from the baseline`, c.message);
+  }
+  switch (c.status) {
+    case 'failed': {
+      const type = b?.state === 'known' ? `${c.level} known-failure` : b?.state === 'expired' ? `${c.level} expired-baseline` : c.level;
+      const prefix = b?.state === 'known' ? `[known failure: ${b.reason}] ` : b?.state === 'expired' ? `[baseline entry expired ${b.expires ?? ''}] ` : '';
+      return el('failure', type, `${prefix}${c.message}`, `${c.spec} ${c.title}\n${c.message}${fuzz}${evidenceText(c, curl)}`);
+    }
+    case 'error': return el('error', 'harness', c.message, `${c.message}${evidenceText(c, curl)}`);
+    case 'skipped': return `<skipped message="${xmlAttr(c.message)}"/>`;
+    default: {
+      const out = [c.level === 'INFO' ? `observed: ${c.observation ?? c.message}` : '', ...c.notes].filter(Boolean).join('\n');
+      return out ? `<system-out>${xmlText(out)}</system-out>` : '';
+    }
+  }
+}
+
+function testcase(c: CheckRecord, curl: CurlOptions): string {
+  const inner = body(c, curl);
+  const open = `<testcase classname="${xmlAttr(c.area)}" name="${xmlAttr(`${c.id} ${c.title}`)}" time="${seconds(c.duration_ms)}"`;
+  return inner ? `    ${open}>${inner}</testcase>` : `    ${open}/>`;
+}
+
+const failing = (c: CheckRecord): boolean => c.baseline?.state === 'stale' || c.status === 'failed';
+
+export function renderJunit(report: Report): string {
+  const curl = curlOptionsOf(report);
+  const timestamp = report.started_at.replace(/\.\d+Z$|Z$/, '');
+  const suites: string[] = [];
+  let tests = 0, failures = 0, errors = 0;
+  for (const area of AREAS) {
+    const checks = report.checks.filter((c) => c.area === area);
+    if (!checks.length) continue;
+    const f = checks.filter(failing).length;
+    const e = checks.filter((c) => c.status === 'error' && c.baseline?.state !== 'stale').length;
+    const s = checks.filter((c) => c.status === 'skipped').length;
+    const time = checks.reduce((t, c) => t + c.duration_ms, 0);
+    tests += checks.length; failures += f; errors += e;
+    suites.push(`  <testsuite name="${xmlAttr(area)}" tests="${checks.length}" failures="${f}" errors="${e}" skipped="${s}" time="${seconds(time)}" timestamp="${xmlAttr(timestamp)}">\n${checks.map((c) => testcase(c, curl)).join('\n')}\n  </testsuite>`);
+  }
+  if (report.errors.length) {
+    // Harness problems outside any check still reach the widget, as an error (the run exits 3).
+    tests++; errors++;
+    suites.push(`  <testsuite name="harness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n    <testcase classname="harness" name="the run completed" time="0.000"><error message="${xmlAttr(report.errors[0]!)}" type="harness">${xmlText(report.errors.join('\n'))}</error></testcase>\n  </testsuite>`);
+  }
+  const name = `${report.tool.name} ${report.tool.version}: ${report.target.base_url}`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(name)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.duration_ms)}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+export async function writeJunitReport(report: Report, dir: string): Promise<string> {
+  const file = join(dir, 'junit.xml');
+  await writeFile(file, renderJunit(report));
+  return file;
+}

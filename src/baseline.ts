@@ -1,0 +1,125 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
+import { ConfigError } from './config.js';
+import { exitCodeOf, type CheckRecord, type Report } from './report.js';
+import { formatErrors, validate } from './schemas.js';
+import { readReport } from './diff.js';
+
+/**
+ * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures {id, reason, expires?}.
+ * A listed check that fails is 'known' (visible, does not gate); a listed check that passes is 'stale' (gates until
+ * the entry is removed, so the baseline only shrinks); a listed check that fails after its expiry date is
+ * 'expired' (gates like a new failure). Failures not listed gate as usual.
+ */
+export interface BaselineEntry { id: string; reason: string; expires?: string }
+
+/** Today as YYYY-MM-DD in UTC: an entry holds through its expiry day. */
+export const todayUtc = (now = new Date()): string => now.toISOString().slice(0, 10);
+
+export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
+  let doc: unknown;
+  try { doc = parseYaml(text); } catch (e) {
+    throw new ConfigError(`baseline ${file} is not valid YAML: ${e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e)}`);
+  }
+  doc ??= [];
+  const errors = validate('baseline', doc);
+  if (errors.length) throw new ConfigError(`baseline ${file} is invalid: ${formatErrors(errors, 1)} (expected a list of {id, reason, expires?: YYYY-MM-DD})`);
+  const entries = doc as BaselineEntry[];
+  const seen = new Set<string>();
+  for (const e of entries) {
+    if (seen.has(e.id)) throw new ConfigError(`baseline ${file} lists ${e.id} twice`);
+    seen.add(e.id);
+    if (knownIds && !knownIds.has(e.id)) throw new ConfigError(`baseline ${file} lists ${e.id}, which is not a check of this suite`);
+    if (e.expires && Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`))) throw new ConfigError(`baseline ${file}: ${e.id} expires on ${e.expires}, which is not a date`);
+  }
+  return entries;
+}
+
+export function readBaseline(file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
+  let text: string;
+  try { text = readFileSync(file, 'utf8'); } catch (e) {
+    throw new ConfigError(`cannot read baseline ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return parseBaseline(text, file, knownIds);
+}
+
+/**
+ * Marks one check record by the baseline (in place: the CLI marks records as they stream in, so progress lines
+ * already say "known failure"). Skipped and errored checks are left alone: nothing is known about them.
+ */
+export function markRecord(rec: CheckRecord, entries: ReadonlyMap<string, BaselineEntry>, today = todayUtc()): void {
+  const e = entries.get(rec.id);
+  delete rec.baseline;
+  if (!e) return;
+  const extra = e.expires ? { expires: e.expires } : {};
+  if (rec.status === 'passed') rec.baseline = { state: 'stale', reason: e.reason, ...extra };
+  else if (rec.status === 'failed') rec.baseline = { state: e.expires && e.expires < today ? 'expired' : 'known', reason: e.reason, ...extra };
+}
+
+export const entryMap = (entries: BaselineEntry[]): Map<string, BaselineEntry> => new Map(entries.map((e) => [e.id, e]));
+
+/** The report with every check marked and the verdict and exit code computed again. */
+export function applyBaseline(report: Report, entries: BaselineEntry[], today = todayUtc()): Report {
+  const map = entryMap(entries);
+  const checks = report.checks.map((c) => { const r = { ...c }; markRecord(r, map, today); return r; });
+  const exit_code = exitCodeOf(checks, report.errors);
+  return { ...report, checks, exit_code, verdict: exit_code === 0 ? 'conformant' : exit_code === 1 ? 'not conformant' : 'incomplete' };
+}
+
+/**
+ * A baseline from a report: every failed MUST check (SHOULD failures never gate, so listing them would only make
+ * stale entries). Reasons and expiry dates of an existing baseline are kept for checks that still fail.
+ */
+export function baselineFromReport(report: Report, previous: BaselineEntry[] = []): BaselineEntry[] {
+  const before = entryMap(previous);
+  const day = report.started_at.slice(0, 10);
+  return report.checks
+    .filter((c) => c.level === 'MUST' && c.status === 'failed')
+    .map((c) => {
+      const old = before.get(c.id);
+      // An expired entry is kept as it is: extending it is a decision for a person, not for a regenerated file.
+      if (old) return old;
+      return { id: c.id, reason: `fails since ${day}: ${c.message.length > 200 ? `${c.message.slice(0, 200)}…` : c.message}` };
+    });
+}
+
+export function baselineYaml(entries: BaselineEntry[], source: string): string {
+  const head = [
+    `# Known failures for conformance --baseline (written by "conformance baseline" from ${source}).`,
+    '# Listed checks that fail do not fail the run; a listed check that passes is stale and fails the run until removed.',
+    '# Edit each reason; add "expires: YYYY-MM-DD" to make a failure gate again after that day.',
+  ].join('\n');
+  return `${head}\n${entries.length ? stringifyYaml(entries, { lineWidth: 0 }) : '[]\n'}`;
+}
+
+/** Reads an existing baseline if the file is there (to keep its reasons), else none. */
+export function previousBaseline(file: string): BaselineEntry[] {
+  return existsSync(file) ? readBaseline(file) : [];
+}
+
+/**
+ * `conformance baseline [report.json] [--out known-failures.yaml]`: writes a baseline from a report (default
+ * conformance-report/report.json); `--out -` prints it. Returns the exit code.
+ */
+export function baselineCommand(argv: string[], out: (s: string) => void): number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new ConfigError(`${(e as Error).message.split('\n')[0]} (usage: conformance baseline [report.json] [--out known-failures.yaml])`);
+  }
+  if (parsed.values.help) { out('Usage: conformance baseline [report.json] [--out known-failures.yaml | -]\nWrites the failed MUST checks of a report as a baseline for --baseline; reasons of an existing file are kept.\n'); return 0; }
+  if (parsed.positionals.length > 1) throw new ConfigError('conformance baseline takes one report.json');
+  const source = parsed.positionals[0] ?? 'conformance-report/report.json';
+  const target = parsed.values.out ?? 'known-failures.yaml';
+  const report = readReport(source);
+  const entries = baselineFromReport(report, target === '-' ? [] : previousBaseline(target));
+  const text = baselineYaml(entries, source);
+  if (target === '-') out(text);
+  else {
+    writeFileSync(target, text);
+    out(`Wrote ${entries.length} known failure(s) to ${target}: give it to runs with --baseline ${target}, and edit the reasons.\n`);
+  }
+  return 0;
+}

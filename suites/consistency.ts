@@ -1,0 +1,313 @@
+import { Blocked, defineChecks, type Check, type CheckContext } from '../src/check.js';
+import { isRecord, type Rec, type Resource } from '../src/api.js';
+import { show } from '../src/assertions.js';
+import { detailPath } from '../src/endpoints.js';
+import {
+  byId, compareRecords, describeDiffs, detailRecord, fieldValid, Findings, optionalList, sameId, type Comparison, type Kind,
+} from './support/compare.js';
+
+/**
+ * §2, §4: the same record read through different endpoints is the same record. Each rule is its own check so a
+ * broken rule fails one check; values the shape checks already reject are left to them (support/compare.ts).
+ */
+
+const NOUN: Record<Resource, Kind> = { dishes: 'dish', seats: 'seat' };
+/** Most records outside a list (deleted dishes or seats an order still names) fetched by detail per check. */
+const MAX_FALLBACK_DETAILS = 20;
+
+function sampledNote(ctx: CheckContext, resource: Resource, s: { ids: unknown[]; total: number; sampled: boolean }): void {
+  if (s.sampled) ctx.note(`compared a seeded sample of ${s.ids.length} of ${s.total} ${resource} (max_details, seed ${ctx.config.fuzz.seed}), the same sample as the detail checks`);
+}
+
+/**
+ * Collects what differed only within the spec's latitude, or in fields the spec does not list (never a failure),
+ * and notes it once per check: the first example and how many records (a big merchant has thousands).
+ */
+class Remarks {
+  private latitude: { n: number; first?: string } = { n: 0 };
+  private extra: { n: number; first?: string } = { n: 0 };
+  add(label: string, c: Comparison, sideA: string, sideB: string): void {
+    if (c.latitude.length && this.latitude.n++ === 0) this.latitude.first = `${label}: ${describeDiffs(c.latitude, sideA, sideB)}`;
+    if (c.extra.length && this.extra.n++ === 0) this.extra.first = `${label}: ${c.extra.join(', ')} differ between ${sideA} and ${sideB}`;
+  }
+  flush(ctx: CheckContext): void {
+    const more = (n: number): string => (n > 1 ? ` (and ${n - 1} more record${n > 2 ? 's' : ''})` : '');
+    if (this.latitude.first) ctx.note(`number vs numeric string, both allowed (issue 2 latitude): ${this.latitude.first}${more(this.latitude.n)}`);
+    if (this.extra.first) ctx.note(`fields the spec does not list are not compared: ${this.extra.first}${more(this.extra.n)}`);
+  }
+}
+
+/** CONS-01: GET /:resource/X answers the record with id X. */
+async function detailIdsMatch(ctx: CheckContext): Promise<void> {
+  const found = new Findings();
+  let checked = 0;
+  for (const resource of ['dishes', 'seats'] as const) {
+    const s = await ctx.api.detailIds(resource).catch((e: unknown) => { ctx.note(`/${resource}: ${(e as Error).message}`); return undefined; });
+    if (!s) continue;
+    sampledNote(ctx, resource, s);
+    checked += s.ids.length;
+    await Promise.all(s.ids.map(async (id) => {
+      const d = await detailRecord(ctx, resource, id);
+      if (!d || !fieldValid(NOUN[resource], 'id', d.id)) return; // no record, or a malformed id: the detail check's finding
+      if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${NOUN[resource]} ${show(d.id)} instead of ${NOUN[resource]} ${id}`);
+    }));
+  }
+  if (!checked) throw new Blocked('no dish or seat ids to ask for (see DISH-01, SEAT-01)');
+  if (found.length) ctx.fail(found.summary('details answer another id than the one asked for', checked));
+}
+
+/** CONS-02/03: every listed record equals its detail in every spec field. */
+async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<void> {
+  const kind = NOUN[resource];
+  const list = byId(await ctx.api.list(`/${resource}`));
+  const s = await ctx.api.detailIds(resource);
+  sampledNote(ctx, resource, s);
+  const found = new Findings();
+  const remarks = new Remarks();
+  await Promise.all(s.ids.map(async (id) => {
+    const item = list.get(String(id));
+    const d = await detailRecord(ctx, resource, id);
+    if (!item || !d || !sameId(d.id, id)) return; // no detail (DISH-02/SEAT-02) or another record (CONS-01)
+    const c = compareRecords(kind, item, d);
+    if (c.diffs.length) found.add(`${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`);
+    remarks.add(`${kind} ${id}`, c, `GET /${resource}`, `GET ${detailPath(resource, id)}`);
+  }));
+  remarks.flush(ctx);
+  if (found.length) ctx.fail(found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length));
+}
+
+/** CONS-04: ids are unique within each list. */
+async function noDuplicateIds(ctx: CheckContext): Promise<void> {
+  const found = new Findings();
+  let lists = 0;
+  for (const path of ['/dishes', '/seats', '/orders'] as const) {
+    const items = await optionalList(ctx, path);
+    if (!items) continue;
+    lists++;
+    const count = new Map<string, number>();
+    for (const i of items) if (typeof i.id === 'number' || typeof i.id === 'string') count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
+    for (const [id, n] of count) if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`);
+  }
+  if (!lists) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
+  if (found.length) ctx.fail(found.summary(['id is repeated within a list', 'ids are repeated within a list']));
+}
+
+/** The merchant record (§2.5) of the token, with its two identifiers well-formed, or blocked (MER-01 reports). */
+async function merchantIds(ctx: CheckContext): Promise<{ id: number; merchantId: string }> {
+  const m = await ctx.api.merchant();
+  if (typeof m.id !== 'number' || !Number.isInteger(m.id)) throw new Blocked(`/merchant id is ${show(m.id)}, not an integer (see MER-01)`);
+  if (typeof m.merchant_id !== 'string') throw new Blocked(`/merchant merchant_id is ${show(m.merchant_id)}, not a string (see MER-01)`);
+  return { id: m.id, merchantId: m.merchant_id };
+}
+
+/** CONS-05: dish.user_id and seat.user_id are the merchant's id (§2.2, §2.3 "user_id: Merchant ID"). */
+async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
+  const { id } = await merchantIds(ctx);
+  const found = new Findings();
+  let n = 0;
+  for (const resource of ['dishes', 'seats'] as const) {
+    const items = await optionalList(ctx, `/${resource}`);
+    for (const i of items ?? []) {
+      n++;
+      if (fieldValid(NOUN[resource], 'user_id', i.user_id) && i.user_id !== id) found.add(`${NOUN[resource]} ${show(i.id)} has user_id ${show(i.user_id)}`);
+    }
+  }
+  if (found.length) ctx.fail(found.summary(`records do not carry the merchant's id (GET /merchant id is ${id})`, n));
+}
+
+/** CONS-06: seat.merchant_id, and order.merchant_id unless empty, are the merchant's merchant_id. */
+async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
+  const { merchantId } = await merchantIds(ctx);
+  const found = new Findings();
+  for (const s of (await optionalList(ctx, '/seats')) ?? []) {
+    if (fieldValid('seat', 'merchant_id', s.merchant_id) && s.merchant_id !== merchantId) found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`);
+  }
+  // §2.4: order.merchant_id "can be an empty string".
+  for (const o of (await optionalList(ctx, '/orders')) ?? []) {
+    if (fieldValid('order', 'merchant_id', o.merchant_id) && o.merchant_id !== '' && o.merchant_id !== merchantId) found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`);
+  }
+  if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`, `records carry another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`]));
+}
+
+async function orders(ctx: CheckContext): Promise<Rec[]> { return ctx.api.list('/orders'); }
+
+/** The seat an order names: seat_id when it is a well-formed non-zero int, else undefined (0: no seat applies). */
+const seatIdOf = (o: Rec): number | undefined => (fieldValid('order', 'seat_id', o.seat_id) && o.seat_id !== 0 ? (o.seat_id as number) : undefined);
+
+/** CONS-07: order.seat_id equals order.seat.id; seat_id 0 means no seat (seat may be null then). */
+async function orderSeatIds(ctx: CheckContext): Promise<void> {
+  const all = await orders(ctx);
+  const found = new Findings();
+  let noSeatObject = 0;
+  for (const o of all) {
+    if (!fieldValid('order', 'seat_id', o.seat_id)) continue; // ORD-01's finding
+    const seat = o.seat;
+    const seatId = isRecord(seat) && fieldValid('seat', 'id', seat.id) ? seat.id : undefined;
+    if (o.seat_id === 0) {
+      if (seatId !== undefined && seatId !== 0) found.add(`order ${show(o.id)} has seat_id 0 (no seat) but its seat is seat ${show(seatId)}`);
+    } else if (!isRecord(seat)) {
+      noSeatObject++;
+    } else if (seatId !== undefined && seatId !== o.seat_id) {
+      found.add(`order ${show(o.id)} has seat_id ${show(o.seat_id)} but seat.id ${show(seatId)}`);
+    }
+  }
+  if (noSeatObject) ctx.note(`${noSeatObject} order(s) name a seat_id but carry no seat object (a deleted seat?): nothing to compare`);
+  if (found.length) ctx.fail(found.summary('orders disagree with their own seat', all.length));
+}
+
+/**
+ * Reference records for embedded ones: the list (one request, a Map: linear in orders × dishes), and for ids the
+ * list lacks a few details (a deleted record an old order still names); what neither has is noted, not failed.
+ */
+async function referenceRecords(ctx: CheckContext, resource: Resource, wanted: Set<string>): Promise<Map<string, Rec>> {
+  const map = byId(await ctx.api.list(`/${resource}`));
+  const missing = [...wanted].filter((id) => !map.has(id));
+  const fetched = missing.slice(0, MAX_FALLBACK_DETAILS);
+  await Promise.all(fetched.map(async (id) => {
+    const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
+    if (d && sameId(d.id, id)) map.set(id, d);
+  }));
+  const absent = missing.filter((id) => !map.has(id));
+  if (absent.length) ctx.note(`orders name ${absent.length} ${resource} that GET /${resource} does not list${fetched.length ? ' and their detail does not answer' : ''} (deleted records?): ${absent.slice(0, 10).join(', ')}${missing.length > fetched.length ? ` (details asked for the first ${fetched.length})` : ''}`);
+  return map;
+}
+
+/** CONS-08: the seat embedded in an order equals /seats/:seat_id in the seat fields it carries. */
+async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
+  const all = await orders(ctx);
+  const embedded: Array<{ o: Rec; seat: Rec; id: string }> = [];
+  for (const o of all) {
+    const seat = o.seat;
+    // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
+    if (seatIdOf(o) !== undefined && isRecord(seat) && (typeof seat.id === 'number' || typeof seat.id === 'string')) embedded.push({ o, seat, id: String(seat.id) });
+  }
+  const seats = await referenceRecords(ctx, 'seats', new Set(embedded.map((e) => e.id)));
+  const found = new Findings();
+  const remarks = new Remarks();
+  for (const { o, seat, id } of embedded) {
+    const ref = seats.get(id);
+    if (!ref) continue;
+    const c = compareRecords('seat', seat, ref);
+    if (c.diffs.length) found.add(`order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', `GET /seats/${id}`)}`);
+    remarks.add(`order ${show(o.id)}'s seat ${id}`, { ...c, extra: [] }, 'the order', `GET /seats/${id}`);
+  }
+  remarks.flush(ctx);
+  if (found.length) ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length));
+}
+
+/** CONS-09: pivot.order_id is the order's id, pivot.dish_id the embedded dish's id. */
+async function pivotIds(ctx: CheckContext): Promise<void> {
+  const found = new Findings();
+  let lines = 0;
+  for (const o of await orders(ctx)) {
+    if (!Array.isArray(o.dishes)) continue;
+    for (const d of o.dishes) {
+      if (!isRecord(d) || !isRecord(d.pivot)) continue;
+      lines++;
+      const p = d.pivot;
+      if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`);
+      if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`);
+    }
+  }
+  if (found.length) ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines));
+}
+
+/** CONS-10: each dish embedded in an order equals /dishes/:id in its dish fields (§2.2). */
+async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
+  const embedded: Array<{ o: Rec; d: Rec; id: string }> = [];
+  for (const o of await orders(ctx)) {
+    if (!Array.isArray(o.dishes)) continue;
+    for (const d of o.dishes) if (isRecord(d) && (typeof d.id === 'number' || typeof d.id === 'string')) embedded.push({ o, d, id: String(d.id) });
+  }
+  const dishes = await referenceRecords(ctx, 'dishes', new Set(embedded.map((e) => e.id)));
+  const found = new Findings();
+  for (const { o, d, id } of embedded) {
+    const ref = dishes.get(id);
+    if (!ref) continue;
+    const c = compareRecords('dish', d, ref);
+    if (c.diffs.length) found.add(`order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', `GET /dishes/${id}`)}`);
+  }
+  if (found.length) ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length));
+}
+
+/** CONS-11: order_table_number is the table number of the order's seat (compared as numbers: "5" is 5). */
+async function orderTableNumbers(ctx: CheckContext): Promise<void> {
+  const all = await orders(ctx);
+  const seats = byId((await optionalList(ctx, '/seats')) ?? []);
+  const found = new Findings();
+  let compared = 0;
+  let nonNumeric = 0;
+  for (const o of all) {
+    const sid = seatIdOf(o);
+    if (sid === undefined || !fieldValid('order', 'order_table_number', o.order_table_number)) continue;
+    // An embedded seat of another id is CONS-07's finding; without an embedded seat, the listed one is used.
+    if (isRecord(o.seat) && !sameId(o.seat.id, sid)) continue;
+    const seat = isRecord(o.seat) ? o.seat : seats.get(String(sid));
+    if (!seat) continue;
+    const tn = seat.table_number;
+    const n = typeof tn === 'number' ? tn : typeof tn === 'string' && /^\s*-?[0-9]+\s*$/.test(tn) ? Number(tn) : undefined;
+    if (n === undefined) { nonNumeric++; continue; }
+    compared++;
+    if (n !== o.order_table_number) found.add(`order ${show(o.id)} has order_table_number ${show(o.order_table_number)}, its seat ${sid} has table_number ${show(tn)}`);
+  }
+  if (nonNumeric) ctx.note(`${nonNumeric} order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number`);
+  if (found.length) ctx.fail(found.summary("orders whose table number is not their seat's", compared));
+}
+
+export const consistencyChecks: Check[] = defineChecks('consistency', [
+  {
+    id: 'CONS-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6',
+    title: 'GET /dishes/X and GET /seats/X answer the record with id X',
+    run: detailIdsMatch,
+  },
+  {
+    id: 'CONS-02', level: 'MUST', spec: '§2.2, §4 endpoints 3 and 4',
+    title: 'Every dish of GET /dishes equals its GET /dishes/:id field by field',
+    run: (ctx) => listEqualsDetail(ctx, 'dishes'),
+  },
+  {
+    id: 'CONS-03', level: 'MUST', spec: '§2.3, §4 endpoints 5 and 6',
+    title: 'Every seat of GET /seats equals its GET /seats/:id field by field',
+    run: (ctx) => listEqualsDetail(ctx, 'seats'),
+  },
+  {
+    id: 'CONS-04', level: 'MUST', spec: '§2.2–§2.4, §4 endpoints 3, 5, 7',
+    title: 'No id appears twice in GET /dishes, GET /seats or GET /orders',
+    run: noDuplicateIds,
+  },
+  {
+    id: 'CONS-05', level: 'MUST', spec: '§2.2, §2.3, §2.5',
+    title: "Every dish and seat carries user_id equal to the merchant's id",
+    run: userIdsAreMerchant,
+  },
+  {
+    id: 'CONS-06', level: 'MUST', spec: '§2.3, §2.4, §2.5',
+    title: "seat.merchant_id, and order.merchant_id when not empty, equal the merchant's merchant_id",
+    run: merchantIdsMatch,
+  },
+  {
+    id: 'CONS-07', level: 'MUST', spec: '§2.4',
+    title: 'order.seat_id equals order.seat.id (seat_id 0: no seat)',
+    run: orderSeatIds,
+  },
+  {
+    id: 'CONS-08', level: 'MUST', spec: '§2.3, §2.4, §4 endpoint 6',
+    title: 'The seat embedded in an order equals GET /seats/:seat_id in its seat fields',
+    run: orderSeatEqualsSeat,
+  },
+  {
+    id: 'CONS-09', level: 'MUST', spec: '§2.2 (pivot)',
+    title: "pivot.order_id is the order's id and pivot.dish_id the dish's id",
+    run: pivotIds,
+  },
+  {
+    id: 'CONS-10', level: 'MUST', spec: '§2.2, §2.4, §4 endpoint 4',
+    title: 'Each dish embedded in an order equals GET /dishes/:id in its dish fields',
+    run: orderDishesEqualDishes,
+  },
+  {
+    id: 'CONS-11', level: 'SHOULD', spec: '§2.3, §2.4',
+    title: "order_table_number agrees with the table_number of the order's seat",
+    run: orderTableNumbers,
+  },
+]);

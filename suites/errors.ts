@@ -1,0 +1,189 @@
+import { Blocked, defineChecks, type CheckContext } from '../src/check.js';
+import { isRecord, successData, type Resource } from '../src/api.js';
+import { NetworkError, type Reply } from '../src/http.js';
+import { AUTH_PATH, detailPath } from '../src/endpoints.js';
+import { carriesData, describeReply, envelopeCode, expectError, show } from '../src/assertions.js';
+import { formatErrors, validate } from '../src/schemas.js';
+import { dataEndpointPaths } from './support/paths.js';
+
+/**
+ * The error answers of §7 the suite provokes. Each is sent once per run through ctx.api.once, so the MUST checks
+ * here, the SHOULD on HTTP statuses and the INFO profile (suites/profile.ts) judge the same answers.
+ */
+
+export const UNKNOWN_INTERFACE = '/conformance-unknown-interface';
+/** A non-numeric id: no int id (§2.2, §2.3) can be it. */
+export const NON_NUMERIC_ID = 'conformance-unknown-id';
+/** Added to the largest id of a list: far enough that it is no neighbour another check already used. */
+const PAST_MAX = 1_000_000n;
+/** List-endpoint query parameters a server might be tempted to honour (§4 rule 2: none accepted). */
+export const LIST_QUERY: Record<string, string> = { page: '2', limit: '1', per_page: '1', conformance_probe: '1' };
+export const LIST_PATHS = ['/dishes', '/seats', '/orders'] as const;
+
+export interface ErrorProbe { kind: string; request: string; reply: Reply }
+
+/** GET of an interface that does not exist, with the valid token or with none. */
+export async function unknownInterface(ctx: CheckContext, withToken: boolean): Promise<ErrorProbe> {
+  const token = withToken ? await ctx.api.token() : undefined;
+  const reply = await ctx.api.once(`errors:unknown-interface:${withToken}`, { path: UNKNOWN_INTERFACE, ...(token !== undefined ? { token } : {}) });
+  return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request: `GET ${UNKNOWN_INTERFACE}${withToken ? '' : ' without a token'}`, reply };
+}
+
+/** Ids that cannot be in the list: the largest integer id plus a large offset, and a non-numeric id. */
+export async function unknownIds(ctx: CheckContext, resource: Resource): Promise<string[]> {
+  const items = await ctx.api.list(`/${resource}`);
+  let max = 0n;
+  for (const { id } of items) {
+    // Numeric strings count too: a server rendering ids as strings must not make a real id look unknown.
+    const n = typeof id === 'number' && Number.isSafeInteger(id) ? BigInt(id) : typeof id === 'string' && /^[0-9]{1,30}$/.test(id) ? BigInt(id) : undefined;
+    if (n !== undefined && n > max) max = n;
+  }
+  return [String(max + PAST_MAX), NON_NUMERIC_ID];
+}
+
+export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Promise<ErrorProbe[]> {
+  const token = await ctx.api.token();
+  return Promise.all((await unknownIds(ctx, resource)).map(async (id) => {
+    const path = detailPath(resource, encodeURIComponent(id));
+    return { kind: `unknown ${resource === 'dishes' ? 'dish' : 'seat'} id`, request: `GET ${path}`, reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }) };
+  }));
+}
+
+/** Data endpoints 2–7 without a token (§5.4: code 401). */
+export async function noTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
+  return Promise.all((await dataEndpointPaths(ctx)).map(async ({ path }) => ({
+    kind: 'no token', request: `GET ${path} without a token`, reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
+  })));
+}
+
+/** /auth with neither secret nor key (§4 endpoint 1: both required). */
+export async function authWithoutParams(ctx: CheckContext): Promise<ErrorProbe> {
+  return { kind: 'missing /auth parameters', request: `GET ${AUTH_PATH} without secret and key`, reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }) };
+}
+
+/** Every error answer the errors area provokes; blocked prerequisites leave their probes out. */
+export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
+  const parts = await Promise.allSettled([
+    unknownInterface(ctx, true).then((p) => [p]),
+    unknownInterface(ctx, false).then((p) => [p]),
+    unknownIdProbes(ctx, 'dishes'),
+    unknownIdProbes(ctx, 'seats'),
+    noTokenProbes(ctx),
+    authWithoutParams(ctx).then((p) => [p]),
+  ]);
+  const out: ErrorProbe[] = [];
+  for (const p of parts) {
+    if (p.status === 'fulfilled') out.push(...p.value);
+    // A missing prerequisite or no response at all is reported by ERR-01/02/03; anything else is a bug of ours.
+    else if (p.reason instanceof Blocked || p.reason instanceof NetworkError) ctx.note(`some error answers not judged here: ${(p.reason as Error).message}`);
+    else throw p.reason;
+  }
+  return out;
+}
+
+/** The first few problems and how many more: a broken server gets a readable message, not a wall. */
+export const listed = (problems: string[], max = 5): string =>
+  problems.length > max ? `${problems.slice(0, max).join('; ')} and ${problems.length - max} more` : problems.join('; ');
+
+/** The success envelope of §4 rule 1; every other answer is an error by its envelope. */
+const isSuccessEnvelope = (r: Reply): boolean => successData(r).ok;
+
+/** GET of each list endpoint with query parameters (§4 rule 2). */
+export async function listQueryProbes(ctx: CheckContext): Promise<Array<{ path: string; plain: Reply; query: Reply }>> {
+  const token = await ctx.api.token();
+  return Promise.all(LIST_PATHS.map(async (path) => {
+    const [plain, query] = await Promise.all([ctx.api.get(path), ctx.api.once(`errors:query:${path}`, { path, query: LIST_QUERY, token })]);
+    return { path, plain, query };
+  }));
+}
+
+async function unknownIdsAreErrors(ctx: CheckContext, resource: Resource): Promise<void> {
+  for (const { request, reply } of await unknownIdProbes(ctx, resource)) {
+    const what = `${request} (an id that is not in /${resource})`;
+    if (isSuccessEnvelope(reply)) ctx.fail(`${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${show((reply.json as { data?: unknown }).data, 80)}`);
+    expectError(ctx, reply, [400, 404], what);
+    if (carriesData(reply)) ctx.fail(`${what}: the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`);
+  }
+}
+
+export const errorChecks = defineChecks('errors', [
+  {
+    id: 'ERR-01',
+    title: 'An unknown interface answers code 404',
+    level: 'MUST',
+    spec: '§7',
+    async run(ctx) {
+      const withToken = await unknownInterface(ctx, true);
+      expectError(ctx, withToken.reply, [404], `${withToken.request} with a valid token`);
+      // Without a token §5.4 applies as well: a server that authenticates before routing answers 401.
+      const without = await unknownInterface(ctx, false);
+      expectError(ctx, without.reply, [404, 401], without.request);
+      if (carriesData(without.reply)) ctx.fail(`${without.request}: the error carries data`);
+    },
+  },
+  {
+    id: 'ERR-02',
+    title: 'Unknown dish ids answer an error envelope with code 400 or 404',
+    level: 'MUST',
+    spec: '§4 endpoint 4, §7',
+    run: (ctx) => unknownIdsAreErrors(ctx, 'dishes'),
+  },
+  {
+    id: 'ERR-03',
+    title: 'Unknown seat ids answer an error envelope with code 400 or 404',
+    level: 'MUST',
+    spec: '§4 endpoint 6, §7',
+    run: (ctx) => unknownIdsAreErrors(ctx, 'seats'),
+  },
+  {
+    id: 'ERR-04',
+    title: 'Every error body is a JSON envelope with an integer code and a status other than SUCCESS',
+    level: 'MUST',
+    spec: '§2.1, §7',
+    async run(ctx) {
+      const problems: string[] = [];
+      for (const { request, reply } of await allErrorProbes(ctx)) {
+        // A success where an error was due is the failure of the check for that request, not of the error layout.
+        if (isSuccessEnvelope(reply)) continue;
+        if (reply.jsonError !== undefined || !isRecord(reply.json)) { problems.push(`${request}: ${describeReply(reply)}`); continue; }
+        const errors = validate('envelope.error', reply.json);
+        if (errors.length) problems.push(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`);
+      }
+      if (problems.length) ctx.fail(`expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ${listed(problems)}`);
+    },
+  },
+  {
+    id: 'ERR-05',
+    title: 'An error sent with an HTTP status other than 200 uses the status of its envelope code',
+    level: 'SHOULD',
+    spec: '§7',
+    async run(ctx) {
+      const problems: string[] = [];
+      for (const { request, reply } of await allErrorProbes(ctx)) {
+        const code = envelopeCode(reply);
+        if (isSuccessEnvelope(reply) || typeof code !== 'number') continue;
+        if (reply.status !== 200 && reply.status !== code) problems.push(`${request}: HTTP ${reply.status} with envelope code ${code}`);
+      }
+      if (problems.length) ctx.fail(`expected HTTP 200 or the HTTP status equal to the envelope code (clients and proxies read the HTTP status), got ${listed(problems)}`);
+    },
+  },
+  {
+    id: 'ERR-06',
+    title: 'List endpoints given query parameters ignore them or answer 400, never 500',
+    level: 'MUST',
+    spec: '§4 rule 2, §7',
+    async run(ctx) {
+      const problems: string[] = [];
+      const q = new URLSearchParams(LIST_QUERY).toString();
+      for (const { path, plain, query } of await listQueryProbes(ctx)) {
+        // Only what the parameters change is judged here: a list that fails without them is its own check's finding.
+        if (!isSuccessEnvelope(plain)) { ctx.note(`GET ${path} does not answer SUCCESS even without parameters; not judged here`); continue; }
+        if (isSuccessEnvelope(query)) continue;
+        const code = envelopeCode(query);
+        if (code === 400 && validate('envelope.error', query.json).length === 0) continue;
+        problems.push(`GET ${path}?${q}: ${describeReply(query)}`);
+      }
+      if (problems.length) ctx.fail(`expected SUCCESS (parameters ignored) or an error envelope with code 400, got ${listed(problems)}`);
+    },
+  },
+]);

@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { Blocked, defineChecks, type Check, type CheckContext } from '../src/check.js';
+import { isRecord, successData, type Rec, type Resource } from '../src/api.js';
+import { describeReply, show } from '../src/assertions.js';
+import { formatErrors, validate } from '../src/schemas.js';
+import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';
+import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
+
+/**
+ * Fuzzed dish_id and seat_id (issue 3 "Fuzzing with fast-check", §4 endpoints 4 and 6, §7). Property: every answer
+ * is a JSON envelope, and either the record with exactly the id asked for (support/fuzz-ids.ts namedId says what
+ * "exactly" means) belonging to this merchant, or an error with code 400 or 404 — never 500, never another id's
+ * record, never another merchant's record.
+ *
+ * One property draws a dish_id and a seat_id per run (config fuzz.runs runs: that many ids per endpoint), so one
+ * seed and one path replay a failure exactly (`--seed N --fuzz-path P`). fc.check, not @fast-check/vitest: the
+ * seed comes from config and the result goes into the report. Requests go through ctx.send (concurrency cap).
+ */
+
+const NOUN: Record<Resource, string> = { dishes: 'dish', seats: 'seat' };
+
+/** The property's verdict on one answer: thrown so fast-check shrinks towards the smallest failing ids. */
+class FuzzFinding extends Error {}
+
+interface Target {
+  resource: Resource;
+  /** Ids of this merchant's own records (its list): a record outside it is not "belonging to this merchant". */
+  mine: Set<string>;
+  /** The other merchant's identity, when other_app is configured. */
+  theirs?: Tenant;
+}
+
+/** Judges one answer; undefined when it is one the spec allows. */
+async function judge(ctx: CheckContext, t: Target, raw: string, token: string): Promise<string | undefined> {
+  const noun = NOUN[t.resource];
+  const path = `/${t.resource}/${raw}`;
+  const asked = `${JSON.stringify(decodedSegment(raw))}${namedId(raw) === undefined ? ' (names no id)' : ''}`;
+  const expected = namedId(raw) === undefined ? 'expected an error with code 400 or 404' : `expected ${noun} ${namedId(raw)} or an error with code 400 or 404`;
+  let r;
+  try { r = await ctx.send({ path, token }); } catch (e) {
+    return `GET ${path} for ${noun} id ${asked} got no usable response (${(e as Error).message}); ${expected}`;
+  }
+  if (r.jsonError !== undefined || !isRecord(r.json)) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: not a JSON envelope; ${expected}`;
+  const j = r.json;
+  if (j.status === 'SUCCESS' || j.code === 200) {
+    const s = successData(r);
+    if (!s.ok) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: neither a success nor an error envelope; ${expected}`;
+    const d = s.data;
+    if (!isRecord(d)) return `GET ${path} for ${noun} id ${asked} answered SUCCESS with data ${show(d, 60)}; ${expected}`;
+    if (!isExactlyThatId(raw, d.id)) return `GET ${path} for ${noun} id ${asked} answered ${noun} ${show(d.id)}; ${expected}`;
+    const mark = t.theirs && ownerMark(d, t.theirs);
+    if (mark) return `GET ${path} answered merchant B's ${noun} ${show(d.id)} (${mark}) to merchant A's token; expected an error with code 400 or 404`;
+    if (!t.mine.has(String(d.id))) return `GET ${path} answered ${noun} ${show(d.id)}, which is not among this merchant's GET /${t.resource}; expected an error with code 400 or 404`;
+    return undefined;
+  }
+  if (j.code !== 400 && j.code !== 404) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}; ${expected}`;
+  const errors = validate('envelope.error', j);
+  if (errors.length) return `GET ${path} for ${noun} id ${asked} answered an error body that is not an error envelope (§7): ${formatErrors(errors, 3)}`;
+  const mark = t.theirs && isRecord(j.data) ? ownerMark(j.data as Rec, t.theirs) : undefined;
+  if (mark) return `GET ${path} answered an error that carries merchant B's ${noun} (${mark})`;
+  return undefined;
+}
+
+async function target(ctx: CheckContext, resource: Resource, theirs: Tenant | undefined): Promise<{ t: Target; mine: Array<string | number>; other: Array<string | number> }> {
+  const ids = (items: Rec[]): Array<string | number> => items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
+  const mine = ids(await ctx.api.list(`/${resource}`));
+  const mineSet = new Set(mine.map(String));
+  let other: Array<string | number> = [];
+  if (ctx.config.other_app) {
+    try { other = ids(await ctx.api.list(`/${resource}`, 'other_app')).filter((id) => !mineSet.has(String(id))); } catch (e) {
+      ctx.note(`merchant B's ${resource} not fuzzed: ${(e as Error).message}`);
+    }
+  }
+  return { t: { resource, mine: mineSet, ...(theirs ? { theirs } : {}) }, mine, other };
+}
+
+async function fuzzIds(ctx: CheckContext): Promise<void> {
+  const token = await ctx.api.token();
+  let theirs: Tenant | undefined;
+  if (ctx.config.other_app) {
+    try {
+      const [me, other] = await Promise.all([tenantOf(ctx, 'app'), tenantOf(ctx, 'other_app')]);
+      // other_app of the same merchant (a configuration slip) would make every own record "merchant B's".
+      if (me.id === other.id) ctx.note('other_app belongs to the same merchant as app: its ids are not fuzzed as another merchant\'s');
+      else theirs = other;
+    } catch (e) { ctx.note(`merchant B not used: ${(e as Error).message}`); }
+  }
+  const [dishes, seats] = await Promise.all([target(ctx, 'dishes', theirs), target(ctx, 'seats', theirs)]);
+  const arb = fc.record({ dish_id: segmentArbitrary(dishes.mine, dishes.other), seat_id: segmentArbitrary(seats.mine, seats.other) });
+  const property = fc.asyncProperty(arb, async ({ dish_id, seat_id }) => {
+    const [d, s] = await Promise.all([judge(ctx, dishes.t, dish_id, token), judge(ctx, seats.t, seat_id, token)]);
+    if (d ?? s) throw new FuzzFinding([d, s].filter(Boolean).join('; '));
+  });
+  const { seed, runs, path } = ctx.config.fuzz;
+  const details = await fc.check(property, { seed, numRuns: runs, ...(path ? { path } : {}) });
+  if (path) ctx.note(`replayed fuzz path ${path} (seed ${seed})`);
+  if (!details.failed) {
+    ctx.note(`${details.numRuns} generated dish_id/seat_id pairs (seed ${seed}): every answer was the record asked for or an error 400/404`);
+    return;
+  }
+  if (details.counterexample === null) {
+    if (details.numRuns === 0 && path) throw new Blocked(`the fuzz path ${path} does not exist for seed ${seed}`);
+    return ctx.fail(`fuzzing stopped before a verdict: ${fc.asyncDefaultReportMessage(details) ?? 'no details'}`);
+  }
+  const err = details.errorInstance;
+  if (!(err instanceof FuzzFinding)) throw err; // a defect of the suite, not a finding
+  const [value] = details.counterexample;
+  const counterexample = fc.stringify(value);
+  const replay = `--seed ${details.seed} --fuzz-path ${details.counterexamplePath}`;
+  ctx.setFuzz({ seed: details.seed, path: details.counterexamplePath, counterexample, shrinks: details.numShrinks, replay });
+  ctx.fail(`${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times; replay: ${replay})`);
+}
+
+export const fuzzChecks: Check[] = defineChecks('fuzz', [
+  {
+    id: 'FUZZ-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6, §7', requires: ['fuzz'],
+    title: 'Fuzzed dish_id and seat_id answer the record of exactly that id of this merchant, or an error 400/404 (never 500, never another record)',
+    run: fuzzIds,
+  },
+]);

@@ -1,0 +1,195 @@
+import { Blocked, defineChecks, type Check, type CheckContext } from '../src/check.js';
+import { isRecord, successData, type Rec, type Resource, type Who } from '../src/api.js';
+import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
+import { describeReply, envelopeCode, show } from '../src/assertions.js';
+import { detailPath } from '../src/endpoints.js';
+import { byId, detailRecord, Findings, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';
+
+/**
+ * §1 "Every data endpoint returns data belonging to the merchant that owns the application credential": with
+ * merchant A's token nothing of merchant B may be read, and the other way round. Needs other_app (an application
+ * of a second merchant). Messages name the exact record that leaked, since this is the finding vendors most need.
+ */
+
+interface Side { who: Who; label: string }
+const A: Side = { who: 'app', label: 'merchant A' };
+const B: Side = { who: 'other_app', label: 'merchant B' };
+const NOUN: Record<Resource, Kind> = { dishes: 'dish', seats: 'seat' };
+
+async function tenants(ctx: CheckContext, me: Side, other: Side): Promise<{ mine: Tenant; theirs: Tenant }> {
+  const [mine, theirs] = await Promise.all([tenantOf(ctx, me.who), tenantOf(ctx, other.who)]);
+  if (sameJson(mine.id, theirs.id) || (typeof mine.merchantId === 'string' && mine.merchantId !== '' && mine.merchantId === theirs.merchantId)) {
+    throw new Blocked(`other_app belongs to the same merchant as app (id ${show(mine.id)}): isolation needs an application of a second merchant`);
+  }
+  return { mine, theirs };
+}
+
+/** The same record: every spec field both carry is equal (5 and "5" alike); the name or table number at least. */
+function sameSpecFields(kind: Kind, a: Rec, b: Rec): boolean {
+  const fields = SPEC_FIELDS[kind].filter((f) => Object.hasOwn(a, f) && Object.hasOwn(b, f));
+  return fields.length > 0 && fields.every((f) => sameJson(a[f], b[f]) || sameText(a[f], b[f]));
+}
+
+/** A record of mine that is really theirs: it carries their user_id/merchant_id, or equals their record of that id. */
+function theirRecord(kind: Kind, rec: Rec, theirList: Map<string, Rec>, theirs: Tenant): string | undefined {
+  const mark = ownerMark(rec, theirs);
+  if (mark) return mark;
+  const same = theirList.get(String(rec.id));
+  return same && sameSpecFields(kind, rec, same) ? 'the same record as theirs' : undefined;
+}
+
+/**
+ * The owner an order shows: its merchant_id, else its seat's or a dish's user_id (an order has no user_id, and its
+ * merchant_id may be "", §2.4).
+ */
+function orderMark(o: Rec, tenant: Tenant): string | undefined {
+  const mark = ownerMark(o, tenant) ?? (isRecord(o.seat) ? ownerMark(o.seat, tenant) : undefined);
+  if (mark) return mark;
+  for (const d of Array.isArray(o.dishes) ? o.dishes : []) if (isRecord(d)) { const m = ownerMark(d, tenant); if (m) return m; }
+  return undefined;
+}
+
+/**
+ * Their records by id, without those that carry my own user_id or merchant_id: a record of mine leaked into their
+ * list is mine (the other direction's check reports that leak), not theirs.
+ */
+function theirRecords(items: Rec[] | undefined, mine: Tenant, mark: (r: Rec, t: Tenant) => string | undefined = ownerMark): Map<string, Rec> {
+  return byId((items ?? []).filter((i) => !mark(i, mine)));
+}
+
+async function listOf(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders', side: Side): Promise<Rec[] | undefined> {
+  try { return await ctx.api.list(path, side.who); } catch (e) {
+    ctx.note(`GET ${path} with ${side.label}'s token not used: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
+/** ISO-01/03: none of the other merchant's dish or seat ids resolves by detail with my token. */
+async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): Promise<void> {
+  const { mine: myTenant, theirs } = await tenants(ctx, me, other);
+  const found = new Findings();
+  let probed = 0;
+  for (const resource of ['dishes', 'seats'] as const) {
+    const noun = NOUN[resource];
+    const theirList = await listOf(ctx, `/${resource}`, other);
+    if (!theirList) continue;
+    const theirById = theirRecords(theirList, myTenant);
+    const mine = byId((await listOf(ctx, `/${resource}`, me)) ?? []);
+    const { ids, total, sampled } = await ctx.api.detailIds(resource, other.who);
+    if (sampled) ctx.note(`asked for a seeded sample of ${ids.length} of ${other.label}'s ${total} ${resource}`);
+    let shared = 0;
+    await Promise.all(ids.map(async (id) => {
+      // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my
+      // list) is mine to read.
+      const own = mine.get(String(id));
+      if (!theirById.has(String(id)) || (own && !theirRecord(noun, own, theirById, theirs))) { shared++; return; }
+      probed++;
+      const path = detailPath(resource, id);
+      const head = `GET ${path} with ${me.label}'s token`;
+      let reply;
+      try { reply = await ctx.api.get(path, me.who); } catch (e) {
+        found.add(`${head} (${other.label}'s ${noun} ${id}) got no usable response: ${(e as Error).message}`);
+        return;
+      }
+      const s = successData(reply);
+      if (s.ok) {
+        const d = s.data;
+        const mark = isRecord(d) ? ownerMark(d, theirs) : undefined;
+        found.add(isRecord(d) && sameId(d.id, id)
+          ? `${head} answered ${other.label}'s ${noun} ${id}${mark ? ` (${mark})` : ''}`
+          : `${head} answered SUCCESS (data ${show(d, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`);
+        return;
+      }
+      const data = isRecord(reply.json) ? reply.json.data : undefined;
+      const mark = isRecord(data) ? ownerMark(data, theirs) : undefined;
+      if (mark) found.add(`${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`);
+      else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number)) {
+        found.add(`${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`);
+      }
+    }));
+    if (shared) ctx.note(`${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`);
+  }
+  if (!probed) throw new Blocked(`${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`);
+  if (found.length) ctx.fail(`${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`);
+}
+
+/** ISO-02/04: nothing in my responses is the other merchant's record or carries its user_id or merchant_id. */
+async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, other: Side): Promise<void> {
+  const { mine, theirs } = await tenants(ctx, me, other);
+  const found = new Findings();
+  const says = (path: string, text: string): void => found.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`);
+  const [theirDishes, theirSeats, theirOrders] = await Promise.all([
+    listOf(ctx, '/dishes', other).then((l) => theirRecords(l, mine)),
+    listOf(ctx, '/seats', other).then((l) => theirRecords(l, mine)),
+    listOf(ctx, '/orders', other).then((l) => theirRecords(l, mine, orderMark)),
+  ]);
+  const theirLists: Record<Kind, Map<string, Rec>> = { dish: theirDishes, seat: theirSeats };
+  let looked = 0;
+
+  try {
+    const m = await ctx.api.merchant(me.who);
+    looked++;
+    if (sameJson(m.id, theirs.id) || (typeof theirs.merchantId === 'string' && m.merchant_id === theirs.merchantId)) says('/merchant', `answered ${other.label}'s merchant record (id ${show(m.id)}, merchant_id ${show(m.merchant_id)})`);
+  } catch (e) { ctx.note(`GET /merchant with ${me.label}'s token not used: ${(e as Error).message}`); }
+
+  for (const resource of ['dishes', 'seats'] as const) {
+    const noun = NOUN[resource];
+    const items = await listOf(ctx, `/${resource}`, me);
+    if (!items) continue;
+    looked++;
+    for (const i of items) {
+      const why = theirRecord(noun, i, theirLists[noun], theirs);
+      if (why) says(`/${resource}`, `lists ${other.label}'s ${noun} ${show(i.id)} (${why})`);
+    }
+    // The details of the run (the same sample as DISH-02/SEAT-02): each must be mine too.
+    const { ids } = await ctx.api.detailIds(resource, me.who);
+    await Promise.all(ids.map(async (id) => {
+      const d = await detailRecord(ctx, resource, id, me.who);
+      const mark = d && ownerMark(d, theirs);
+      if (mark) says(detailPath(resource, id), `answered a ${noun} of ${other.label} (${mark})`);
+    }));
+  }
+
+  const orders = await listOf(ctx, '/orders', me);
+  if (orders) {
+    looked++;
+    for (const o of orders) {
+      const leaked = ownerMark(o, theirs) ?? (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id))!.order_number) ? 'the same order_number as theirs' : undefined);
+      if (leaked) { says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`); continue; } // its seat and dishes come with it
+      if (isRecord(o.seat)) {
+        const why = theirRecord('seat', o.seat, theirSeats, theirs);
+        if (why) says('/orders', `: order ${show(o.id)} sits at ${other.label}'s seat ${show(o.seat.id)} (${why})`);
+      }
+      for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
+        if (!isRecord(d)) continue;
+        const why = theirRecord('dish', d, theirDishes, theirs);
+        if (why) says('/orders', `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`);
+      }
+    }
+  }
+  if (!looked) throw new Blocked(`no response of ${me.label} to look into`);
+  if (found.length) ctx.fail(`The responses of ${me.label} (${me.who}) carry data of ${other.label} (${other.who}: user_id ${show(theirs.id)}, merchant_id ${show(theirs.merchantId)}) in ${found.length} place${found.length > 1 ? 's' : ''}: ${found.list()}`);
+}
+
+export const isolationChecks: Check[] = defineChecks('isolation', [
+  {
+    id: 'ISO-01', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
+    title: "With merchant A's token, none of merchant B's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
+    run: (ctx) => theirIdsDoNotResolve(ctx, A, B),
+  },
+  {
+    id: 'ISO-02', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'],
+    title: "Merchant A's responses carry none of merchant B's records, user_id or merchant_id",
+    run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, A, B),
+  },
+  {
+    id: 'ISO-03', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
+    title: "With merchant B's token, none of merchant A's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
+    run: (ctx) => theirIdsDoNotResolve(ctx, B, A),
+  },
+  {
+    id: 'ISO-04', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'],
+    title: "Merchant B's responses carry none of merchant A's records, user_id or merchant_id",
+    run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
+  },
+]);

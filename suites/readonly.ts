@@ -1,0 +1,97 @@
+import { defineChecks, type CheckContext } from '../src/check.js';
+import { isRecord, successData } from '../src/api.js';
+import { NetworkError, type Reply } from '../src/http.js';
+import { describeReply, show } from '../src/assertions.js';
+import { dataEndpointPaths } from './support/paths.js';
+
+/** The methods §1 and §3 rule out ("read-only; no operation changes any state"). Sent only with unsafe_methods. */
+export const UNSAFE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export interface UnsafeAnswer { method: string; path: string; reply?: Reply; error?: string }
+export interface UnsafeProbe { paths: string[]; before: Reply[]; answers: UnsafeAnswer[]; after: Reply[] }
+
+/**
+ * GET every data endpoint (lists and a real detail), send each unsafe method to each, GET them again.
+ * Every request goes through ctx.api.once, so the checks that share this probe send it once between them; and
+ * since each check walks the same steps in the same order and awaits each step before asking for the next, the
+ * "before" GETs are complete before any unsafe request starts, and the "after" GETs start after all of them.
+ */
+export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
+  const token = await ctx.api.token();
+  const paths = (await dataEndpointPaths(ctx)).map((p) => p.path);
+  const snapshot = (phase: string): Promise<Reply[]> => Promise.all(paths.map((path) => ctx.api.once(`readonly:${phase}:${path}`, { path, token })));
+  const before = await snapshot('before');
+  const answers: UnsafeAnswer[] = [];
+  // One at a time, in a fixed order: a server that does change state changes it the same way on every run.
+  for (const path of paths) {
+    for (const method of UNSAFE_METHODS) {
+      try {
+        answers.push({ method, path, reply: await ctx.api.once(`readonly:${method}:${path}`, { method, path, token }) });
+      } catch (e) {
+        if (!(e instanceof NetworkError)) throw e;
+        answers.push({ method, path, error: e.message });
+      }
+    }
+  }
+  const after = await snapshot('after');
+  return { paths, before, answers, after };
+}
+
+/** JSON with sorted keys: two renderings of the same data compare equal whatever their key order. */
+export function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isRecord(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
+}
+
+function fieldDiff(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => canonical(a[k]) !== canonical(b[k]))
+    .map((k) => `${k} ${show(a[k], 40)} → ${show(b[k], 40)}`);
+}
+
+/** What changed between two payloads of one endpoint; lists are compared by id, whatever their order. */
+export function dataChanges(before: unknown, after: unknown): string[] {
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const index = (xs: unknown[]): Map<string, unknown> => new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? canonical(x.id) : `#${i}`, x]));
+    const [b, a] = [index(before), index(after)];
+    const out: string[] = [];
+    for (const [id, x] of b) {
+      const y = a.get(id);
+      if (y === undefined) out.push(`record ${id} is gone`);
+      else if (canonical(x) !== canonical(y)) out.push(`record ${id} changed: ${isRecord(x) && isRecord(y) ? fieldDiff(x, y).join(', ') : `${show(x, 40)} → ${show(y, 40)}`}`);
+    }
+    for (const id of a.keys()) if (!b.has(id)) out.push(`record ${id} is new`);
+    return out;
+  }
+  if (isRecord(before) && isRecord(after)) {
+    const diff = fieldDiff(before, after);
+    return diff.length ? [`fields changed: ${diff.join(', ')}`] : [];
+  }
+  return canonical(before) === canonical(after) ? [] : [`data ${show(before, 60)} → ${show(after, 60)}`];
+}
+
+export const readonlyChecks = defineChecks('readonly', [
+  {
+    id: 'RO-01',
+    title: 'POST, PUT, PATCH and DELETE change no data (checked through GET before and after)',
+    level: 'MUST',
+    spec: '§1, §3',
+    requires: ['unsafe_methods'],
+    async run(ctx) {
+      const { paths, before, after } = await unsafeProbe(ctx);
+      const problems: string[] = [];
+      paths.forEach((path, i) => {
+        const [b, a] = [successData(before[i]!), successData(after[i]!)];
+        if (!b.ok) { ctx.note(`GET ${path} did not succeed before the unsafe requests (${b.why}); not compared`); return; }
+        if (!a.ok) { problems.push(`GET ${path} answered SUCCESS before and ${describeReply(after[i]!)} after`); return; }
+        const changes = dataChanges(b.data, a.data);
+        if (changes.length) problems.push(`GET ${path}: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? ` and ${changes.length - 5} more` : ''}`);
+      });
+      if (problems.length) {
+        ctx.fail(`after POST, PUT, PATCH and DELETE to ${paths.join(', ')}, expected the same data through GET as before, got: ${problems.join(' | ')} ` +
+          '(the comparison assumes no other client changes the merchant during the run)');
+      }
+    },
+  },
+]);

@@ -1,0 +1,139 @@
+import type { CheckContext } from '../../src/check.js';
+import { isRecord, successData, type Rec, type Resource, type Who } from '../../src/api.js';
+import { show } from '../../src/assertions.js';
+import { detailPath } from '../../src/endpoints.js';
+import { validate } from '../../src/schemas.js';
+
+/**
+ * Field-by-field comparison of two renderings of the same record (a list item and its detail, an embedded dish
+ * and its /dishes entry). Consistency checks judge only values that are well-formed: a malformed value is the
+ * business of the shape checks (DISH-0x, SEAT-0x, ORD-01), so one broken rule fails one check, not three.
+ */
+
+export type Kind = 'dish' | 'seat';
+
+/** The spec's fields of each record (§2.2, §2.3), id left out: the id is how the two sides were paired. */
+export const SPEC_FIELDS: Record<Kind, readonly string[]> = {
+  dish: ['name', 'price', 'stock', 'unit', 'category_id', 'user_id', 'created_at', 'updated_at'],
+  seat: ['table_number', 'remark', 'status', 'merchant_id', 'user_id', 'created_at', 'updated_at'],
+};
+
+const FIELD_SCHEMA = {
+  dish: 'dish#/properties/',
+  seat: 'seat#/$defs/embedded/properties/',
+  order: 'order#/properties/',
+  pivot: 'order-dish#/properties/pivot/properties/',
+} as const;
+
+/**
+ * Latitude (issue 2): fields typed string in the field table and shown as numbers in the sample may come either
+ * way. 5 and "5" are the same value here; "05" and 5 are not (a table label is text).
+ */
+const NUMBER_OR_STRING: Record<Kind, ReadonlySet<string>> = { dish: new Set(), seat: new Set(['table_number', 'status']) };
+
+/** True when the value is well-formed for that field of the spec's shape. */
+export function fieldValid(shape: keyof typeof FIELD_SCHEMA, field: string, value: unknown): boolean {
+  return validate(`${FIELD_SCHEMA[shape]}${field}` as `dish#${string}`, value).length === 0;
+}
+
+/** JSON equality (key order ignored). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Rec)[k], (b as Rec)[k]));
+}
+
+/** 5 and "5": the same text, one side a number. */
+export function sameText(a: unknown, b: unknown): boolean {
+  return (typeof a === 'number' && typeof b === 'string' && String(a) === b) || (typeof b === 'number' && typeof a === 'string' && String(b) === a);
+}
+
+/** Two ids name the same record: compared as text, since an id of the wrong type is the shape checks' finding. */
+export const sameId = (a: unknown, b: unknown): boolean => (typeof a === 'number' || typeof a === 'string') && String(a) === String(b);
+
+export interface FieldDiff { field: string; a: unknown; b: unknown }
+
+export interface Comparison {
+  /** Spec fields that differ, both sides well-formed: a finding. */
+  diffs: FieldDiff[];
+  /** Spec fields that differ only as number vs numeric string where the spec allows both: a note. */
+  latitude: FieldDiff[];
+  /** Fields the spec does not list, present on both sides with different values: a note (not the spec's rule). */
+  extra: string[];
+}
+
+/** Compares the spec fields present on both sides; fields present on one side only are the shape checks' finding. */
+export function compareRecords(kind: Kind, a: Rec, b: Rec): Comparison {
+  const out: Comparison = { diffs: [], latitude: [], extra: [] };
+  for (const field of SPEC_FIELDS[kind]) {
+    if (!Object.hasOwn(a, field) || !Object.hasOwn(b, field)) continue;
+    const x = a[field];
+    const y = b[field];
+    if (sameJson(x, y)) continue;
+    if (NUMBER_OR_STRING[kind].has(field) && sameText(x, y)) { out.latitude.push({ field, a: x, b: y }); continue; }
+    if (!fieldValid(kind, field, x) || !fieldValid(kind, field, y)) continue;
+    out.diffs.push({ field, a: x, b: y });
+  }
+  const spec = new Set([...SPEC_FIELDS[kind], 'id', 'pivot']);
+  for (const k of Object.keys(a)) if (!spec.has(k) && Object.hasOwn(b, k) && !sameJson(a[k], b[k])) out.extra.push(k);
+  return out;
+}
+
+/** "list has price 38.5, detail has 38; list has unit null, detail has "plate"". */
+export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string): string {
+  return diffs.map((d) => `${sideA} has ${d.field} ${show(d.a, 60)}, ${sideB} has ${show(d.b, 60)}`).join('; ');
+}
+
+/** Collects findings and renders "N findings: first five" messages. */
+export class Findings {
+  readonly items: string[] = [];
+  add(text: string): void { this.items.push(text); }
+  get length(): number { return this.items.length; }
+  /** "2 of 7 dishes differ …: first; second"; what is [one, many] when the phrase depends on the count. */
+  summary(what: string | [string, string], of?: number, max = 5): string {
+    const phrase = typeof what === 'string' ? what : this.items.length === 1 && of === undefined ? what[0] : what[1];
+    return `${this.items.length}${of !== undefined ? ` of ${of}` : ''} ${phrase}: ${this.list(max)}`;
+  }
+  /** The first findings, then how many more. */
+  list(max = 5): string {
+    const more = this.items.length > max ? `; … and ${this.items.length - max} more` : '';
+    return `${this.items.slice(0, max).join('; ')}${more}`;
+  }
+}
+
+/**
+ * The detail record of an id through the shared, memoized request (fetched once per run, with DISH-02/SEAT-02),
+ * or undefined when the detail did not answer a record: that is the detail check's finding, not consistency's.
+ */
+export async function detailRecord(ctx: CheckContext, resource: Resource, id: string | number, who: Who = 'app'): Promise<Rec | undefined> {
+  try {
+    const s = successData(await ctx.api.get(detailPath(resource, id), who));
+    return s.ok && isRecord(s.data) ? s.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A list of the run, or undefined with a note when it is unavailable (its own check reports why). */
+export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders'): Promise<Rec[] | undefined> {
+  try {
+    return await ctx.api.list(path);
+  } catch (e) {
+    ctx.note(`${path} not checked: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Records by id (as text); the first of duplicate ids wins (duplicates are CONS-04's finding). */
+export function byId(items: Rec[]): Map<string, Rec> {
+  const m = new Map<string, Rec>();
+  for (const i of items) {
+    const k = typeof i.id === 'number' || typeof i.id === 'string' ? String(i.id) : undefined;
+    if (k !== undefined && !m.has(k)) m.set(k, i);
+  }
+  return m;
+}

@@ -1,0 +1,115 @@
+import { defineChecks, Blocked, type CheckContext } from '../src/check.js';
+import { isRecord, successData } from '../src/api.js';
+import { NetworkError, type Reply } from '../src/http.js';
+import { AUTH_PATH } from '../src/endpoints.js';
+import { describeReply, show } from '../src/assertions.js';
+import { dataEndpointPaths } from './support/paths.js';
+import { unknownInterface } from './errors.js';
+
+/** The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests) and one error answer. */
+export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
+  const out: Array<{ request: string; reply: Reply }> = [{ request: `GET ${AUTH_PATH}`, reply: await ctx.api.auth() }];
+  const paths = await dataEndpointPaths(ctx).catch((e: unknown) => { if (e instanceof Blocked) return []; throw e; });
+  for (const { path } of paths) out.push({ request: `GET ${path}`, reply: await ctx.api.get(path) });
+  try {
+    const e = await unknownInterface(ctx, true);
+    out.push({ request: e.request, reply: e.reply });
+  } catch (e) { if (!(e instanceof Blocked)) throw e; }
+  return out;
+}
+
+/**
+ * §1 "JSON, UTF-8". The JSON media type is application/json (RFC 8259; a +json suffix type is JSON too). It
+ * defines no charset parameter because JSON is UTF-8 by definition: no charset passes, and one that is present
+ * must name UTF-8 (the label "utf8" is accepted as the common alias).
+ */
+export function contentTypeProblem(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return 'no Content-Type header';
+  const [type = '', ...params] = value.split(';').map((s) => s.trim());
+  const media = type.toLowerCase();
+  if (media !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media)) return `Content-Type ${show(value)} is not a JSON media type`;
+  for (const p of params) {
+    const [k = '', v = ''] = p.split('=').map((s) => s.trim());
+    if (k.toLowerCase() !== 'charset') continue;
+    const cs = v.replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (cs !== 'utf-8' && cs !== 'utf8') return `Content-Type ${show(value)} names charset ${show(v)}, not UTF-8`;
+  }
+  return undefined;
+}
+
+/** Where in a body decoded with replacement characters the first invalid byte sat: a JSON path, else a snippet. */
+function invalidUtf8At(reply: Reply): string {
+  const find = (v: unknown, at: string): string | undefined => {
+    if (typeof v === 'string') return v.includes('\uFFFD') ? `${at} (${show(v, 60)})` : undefined;
+    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) { const f = find(v[i], `${at}/${i}`); if (f) return f; } return undefined; }
+    if (isRecord(v)) {
+      const id = v.id !== undefined ? `[id ${show(v.id)}]` : '';
+      for (const [k, x] of Object.entries(v)) { const f = find(x, `${at}${id}/${k}`); if (f) return f; }
+    }
+    return undefined;
+  };
+  const inJson = reply.jsonError === undefined ? find(reply.json, '') : undefined;
+  if (inJson) return `at ${inJson}`;
+  const i = reply.text.indexOf('\uFFFD');
+  return i < 0 ? 'somewhere in the body' : `near ${show(reply.text.slice(Math.max(0, i - 20), i + 20))}`;
+}
+
+export const transportChecks = defineChecks('transport', [
+  {
+    id: 'TRANS-01',
+    title: 'Responses carry a JSON content type, with charset UTF-8 or none',
+    level: 'MUST',
+    spec: '§1, §4',
+    async run(ctx) {
+      const problems: string[] = [];
+      for (const { request, reply } of await sampleReplies(ctx)) {
+        const p = contentTypeProblem(reply.headers['content-type']);
+        if (p) problems.push(`${request}: ${p}`);
+      }
+      if (problems.length) ctx.fail(`expected Content-Type application/json (charset utf-8 or none), got ${problems.join('; ')}`);
+    },
+  },
+  {
+    id: 'TRANS-02',
+    title: 'Response bodies are valid UTF-8',
+    level: 'MUST',
+    spec: '§1, §4',
+    async run(ctx) {
+      const problems: string[] = [];
+      for (const { request, reply } of await sampleReplies(ctx)) if (!reply.utf8) problems.push(`${request}: invalid UTF-8 ${invalidUtf8At(reply)}`);
+      if (problems.length) ctx.fail(`expected UTF-8 bodies (§1), got ${problems.join('; ')} (U+FFFD marks the bytes that are not UTF-8)`);
+    },
+  },
+  {
+    id: 'TRANS-03',
+    title: 'The plain http:// origin of an https base_url serves no merchant data',
+    level: 'MUST',
+    spec: '§1, §4 ("Only HTTPS is supported")',
+    requires: ['https'],
+    async run(ctx) {
+      // Same host; an explicit port stays (a server could speak both on it), else the http default port 80.
+      const plain = new URL(ctx.config.base_url);
+      plain.protocol = 'http:';
+      const base = plain.toString().replace(/\/+$/, '');
+      const path = '/merchant';
+      const probe = async (token?: string): Promise<Reply | string> => {
+        try { return await ctx.send({ path, baseUrl: base, ...(token !== undefined ? { token } : {}) }); } catch (e) {
+          if (e instanceof NetworkError) return e.message;
+          throw e;
+        }
+      };
+      const servesData = (r: Reply): boolean => successData(r).ok;
+      const first = await probe();
+      if (typeof first === 'string') return ctx.observe(`plain HTTP refused: ${first}`);
+      if (servesData(first)) ctx.fail(`GET ${base}${path} over plain HTTP, without a token: expected no merchant data, got ${describeReply(first)} with data ${show((first.json as { data?: unknown }).data, 80)}`);
+      if (!isRecord(first.json)) return ctx.observe(`plain HTTP answers ${describeReply(first)}, not the API`);
+      // The API answers on plain HTTP (an error envelope): only the token shows whether it would serve data. The
+      // token crosses plain HTTP only here, after the origin has shown it speaks the API there anyway.
+      const second = await probe(await ctx.api.token());
+      if (typeof second !== 'string' && servesData(second)) {
+        ctx.fail(`GET ${base}${path} over plain HTTP with the token: expected no merchant data (only HTTPS is supported), got ${describeReply(second)} with data ${show((second.json as { data?: unknown }).data, 80)}`);
+      }
+      ctx.note(`the plain HTTP origin answers API envelopes (${describeReply(first)}) but served no data with the token (${typeof second === 'string' ? second : describeReply(second)})`);
+    },
+  },
+]);

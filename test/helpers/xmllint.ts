@@ -1,0 +1,16 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
+
+export const JUNIT_XSD = join(packageRoot, 'test', 'fixtures', 'junit.xsd');
+
+/** Validates XML against the committed JUnit schema with xmllint (Debian's libxml2-utils; .ci/run installs it). */
+export function xmllint(xml: string, xsd = JUNIT_XSD): { ok: boolean; out: string } {
+  const file = join(mkdtempSync(join(tmpdir(), 'junit-')), 'junit.xml');
+  writeFileSync(file, xml);
+  const r = spawnSync('xmllint', ['--noout', '--schema', xsd, file], { encoding: 'utf8' });
+  if (r.error) throw new Error(`xmllint is not installed (apt-get install libxml2-utils): ${r.error.message}`);
+  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
+}

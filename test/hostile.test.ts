@@ -1,0 +1,269 @@
+import { describe, expect, test } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { runCli, type CliRun } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import type { Variant } from '../reference/server.js';
+import * as H from '../reference/hostile.js';
+import { ALL_CHECKS } from '../suites/index.js';
+import { validate } from '../src/schemas.js';
+import { HttpClient, NetworkError } from '../src/http.js';
+import { Redactor } from '../src/redact.js';
+import { startReferenceServer } from '../reference/server.js';
+
+/**
+ * The suite against servers that misbehave at the transport level. Each case: the checks the misbehaviour touches
+ * fail saying what happened, every other check still runs, the report is written, exit 1, nothing that looks
+ * like a stack trace reaches the terminal, and the run ends within a small factor of timeout_ms.
+ */
+
+const TIMEOUT_MS = 1500;
+/**
+ * The run's own duration (report.duration_ms) may take this many timeouts: generous, since the machine running the
+ * tests may be busy; what proves the per-request deadline is that no single exchange outlasts ~2 timeouts.
+ */
+const MAX_TIMEOUTS = 10;
+const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
+
+interface Expect {
+  /** Checks that must fail, each with a message saying what happened. */
+  failed: Record<string, RegExp>;
+  /** Checks the misbehaviour does not touch: they must pass. */
+  passed: string[];
+}
+
+function expectSurvived(run: CliRun, wallMs: number, e: Expect, timeoutMs = TIMEOUT_MS): void {
+  const r = run.report;
+  expect(r, `report.json written (stderr: ${run.stderr})`).toBeDefined();
+  const byId = new Map(r!.checks.map((c) => [c.id, c]));
+  for (const [id, message] of Object.entries(e.failed)) {
+    expect(byId.get(id)?.status, `${id}: ${byId.get(id)?.message}`).toBe('failed');
+    expect(byId.get(id)!.message).toMatch(message);
+  }
+  for (const id of e.passed) expect(byId.get(id)?.status, `${id}: ${byId.get(id)?.message}`).toBe('passed');
+  // Every other check still ran to an ordinary result: nothing errored, nothing is missing.
+  expect(r!.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+  expect(r!.errors).toEqual([]);
+  expect(validate('report', r)).toEqual([]);
+  expect(r!.checks.map((c) => c.id).sort()).toEqual(ALL_CHECKS.map((c) => c.id).sort());
+  expect(run.code).toBe(1);
+  expect(r!.exit_code).toBe(1);
+  expect(run.stderr).toBe('');
+  expect(run.stdout).not.toMatch(STACK);
+  expect(run.stdout).toMatch(/NOT CONFORMANT/);
+  expect(r!.duration_ms).toBeLessThan(MAX_TIMEOUTS * timeoutMs);
+  expect(wallMs).toBeLessThan(MAX_TIMEOUTS * timeoutMs + 15_000);
+  const slowest = Math.max(...r!.checks.flatMap((c) => c.evidence.map((x) => x.duration_ms)));
+  expect(slowest, 'the slowest single exchange').toBeLessThan(2 * timeoutMs + 1000);
+}
+
+async function runAgainst(variants: Variant[], opts: { timeoutMs?: number; https?: boolean; onSpawn?: (pid: number) => void } = {}): Promise<{ run: CliRun; wallMs: number }> {
+  return withServer(variants, async (srv) => {
+    const t0 = performance.now();
+    const run = await runCli(targetArgs(srv, ['--timeout-ms', String(opts.timeoutMs ?? TIMEOUT_MS)]), { env: targetEnv, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
+    return { run, wallMs: performance.now() - t0 };
+  }, { https: opts.https ?? true });
+}
+
+/** Polls the child's peak resident set (VmHWM, a high-water mark kept by Linux) until it exits. */
+function peakRss(pid: number): { stop(): number } {
+  let peakKb = 0;
+  const read = (): void => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch { /* the process has exited */ }
+  };
+  const timer = setInterval(read, 50);
+  return { stop: () => { clearInterval(timer); return peakKb; } };
+}
+
+// One hostile run at a time: each is a full CLI run, and timing is part of what is asserted.
+describe.sequential('the suite survives a hostile server', () => {
+  test('a detail endpoint that never answers: the detail checks time out, the rest run', async () => {
+    const { run, wallMs } = await runAgainst([H.hangDetail]);
+    expectSurvived(run, wallMs, {
+      failed: { 'DISH-02': new RegExp(`GET \\S+/dishes/\\d+: no complete response within ${TIMEOUT_MS} ms`) },
+      passed: ['AUTH-01', 'DISH-01', 'SEAT-01', 'SEAT-02', 'MER-01'],
+    });
+  });
+
+  test('a body sent one byte per second ends at the per-request deadline, not at the last byte', async () => {
+    const { run, wallMs } = await runAgainst([H.slowBody]);
+    // The 42-byte body would take 42 s: only a total deadline (not an idle timeout) stops it within a few timeouts.
+    expectSurvived(run, wallMs, {
+      failed: { 'SEAT-01': new RegExp(`GET \\S+/seats: no complete response within ${TIMEOUT_MS} ms`) },
+      passed: ['AUTH-01', 'DISH-01', 'DISH-02', 'MER-01'],
+    });
+    const seat = run.report!.checks.find((c) => c.id === 'SEAT-01')!;
+    const ex = seat.evidence.find((x) => x.request.url.endsWith('/seats'))!;
+    expect(ex.duration_ms).toBeLessThan(3 * TIMEOUT_MS);
+  });
+
+  test.runIf(process.platform === 'linux')('a 600 MB body is cut at the size cap, streamed, with peak memory under 300 MB', async () => {
+    // Plain HTTP and a longer timeout, so the default 100 MB cap (not the clock) is what stops each flood.
+    let meter: { stop(): number } | undefined;
+    const { run, wallMs } = await runAgainst([H.hugeBody], { https: false, timeoutMs: 10_000, onSpawn: (pid) => { meter = peakRss(pid); } });
+    const peakMb = meter!.stop() / 1024;
+    expectSurvived(run, wallMs, {
+      failed: { 'ORD-01': /GET \S+\/orders: response body exceeds the 104857600-byte cap \(max_body_bytes\)/ },
+      passed: ['AUTH-01', 'DISH-01', 'DISH-02', 'SEAT-01', 'MER-01'],
+    }, 10_000);
+    expect(peakMb, `peak RSS of the CLI: ${peakMb.toFixed(0)} MB`).toBeGreaterThan(0);
+    expect(peakMb, `peak RSS of the CLI: ${peakMb.toFixed(0)} MB`).toBeLessThan(300);
+  });
+
+  test('a declared 600 MB Content-Length is refused before reading', async () => {
+    const { run, wallMs } = await runAgainst([H.hugeDeclared]);
+    expectSurvived(run, wallMs, {
+      failed: { 'ORD-01': /response body of 629145600 bytes \(Content-Length\) exceeds the 104857600-byte cap/ },
+      passed: ['AUTH-01', 'DISH-01', 'SEAT-01'],
+    });
+  });
+
+  test('truncated JSON fails the check that reads it', async () => {
+    const { run, wallMs } = await runAgainst([H.truncatedJson]);
+    expectSurvived(run, wallMs, { failed: { 'MER-01': /GET \/merchant.*HTTP 200 with a body that is not JSON/ }, passed: ['AUTH-01', 'DISH-01', 'SEAT-02'] });
+  });
+
+  test('a body that is not JSON at all fails the check that reads it', async () => {
+    const { run, wallMs } = await runAgainst([H.invalidJson]);
+    expectSurvived(run, wallMs, { failed: { 'SEAT-01': /GET \/seats.*HTTP 200 with a body that is not JSON \("<html>/ }, passed: ['AUTH-01', 'DISH-01', 'MER-01'] });
+  });
+
+  test('a body cut short of its Content-Length', async () => {
+    const { run, wallMs } = await runAgainst([H.cutBody]);
+    expectSurvived(run, wallMs, { failed: { 'DISH-01': /GET \S+\/dishes: the server closed the connection/ }, passed: ['AUTH-01', 'SEAT-01', 'MER-01'] });
+  });
+
+  test('a connection reset', async () => {
+    const { run, wallMs } = await runAgainst([H.resetDetail]);
+    expectSurvived(run, wallMs, { failed: { 'SEAT-02': /GET \S+\/seats\/\d+: (connection reset by the server|the server closed the connection)/ }, passed: ['AUTH-01', 'DISH-02', 'SEAT-01'] });
+  });
+
+  test('a redirect to another origin is not followed: the other host sees no request and no token', async () => {
+    const seen: IncomingMessage[] = [];
+    const other = createServer((req, res) => { seen.push(req); res.end('{}'); });
+    await new Promise<void>((resolve, reject) => { other.once('error', reject); other.listen(0, '127.0.0.2', resolve); });
+    try {
+      const origin = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
+      const { run, wallMs } = await runAgainst([H.redirectAway(origin)]);
+      const to = (path: string): RegExp => new RegExp(`HTTP 302 \\(a redirect to ${origin.replace(/\./g, '\\.')}/open${path}, not followed\\)`);
+      expectSurvived(run, wallMs, { failed: { 'MER-01': to('/merchant'), 'DISH-01': to('/dishes') }, passed: ['AUTH-01', 'AUTH-02'] });
+      expect(seen.map((r) => `${r.method} ${r.url} token=${String(r.headers['open-token'])}`)).toEqual([]);
+      const notes = run.report!.checks.find((c) => c.id === 'MER-01')!.notes;
+      expect(notes.join('\n')).toMatch(new RegExp(`HTTP 302 redirect to ${origin.replace(/\./g, '\\.')}/open/merchant: not followed`));
+    } finally {
+      await new Promise<void>((resolve) => { other.closeAllConnections(); other.close(() => resolve()); });
+    }
+  });
+});
+
+describe.concurrent('a target that cannot be reached at all: one line, exit 3, no report', () => {
+  test('a host name that does not resolve', async () => {
+    const run = await runCli(['--base-url', 'https://nonexistent.invalid/open', '--timeout-ms', String(TIMEOUT_MS)], { env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' } });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^conformance: cannot reach https:\/\/nonexistent\.invalid\/open: host name does not resolve( \(temporary DNS failure\))?\n$/);
+    expect(run.stdout).toBe('');
+    expect(run.report).toBeUndefined();
+  });
+
+  test('a server that accepts connections and never answers (even /auth)', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const t0 = performance.now();
+      const run = await runCli(['--base-url', `http://127.0.0.1:${(silent.address() as AddressInfo).port}/open`, '--timeout-ms', String(TIMEOUT_MS)], { env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' } });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(new RegExp(`^conformance: cannot reach \\S+: no complete response within ${TIMEOUT_MS} ms \\(timeout_ms\\)\\n$`));
+      expect(performance.now() - t0).toBeLessThan(TIMEOUT_MS + 10_000);
+    } finally {
+      await new Promise<void>((resolve) => { silent.closeAllConnections(); silent.close(() => resolve()); });
+    }
+  });
+});
+
+describe.concurrent('bad input from the user: one line naming the problem, exit 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-badinput-'));
+  writeFileSync(join(dir, 'not-yaml.yaml'), 'base_url: "https://x.test/open\napp: [secret: a\n  key: b\n');
+  writeFileSync(join(dir, 'list.yaml'), '- base_url\n- app\n');
+  writeFileSync(join(dir, 'not-a-cert.pem'), 'hello, I am not a certificate\n');
+  const creds = ['--base-url', 'https://x.test/open', '--secret', 'a', '--key', 'b'];
+
+  test.each([
+    ['a config file that is not YAML', ['--config', join(dir, 'not-yaml.yaml')], /^conformance: config file \S+not-yaml\.yaml is not valid YAML: /],
+    ['a config file that is a list', ['--config', join(dir, 'list.yaml')], /^conformance: config file \S+list\.yaml must hold a YAML mapping of keys$/],
+    ['a config file that does not exist', ['--config', join(dir, 'missing.yaml')], /^conformance: cannot read config file \S+missing\.yaml: ENOENT$/],
+    ['a concurrency that is not a number', [...creds, '--concurrency', 'four'], /^conformance: config key concurrency must be integer$/],
+    ['a concurrency of 0', [...creds, '--concurrency', '0'], /^conformance: config key concurrency must be >= 1$/],
+    ['a rate limit that is not a number', [...creds, '--rate-limit', 'fast'], /^conformance: config key rate_limit must be number$/],
+    ['a timeout that is not a number', [...creds, '--timeout-ms', '10s'], /^conformance: config key timeout_ms must be integer$/],
+    ['a base URL that is not http(s)', ['--base-url', 'ftp://x.test/open', '--secret', 'a', '--key', 'b'], /^conformance: config key base_url must match pattern/],
+    ['a CA file that does not exist', [...creds, '--ca-file', join(dir, 'missing.pem')], /^conformance: cannot read tls\.ca_file \S+missing\.pem: ENOENT$/],
+    ['a CA file that holds no certificate', [...creds, '--ca-file', join(dir, 'not-a-cert.pem')], /^conformance: tls\.ca_file \S+not-a-cert\.pem holds no PEM certificate/],
+  ])('%s', async (_what, args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr.trim()).toMatch(message);
+    expect(run.stdout).toBe('');
+    expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
+  });
+});
+
+describe.concurrent('the HTTP client against a hostile server', () => {
+  const client = (baseUrl: string, o: { timeoutMs?: number; deadlineMs?: number; concurrency?: number } = {}): HttpClient => new HttpClient({
+    baseUrl, timeoutMs: o.timeoutMs ?? 500, deadlineMs: o.deadlineMs ?? 60_000, concurrency: o.concurrency ?? 4, maxBodyBytes: 1 << 20,
+    tls: { insecure: false }, redactor: new Redactor(),
+  });
+
+  test('an endpoint that stopped answering is not sent more requests after 3 timeouts in a row', async () => {
+    const srv = await startReferenceServer({ variants: [H.hangDetail] });
+    const c = client(srv.baseUrl, { concurrency: 1 });
+    try {
+      const t0 = performance.now();
+      const results = await Promise.all([101, 102, 103, 104, 105, 106, 107, 108].map((id) => c.send({ path: `/dishes/${id}` }).then(() => 'answered', (e: NetworkError) => e.message)));
+      expect(results.slice(0, 3).every((m) => /no complete response within 500 ms/.test(m))).toBe(true);
+      expect(results.slice(3).every((m) => /not sent: the last 3 requests to GET \/dishes\/\* got no complete response within 500 ms/.test(m))).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(3 * 500 + 1000);
+      // Other endpoints are unaffected.
+      expect((await c.send({ path: '/dishes' })).status).toBe(401);
+    } finally { await c.close(); await srv.close(); }
+  });
+
+  test('the deadline of the whole run ends a request with a message that names it', async () => {
+    const srv = await startReferenceServer({ variants: [H.hangDetail] });
+    const c = client(srv.baseUrl, { timeoutMs: 10_000, deadlineMs: 400 });
+    try {
+      const e = await c.send({ path: '/dishes/101' }).catch((x: NetworkError) => x);
+      expect(e).toBeInstanceOf(NetworkError);
+      expect((e as NetworkError).message).toMatch(/the deadline of the whole run \(deadline_ms\) passed before the response completed/);
+    } finally { await c.close(); await srv.close(); }
+  });
+
+  test('a redirect of /auth is not followed: the key pair never reaches the other origin', async () => {
+    const seen: string[] = [];
+    const other = createServer((req, res) => { seen.push(req.url ?? ''); res.end('{}'); });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
+    const origin = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
+    const away: Variant = { name: 'auth-away', description: '/auth redirects away', raw(req, res) {
+      res.writeHead(307, { location: `${origin}${req.url ?? ''}` });
+      res.end();
+      return true;
+    } };
+    const srv = await startReferenceServer({ variants: [away] });
+    const c = client(srv.baseUrl);
+    try {
+      const r = await c.send({ path: '/auth', query: { secret: 'pk_live_x', key: 'sk_live_y' } });
+      expect(r.status).toBe(307);
+      expect(r.headers.location).toContain(origin);
+      expect(seen).toEqual([]);
+    } finally {
+      await c.close(); await srv.close();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { failedIds, runCli, type CliRun } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { xmllint } from './helpers/xmllint.js';
+import { bigReport } from './helpers/sample-report.js';
+import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
+import { renderHtml } from '../reporters/html.js';
+import { isFinding } from '../reporters/evidence.js';
+import { packageRoot } from '../src/paths.js';
+import { validate } from '../src/schemas.js';
+import type { Report } from '../src/report.js';
+
+/** Debian's chromium (apt-get install chromium; .ci/run does it), never a downloaded browser build. */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const OUTPUT = join(packageRoot, 'test', 'output');
+const README_SHOT = join(packageRoot, 'docs', 'report-screenshot.png');
+
+/** Every credential the run was given (the other targetEnv values are plain settings). */
+const SECRETS = Object.entries(targetEnv).filter(([k]) => /SECRET|KEY|TOKEN/.test(k)).map(([, v]) => v);
+
+interface Watch { dialogs: string[]; console: string[]; errors: string[]; requests: string[] }
+
+/** Opens a file in a fresh context and records everything a payload could do: dialogs, console, errors, requests. */
+async function open(browser: Browser, file: string): Promise<{ page: Page; seen: Watch; close(): Promise<void> }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const seen: Watch = { dialogs: [], console: [], errors: [], requests: [] };
+  context.on('request', (r) => seen.requests.push(r.url()));
+  const page = await context.newPage();
+  page.on('dialog', (d) => { seen.dialogs.push(d.message()); void d.dismiss(); });
+  page.on('console', (m) => seen.console.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => seen.errors.push(e.message));
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  return { page, seen, close: () => context.close() };
+}
+
+describe('reports of a run against a server whose data attacks the report', () => {
+  let run: CliRun;
+  let dir: string;
+  let report: Report;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    run = await withServer(hostileContent, (srv) => runCli(targetArgs(srv), { env: targetEnv }));
+    dir = join(run.dir, 'conformance-report');
+    report = run.report!;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  }, 120_000);
+  afterAll(async () => { await browser?.close(); });
+
+  test('the run fails the broken checks (exit 1) and writes report.json, junit.xml and report.html', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    expect(failedIds(report)).toEqual(expect.arrayContaining(['ENV-02', 'SEAT-01']));
+    expect(readdirSync(dir).sort()).toEqual(['junit.xml', 'report.html', 'report.json']);
+    expect(validate('report', report)).toEqual([]);
+  });
+
+  test('no secret appears in any file of the report directory', () => {
+    for (const f of readdirSync(dir)) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      for (const s of SECRETS) expect(text.includes(s), `${f} contains a configured secret`).toBe(false);
+      expect(text, `${f} contains an issued token`).not.toMatch(/tok_[A-Za-z0-9_-]{20,}/);
+    }
+  });
+
+  test('junit.xml validates against the JUnit XSD and has one testcase per check', () => {
+    const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    const lint = xmllint(xml);
+    expect(lint.ok, lint.out).toBe(true);
+    expect(xml.match(/<testcase /g)).toHaveLength(report.checks.length);
+    expect(xml).toContain('<testcase classname="seats" name="SEAT-01 ');
+  });
+
+  test('in Chromium no payload runs: no dialog, no console message, no error, no request but the file itself', async () => {
+    const file = join(dir, 'report.html');
+    const { page, seen, close } = await open(browser, file);
+    try {
+      await page.waitForTimeout(300);
+      await page.mouse.move(400, 400);
+      expect(seen).toEqual({ dialogs: [], console: [], errors: [], requests: [pathToFileURL(file).href] });
+      expect(await page.evaluate('window.__pwned')).toBeUndefined();
+      // Our one inline script is the only script; no element from the data exists, nor any event-handler attribute.
+      expect(await page.locator('script').count()).toBe(1);
+      expect(await page.locator('img, iframe, object, embed, svg[onload], a[href^="javascript"]').count()).toBe(0);
+      expect(await page.evaluate(`[...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length`)).toBe(0);
+      // The payloads are there, as text: in the evidence (header, body) and in a failure message.
+      expect(await page.locator('td', { hasText: HOSTILE_HEADER }).count()).toBeGreaterThan(0);
+      const env02 = page.locator('#check-ENV-02 .msg');
+      expect(await env02.textContent()).toContain(PAYLOADS[0]);
+      expect(await page.locator('#check-SEAT-01 pre', { hasText: PAYLOADS[3]!.slice(0, 14) }).count()).toBeGreaterThan(0);
+      expect(await page.locator('#check-SEAT-01 pre.curl', { hasText: '/open/seats' }).first().textContent()).toMatch(/^curl .*-H 'open-token: '"\$OPEN_TOKEN"/);
+    } finally { await close(); }
+  });
+
+  test('the failures-only filter shows exactly the findings, and a screenshot is kept', async () => {
+    const { page, seen, close } = await open(browser, join(dir, 'report.html'));
+    try {
+      const visible = (): Promise<string[]> => page.locator('article.check:visible').evaluateAll((els) => els.map((e) => e.id.replace(/^check-/, '')));
+      expect((await visible()).length).toBe(report.checks.length);
+      await page.check('#failures-only');
+      const findings = report.checks.filter(isFinding).map((c) => c.id);
+      expect(findings.length).toBeGreaterThan(0);
+      expect((await visible()).sort()).toEqual(findings.sort());
+      mkdirSync(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'html-report-failures.png'), fullPage: true });
+      // The README's picture: refreshed on request only, so test runs leave the work tree alone.
+      if (!existsSync(README_SHOT) || process.env.UPDATE_SCREENSHOT) {
+        mkdirSync(join(packageRoot, 'docs'), { recursive: true });
+        await page.screenshot({ path: join(OUTPUT, 'html-report-top.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1900 } });
+        copyFileSync(join(OUTPUT, 'html-report-top.png'), README_SHOT);
+      }
+      await page.uncheck('#failures-only');
+      expect((await visible()).length).toBe(report.checks.length);
+      await page.screenshot({ path: join(OUTPUT, 'html-report.png'), fullPage: true });
+      expect(seen.console).toEqual([]);
+    } finally { await close(); }
+  });
+
+  test('a report of 300 findings over 6,000 exchanges opens and filters fast', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'big-report-')), 'report.html');
+    const t0 = performance.now();
+    writeFileSync(file, renderHtml(bigReport(300, 20)));
+    const rendered = performance.now() - t0;
+    const t1 = performance.now();
+    const { page, seen, close } = await open(browser, file);
+    try {
+      const loaded = performance.now() - t1;
+      const t2 = performance.now();
+      await page.check('#failures-only');
+      await page.locator('article.check:visible').first().waitFor();
+      const filtered = performance.now() - t2;
+      console.log(`big report: rendered in ${rendered.toFixed(0)} ms, loaded in Chromium in ${loaded.toFixed(0)} ms, filtered in ${filtered.toFixed(0)} ms`);
+      expect(loaded).toBeLessThan(15_000);
+      expect(seen.console).toEqual([]);
+    } finally { await close(); }
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { buildReport, type CheckRecord, type Report } from '../src/report.js';
+import { mergeReports, mergedText, type MergedReport } from '../src/merge.js';
+import { validate } from '../src/schemas.js';
+import { runCli } from './helpers/cli.js';
+
+function rec(id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST'): CheckRecord {
+  return { id, title: `title of ${id}`, level, spec: '§4', area: 'auth', status, message: status === 'passed' ? 'as the spec requires' : `${id} went wrong`, evidence: [], notes: [], duration_ms: 3 };
+}
+
+function report(baseUrl: string, checks: CheckRecord[], errors: string[] = []): Report {
+  return buildReport({ checks, baseUrl, startedAt: new Date('2026-01-02T03:04:05Z'), durationMs: 2500, fuzz: { seed: 1, runs: 50 }, config: {}, errors });
+}
+
+const good = report('https://a.example/open', [rec('AUTH-01', 'passed'), rec('DISH-01', 'passed'), rec('ENV-02', 'passed', 'SHOULD')]);
+const broken = report('https://b.example/open', [rec('AUTH-01', 'passed'), rec('DISH-01', 'failed'), rec('ENV-02', 'failed', 'SHOULD')]);
+const crashed = report('https://c.example/open', [rec('AUTH-01', 'error'), rec('DISH-01', 'passed')]);
+
+/** Writes reports as a CI matrix would leave them: reports/<target>/report.json. */
+function layout(reports: Record<string, Report>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'merge-test-'));
+  for (const [name, r] of Object.entries(reports)) {
+    mkdirSync(join(dir, 'reports', name), { recursive: true });
+    writeFileSync(join(dir, 'reports', name, 'report.json'), JSON.stringify(r));
+  }
+  return dir;
+}
+
+describe('mergeReports', () => {
+  test('the synthetic reports are real report.json files', () => {
+    for (const r of [good, broken, crashed]) expect(validate('report', JSON.parse(JSON.stringify(r)))).toEqual([]);
+  });
+
+  test('a verdict per target, the checks that failed anywhere, and the worst verdict overall', () => {
+    const m = mergeReports([
+      { file: 'reports/shop-a/report.json', report: good },
+      { file: 'reports/shop-b/report.json', report: broken },
+      { file: 'reports/shop-c/report.json', report: crashed },
+    ]);
+    expect(m.targets.map((t) => [t.label, t.verdict, t.summary.must_failed, t.summary.should_failed])).toEqual([
+      ['shop-a', 'conformant', 0, 0], ['shop-b', 'not conformant', 1, 1], ['shop-c', 'incomplete', 0, 0],
+    ]);
+    expect(m.summary).toEqual({ targets: 3, conformant: 1, not_conformant: 1, incomplete: 1 });
+    expect(m.exit_code).toBe(3);
+    const byId = Object.fromEntries(m.checks.map((c) => [c.id, c]));
+    expect(byId['DISH-01']!.status).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed', 'shop-c': 'passed' });
+    expect(byId['DISH-01']!.failed_on).toEqual([{ target: 'shop-b', status: 'failed', message: 'DISH-01 went wrong' }]);
+    expect(byId['AUTH-01']!.failed_on.map((f) => f.status)).toEqual(['error']);
+    // ENV-02 is absent from shop-c's report: said so, not counted as passed.
+    expect(byId['ENV-02']!.status).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed' });
+    expect(m.notes.join(' ')).toMatch(/1 check\(s\) are missing from some reports.*ENV-02/);
+
+    const text = mergedText(m);
+    expect(text).toMatch(/shop-a\s+https:\/\/a\.example\/open\s+CONFORMANT/);
+    expect(text).toMatch(/shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT\s+1\s+1/);
+    expect(text).toMatch(/DISH-01\s+MUST\s+1\/3\s+shop-b/);
+    expect(text).toMatch(/AUTH-01\s+MUST\s+1\/3\s+shop-c \(error\)/);
+    expect(text.trimEnd().split('\n').at(-1)).toBe('INCOMPLETE: 1 conformant, 1 not conformant, 1 incomplete (of 3)');
+  });
+
+  test('exit 0 only when every target is conformant; equal labels stay apart', () => {
+    const m = mergeReports([{ file: 'x/report.json', report: good }, { file: 'x/report.json', report: good }]);
+    expect(m.exit_code).toBe(0);
+    expect(m.targets.map((t) => t.label)).toEqual(['x', 'x#2']);
+    expect(mergedText(m)).toMatch(/No check failed on any target/);
+    expect(mergeReports([{ file: 'a.json', report: good }, { file: 'b.json', report: broken }]).exit_code).toBe(1);
+  });
+});
+
+describe('conformance merge (the CLI)', () => {
+  test('merges reports/*/report.json, prints the tables and writes --out', async () => {
+    const dir = layout({ 'shop-a': good, 'shop-b': broken });
+    const run = await runCli(['merge', 'reports/shop-a/report.json', 'reports/shop-b', '--out', 'out/merged.json'], { cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/Merged 2 report\(s\)/);
+    expect(run.stdout).toMatch(/shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT/);
+    expect(run.stdout).toMatch(/DISH-01\s+MUST\s+1\/2\s+shop-b/);
+    const merged = JSON.parse(readFileSync(join(dir, 'out', 'merged.json'), 'utf8')) as MergedReport;
+    expect(merged.verdict).toBe('not conformant');
+    expect(merged.targets.map((t) => t.label)).toEqual(['shop-a', 'shop-b']);
+    expect(merged.checks.find((c) => c.id === 'DISH-01')!.failed_on[0]!.target).toBe('shop-b');
+  });
+
+  test('a file that is not a report is a usage error (exit 2, one line)', async () => {
+    const dir = layout({ 'shop-a': good });
+    writeFileSync(join(dir, 'junk.json'), '{"hello": 1}');
+    const run = await runCli(['merge', 'reports/shop-a/report.json', 'junk.json'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/junk\.json is not a conformance report\.json/);
+    const none = await runCli(['merge'], { cwd: dir });
+    expect(none.code).toBe(2);
+  });
+});

@@ -1,0 +1,210 @@
+import { describe, expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { curlCommand, shellWord, tokenCommand } from '../reporters/evidence.js';
+import { esc, html } from '../reporters/html-escape.js';
+import { renderHtml } from '../reporters/html.js';
+import { renderJunit, xmlAttr, xmlText } from '../reporters/junit.js';
+import { annotations, escapeData, escapeProperty, stepSummary } from '../reporters/github.js';
+import { oneLine } from '../reporters/terminal.js';
+import { Redactor } from '../src/redact.js';
+import { applyBaseline, baselineFromReport, parseBaseline } from '../src/baseline.js';
+import { diffReports } from '../src/diff.js';
+import { validate } from '../src/schemas.js';
+import { PAYLOADS } from '../reference/variants-hostile-content.js';
+import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
+import { xmllint } from './helpers/xmllint.js';
+
+/** Runs a curl line through a real POSIX shell with printf in curl's place: the arguments curl would get. */
+function argvOf(command: string, env: Record<string, string>): string[] {
+  const out = execFileSync('/bin/sh', ['-c', command.replace(/^curl /, `printf '%s\\0' `)], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  return out.split('\0').slice(0, -1);
+}
+
+describe('curl reproduction', () => {
+  const env = { OPEN_TOKEN: `tok 'a"b$c\`d\\e`, CONFORMANCE_SECRET: 'pk&x=1 $(id)', CONFORMANCE_KEY: "sk'; rm -rf ~; '" };
+
+  test('a POSIX shell gets exactly the recorded request, secrets from the environment, server text inert', () => {
+    const hostile = `/open/dishes/'$(touch /tmp/pwned)\`id\`"; echo "[x]{a,b}*?`;
+    const e = exchange({ url: `https://api.example${hostile}?secret=[REDACTED:public-key]&key=[REDACTED:secret-key]-wrong` });
+    const argv = argvOf(curlCommand(e, { caFile: "/tmp/my ca's.pem" }), env);
+    expect(argv).toEqual([
+      '-sS', '-i', '-g', '--path-as-is', '--cacert', "/tmp/my ca's.pem",
+      '-H', 'accept: application/json', '-H', 'content-type: application/json; charset=utf-8', '-H', `open-token: ${env.OPEN_TOKEN}`,
+      `https://api.example${hostile}?secret=${env.CONFORMANCE_SECRET}&key=${env.CONFORMANCE_KEY}-wrong`,
+    ]);
+  });
+
+  test('every hostile payload survives shell quoting byte for byte (NUL aside, which no argument can hold)', () => {
+    for (const p of PAYLOADS) {
+      const value = p.replace(/\0/g, '');
+      expect(argvOf(`curl ${shellWord(value)}`, env)).toEqual([value]);
+    }
+  });
+
+  test('other methods, HEAD, insecure TLS and network errors still give a command', () => {
+    const post = { ...exchange({ error: 'connection reset by the server' }), request: { method: 'POST', url: 'https://h/open/orders', headers: {} } };
+    expect(curlCommand(post, { insecure: true })).toBe("curl -sS -i -g --path-as-is -X 'POST' -k 'https://h/open/orders'");
+    const head = { ...exchange(), request: { method: 'HEAD', url: 'https://h/open/seats', headers: {} } };
+    expect(curlCommand(head)).toBe("curl -sS -i -g --path-as-is -I 'https://h/open/seats'");
+    expect(shellWord('[REDACTED:disabled-token]')).toBe('"$CONFORMANCE_DISABLED_TOKEN"');
+    expect(shellWord('')).toBe("''");
+    expect(tokenCommand('https://h/open')).toContain(`'https://h/open/auth?secret='"$CONFORMANCE_SECRET"'&key='"$CONFORMANCE_KEY" | jq -r .data.app_token`);
+  });
+});
+
+describe('HTML escaping', () => {
+  test('one escape function: markup, quotes and control characters never pass raw', () => {
+    expect(esc(`<script>"x"&'y'</script>`)).toBe('&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;');
+    expect(esc('a\u0000b\u001bc')).toBe('a\\u0000b\\u001bc');
+    expect(html`<p title="${'"><svg onload=x>'}">${'<b>'}${html`<i>ok</i>`}${['<a>', html`<br>`]}</p>`.value)
+      .toBe('<p title="&quot;&gt;&lt;svg onload=x&gt;">&lt;b&gt;<i>ok</i>&lt;a&gt;<br></p>');
+  });
+
+  test('a report full of payloads has no markup of theirs: only our one script and our one style element', () => {
+    const rec = record('XSS-01', 'failed', {
+      title: PAYLOADS[0]!, spec: PAYLOADS[2]!, message: PAYLOADS.join(' '), notes: PAYLOADS,
+      evidence: PAYLOADS.map((p) => exchange({ url: `https://h/open/${p}`, body: JSON.stringify({ msg: p }), headers: { 'x-evil': p } })),
+      fuzz: { seed: 1, path: PAYLOADS[1]!, counterexample: PAYLOADS[3]!, shrinks: 2, replay: PAYLOADS[4]! },
+    });
+    const page = renderHtml(reportOf([rec, record('INFO-X', 'passed', { level: 'INFO', observation: PAYLOADS[5]! })], [PAYLOADS[6]!]));
+    expect(page.match(/<script/gi)).toHaveLength(1);
+    expect(page.match(/<style/gi)).toHaveLength(1);
+    expect(page).not.toMatch(/<(svg onload|img|iframe|a href="javascript)/i);
+    expect(page).not.toMatch(/<[a-z][^>]*\son[a-z]+=/i);
+    expect(page).toContain('&lt;script&gt;window.__pwned=1');
+    // The fuzz failure shows its seed, path and counterexample; the INFO observation lands in the profile.
+    expect(page).toMatch(/<dt>fuzz seed<\/dt><dd><code>1<\/code>/);
+    expect(page).toContain(`<dt>counterexample</dt><dd><code>${esc(PAYLOADS[3])}</code>`);
+    expect(page).toMatch(/<h2 id="profile">Implementation profile<\/h2>[\s\S]*INFO-X/);
+  });
+});
+
+describe('JUnit XML', () => {
+  test('characters illegal in XML 1.0 are replaced; markup and quotes escaped', () => {
+    expect(xmlText('a\u0000b\u0008c\uFFFEd\uD800e<&>')).toBe('a\uFFFDb\uFFFDc\uFFFDd\uFFFDe&lt;&amp;&gt;');
+    expect(xmlAttr('x"y\'\n\tz')).toBe('x&quot;y&apos;&#10;&#9;z');
+  });
+
+  test('one testcase per check with failure, skipped and error; validates against the JUnit XSD', () => {
+    const report = reportOf([
+      record('A-01', 'passed'),
+      record('A-02', 'failed', { message: PAYLOADS.join('\n'), evidence: [exchange({ body: PAYLOADS.join('') }), exchange({ error: 'timeout' })] }),
+      record('A-03', 'skipped', { message: 'not configured: needs other_app' }),
+      record('A-04', 'error', { message: 'internal error of the suite' }),
+      record('A-05', 'failed', { level: 'SHOULD', area: 'dishes' }),
+      record('A-06', 'passed', { baseline: { state: 'stale', reason: 'was broken' } }),
+    ], ['worker crashed \u0001']);
+    const xml = renderJunit(report);
+    const lint = xmllint(xml);
+    expect(lint.out).toContain('validates');
+    expect(lint.ok).toBe(true);
+    expect(xml.match(/<testcase /g)).toHaveLength(7);
+    expect(xml).toContain('<testcase classname="auth" name="A-02 title of A-02"');
+    expect(xml).toMatch(/<skipped message="not configured: needs other_app"\/>/);
+    expect(xml).toMatch(/<error message="internal error of the suite" type="harness">/);
+    expect(xml).toMatch(/<failure message="A-06 passes now but is listed in the baseline/);
+    expect(xml).toMatch(/<testsuites name="[^"]*" tests="7" failures="3" errors="2" time="1.234">/);
+    expect(xml).toContain("reproduce: curl -sS -i -g --path-as-is --cacert '/etc/ca.pem'");
+  });
+});
+
+describe('GitHub Actions output', () => {
+  const redactor = new Redactor();
+  redactor.add('s3cr3t-key-value', 'secret-key');
+
+  test('workflow-command escaping follows GitHub rules', () => {
+    expect(escapeData('50% done\r\n::error::x')).toBe('50%25 done%0D%0A::error::x');
+    expect(escapeProperty('A-01: a, b')).toBe('A-01%3A a%2C b');
+  });
+
+  test('::error for failed MUST checks, ::warning for SHOULD and known failures, secrets redacted, one line each', () => {
+    const report = reportOf([
+      record('M-01', 'failed', { message: 'got s3cr3t-key-value\n::set-env name=X::y' }),
+      record('S-01', 'failed', { level: 'SHOULD' }),
+      record('K-01', 'failed', { baseline: { state: 'known', reason: 'ticket 42' } }),
+      record('P-01', 'passed'),
+    ]);
+    const text = annotations(report, redactor);
+    const lines = text.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key]%0A::set-env name=X::y');
+    expect(lines[1]).toMatch(/^::warning title=S-01 WARN::/);
+    expect(lines[2]).toMatch(/^::warning title=K-01 KNOWN::known failure \(baseline: ticket 42\)/);
+  });
+
+  test('the step summary is Markdown with no markup or secret from the server', () => {
+    const md = stepSummary(reportOf([record('M-01', 'failed', { message: '<img src=x> [link](http://evil) | s3cr3t-key-value' })]), redactor);
+    expect(md).toContain('## ❌ Conformance: NOT CONFORMANT');
+    expect(md).toContain('| MUST | 0 | 1 | 0 | 0 |');
+    expect(md).not.toContain('<img');
+    expect(md).not.toContain('](http');
+    expect(md).not.toContain('s3cr3t');
+    expect(md).toContain('\\[REDACTED\\:secret\\-key\\]');
+  });
+
+  test('terminal lines keep server text on one line with no control characters', () => {
+    expect(oneLine('a\nb\r\n::error::x\u001b[2J')).toBe('a ⏎ b ⏎ ::error::x\\u001b[2J');
+  });
+});
+
+describe('baseline and diff logic', () => {
+  const ids = new Set(['A-01', 'A-02', 'A-03']);
+
+  test('a baseline file is validated against schemas/baseline.schema.json', () => {
+    expect(parseBaseline('- id: A-01\n  reason: ticket 1\n  expires: 2030-01-31\n', 'b.yaml', ids)).toEqual([{ id: 'A-01', reason: 'ticket 1', expires: '2030-01-31' }]);
+    expect(() => parseBaseline('- id: A-01\n', 'b.yaml')).toThrow(/missing required field "reason"/);
+    expect(() => parseBaseline('- id: A-01\n  reason: x\n  expires: soon\n', 'b.yaml')).toThrow(/expires/);
+    expect(() => parseBaseline('- id: A-09\n  reason: x\n', 'b.yaml', ids)).toThrow(/A-09, which is not a check/);
+    expect(() => parseBaseline('- {id: A-01, reason: x}\n- {id: A-01, reason: y}\n', 'b.yaml')).toThrow(/twice/);
+    expect(() => parseBaseline('a: [', 'b.yaml')).toThrow(/not valid YAML/);
+    expect(validate('baseline', [{ id: 'A-01', reason: 'r', extra: 1 }])).not.toEqual([]);
+  });
+
+  test('known failures pass the gate, new ones fail it, stale and expired entries fail it', () => {
+    const checks = [record('A-01', 'failed'), record('A-02', 'passed'), record('A-03', 'failed', { level: 'SHOULD' })];
+    const known = applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r' }], '2026-06-01');
+    expect(known.exit_code).toBe(0);
+    expect(known.verdict).toBe('conformant');
+    expect(known.checks[0]!.baseline).toEqual({ state: 'known', reason: 'r' });
+    expect(known.checks[0]!.status).toBe('failed');
+    expect(applyBaseline(reportOf(checks), [], '2026-06-01').exit_code).toBe(1);
+    const stale = applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r' }, { id: 'A-02', reason: 'r' }], '2026-06-01');
+    expect(stale.checks[1]!.baseline?.state).toBe('stale');
+    expect(stale.exit_code).toBe(1);
+    const expired = applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r', expires: '2026-05-31' }], '2026-06-01');
+    expect(expired.checks[0]!.baseline?.state).toBe('expired');
+    expect(expired.exit_code).toBe(1);
+    expect(applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r', expires: '2026-06-01' }], '2026-06-01').exit_code).toBe(0);
+  });
+
+  test('a baseline written from a report lists failed MUST checks and keeps existing reasons', () => {
+    const report = reportOf([record('A-01', 'failed'), record('A-02', 'failed'), record('A-03', 'failed', { level: 'SHOULD' }), record('A-04', 'passed')]);
+    expect(baselineFromReport(report, [{ id: 'A-02', reason: 'ticket 7', expires: '2099-01-01' }, { id: 'A-04', reason: 'old' }])).toEqual([
+      { id: 'A-01', reason: 'fails since 2026-01-02: message of A-01' },
+      { id: 'A-02', reason: 'ticket 7', expires: '2099-01-01' },
+    ]);
+  });
+
+  test('diff names regressed, fixed, new and removed checks', () => {
+    const before = reportOf([record('A-01', 'passed'), record('A-02', 'failed'), record('A-03', 'skipped'), record('A-04', 'passed')]);
+    const after = reportOf([record('A-01', 'failed'), record('A-02', 'passed'), record('A-03', 'error'), record('A-05', 'failed')]);
+    const d = diffReports(before, after);
+    expect(d.regressed.map((e) => e.id)).toEqual(['A-01', 'A-03']);
+    expect(d.fixed.map((e) => e.id)).toEqual(['A-02']);
+    expect(d.added.map((e) => e.id)).toEqual(['A-05']);
+    expect(d.removed.map((e) => e.id)).toEqual(['A-04']);
+  });
+});
+
+describe('large reports', () => {
+  test('6,000 exchanges render to HTML and JUnit quickly, with exchanges per check capped', () => {
+    const report = bigReport(300, 20);
+    const t0 = performance.now();
+    const page = renderHtml(report);
+    const xml = renderJunit(report);
+    const ms = performance.now() - t0;
+    console.log(`rendered 300 checks / 6000 exchanges: html ${(page.length / 1e6).toFixed(1)} MB, junit ${(xml.length / 1e6).toFixed(1)} MB in ${ms.toFixed(0)} ms`);
+    expect(ms).toBeLessThan(5000);
+    expect(xmllint(xml).ok).toBe(true);
+  });
+});

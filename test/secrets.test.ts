@@ -1,0 +1,74 @@
+import { expect, test } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { CREDENTIALS } from '../reference/fixtures.js';
+import { echoSecrets } from '../reference/hostile.js';
+import type { Variant } from '../reference/server.js';
+
+/**
+ * Key pairs with every character that changes between raw, URL-encoded, form-encoded, JSON- and HTML-escaped
+ * forms, so a redaction that only knows the raw string is caught. (Header-safe ASCII: the suite sends the secret
+ * key as a bad open-token in the refusal checks.)
+ */
+const SPECIAL = {
+  secret: `pk_Zürich+/=&~!'()* "7Qx2"`,
+  key: `sk_<b>&amp;+%20/?#[]~!'()*;x y\\z`,
+};
+
+/** The application's keys become the special ones; the server still knows them as the fixture's first app. */
+const specialKeys: Variant = {
+  name: 'special-keys', description: 'the first application has keys full of characters that need escaping',
+  fixtures(f) {
+    const app = f.apps.find((a) => a.secret === CREDENTIALS.app.secret)!;
+    app.secret = SPECIAL.secret;
+    app.key = SPECIAL.key;
+  },
+};
+
+const html = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const forms = (s: string): string[] => [...new Set([
+  s, encodeURIComponent(s), encodeURIComponent(s).replace(/%20/g, '+'), new URLSearchParams({ v: s }).toString().slice(2),
+  JSON.stringify(s).slice(1, -1), html(s), JSON.stringify(html(s)).slice(1, -1),
+])];
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+test('no secret, and no token the server issued, occurs in any byte the CLI wrote — even from a server that echoes them', async () => {
+  await withServer([specialKeys, echoSecrets], async (srv) => {
+    const env = { ...targetEnv, CONFORMANCE_SECRET: SPECIAL.secret, CONFORMANCE_KEY: SPECIAL.key };
+    const run = await runCli(targetArgs(srv), { env });
+    // The run happened: tokens were issued and the echoing server made checks fail with its messages.
+    expect(run.report, run.stderr).toBeDefined();
+    expect(run.report!.checks.find((c) => c.id === 'AUTH-01')?.status).toBe('passed');
+    expect(run.code).toBe(1);
+
+    const issued = [...srv.world.tokens.keys()];
+    expect(issued.filter((t) => t.startsWith('tok_') && !Object.values(CREDENTIALS).some((c) => 'token' in c && c.token === t)).length).toBeGreaterThan(0);
+    const secrets = [SPECIAL.secret, SPECIAL.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key,
+      CREDENTIALS.disabled_app.secret, CREDENTIALS.disabled_app.key, ...issued];
+
+    const outputs: Array<[string, string]> = [['stdout', run.stdout], ['stderr', run.stderr]];
+    for (const f of filesUnder(join(run.dir, 'conformance-report'))) outputs.push([f, readFileSync(f, 'utf8')]);
+    expect(outputs.length).toBeGreaterThan(2);
+    const leaks: string[] = [];
+    for (const [where, text] of outputs) {
+      for (const s of secrets) {
+        for (const form of forms(s)) if (text.includes(form)) leaks.push(`${where} contains ${JSON.stringify(form.slice(0, 6))}…`);
+        // A message that quotes a server value cut short ("…") must not leave a readable prefix of a token either.
+        if (s.startsWith('tok_') && text.includes(s.slice(0, 10))) leaks.push(`${where} contains a prefix of an issued token`);
+      }
+    }
+    expect(leaks).toEqual([]);
+    // The echo reached the report, redacted: the evidence shows the header and msg with their secrets replaced.
+    const all = outputs.map(([, t]) => t).join('\n');
+    expect(all).toContain('x-echo-token');
+    expect(all).toMatch(/\[REDACTED:token\]/);
+  });
+});
