@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { packageRoot } from '../src/paths.js';
 import { startReferenceServer, type RunningServer, type Variant } from '../reference/server.js';
-import { CREDENTIALS, LARGE, type Size } from '../reference/fixtures.js';
+import { CREDENTIALS, FIXTURE_ENV, LARGE, type Size } from '../reference/fixtures.js';
 import type { FloorPlan, FloorResult, PlannedRequest } from './floor.js';
 
 export type SizeName = 'fixture' | 'large';
@@ -69,16 +69,7 @@ const VITEST = join(packageRoot, 'node_modules', 'vitest', 'vitest.mjs');
 const TIME = '/usr/bin/time';
 
 /** The credentials of the three fixture applications, through the environment as the README recommends. */
-const CLI_ENV: Record<string, string> = {
-  CONFORMANCE_SECRET: CREDENTIALS.app.secret,
-  CONFORMANCE_KEY: CREDENTIALS.app.key,
-  CONFORMANCE_OTHER_SECRET: CREDENTIALS.other_app.secret,
-  CONFORMANCE_OTHER_KEY: CREDENTIALS.other_app.key,
-  CONFORMANCE_DISABLED_SECRET: CREDENTIALS.disabled_app.secret,
-  CONFORMANCE_DISABLED_KEY: CREDENTIALS.disabled_app.key,
-  CONFORMANCE_DISABLED_TOKEN: CREDENTIALS.disabled_app.token,
-  CONFORMANCE_UNSAFE_METHODS: 'true',
-};
+const CLI_ENV: Record<string, string> = { ...FIXTURE_ENV, CONFORMANCE_UNSAFE_METHODS: 'true' };
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);

@@ -126,3 +126,14 @@ export function grow(f: Fixtures, size: Size): Fixtures {
   }
   return f;
 }
+
+/** The three fixture applications as CONFORMANCE_* environment variables (how the README says to pass secrets). */
+export const FIXTURE_ENV: Record<string, string> = {
+  CONFORMANCE_SECRET: CREDENTIALS.app.secret,
+  CONFORMANCE_KEY: CREDENTIALS.app.key,
+  CONFORMANCE_OTHER_SECRET: CREDENTIALS.other_app.secret,
+  CONFORMANCE_OTHER_KEY: CREDENTIALS.other_app.key,
+  CONFORMANCE_DISABLED_SECRET: CREDENTIALS.disabled_app.secret,
+  CONFORMANCE_DISABLED_KEY: CREDENTIALS.disabled_app.key,
+  CONFORMANCE_DISABLED_TOKEN: CREDENTIALS.disabled_app.token,
+};

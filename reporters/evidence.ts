@@ -40,7 +40,8 @@ export function shellWord(value: string): string {
   let last = 0;
   for (const m of value.matchAll(MARKER)) {
     if (m.index > last) out += singleQuote(value.slice(last, m.index));
-    out += `"$${shellVarFor(m[1])}"`;
+    // The altered token (UNAUTH-* checks) is rebuilt from the real one: all but its last character, then '~'.
+    out += m[1] === 'altered-token' ? `"\${${shellVarFor('token')}%?}~"` : `"$${shellVarFor(m[1])}"`;
     last = m.index + m[0].length;
   }
   if (last < value.length) out += singleQuote(value.slice(last));
@@ -50,7 +51,7 @@ export function shellWord(value: string): string {
 /** The shell variables a value needs (in order of first use). */
 export function shellVarsIn(values: string[]): string[] {
   const vars = new Set<string>();
-  for (const v of values) for (const m of v.matchAll(MARKER)) vars.add(shellVarFor(m[1]));
+  for (const v of values) for (const m of v.matchAll(MARKER)) vars.add(shellVarFor(m[1] === 'altered-token' ? 'token' : m[1]));
   return [...vars];
 }
 

@@ -38,7 +38,7 @@ export interface CheckContext {
   note(text: string): void;
   /** Records what the server did (INFO checks); the last one is the check's message. */
   observe(text: string): void;
-  /** Registers a derived secret (a token variant) so no report shows it. */
+  /** Registers a derived secret (the real token with its last character changed) so no report shows it. */
   secret(value: string): void;
   setFuzz(f: FuzzFailure): void;
 }

@@ -2,7 +2,7 @@
  * The one place secrets are removed from anything we print or write: the public key, the secret key and every
  * token seen. Each secret is also matched in its URL-encoded forms, since it travels in query strings.
  */
-export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'other-public-key' | 'other-secret-key' | 'disabled-public-key' | 'disabled-secret-key' | 'disabled-token';
+export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'altered-token' | 'other-public-key' | 'other-secret-key' | 'disabled-public-key' | 'disabled-secret-key' | 'disabled-token';
 
 export class Redactor {
   private readonly secrets = new Map<string, SecretKind>();

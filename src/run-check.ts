@@ -78,7 +78,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     fail(message) { throw new CheckFailure(message); },
     note(text) { notes.push(text); },
     observe(text) { observation = text; },
-    secret(value) { redactor.add(value, 'token'); },
+    secret(value) { redactor.add(value, 'altered-token'); },
     setFuzz(f) { fuzz = f; },
   };
 

@@ -25,16 +25,32 @@ function isRealDate(y: number, m: number, d: number, hh: number, mm: number, ss 
 const MINUTE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
 const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d+Z$/;
 
+/**
+ * Time strings repeat across records (a list of 50,000 orders carries 450,000 of them, far fewer distinct): each
+ * distinct string is judged once per format. Bounded: a memory is cleared when it grows past 100,000 strings.
+ */
+const minuteVerdicts = new Map<string, boolean>();
+const isoVerdicts = new Map<string, boolean>();
+function remembered(memory: Map<string, boolean>, s: string, judge: () => boolean): boolean {
+  let v = memory.get(s);
+  if (v === undefined) {
+    v = judge();
+    if (memory.size >= 100_000) memory.clear();
+    memory.set(s, v);
+  }
+  return v;
+}
+
 /** The spec's two time formats: §2.2–2.4 "YYYY-MM-DD HH:MM", §2.4–2.5 ISO 8601 UTC with fractional seconds. */
 export const timeFormats = {
-  'spec-minute': (s: string): boolean => {
+  'spec-minute': (s: string): boolean => remembered(minuteVerdicts, s, () => {
     const m = MINUTE.exec(s);
     return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
-  },
-  'spec-iso-utc': (s: string): boolean => {
+  }),
+  'spec-iso-utc': (s: string): boolean => remembered(isoVerdicts, s, () => {
     const m = ISO_UTC.exec(s);
     return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
-  },
+  }),
 };
 
 export interface SchemaError { path: string; message: string }
@@ -78,9 +94,16 @@ function describe(e: ErrorObject, prefix: string): SchemaError {
  * Validates value against a schema (by name, or name plus a JSON pointer fragment such as "seat#/$defs/embedded").
  * Returns the errors, empty when valid; paths are prefixed with `at` so they point into the whole response body.
  */
+const byName = new Map<string, ValidateFunction>();
+
 export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: unknown, at = ''): SchemaError[] {
-  const [name, fragment] = schema.split('#') as [string, string | undefined];
-  const fn = validator(idOf(name) + (fragment ? `#${fragment}` : ''));
+  // By the name as given: validate runs once per record (hundreds of thousands of times at a large merchant).
+  let fn = byName.get(schema);
+  if (!fn) {
+    const [name, fragment] = schema.split('#') as [string, string | undefined];
+    fn = validator(idOf(name) + (fragment ? `#${fragment}` : ''));
+    byName.set(schema, fn);
+  }
   if (fn(value)) return [];
   // anyOf/oneOf produce one error per branch; the deepest errors say the most, so keep distinct ones only.
   const seen = new Set<string>();

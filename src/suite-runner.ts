@@ -46,12 +46,15 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
   }, { logLevel: 'silent', clearScreen: false });
   try {
     await vitest.start();
+  } catch (e) {
+    // The runner itself stopped (a worker died, out of memory): a harness error, so the run exits 3, never 0 or 1.
+    collector.errors.push(opts.redactor.redact(`the test runner stopped: ${(e as Error).message?.split('\n')[0] ?? String(e)}`));
   } finally {
-    await vitest.close();
+    await vitest.close().catch(() => undefined);
   }
   return buildReport({
     checks: collector.records,
-    baseUrl: config.base_url,
+    baseUrl: opts.redactor.redact(config.base_url),
     startedAt: started,
     durationMs: performance.now() - t0,
     fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },

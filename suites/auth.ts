@@ -7,8 +7,8 @@ import { dataEndpointPaths, endpointPath } from './support/paths.js';
 
 /** The wrong-token variants of §5.4: each must get code 401 and no data. */
 function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {
-  const last = token.at(-1) ?? 'x';
-  const changed = token.slice(0, -1) + (last === 'A' ? 'B' : 'A');
+  // '~' as the new last character, so a report's curl line can rebuild it as "${OPEN_TOKEN%?}~" (reporters/evidence.ts).
+  const changed = token.slice(0, -1) + (token.endsWith('~') ? '-' : '~');
   return [
     { label: 'no open-token header', token: undefined },
     { label: 'an empty open-token header', token: '' },

@@ -82,7 +82,7 @@ export const profileChecks = [
           let phrase: string;
           if (!q.ok) phrase = `refused (${errorPhrase(query)})`;
           else if (!p.ok) phrase = 'SUCCESS (the plain list did not succeed, so not compared)';
-          else phrase = canonical(p.data) === canonical(q.data) ? 'ignored (the same data as without them)' : 'SUCCESS with other data than without them (applied or the data changed)';
+          else phrase = p.data === q.data || canonical(p.data) === canonical(q.data) ? 'ignored (the same data as without them)' : 'SUCCESS with other data than without them (applied or the data changed)';
           return { label: path, phrase };
         });
         ctx.observe(`with ?page=2&limit=1&per_page=1&…: ${grouped(items)}`);

@@ -48,6 +48,8 @@ describe('curl reproduction', () => {
     expect(curlCommand(head)).toBe("curl -sS -i -g --path-as-is -I 'https://h/open/seats'");
     expect(shellWord('[REDACTED:disabled-token]')).toBe('"$CONFORMANCE_DISABLED_TOKEN"');
     expect(shellWord('')).toBe("''");
+    // The altered token of the UNAUTH checks is rebuilt from $OPEN_TOKEN by the shell, as the check built it.
+    expect(argvOf(`curl ${shellWord('[REDACTED:altered-token]')}`, env)).toEqual([`${env.OPEN_TOKEN.slice(0, -1)}~`]);
     expect(tokenCommand('https://h/open')).toContain(`'https://h/open/auth?secret='"$CONFORMANCE_SECRET"'&key='"$CONFORMANCE_KEY" | jq -r .data.app_token`);
   });
 });
