@@ -19,8 +19,8 @@ export interface UnsafeProbe { paths: string[]; before: Reply[]; answers: Unsafe
 export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   const token = await ctx.api.token();
   const paths = (await dataEndpointPaths(ctx)).map((p) => p.path);
-  const snapshot = (phase: string): Promise<Reply[]> => Promise.all(paths.map((path) => ctx.api.once(`readonly:${phase}:${path}`, { path, token })));
-  const before = await snapshot('before');
+  // Before: the run's shared GETs (every other check has run on them already, and sent only GET); after: fresh ones.
+  const before = await Promise.all(paths.map((path) => ctx.api.get(path)));
   const answers: UnsafeAnswer[] = [];
   // One at a time, in a fixed order: a server that does change state changes it the same way on every run.
   for (const path of paths) {
@@ -33,7 +33,7 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
       }
     }
   }
-  const after = await snapshot('after');
+  const after = await Promise.all(paths.map((path) => ctx.api.once(`readonly:after:${path}`, { path, token })));
   return { paths, before, answers, after };
 }
 
