@@ -13,7 +13,8 @@ export class Redactor {
   add(value: string | undefined, kind: SecretKind): void {
     if (!value) return;
     // URLSearchParams (how the client builds query strings) escapes more than encodeURIComponent: !'()~ too.
-    const forms = [value, encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+'), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+    // Lower case too: HTTP header names arrive lowercased, and a server may echo a secret in one (x-echo-<token>).
+    const forms = [value, encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+'), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1), value.toLowerCase()];
     for (const form of new Set(forms)) {
       if (!this.secrets.has(form)) { this.secrets.set(form, kind); this.pattern = undefined; this.longest = Math.max(this.longest, form.length); }
     }
