@@ -71,9 +71,11 @@ async function runCommand(argv: string[]): Promise<number> {
   let stop: (() => Promise<void>) | undefined;
   if (v.demo) {
     const file = typeof v.config === 'string' ? readConfigFile(v.config, process.env) : {};
-    // The demo fixes target and credentials; report, fuzz and load settings still come from file, env and flags.
+    // The demo fixes target, credentials and TLS; every other setting (report, fuzz, load, baseline) comes from the
+    // file and flags. The environment is left out: its CONFORMANCE_* variables name the user's own target.
     const base = resolveConfig({ file: { ...file, base_url: 'http://demo.invalid', app: { secret: 'demo', key: 'demo' } }, env: {}, flags });
-    const demo = await startDemo({ timeout_ms: base.timeout_ms, concurrency: base.concurrency, fuzz: base.fuzz, report: base.report, ...(base.rate_limit ? { rate_limit: base.rate_limit } : {}), ...(base.max_details !== undefined ? { max_details: base.max_details } : {}) });
+    const { base_url: _u, app: _a, other_app: _o, disabled_app: _d, tls: _t, unsafe_methods: _m, ...settings } = base;
+    const demo = await startDemo(settings);
     config = demo.config;
     stop = () => demo.server.close();
     out(`Demo: the bundled reference server is listening at ${config.base_url}\n`);

@@ -23,7 +23,7 @@ describe.concurrent('the CLI end to end', () => {
     expect(validate('report', r)).toEqual([]);
   });
 
-  test('no secret reaches the terminal or any report file, even from a server that echoes them', async () => {
+  test('no secret reaches the terminal or any report file of a run (test/secrets.test.ts covers a server that echoes them)', async () => {
     await withServer([], async (srv) => {
       const run = await runCli(targetArgs(srv), { env: targetEnv });
       const dir = join(run.dir, 'conformance-report');
@@ -41,6 +41,14 @@ describe.concurrent('the CLI end to end', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/FAIL UNAUTH-SEATS/);
     });
+  });
+
+  test('--demo honours the settings it does not fix, such as a baseline (a stale entry fails the run)', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'demo-'));
+    writeFileSync(join(dir, 'known.yaml'), '- id: SEAT-01\n  reason: fixed since\n');
+    const run = await runCli(['--demo', '--fuzz-runs', '5', '--baseline', 'known.yaml'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.report!.checks.find((c) => c.id === 'SEAT-01')?.baseline?.state).toBe('stale');
   });
 
   test('a misspelt config key exits 2 with one line naming it', async () => {
