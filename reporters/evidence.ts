@@ -48,13 +48,6 @@ export function shellWord(value: string): string {
   return out || `''`;
 }
 
-/** The shell variables a value needs (in order of first use). */
-export function shellVarsIn(values: string[]): string[] {
-  const vars = new Set<string>();
-  for (const v of values) for (const m of v.matchAll(MARKER)) vars.add(shellVarFor(m[1] === 'altered-token' ? 'token' : m[1]));
-  return [...vars];
-}
-
 export interface CurlOptions { caFile?: string; insecure?: boolean }
 
 /** TLS options of the run (report.config.tls), so the curl line trusts the same CA the run did. */

@@ -21,7 +21,6 @@ export const DATA_ENDPOINTS: Endpoint[] = [
   { n: 7, name: 'orders', path: '/orders', schema: 'order', list: true },
 ];
 
-export const endpoint = (name: Endpoint['name']): Endpoint => DATA_ENDPOINTS.find((e) => e.name === name)!;
 
 export const AUTH_PATH = '/auth';
 

@@ -8,7 +8,8 @@ import { NetworkError, type Reply } from '../src/http.js';
 import { AUTH_PATH } from '../src/endpoints.js';
 import { envelopeCode, show } from '../src/assertions.js';
 import { allErrorProbes, listQueryProbes, unknownIdProbes } from './errors.js';
-import { canonical, unsafeProbe } from './readonly.js';
+import { unsafeProbe } from './readonly.js';
+import { sameJson } from './support/compare.js';
 import { dataEndpointPaths } from './support/paths.js';
 
 /** "code 404 over HTTP 404, status \"ERROR\", msg \"…\"" — an error answer in a phrase. */
@@ -82,7 +83,7 @@ export const profileChecks = [
           let phrase: string;
           if (!q.ok) phrase = `refused (${errorPhrase(query)})`;
           else if (!p.ok) phrase = 'SUCCESS (the plain list did not succeed, so not compared)';
-          else phrase = p.data === q.data || canonical(p.data) === canonical(q.data) ? 'ignored (the same data as without them)' : 'SUCCESS with other data than without them (applied or the data changed)';
+          else phrase = sameJson(p.data, q.data) ? 'ignored (the same data as without them)' : 'SUCCESS with other data than without them (applied or the data changed)';
           return { label: path, phrase };
         });
         ctx.observe(`with ?page=2&limit=1&per_page=1&…: ${grouped(items)}`);

@@ -3,6 +3,7 @@ import { isRecord, successData } from '../src/api.js';
 import { NetworkError, type Reply } from '../src/http.js';
 import { describeReply, show } from '../src/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
+import { sameJson } from './support/compare.js';
 
 /** The methods §1 and §3 rule out ("read-only; no operation changes any state"). Sent only with unsafe_methods. */
 export const UNSAFE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -37,31 +38,25 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   return { paths, before, answers, after };
 }
 
-/** JSON with sorted keys: two renderings of the same data compare equal whatever their key order. */
-export function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isRecord(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'undefined';
-}
-
 function fieldDiff(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
-    .filter((k) => canonical(a[k]) !== canonical(b[k]))
+    .filter((k) => !sameJson(a[k], b[k]))
     .map((k) => `${k} ${show(a[k], 40)} → ${show(b[k], 40)}`);
 }
 
 /** What changed between two payloads of one endpoint; lists are compared by id, whatever their order. */
 export function dataChanges(before: unknown, after: unknown): string[] {
-  // The client parses identical big bodies once, so an unchanged 65 MB list is the very same tree: no walk needed.
-  if (before === after) return [];
+  // sameJson returns at once for the very same tree, which an unchanged big list is (the client parses identical
+  // big bodies once).
+  if (sameJson(before, after)) return [];
   if (Array.isArray(before) && Array.isArray(after)) {
-    const index = (xs: unknown[]): Map<string, unknown> => new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? canonical(x.id) : `#${i}`, x]));
+    const index = (xs: unknown[]): Map<string, unknown> => new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? JSON.stringify(x.id) : `#${i}`, x]));
     const [b, a] = [index(before), index(after)];
     const out: string[] = [];
     for (const [id, x] of b) {
       const y = a.get(id);
       if (y === undefined) out.push(`record ${id} is gone`);
-      else if (canonical(x) !== canonical(y)) out.push(`record ${id} changed: ${isRecord(x) && isRecord(y) ? fieldDiff(x, y).join(', ') : `${show(x, 40)} → ${show(y, 40)}`}`);
+      else if (!sameJson(x, y)) out.push(`record ${id} changed: ${isRecord(x) && isRecord(y) ? fieldDiff(x, y).join(', ') : `${show(x, 40)} → ${show(y, 40)}`}`);
     }
     for (const id of a.keys()) if (!b.has(id)) out.push(`record ${id} is new`);
     return out;
@@ -70,7 +65,7 @@ export function dataChanges(before: unknown, after: unknown): string[] {
     const diff = fieldDiff(before, after);
     return diff.length ? [`fields changed: ${diff.join(', ')}`] : [];
   }
-  return canonical(before) === canonical(after) ? [] : [`data ${show(before, 60)} → ${show(after, 60)}`];
+  return [`data ${show(before, 60)} → ${show(after, 60)}`];
 }
 
 export const readonlyChecks = defineChecks('readonly', [

@@ -1,4 +1,4 @@
-import { defineChecks, type Area, type Check, type CheckContext } from '../src/check.js';
+import { defineChecks, type Check, type CheckContext } from '../src/check.js';
 import { isRecord } from '../src/api.js';
 import type { Resource } from '../src/api.js';
 import { detailPath } from '../src/endpoints.js';
@@ -45,10 +45,8 @@ function detailShape(id: string, resource: Resource, spec: string, noun: string)
   };
 }
 
-function area(a: Area, checks: Array<Omit<Check, 'area'>>): Check[] { return defineChecks(a, checks); }
-
 export const resourceChecks: Check[] = [
-  ...area('merchant', [{
+  ...defineChecks('merchant', [{
     id: 'MER-01', level: 'MUST', spec: '§2.5, §4 endpoint 2',
     title: 'GET /merchant answers the merchant record of §2.5',
     async run(ctx: CheckContext) {
@@ -56,15 +54,15 @@ export const resourceChecks: Check[] = [
       expectShape(ctx, 'merchant', data, 'GET /merchant');
     },
   }]),
-  ...area('dishes', [
+  ...defineChecks('dishes', [
     listShape('DISH-01', '/dishes', 'dish', '§2.2, §4 endpoint 3', 'dishes'),
     detailShape('DISH-02', 'dishes', '§2.2, §4 endpoint 4', 'dish'),
   ]),
-  ...area('seats', [
+  ...defineChecks('seats', [
     listShape('SEAT-01', '/seats', 'seat', '§2.3, §3, §4 endpoint 5', 'seats'),
     detailShape('SEAT-02', 'seats', '§2.3, §3, §4 endpoint 6', 'seat'),
   ]),
-  ...area('orders', [
+  ...defineChecks('orders', [
     listShape('ORD-01', '/orders', 'order', '§2.4, §2.2, §4 endpoint 7', 'orders'),
     {
       id: 'ORD-02', level: 'SHOULD', spec: '§2.4 (device)',
