@@ -3,7 +3,8 @@ import type { CheckRecord, Report } from '../src/report.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
- * a plain-text rendering of an exchange. Everything here is already redacted (src/http.ts redacts at recording).
+ * a plain-text rendering of an exchange. Everything here is already redacted (src/run-check.ts redacts the
+ * evidence a check keeps).
  */
 
 /** Redaction markers (`[REDACTED:token]`, `[REDACTED:public-key]`, …) become these shell variables in curl lines. */

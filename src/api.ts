@@ -1,8 +1,9 @@
 import fc from 'fast-check';
+import pMap from 'p-map';
 import type { Config, Credentials } from './config.js';
 import type { Exchange, HttpClient, Reply, RequestSpec } from './http.js';
 import { NetworkError } from './http.js';
-import { Blocked } from './check.js';
+import { Blocked, type Sweep } from './check.js';
 import { AUTH_PATH, detailPath } from './endpoints.js';
 
 export type Who = 'app' | 'other_app';
@@ -26,7 +27,11 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
  */
 export class SharedRequests {
   private readonly cache = new Map<string, Promise<Reply>>();
-  constructor(readonly config: Config, readonly client: HttpClient) {}
+  /** Per detail still cached: its sweep, and which of the sweep's readers have read it. */
+  private readonly detailReads = new Map<string, { sweep: Sweep; readBy: Set<string> }>();
+
+  /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
+  constructor(readonly config: Config, readonly client: HttpClient, private readonly readers = new Map<Sweep, Set<string>>()) {}
 
   once(key: string, spec: RequestSpec): Promise<Reply> {
     let p = this.cache.get(key);
@@ -38,11 +43,38 @@ export class SharedRequests {
     return p;
   }
 
-  view(record: (e: Exchange) => void): Api { return new Api(this, record); }
+  /** A detail of a sweep, read by a check: kept until every unfinished reader of the sweep has read it. */
+  readDetail(sweep: Sweep, key: string, spec: RequestSpec, reader: string): Promise<Reply> {
+    const reply = this.once(key, spec);
+    const pending = this.readers.get(sweep);
+    if (pending?.has(reader)) {
+      let r = this.detailReads.get(key);
+      if (!r) this.detailReads.set(key, r = { sweep, readBy: new Set() });
+      r.readBy.add(reader);
+      this.forgetIfRead(key, r, pending);
+    }
+    return reply;
+  }
+
+  /** A check has ended: the details it will never read are no longer kept for it. */
+  finished(checkId: string): void {
+    for (const [sweep, pending] of this.readers) {
+      if (!pending.delete(checkId)) continue;
+      for (const [key, r] of this.detailReads) if (r.sweep === sweep) this.forgetIfRead(key, r, pending);
+    }
+  }
+
+  private forgetIfRead(key: string, r: { readBy: Set<string> }, pending: Set<string>): void {
+    for (const c of pending) if (!r.readBy.has(c)) return;
+    this.cache.delete(key);
+    this.detailReads.delete(key);
+  }
+
+  view(record: (e: Exchange) => void, checkId = ''): Api { return new Api(this, record, checkId); }
 }
 
 export class Api {
-  constructor(private readonly shared: SharedRequests, private readonly record: (e: Exchange) => void) {}
+  constructor(private readonly shared: SharedRequests, private readonly record: (e: Exchange) => void, private readonly checkId: string) {}
 
   get config(): Config { return this.shared.config; }
 
@@ -53,9 +85,13 @@ export class Api {
   }
 
   /** A shared request; its exchange joins the evidence of the check that awaits it. */
-  async once(key: string, spec: RequestSpec): Promise<Reply> {
+  once(key: string, spec: RequestSpec): Promise<Reply> {
+    return this.recorded(this.shared.once(key, spec));
+  }
+
+  private async recorded(reply: Promise<Reply>): Promise<Reply> {
     try {
-      const r = await this.shared.once(key, spec);
+      const r = await reply;
       this.record(r.exchange);
       return r;
     } catch (e) {
@@ -124,7 +160,19 @@ export class Api {
     return { ids: sample ?? [], total: ids.length, sampled: true };
   }
 
-  detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
-    return this.get(detailPath(resource, id), who);
+  /**
+   * Runs fn over every item with a bounded number in flight (twice the request concurrency, so the client's gate
+   * stays fed). Never one promise per item at once: 20,000 suspended request chains per check would hold hundreds
+   * of MB and cost more in garbage collection than the requests themselves. The first failure stops new items.
+   */
+  async each<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+    await pMap(items, fn, { concurrency: Math.max(1, this.shared.config.concurrency * 2) });
+  }
+
+  /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who); see Check.sweeps. */
+  async detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
+    const token = await this.token(who);
+    const path = detailPath(resource, id);
+    return this.recorded(this.shared.readDetail(`${resource}:${who}`, `get:${who}:${path}`, { path, token }, this.checkId));
   }
 }

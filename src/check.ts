@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import type { Exchange, Reply, RequestSpec } from './http.js';
-import type { Api } from './api.js';
+import type { Api, Resource, Who } from './api.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 
@@ -12,6 +12,9 @@ export type Area = (typeof AREAS)[number];
 export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_token' | 'unsafe_methods' | 'https' | 'fuzz';
 
 export type Status = 'passed' | 'failed' | 'skipped' | 'error';
+
+/** The detail of every listed record of a resource, read with one application's token: e.g. "dishes:app". */
+export type Sweep = `${Resource}:${Who}`;
 
 export interface FuzzFailure { seed: number; path: string; counterexample: string; shrinks: number; replay: string }
 
@@ -51,6 +54,11 @@ export interface Check {
   spec: string;
   area: Area;
   requires?: Requirement[];
+  /**
+   * The detail sweeps this check reads (through api.detail). A large merchant has 20,000 details: the run keeps
+   * each reply only until every check that declares its sweep has read it, then lets it go.
+   */
+  sweeps?: Sweep[];
   run(ctx: CheckContext): Promise<void>;
 }
 

@@ -95,7 +95,7 @@ async function runCommand(argv: string[]): Promise<number> {
       await client.send({ path: AUTH_PATH });
     } catch (e) {
       if (e instanceof NetworkError) {
-        err(`conformance: cannot reach ${redactor.redact(config.base_url)}: ${e.message.replace(/^GET \S+: /, '')}\n`);
+        err(`conformance: cannot reach ${redactor.redact(config.base_url)}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}\n`);
         return EXIT.incomplete;
       }
       throw e;

@@ -1,15 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { setMaxListeners } from 'node:events';
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Redactor } from './redact.js';
+import { parseJsonBuffer } from './json-buffer.js';
 
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
 const EXCERPT_CHARS = 4096;
+/** Characters recorded past the excerpt, so a secret that straddles the cut is redacted whole before cutting. */
+const EXCERPT_MARGIN = 1024;
 
 export interface RequestSpec {
   method?: string;
@@ -24,7 +26,11 @@ export interface RequestSpec {
   baseUrl?: string;
 }
 
-/** One request/response as it goes into a report: secrets already redacted, body cut to an excerpt. */
+/**
+ * One request/response as recorded: raw, as it went and came, with the body's excerpt not cut yet. Only the few a
+ * check keeps as evidence go into a report, through reportable(); redacting all 44,000 of a large run cost more
+ * than the checks that read them.
+ */
 export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string> };
   response?: { status: number; headers: Record<string, string>; body_excerpt: string; body_bytes: number; truncated: boolean };
@@ -270,6 +276,57 @@ function describeError(e: unknown, timeoutMs: number, deadlinePassed: boolean): 
   return { code, message: text };
 }
 
+/** One request in flight, as the sweeper of Timeouts sees it: when its time is up, and how to stop it. */
+class Flight {
+  reason: Error | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  constructor(readonly endsAt: number) {}
+  started(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason !== undefined) controller.abort(this.reason);
+  }
+  abort(reason: Error): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/**
+ * The per-request time limit (timeout_ms, the whole exchange: a body that drips one byte a second is cut too) for
+ * every request in flight, swept by one interval: an AbortSignal and a timer per request cost more CPU than the
+ * request itself over a large merchant's 44,000. A request ends at most one sweep (timeout_ms / 10, within
+ * 10–250 ms) after its limit; undici's headersTimeout and bodyTimeout stay set as a backstop.
+ */
+class Timeouts {
+  private readonly flights = new Set<Flight>();
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly timeoutMs: number) {}
+
+  start(): Flight {
+    const f = new Flight(performance.now() + this.timeoutMs);
+    this.flights.add(f);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sweep(), Math.min(250, Math.max(10, this.timeoutMs / 10)));
+      this.timer.unref();
+    }
+    return f;
+  }
+
+  end(f: Flight): void { this.flights.delete(f); }
+
+  abortAll(reason: Error): void { for (const f of this.flights) f.abort(reason); }
+
+  stop(): void { if (this.timer) clearInterval(this.timer); this.timer = undefined; }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const f of this.flights) if (f.endsAt <= now) f.abort(new DOMException(`no response within ${this.timeoutMs} ms`, 'TimeoutError'));
+  }
+}
+
+const tooLarge = (message: string): Error => Object.assign(new Error(message), { code: 'BODY_TOO_LARGE' });
+
 /** The endpoint a request belongs to, for the breaker: /dishes/abc?x=1 → GET /dishes/* (paths are below base_url). */
 function endpointOf(method: string, spec: RequestSpec): string {
   const path = spec.path.split('?')[0]!;
@@ -284,8 +341,9 @@ function endpointOf(method: string, spec: RequestSpec): string {
  */
 class Breaker {
   private readonly timeouts = new Map<string, number>();
-  isOpen(key: string): boolean { return (this.timeouts.get(key) ?? 0) >= BREAKER_TIMEOUTS; }
-  answered(key: string): void { if (this.timeouts.size) this.timeouts.delete(key); }
+  /** The key is worked out only once some endpoint has timed out: never, on a healthy server. */
+  isOpen(key: () => string): boolean { return this.timeouts.size > 0 && (this.timeouts.get(key()) ?? 0) >= BREAKER_TIMEOUTS; }
+  answered(key: () => string): void { if (this.timeouts.size) this.timeouts.delete(key()); }
   timedOut(key: string): void { this.timeouts.set(key, (this.timeouts.get(key) ?? 0) + 1); }
 }
 
@@ -298,10 +356,21 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/**
+ * An exchange as a report may show it: every secret redacted (tokens learnt after it was recorded too), then the
+ * body cut to its excerpt; redacting before cutting leaves no readable prefix of a secret at the cut.
+ */
+export function reportable(e: Exchange, r: Redactor): Exchange {
+  const x = r.redactDeep(e);
+  if (!x.response || x.response.body_excerpt.length <= EXCERPT_CHARS) return x;
+  return { ...x, response: { ...x.response, body_excerpt: x.response.body_excerpt.slice(0, EXCERPT_CHARS) } };
+}
+
 export class HttpClient {
   private readonly agent: Agent;
   private readonly gate: Gate;
   private readonly deadline: AbortSignal;
+  private readonly timeouts: Timeouts;
   private readonly breaker = new Breaker();
   private readonly bigBodies = new BigBodies();
   /** Bytes of bodies held in memory by requests in flight, and the lazily made directory bodies spill into. */
@@ -324,10 +393,9 @@ export class HttpClient {
       bodyTimeout: opts.timeoutMs,
     });
     this.gate = new Gate(opts.concurrency, opts.rateLimit);
+    this.timeouts = new Timeouts(opts.timeoutMs);
     this.deadline = AbortSignal.timeout(opts.deadlineMs);
-    // Each request in flight listens on the deadline (and stops when it ends): up to `concurrency` listeners is by
-    // design, not a leak, and Node's warning about it would reach the terminal.
-    setMaxListeners(Math.max(10, opts.concurrency + 1), this.deadline);
+    this.deadline.addEventListener('abort', () => this.timeouts.abortAll(this.deadline.reason as Error), { once: true });
     this.retry = opts.retry ?? RETRY_DEFAULTS;
     this.deadlineAt = performance.now() + opts.deadlineMs;
   }
@@ -352,9 +420,8 @@ export class HttpClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
     if (spec.token !== undefined) headers['open-token'] = spec.token;
-    const r = this.opts.redactor;
-    const recordRequest = { method, url: r.redact(url), headers: r.redactDeep(headers) };
-    const endpoint = endpointOf(method, spec);
+    const recordRequest = { method, url, headers };
+    const endpoint = (): string => endpointOf(method, spec);
 
     const retries: RetryRecord[] = [];
     let staleRetried = false;
@@ -376,60 +443,27 @@ export class HttpClient {
       // Without a usable Retry-After, back off 1 s, 2 s, 4 s.
       const wait = Math.min(retryAfterMs(asked) ?? 1000 * 2 ** retries.length, this.retry.capMs);
       if (this.deadline.aborted || performance.now() + wait > this.deadlineAt) return reply;
-      retries.push({ status: 429, ...(asked !== undefined ? { retry_after: r.redact(asked) } : {}), waited_ms: wait });
+      retries.push({ status: 429, ...(asked !== undefined ? { retry_after: asked } : {}), waited_ms: wait });
       this.gate.pause(Date.now() + wait);
       await sleep(wait);
     }
   }
 
-  private async attempt(method: string, url: string, headers: Record<string, string>, recordRequest: Exchange['request'], endpoint: string, retries: RetryRecord[]): Promise<Reply> {
-    const r = this.opts.redactor;
+  private async attempt(method: string, url: string, headers: Record<string, string>, recordRequest: Exchange['request'], endpoint: () => string, retries: RetryRecord[]): Promise<Reply> {
     const withRetries = (e: Exchange): Exchange => (retries.length ? { ...e, retries: [...retries] } : e);
     await this.gate.enter();
     const started = performance.now();
+    let flight: Flight | undefined;
     let responded = false;
-    let cleanup: (() => void) | undefined;
     try {
       // Checked after the gate too: requests queued behind a wave of timeouts must not become the next wave.
       if (this.breaker.isOpen(endpoint)) {
-        throw Object.assign(new Error(`not sent: the last ${BREAKER_TIMEOUTS} requests to ${endpoint} got no complete response within ${this.opts.timeoutMs} ms (timeout_ms)`), { code: 'ENDPOINT_TIMED_OUT' });
+        throw Object.assign(new Error(`not sent: the last ${BREAKER_TIMEOUTS} requests to ${endpoint()} got no complete response within ${this.opts.timeoutMs} ms (timeout_ms)`), { code: 'ENDPOINT_TIMED_OUT' });
       }
-      // One controller and one timer per request: AbortSignal.any() + AbortSignal.timeout() cost several times more
-      // over 40,000 requests, and Node 20's any() keeps every dependant registered on the long-lived deadline signal.
-      const ac = new AbortController();
-      const timer = setTimeout(() => ac.abort(new DOMException(`no response within ${this.opts.timeoutMs} ms`, 'TimeoutError')), this.opts.timeoutMs);
-      timer.unref();
-      const onDeadline = (): void => ac.abort(this.deadline.reason);
-      if (this.deadline.aborted) onDeadline(); else this.deadline.addEventListener('abort', onDeadline, { once: true });
-      cleanup = () => { clearTimeout(timer); this.deadline.removeEventListener('abort', onDeadline); };
-      const signal = ac.signal;
-      const res = await request(url, { method, headers, signal, dispatcher: this.agent });
-      responded = true;
-      const max = this.opts.maxBodyBytes;
-      const declared = Number(res.headers['content-length']);
-      if (declared > max) {
-        // Refused before reading a byte: the Content-Length alone says it is over the cap.
-        res.body.destroy();
-        throw Object.assign(new Error(`response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte cap (max_body_bytes); not read`), { code: 'BODY_TOO_LARGE' });
-      }
-      const sink = new BodySink(this.bodies);
-      let bytes = 0;
-      let buf: Buffer;
-      try {
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          bytes += chunk.length;
-          if (bytes > max) {
-            res.body.destroy();
-            throw Object.assign(new Error(`response body exceeds the ${max}-byte cap (max_body_bytes); aborted after ${bytes} bytes`), { code: 'BODY_TOO_LARGE' });
-          }
-          const spilled = sink.add(chunk);
-          if (spilled) await spilled;
-        }
-        buf = sink.onDisk ? await sink.take(bytes) : sink.takeInMemory(bytes);
-      } finally {
-        const removing = sink.discard();
-        if (removing) await removing;
-      }
+      if (this.deadline.aborted) throw this.deadline.reason;
+      flight = this.timeouts.start();
+      const res = await this.transfer(method, url, headers, flight, () => { responded = true; });
+      const { bytes, body: buf } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
       const utf8 = isUtf8(buf);
       const big = utf8 && bytes >= BIG_BODY_BYTES;
@@ -438,9 +472,11 @@ export class HttpClient {
       let jsonError: string | undefined;
       let text: string | undefined;
       if (json === undefined) {
-        text = buf.toString('utf8');
-        try { json = JSON.parse(text); } catch (e) { jsonError = (e as Error).message; }
+        if (!big) text = buf.toString('utf8');
+        try { json = text !== undefined ? JSON.parse(text) : parseJsonBuffer(buf); } catch (e) { jsonError = (e as Error).message; }
         if (big && jsonError === undefined) this.bigBodies.set(key, json);
+        // A big body that is not JSON is kept as text: the checks quote it.
+        if (big && jsonError !== undefined) text = buf.toString('utf8');
       }
       this.learnTokens(json);
       this.breaker.answered(endpoint);
@@ -449,17 +485,15 @@ export class HttpClient {
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
       // The excerpt of a long body comes from a prefix of its bytes, never from a slice of its text: V8 slices keep
       // their parent string alive, and the evidence would hold a 65 MB list's whole text (135 MB as UTF-16).
-      const prefixBytes = (EXCERPT_CHARS + r.longest) * 4;
+      const prefixBytes = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
       const head = text !== undefined && bytes <= prefixBytes ? text : buf.subarray(0, prefixBytes).toString('utf8');
       const truncated = text === undefined ? true : text.length > EXCERPT_CHARS;
-      // Redact before cutting, so a secret that straddles the cut cannot leave a readable prefix behind.
-      const excerpt = truncated ? r.redact(head.slice(0, EXCERPT_CHARS + r.longest)).slice(0, EXCERPT_CHARS) : r.redact(head);
       const exchange = withRetries({
         request: recordRequest,
-        response: { status: res.statusCode, headers: r.redactDeep(resHeaders), body_excerpt: excerpt, body_bytes: bytes, truncated },
+        response: { status: res.status, headers: resHeaders, body_excerpt: head, body_bytes: bytes, truncated },
         duration_ms: Math.round(durationMs),
       });
-      const reply: Reply = { status: res.statusCode, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), durationMs, exchange };
+      const reply: Reply = { status: res.status, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), durationMs, exchange };
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
@@ -471,14 +505,66 @@ export class HttpClient {
       const d = own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT'
         ? { code: own, message: (e as Error).message }
         : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
-      if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint);
-      const message = r.redact(d.message);
-      const exchange = withRetries({ request: recordRequest, error: message, duration_ms: Math.round(performance.now() - started) });
-      throw new NetworkError(`${method} ${recordRequest.url}: ${message}`, exchange, d.code, !responded);
+      if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint());
+      const exchange = withRetries({ request: recordRequest, error: d.message, duration_ms: Math.round(performance.now() - started) });
+      throw new NetworkError(`${method} ${url}: ${d.message}`, exchange, d.code, !responded);
     } finally {
-      cleanup?.();
+      if (flight) this.timeouts.end(flight);
       this.gate.leave();
     }
+  }
+
+  /**
+   * Sends one request and collects its whole body into a BodySink, through undici's dispatcher API: no stream, no
+   * async iterator and no AbortSignal per request (what request() adds costs as much CPU as the exchange itself).
+   * The body cap is enforced as bytes arrive; a body spilling to disk pauses the socket until written.
+   */
+  private transfer(method: string, url: string, headers: Record<string, string>, flight: Flight, onResponse: () => void): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; bytes: number }> {
+    const u = new URL(url);
+    const max = this.opts.maxBodyBytes;
+    const sink = new BodySink(this.bodies);
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      let resHeaders: Record<string, string | string[] | undefined> = {};
+      let bytes = 0;
+      let writing: Promise<void> | undefined;
+      let settled = false;
+      const fail = (e: unknown): void => {
+        if (settled) return;
+        settled = true;
+        const removing = sink.discard();
+        if (removing) void removing.then(() => reject(e), () => reject(e)); else reject(e);
+      };
+      const finish = (): void => {
+        if (settled) return;
+        if (!sink.onDisk) { settled = true; resolve({ status, headers: resHeaders, body: sink.takeInMemory(bytes), bytes }); return; }
+        sink.take(bytes).then((body) => { settled = true; resolve({ status, headers: resHeaders, body, bytes }); }, fail);
+      };
+      this.agent.dispatch({ origin: u.origin, path: u.pathname + u.search, method, headers }, {
+        onRequestStart: (controller) => flight.started(controller),
+        onResponseStart: (controller, statusCode, h) => {
+          onResponse();
+          status = statusCode;
+          resHeaders = h;
+          // Refused before reading a byte: the Content-Length alone says it is over the cap.
+          const declared = Number(h['content-length']);
+          if (declared > max) controller.abort(tooLarge(`response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte cap (max_body_bytes); not read`));
+        },
+        onResponseData: (controller, chunk) => {
+          // undici hands an empty chunk on resuming a paused body: pausing for it again would never end.
+          if (!chunk.length) return;
+          bytes += chunk.length;
+          if (bytes > max) { controller.abort(tooLarge(`response body exceeds the ${max}-byte cap (max_body_bytes); aborted after ${bytes} bytes`)); return; }
+          const spilled = sink.add(chunk);
+          if (spilled) {
+            controller.pause();
+            writing = spilled.then(() => controller.resume(), (e: unknown) => controller.abort(e as Error));
+          }
+        },
+        onResponseEnd: () => { if (writing) void writing.then(finish); else finish(); },
+        onResponseError: (_controller, e) => fail(e),
+      });
+    });
   }
 
   /** Every token a server issues becomes a secret the moment it is seen (§2.6 app_token). */
@@ -488,7 +574,10 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    // close() waits for the requests still in flight (a check that stopped early leaves some): their time limit
+    // must go on running until they end.
     await this.agent.close();
+    this.timeouts.stop();
     if (this.bodies.dir) rmSync(this.bodies.dir, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import type { Exchange } from './http.js';
-import { NetworkError } from './http.js';
+import { NetworkError, reportable } from './http.js';
 import type { SharedRequests } from './api.js';
 import { Blocked, CheckFailure, type Check, type CheckContext, type CheckResult, type FuzzFailure, type Requirement } from './check.js';
 
@@ -12,6 +12,15 @@ const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> =
   https: (c) => (c.base_url.startsWith('https:') ? undefined : 'not applicable: base_url is http://, so HTTPS-only (§4) cannot be verified — WARNING: the target is not served over HTTPS'),
   fuzz: (c) => (c.fuzz.runs > 0 ? undefined : 'not enabled: fuzz.runs is 0'),
 };
+
+/** Why a check cannot run with this config (a requirement it names is missing), or undefined when it can. */
+export function unmetRequirement(check: Check, config: Config): string | undefined {
+  for (const r of check.requires ?? []) {
+    const why = REQUIREMENT_HELP[r](config);
+    if (why) return why;
+  }
+  return undefined;
+}
 
 /**
  * What the transport did that a reader of the result should know, read from the evidence: 429 answers that were
@@ -41,7 +50,8 @@ export const EVIDENCE_MAX = 50;
 export async function runCheck(check: Check, shared: SharedRequests): Promise<CheckResult> {
   const started = performance.now();
   const evidence: Exchange[] = [];
-  const seen = new Set<Exchange>();
+  // Weak: a check over every detail of a large merchant records 20,000 exchanges, and only the kept ones may stay.
+  const seen = new WeakSet<Exchange>();
   // A check over every detail of a large merchant uses 20,000 exchanges: the report keeps the first EVIDENCE_MAX
   // and up to EVIDENCE_MAX more that stand out (no 2xx answer, retried), and says how many it left out.
   let usual = 0;
@@ -64,7 +74,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
 
   const ctx: CheckContext = {
     config: shared.config,
-    api: shared.view(record),
+    api: shared.view(record, check.id),
     async send(spec) {
       try {
         const r = await shared.client.send(spec);
@@ -90,18 +100,16 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   const done = (status: CheckResult['status'], message: string): CheckResult => ({
     status,
     message: redactor.redact(message),
-    // Exchanges were redacted when recorded; a secret learnt later (a token issued mid-check) is caught here.
-    evidence: evidence.map((e) => redactor.redactDeep(e)),
+    // Exchanges are recorded raw: the ones kept are redacted here, with every secret known by now.
+    evidence: evidence.map((e) => reportable(e, redactor)),
     notes: [...notes, ...transportNotes(evidence), ...(omitted ? [`evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`] : [])].map((n) => redactor.redact(n)),
     ...(observation !== undefined ? { observation: redactor.redact(observation) } : {}),
     ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
 
-  for (const r of check.requires ?? []) {
-    const why = REQUIREMENT_HELP[r](shared.config);
-    if (why) return done('skipped', why);
-  }
+  const unmet = unmetRequirement(check, shared.config);
+  if (unmet) return done('skipped', unmet);
   try {
     await check.run(ctx);
     return done('passed', observation ?? 'as the spec requires');
@@ -118,5 +126,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     const at = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?$/m.exec(err?.stack?.split('\n')[1] ?? '')?.[1]?.replace(/^.*\/(dist\/)?/, '');
     const detail = process.env.CONFORMANCE_DEBUG ? ` | ${err?.stack?.split('\n').slice(1, 6).join(' | ')}` : '';
     return done('error', `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`);
+  } finally {
+    shared.finished(check.id);
   }
 }

@@ -2,8 +2,8 @@ import type { Config } from './config.js';
 import { HttpClient } from './http.js';
 import { Redactor } from './redact.js';
 import { SharedRequests } from './api.js';
-import { runCheck } from './run-check.js';
-import type { Check, CheckResult } from './check.js';
+import { runCheck, unmetRequirement } from './run-check.js';
+import type { Check, CheckResult, Sweep } from './check.js';
 
 /** A redactor that knows every configured secret. */
 export function redactorFor(config: Config): Redactor {
@@ -31,9 +31,23 @@ export function clientFor(config: Config, redactor: Redactor): HttpClient {
   });
 }
 
+/** Per detail sweep, the checks of the run that read it: those selected that declare it and can run. */
+function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> {
+  const readers = new Map<Sweep, Set<string>>();
+  for (const c of checks) {
+    if (unmetRequirement(c, config)) continue;
+    for (const s of c.sweeps ?? []) {
+      let set = readers.get(s);
+      if (!set) readers.set(s, set = new Set());
+      set.add(c.id);
+    }
+  }
+  return readers;
+}
+
 /** One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests. */
-export function createRun(config: Config): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
+export function createRun(config: Config, checks: Check[]): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
   const client = clientFor(config, redactorFor(config));
-  const shared = new SharedRequests(config, client);
+  const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   return { check: (c) => runCheck(c, shared), close: () => client.close() };
 }

@@ -7,11 +7,11 @@ import { AREAS } from '../src/check.js';
 import { createRun } from '../src/run.js';
 import { ALL_CHECKS } from './index.js';
 
-const run = createRun(inject('conformanceConfig'));
-afterAll(() => run.close());
-
 const only = inject('conformanceOnly');
 const selected = only.length ? ALL_CHECKS.filter((c) => only.some((p) => c.id === p || (p.endsWith('*') && c.id.startsWith(p.slice(0, -1))))) : ALL_CHECKS;
+
+const run = createRun(inject('conformanceConfig'), selected);
+afterAll(() => run.close());
 
 /**
  * Every area runs at once, each check as soon as what it needs has arrived (requests are capped by the client,

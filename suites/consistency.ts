@@ -46,11 +46,11 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
     if (!s) continue;
     sampledNote(ctx, resource, s);
     checked += s.ids.length;
-    await Promise.all(s.ids.map(async (id) => {
+    await ctx.api.each(s.ids, async (id) => {
       const d = await detailRecord(ctx, resource, id);
       if (!d || !fieldValid(NOUN[resource], 'id', d.id)) return; // no record, or a malformed id: the detail check's finding
       if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${NOUN[resource]} ${show(d.id)} instead of ${NOUN[resource]} ${id}`);
-    }));
+    });
   }
   if (!checked) throw new Blocked('no dish or seat ids to ask for (see DISH-01, SEAT-01)');
   if (found.length) ctx.fail(found.summary('details answer another id than the one asked for', checked));
@@ -64,14 +64,14 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
   sampledNote(ctx, resource, s);
   const found = new Findings();
   const remarks = new Remarks();
-  await Promise.all(s.ids.map(async (id) => {
+  await ctx.api.each(s.ids, async (id) => {
     const item = list.get(String(id));
     const d = await detailRecord(ctx, resource, id);
     if (!item || !d || !sameId(d.id, id)) return; // no detail (DISH-02/SEAT-02) or another record (CONS-01)
     const c = compareRecords(kind, item, d);
     if (c.diffs.length) found.add(`${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`);
     remarks.add(`${kind} ${id}`, c, `GET /${resource}`, `GET ${detailPath(resource, id)}`);
-  }));
+  });
   remarks.flush(ctx);
   if (found.length) ctx.fail(found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length));
 }
@@ -256,17 +256,17 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
 
 export const consistencyChecks: Check[] = defineChecks('consistency', [
   {
-    id: 'CONS-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6',
+    id: 'CONS-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6', sweeps: ['dishes:app', 'seats:app'],
     title: 'GET /dishes/X and GET /seats/X answer the record with id X',
     run: detailIdsMatch,
   },
   {
-    id: 'CONS-02', level: 'MUST', spec: '§2.2, §4 endpoints 3 and 4',
+    id: 'CONS-02', level: 'MUST', spec: '§2.2, §4 endpoints 3 and 4', sweeps: ['dishes:app'],
     title: 'Every dish of GET /dishes equals its GET /dishes/:id field by field',
     run: (ctx) => listEqualsDetail(ctx, 'dishes'),
   },
   {
-    id: 'CONS-03', level: 'MUST', spec: '§2.3, §4 endpoints 5 and 6',
+    id: 'CONS-03', level: 'MUST', spec: '§2.3, §4 endpoints 5 and 6', sweeps: ['seats:app'],
     title: 'Every seat of GET /seats equals its GET /seats/:id field by field',
     run: (ctx) => listEqualsDetail(ctx, 'seats'),
   },

@@ -78,7 +78,9 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
     const { ids, total, sampled } = await ctx.api.detailIds(resource, other.who);
     if (sampled) ctx.note(`asked for a seeded sample of ${ids.length} of ${other.label}'s ${total} ${resource}`);
     let shared = 0;
-    await Promise.all(ids.map(async (id) => {
+    // Each of these requests is sent once in a run, by this check alone: not kept for others to reuse.
+    const token = await ctx.api.token(me.who);
+    await ctx.api.each(ids, async (id) => {
       // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my
       // list) is mine to read.
       const own = mine.get(String(id));
@@ -87,7 +89,7 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       const path = detailPath(resource, id);
       const head = `GET ${path} with ${me.label}'s token`;
       let reply;
-      try { reply = await ctx.api.get(path, me.who); } catch (e) {
+      try { reply = await ctx.send({ path, token }); } catch (e) {
         found.add(`${head} (${other.label}'s ${noun} ${id}) got no usable response: ${(e as Error).message}`);
         return;
       }
@@ -106,7 +108,7 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number)) {
         found.add(`${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`);
       }
-    }));
+    });
     if (shared) ctx.note(`${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`);
   }
   if (!probed) throw new Blocked(`${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`);
@@ -143,11 +145,11 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     }
     // The details of the run (the same sample as DISH-02/SEAT-02): each must be mine too.
     const { ids } = await ctx.api.detailIds(resource, me.who);
-    await Promise.all(ids.map(async (id) => {
+    await ctx.api.each(ids, async (id) => {
       const d = await detailRecord(ctx, resource, id, me.who);
       const mark = d && ownerMark(d, theirs);
       if (mark) says(detailPath(resource, id), `answered a ${noun} of ${other.label} (${mark})`);
-    }));
+    });
   }
 
   const orders = await listOf(ctx, '/orders', me);
@@ -178,7 +180,7 @@ export const isolationChecks: Check[] = defineChecks('isolation', [
     run: (ctx) => theirIdsDoNotResolve(ctx, A, B),
   },
   {
-    id: 'ISO-02', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'],
+    id: 'ISO-02', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:app', 'seats:app'],
     title: "Merchant A's responses carry none of merchant B's records, user_id or merchant_id",
     run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, A, B),
   },
@@ -188,7 +190,7 @@ export const isolationChecks: Check[] = defineChecks('isolation', [
     run: (ctx) => theirIdsDoNotResolve(ctx, B, A),
   },
   {
-    id: 'ISO-04', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'],
+    id: 'ISO-04', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:other_app', 'seats:other_app'],
     title: "Merchant B's responses carry none of merchant A's records, user_id or merchant_id",
     run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
   },

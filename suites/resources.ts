@@ -22,25 +22,24 @@ function listShape(id: string, path: '/dishes' | '/seats' | '/orders', schema: S
 /** §4 endpoints 4 and 6: the detail of every listed id (or a seeded sample) answers one record of the shape. */
 function detailShape(id: string, resource: Resource, spec: string, noun: string): Omit<Check, 'area'> {
   return {
-    id, level: 'MUST', spec,
+    id, level: 'MUST', spec, sweeps: [`${resource}:app`],
     title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id`,
     async run(ctx) {
       const { ids, total, sampled } = await ctx.api.detailIds(resource);
       if (sampled) ctx.note(`checked a seeded sample of ${ids.length} of ${total} ${resource} (seed ${ctx.config.fuzz.seed})`);
       const problems: string[] = [];
-      await Promise.all(ids.map(async (itemId) => {
+      let firstData: unknown;
+      await ctx.api.each(ids, async (itemId) => {
         const path = detailPath(resource, itemId);
-        const reply = await ctx.api.get(path);
+        const reply = await ctx.api.detail(resource, itemId);
         const data = expectSuccess(ctx, reply, `GET ${path}`);
+        if (itemId === ids[0]) firstData = data;
         const errors = validate(resource === 'dishes' ? 'dish' : 'seat', data, '/data');
         if (errors.length) problems.push(`GET ${path}: ${formatErrors(errors, 3)}`);
-      }));
+      });
       if (problems.length) ctx.fail(`${problems.length} of ${ids.length} details do not match the ${noun} shape: ${problems.slice(0, 5).join('; ')}`);
       const first = ids[0];
-      if (first !== undefined) {
-        const data = (await ctx.api.get(detailPath(resource, first))).json;
-        if (isRecord(data)) expectShape(ctx, resource === 'dishes' ? 'dish' : 'seat', data.data, `GET ${detailPath(resource, first)}`);
-      }
+      if (first !== undefined) expectShape(ctx, resource === 'dishes' ? 'dish' : 'seat', firstData, `GET ${detailPath(resource, first)}`);
     },
   };
 }

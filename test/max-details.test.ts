@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { runCli, type CliRun } from './helpers/cli.js';
 import { targetArgs, targetEnv } from './helpers/target.js';
+import { CREDENTIALS } from '../reference/fixtures.js';
 
 /**
  * --max-details N (issue 6, big merchants): each detail check asks for a seeded sample of N ids per resource, says
@@ -10,13 +11,16 @@ import { targetArgs, targetEnv } from './helpers/target.js';
  */
 describe('--max-details', () => {
   let srv: RunningServer;
-  const seen: string[] = [];
+  const seen: Array<{ method: string; url: string; token: string }> = [];
   beforeAll(async () => {
     // A merchant bigger than the sample: 60 dishes and 20 seats.
     srv = await startReferenceServer({
       https: true,
       size: { dishes: 60, seats: 20, orders: 12, dishesPerOrder: 2 },
-      variants: [{ name: 'count', description: 'records request paths', raw: (req) => { seen.push(req.url ?? ''); return false; } }],
+      variants: [{
+        name: 'count', description: 'records each request',
+        raw: (req) => { seen.push({ method: req.method ?? '', url: req.url ?? '', token: String(req.headers['open-token'] ?? '') }); return false; },
+      }],
     });
   });
   afterAll(() => srv.close());
@@ -40,12 +44,31 @@ describe('--max-details', () => {
     expect(detailUrls(first, 'DISH-02')).toHaveLength(5);
     expect(detailUrls(first, 'SEAT-02')).toHaveLength(5);
     // Far fewer dish details reached the server than the 60 an unsampled run asks for (fuzzing adds its own few).
-    const dishDetails = new Set(seen.filter((u) => /\/open\/dishes\/1\d{5}$/.test(u)));
+    const dishDetails = new Set(seen.map((r) => r.url).filter((u) => /\/open\/dishes\/1\d{5}$/.test(u)));
     expect(dishDetails.size).toBeLessThan(30);
 
     const again = await runCli(targetArgs(srv, ['--max-details', '5']), { env: targetEnv });
     expect(detailUrls(again, 'DISH-02')).toEqual(detailUrls(first, 'DISH-02'));
     expect(detailUrls(again, 'SEAT-02')).toEqual(detailUrls(first, 'SEAT-02'));
+  });
+
+  test('each detail is requested once per token, however many checks read it (and not kept after the last)', async () => {
+    seen.length = 0;
+    const run = await runCli(targetArgs(srv, ['--fuzz-runs', '0']), { env: targetEnv });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const times = new Map<string, number>();
+    // With a token /auth issued in this run (the refusal checks send made-up and altered ones).
+    const issued = (t: string): boolean => t.startsWith('tok_') && !t.endsWith('~') && t !== CREDENTIALS.disabled_app.token;
+    for (const r of seen) {
+      if (r.method !== 'GET' || !issued(r.token) || !/\/open\/(dishes|seats)\/\d+$/.test(r.url)) continue;
+      times.set(`${r.token} ${r.url}`, (times.get(`${r.token} ${r.url}`) ?? 0) + 1);
+    }
+    // 60 dishes and 20 seats of one merchant, 2 + 1 of the other, each with its own token and the other's (ISO).
+    expect(times.size).toBeGreaterThanOrEqual(2 * (60 + 20));
+    // Only the read-only probe asks again: one dish and one seat, before and after its unsafe methods.
+    const repeated = [...times].filter(([, n]) => n > 1);
+    expect(repeated.length, JSON.stringify(repeated)).toBeLessThanOrEqual(2);
+    for (const [, n] of repeated) expect(n).toBeLessThanOrEqual(3);
   });
 
   test('without it every listed id is checked and nothing says "sample"', async () => {

@@ -1,7 +1,6 @@
 import type { CheckContext } from '../../src/check.js';
 import { isRecord, successData, type Rec, type Resource, type Who } from '../../src/api.js';
 import { show } from '../../src/assertions.js';
-import { detailPath } from '../../src/endpoints.js';
 import { validate } from '../../src/schemas.js';
 
 /**
@@ -106,12 +105,12 @@ export class Findings {
 }
 
 /**
- * The detail record of an id through the shared, memoized request (fetched once per run, with DISH-02/SEAT-02),
+ * The detail record of an id through the run's sweep of details (fetched once per run, with DISH-02/SEAT-02),
  * or undefined when the detail did not answer a record: that is the detail check's finding, not consistency's.
  */
 export async function detailRecord(ctx: CheckContext, resource: Resource, id: string | number, who: Who = 'app'): Promise<Rec | undefined> {
   try {
-    const s = successData(await ctx.api.get(detailPath(resource, id), who));
+    const s = successData(await ctx.api.detail(resource, id, who));
     return s.ok && isRecord(s.data) ? s.data : undefined;
   } catch {
     return undefined;

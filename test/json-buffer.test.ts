@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { parseJsonBuffer } from '../src/json-buffer.js';
+
+/** The same value with the same key order, or the same error message, as JSON.parse of the decoded bytes. */
+function expectSameAsJsonParse(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let expected: { value: string } | { error: string };
+  try { expected = { value: JSON.stringify(JSON.parse(bytes.toString('utf8'))) }; } catch (e) { expected = { error: (e as Error).message }; }
+  let actual: { value: string } | { error: string };
+  try { actual = { value: JSON.stringify(parseJsonBuffer(bytes)) }; } catch (e) { actual = { error: (e as Error).message }; }
+  expect(actual).toEqual(expected);
+}
+
+const envelope = fc.record({
+  status: fc.constantFrom('SUCCESS', 'ERROR'),
+  code: fc.integer(),
+  message: fc.string({ unit: 'grapheme' }),
+  data: fc.array(fc.jsonValue(), { maxLength: 8 }),
+});
+
+describe('parseJsonBuffer: JSON.parse of a big body, element by element (src/json-buffer.ts)', () => {
+  test('any envelope, compact or indented, parses to the same value with the same key order', () => {
+    fc.assert(fc.property(envelope, fc.constantFrom(undefined, 1, 2, '\t'), (env, indent) => {
+      expectSameAsJsonParse(JSON.stringify(env, null, indent));
+    }), { numRuns: 500 });
+  });
+
+  test('any JSON text at all, envelope or not, parses the same', () => {
+    fc.assert(fc.property(fc.json(), (text) => expectSameAsJsonParse(text)), { numRuns: 500 });
+  });
+
+  test('an envelope with one character deleted, doubled or replaced: the same value, or the same error', () => {
+    const damaged = fc.tuple(envelope, fc.nat(), fc.constantFrom('delete', 'double', '"', '\\', ',', ']', '}', '[', ' ')).map(([env, at, how]) => {
+      const text = JSON.stringify(env);
+      const i = at % text.length;
+      if (how === 'delete') return text.slice(0, i) + text.slice(i + 1);
+      if (how === 'double') return text.slice(0, i + 1) + text.slice(i);
+      return text.slice(0, i) + how + text.slice(i + 1);
+    });
+    fc.assert(fc.property(damaged, (text) => expectSameAsJsonParse(text)), { numRuns: 2000 });
+  });
+
+  test.each([
+    ['an empty list', '{"status":"SUCCESS","code":200,"data":[]}'],
+    ['a list of white space', '{"data":[ \n ],"code":200}'],
+    ['data before the other keys', '{"data":[1,{"a":[2,3]}],"status":"SUCCESS"}'],
+    ['strings holding brackets, commas, quotes and backslashes', '{"data":["a,b]","c\\"],[","\\\\",{"k}":"v{"}]}'],
+    ['a "data" key inside the records', '{"data":[{"data":[1,2]},{"data":{"x":"]"}}]}'],
+    ['two "data" keys (the last wins)', '{"data":[1,2],"data":[3]}'],
+    ['an escaped spelling of "data" after the real one', '{"data":[1,2],"d\\u0061ta":[3]}'],
+    ['data that is not an array', '{"data":{"a":[1,2]}}'],
+    ['non-ASCII text and escapes', '{"data":["金龙酒家","Crème brûlée","\\u00e9","😀 \\ud83d\\ude00"]}'],
+    ['a trailing comma', '{"data":[1,2,]}'],
+    ['a missing comma', '{"data":[1 2]}'],
+    ['trailing garbage', '{"data":[1]}x'],
+    ['an unclosed list', '{"data":[1,2'],
+    ['a byte order mark', '\ufeff{"data":[1]}'],
+    ['a list at the top', '[{"data":[1]}]'],
+    ['white space around everything', ' \r\n\t{ "data" : [ 1 , 2 ] } \n'],
+  ])('%s', (_name, text) => expectSameAsJsonParse(text));
+});
