@@ -70,7 +70,8 @@ export class SharedRequests {
     this.detailReads.delete(key);
   }
 
-  view(record: (e: Exchange) => void, checkId = ''): Api { return new Api(this, record, checkId); }
+  /** The requests as one check sees them: what it uses joins its evidence, what it reads of a sweep counts as read. */
+  view(record: (e: Exchange) => void, checkId: string): Api { return new Api(this, record, checkId); }
 }
 
 export class Api {

@@ -215,9 +215,9 @@ describe.concurrent('bad input from the user: one line naming the problem, exit 
 });
 
 describe.concurrent('the HTTP client against a hostile server', () => {
-  const client = (baseUrl: string, o: { timeoutMs?: number; deadlineMs?: number; concurrency?: number } = {}): HttpClient => new HttpClient({
-    baseUrl, timeoutMs: o.timeoutMs ?? 500, deadlineMs: o.deadlineMs ?? 60_000, concurrency: o.concurrency ?? 4, maxBodyBytes: 1 << 20,
-    tls: { insecure: false }, redactor: new Redactor(),
+  const client = (baseUrl: string, o: { timeoutMs?: number; deadlineMs?: number; concurrency?: number; maxBodyBytes?: number; caFile?: string } = {}): HttpClient => new HttpClient({
+    baseUrl, timeoutMs: o.timeoutMs ?? 500, deadlineMs: o.deadlineMs ?? 60_000, concurrency: o.concurrency ?? 4, maxBodyBytes: o.maxBodyBytes ?? 1 << 20,
+    tls: { insecure: false, ...(o.caFile ? { ca_file: o.caFile } : {}) }, redactor: new Redactor(),
   });
 
   test('an endpoint that stopped answering is not sent more requests after 3 timeouts in a row', async () => {
@@ -231,6 +231,29 @@ describe.concurrent('the HTTP client against a hostile server', () => {
       expect(performance.now() - t0).toBeLessThan(3 * 500 + 1000);
       // Other endpoints are unaffected.
       expect((await c.send({ path: '/dishes' })).status).toBe(401);
+    } finally { await c.close(); await srv.close(); }
+  });
+
+  test('big bodies past the in-memory budget go to disk one at a time and arrive whole and parsed', async () => {
+    // Three 12 MB lists at once over TLS: together past the 8 MiB budget, so they spill, pause their sockets while
+    // the lane is taken and resume (on resuming, undici hands an empty chunk, which must not pause them again).
+    const records = Array.from({ length: 150_000 }, (_, i) => ({ id: i + 1, name: `菜 ${i} "quoted, [bracketed]" \\ dish`, price: i / 4 }));
+    const body = Buffer.from(JSON.stringify({ status: 'SUCCESS', code: 200, message: 'ok', data: records }));
+    const big: Variant = { name: 'big-list', description: '/dishes answers a 12 MB list', raw(req, res) {
+      if (!req.url?.endsWith('/dishes')) return false;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(body);
+      return true;
+    } };
+    const srv = await startReferenceServer({ variants: [big], https: true });
+    const c = client(srv.baseUrl, { timeoutMs: 20_000, maxBodyBytes: 64 << 20, caFile: srv.caFile });
+    try {
+      const replies = await Promise.all([1, 2, 3].map(() => c.send({ path: '/dishes' })));
+      for (const r of replies) {
+        expect(r.bytes).toBe(body.length);
+        expect((r.json as { data: unknown[] }).data).toHaveLength(records.length);
+        expect((r.json as { data: unknown[] }).data.at(-1)).toEqual(records.at(-1));
+      }
     } finally { await c.close(); await srv.close(); }
   });
 
