@@ -12,6 +12,9 @@ export type Rec = Record<string, unknown>;
 
 export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The records of each list reply's data array (replies are read-only to checks, so this never goes stale). */
+const recordsOf = new WeakMap<unknown[], Rec[]>();
+
 /** The success envelope of §2.1 / §4 rule 1, without judging anything else. */
 export function successData(reply: Reply): { ok: true; data: unknown } | { ok: false; why: string } {
   const j = reply.json;
@@ -118,10 +121,14 @@ export class Api {
     return token;
   }
 
-  /** A GET of a data endpoint with the application's token, shared by every check. */
-  async get(path: string, who: Who = 'app'): Promise<Reply> {
+  /**
+   * A GET of a data endpoint with the application's token, shared by every check; read as part of a sweep (see
+   * Check.sweeps), the reply is let go once every reader of the sweep has read it.
+   */
+  async get(path: string, who: Who = 'app', sweep?: Sweep): Promise<Reply> {
     const token = await this.token(who);
-    return this.once(`get:${who}:${path}`, { path, token });
+    const key = `get:${who}:${path}`;
+    return this.recorded(sweep ? this.shared.readDetail(sweep, key, { path, token }, this.checkId) : this.shared.once(key, { path, token }));
   }
 
   /** The data of a successful GET; anything else blocks the check (the endpoint's own check reports it). */
@@ -142,10 +149,13 @@ export class Api {
     return d;
   }
 
-  async list(path: '/dishes' | '/seats' | '/orders', who: Who = 'app'): Promise<Rec[]> {
+  async list(path: '/dishes' | '/seats' | '/orders', who: Who = 'app'): Promise<readonly Rec[]> {
     const d = await this.data(path, who);
     if (!Array.isArray(d)) throw new Blocked(`GET ${path} carried no array`);
-    return d.filter(isRecord);
+    // Once per list, not once per check that reads it: a large merchant's list holds 50,000 orders.
+    let records = recordsOf.get(d);
+    if (!records) recordsOf.set(d, records = d.filter(isRecord));
+    return records;
   }
 
   /**
@@ -170,10 +180,8 @@ export class Api {
     await pMap(items, fn, { concurrency: Math.max(1, this.shared.config.concurrency * 2) });
   }
 
-  /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who); see Check.sweeps. */
-  async detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
-    const token = await this.token(who);
-    const path = detailPath(resource, id);
-    return this.recorded(this.shared.readDetail(`${resource}:${who}`, `get:${who}:${path}`, { path, token }, this.checkId));
+  /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who). */
+  detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
+    return this.get(detailPath(resource, id), who, `${resource}:${who}`);
   }
 }

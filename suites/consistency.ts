@@ -129,7 +129,7 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
   if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`, `records carry another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`]));
 }
 
-async function orders(ctx: CheckContext): Promise<Rec[]> { return ctx.api.list('/orders'); }
+async function orders(ctx: CheckContext): Promise<readonly Rec[]> { return ctx.api.list('/orders'); }
 
 /** The seat an order names: seat_id when it is a well-formed non-zero int, else undefined (0: no seat applies). */
 const seatIdOf = (o: Rec): number | undefined => (fieldValid('order', 'seat_id', o.seat_id) && o.seat_id !== 0 ? (o.seat_id as number) : undefined);

@@ -62,7 +62,7 @@ async function judge(ctx: CheckContext, t: Target, raw: string, token: string): 
 }
 
 async function target(ctx: CheckContext, resource: Resource, theirs: Tenant | undefined): Promise<{ t: Target; mine: Array<string | number>; other: Array<string | number> }> {
-  const ids = (items: Rec[]): Array<string | number> => items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
+  const ids = (items: readonly Rec[]): Array<string | number> => items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
   const mine = ids(await ctx.api.list(`/${resource}`));
   const mineSet = new Set(mine.map(String));
   let other: Array<string | number> = [];

@@ -53,11 +53,11 @@ function orderMark(o: Rec, tenant: Tenant): string | undefined {
  * Their records by id, without those that carry my own user_id or merchant_id: a record of mine leaked into their
  * list is mine (the other direction's check reports that leak), not theirs.
  */
-function theirRecords(items: Rec[] | undefined, mine: Tenant, mark: (r: Rec, t: Tenant) => string | undefined = ownerMark): Map<string, Rec> {
+function theirRecords(items: readonly Rec[] | undefined, mine: Tenant, mark: (r: Rec, t: Tenant) => string | undefined = ownerMark): Map<string, Rec> {
   return byId((items ?? []).filter((i) => !mark(i, mine)));
 }
 
-async function listOf(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders', side: Side): Promise<Rec[] | undefined> {
+async function listOf(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders', side: Side): Promise<readonly Rec[] | undefined> {
   try { return await ctx.api.list(path, side.who); } catch (e) {
     ctx.note(`GET ${path} with ${side.label}'s token not used: ${(e as Error).message}`);
     return undefined;

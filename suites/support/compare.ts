@@ -118,7 +118,7 @@ export async function detailRecord(ctx: CheckContext, resource: Resource, id: st
 }
 
 /** A list of the run, or undefined with a note when it is unavailable (its own check reports why). */
-export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders'): Promise<Rec[] | undefined> {
+export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders'): Promise<readonly Rec[] | undefined> {
   try {
     return await ctx.api.list(path);
   } catch (e) {
@@ -128,7 +128,7 @@ export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats'
 }
 
 /** Records by id (as text); the first of duplicate ids wins (duplicates are CONS-04's finding). */
-export function byId(items: Rec[]): Map<string, Rec> {
+export function byId(items: readonly Rec[]): Map<string, Rec> {
   const m = new Map<string, Rec>();
   for (const i of items) {
     const k = typeof i.id === 'number' || typeof i.id === 'string' ? String(i.id) : undefined;
