@@ -1,5 +1,6 @@
 import { AREAS } from '../src/check.js';
 import type { CheckRecord, Report } from '../src/report.js';
+import { untrustedLine } from '../src/untrusted-text.js';
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, s: string): string => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -10,14 +11,8 @@ const TAG: Record<CheckRecord['status'], (level: string) => string> = {
   error: () => paint(35, 'ERR '),
 };
 
-/**
- * Server text on one terminal line: line breaks shown as ⏎ and other control characters as \uXXXX, so a hostile
- * server can neither move the cursor or recolour the terminal nor start a CI workflow command (`::error…`) on a
- * line of its own.
- */
-export function oneLine(s: string): string {
-  return s.replace(/\r\n|\r|\n|\u2028|\u2029/g, ' ⏎ ').replace(/[\u0000-\u001F\u007F-\u009F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** Server text on one terminal line (see src/untrusted-text.ts): every line that quotes the server goes through it. */
+export const oneLine = (s: string): string => untrustedLine(s);
 
 /** One line per check as it finishes: progress for a person watching, a log for CI. */
 export function progressLine(r: CheckRecord): string {

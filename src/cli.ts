@@ -12,6 +12,7 @@ import { applyBaseline, baselineCommand, entryMap, markRecord, readBaseline } fr
 import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
 import { githubOutputs } from '../reporters/github.js';
+import { inertBlock, untrustedLines } from './untrusted-text.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -52,7 +53,8 @@ Exit codes: 0 conformant, 1 a MUST check failed, 2 usage or config error, 3 the 
 let activeRedactor: { redact(s: string): string } | undefined;
 
 function out(s: string): void { process.stdout.write(s); }
-function err(s: string): void { process.stderr.write(s); }
+/** stderr carries server text too (a connection error, an internal error quoting data): every line made inert. */
+function err(s: string): void { process.stderr.write(untrustedLines(s)); }
 
 async function runCommand(argv: string[]): Promise<number> {
   let parsed;
@@ -92,7 +94,7 @@ async function runCommand(argv: string[]): Promise<number> {
     // Preflight: one request that carries no credential, so an unreachable target is one line and exit 3.
     const client = clientFor(config, redactor);
     try {
-      await client.send({ path: AUTH_PATH });
+      await client.send({ path: AUTH_PATH, retry: { max: 0 } });
     } catch (e) {
       if (e instanceof NetworkError) {
         err(`conformance: cannot reach ${redactor.redact(config.base_url)}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}\n`);
@@ -108,7 +110,9 @@ async function runCommand(argv: string[]): Promise<number> {
     let report = await runSuite(config, { only, redactor, onRecord: (r) => { if (baseline) markRecord(r, baseline); out(`${progressLine(r)}\n`); } });
     if (baseline) report = applyBaseline(report, [...baseline.values()]);
     const files = await writeReportDir(report, config);
-    out(redactor.redact(summaryText(report, files)));
+    // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
+    // own annotations after it.
+    out(inertBlock(redactor.redact(summaryText(report, files))));
     out(await githubOutputs(report, redactor));
     return report.exit_code;
   } finally {
