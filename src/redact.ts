@@ -149,33 +149,52 @@ type Decoder = (s: string) => View | undefined;
 
 const HEX = /^[0-9a-fA-F]+$/;
 
-/** Builds a view from pieces: [decoded text, original start, original end]. */
+/**
+ * Builds a view: decoded characters, each with the original span it came from. A decoding never lengthens a text,
+ * so the spans fit typed arrays of the original's length.
+ */
 class ViewBuilder {
   private readonly parts: string[] = [];
-  private start: number[] = [];
-  private end: number[] = [];
+  private readonly start: Int32Array;
+  private readonly end: Int32Array;
+  private n = 0;
+  private rawFrom = 0;
   changed = false;
+  constructor(private readonly source: string) {
+    this.start = new Int32Array(source.length);
+    this.end = new Int32Array(source.length);
+  }
+  /** Original characters up to `to` that were not decoded are kept as they are, in one piece. */
+  private flush(to: number): void {
+    if (to <= this.rawFrom) return;
+    this.parts.push(this.source.slice(this.rawFrom, to));
+    for (let i = this.rawFrom; i < to; i++) { this.start[this.n] = i; this.end[this.n++] = i + 1; }
+  }
   push(decoded: string, from: number, to: number): void {
+    this.flush(from);
     this.parts.push(decoded);
-    for (let k = 0; k < decoded.length; k++) { this.start.push(from); this.end.push(to); }
+    for (let k = 0; k < decoded.length; k++) { this.start[this.n] = from; this.end[this.n++] = to; }
+    this.rawFrom = to;
+    this.changed = true;
   }
   done(): View | undefined {
-    return this.changed ? { text: this.parts.join(''), start: Int32Array.from(this.start), end: Int32Array.from(this.end) } : undefined;
+    if (!this.changed) return undefined;
+    this.flush(this.source.length);
+    return { text: this.parts.join(''), start: this.start.subarray(0, this.n), end: this.end.subarray(0, this.n) };
   }
 }
 
 /** JSON string escapes: \uXXXX (either case), \/ \" \\ \b \f \n \r \t. */
 const jsonDecode: Decoder = (s) => {
   if (!s.includes('\\')) return undefined;
-  const v = new ViewBuilder();
+  const v = new ViewBuilder(s);
   const short: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
   for (let i = 0; i < s.length; i++) {
     if (s[i] === '\\') {
       const n = s[i + 1];
-      if (n === 'u' && HEX.test(s.slice(i + 2, i + 6)) && i + 6 <= s.length) { v.push(String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)), i, i + 6); v.changed = true; i += 5; continue; }
-      if (n !== undefined && short[n] !== undefined) { v.push(short[n]!, i, i + 2); v.changed = true; i++; continue; }
+      if (n === 'u' && HEX.test(s.slice(i + 2, i + 6)) && i + 6 <= s.length) { v.push(String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)), i, i + 6); i += 5; continue; }
+      if (n !== undefined && short[n] !== undefined) { v.push(short[n]!, i, i + 2); i++; continue; }
     }
-    v.push(s[i]!, i, i + 1);
   }
   return v.done();
 };
@@ -184,7 +203,7 @@ const jsonDecode: Decoder = (s) => {
 function percentDecoder(plus: boolean): Decoder {
   return (s) => {
     if (!s.includes('%') && !(plus && s.includes('+'))) return undefined;
-    const v = new ViewBuilder();
+    const v = new ViewBuilder(s);
     const byteAt = (i: number): number => (s[i] === '%' && HEX.test(s.slice(i + 1, i + 3)) && i + 3 <= s.length ? parseInt(s.slice(i + 1, i + 3), 16) : -1);
     for (let i = 0; i < s.length; i++) {
       const b = byteAt(i);
@@ -194,11 +213,10 @@ function percentDecoder(plus: boolean): Decoder {
         for (let k = 1; k < len; k++) { const c = byteAt(i + 3 * k); if (c < 0x80 || c > 0xbf) break; bytes.push(c); }
         if (len && bytes.length === len) {
           const ch = Buffer.from(bytes).toString('utf8');
-          if (!ch.includes('\uFFFD')) { v.push(ch, i, i + 3 * len); v.changed = true; i += 3 * len - 1; continue; }
+          if (!ch.includes('\uFFFD')) { v.push(ch, i, i + 3 * len); i += 3 * len - 1; continue; }
         }
       }
-      if (plus && s[i] === '+') { v.push(' ', i, i + 1); v.changed = true; continue; }
-      v.push(s[i]!, i, i + 1);
+      if (plus && s[i] === '+') { v.push(' ', i, i + 1); continue; }
     }
     return v.done();
   };
@@ -217,15 +235,14 @@ const ENTITY = /^&(?:#(\d{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z]{2,20});)/;
 /** HTML character references: named, decimal and hex. */
 const htmlDecode: Decoder = (s) => {
   if (!s.includes('&')) return undefined;
-  const v = new ViewBuilder();
+  const v = new ViewBuilder(s);
   for (let i = 0; i < s.length; i++) {
     if (s[i] === '&') {
       const m = ENTITY.exec(s.slice(i, i + 24));
       const code = m?.[1] !== undefined ? Number(m[1]) : m?.[2] !== undefined ? parseInt(m[2], 16) : undefined;
       const ch = code !== undefined ? (code <= 0x10ffff ? String.fromCodePoint(code) : undefined) : m?.[3] !== undefined ? ENTITIES[m[3]] : undefined;
-      if (m && ch !== undefined) { v.push(ch, i, i + m[0].length); v.changed = true; i += m[0].length - 1; continue; }
+      if (m && ch !== undefined) { v.push(ch, i, i + m[0].length); i += m[0].length - 1; continue; }
     }
-    v.push(s[i]!, i, i + 1);
   }
   return v.done();
 };

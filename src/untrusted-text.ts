@@ -59,3 +59,11 @@ export function inertBlock(text: string, env: NodeJS.ProcessEnv = process.env): 
   const token = randomBytes(16).toString('hex');
   return `::stop-commands::${token}\n${text}${text.endsWith('\n') ? '' : '\n'}::${token}::\n`;
 }
+
+/**
+ * A server-chosen string (an id, a key, a header value, a URL) bounded for display: cut at `max` characters,
+ * saying how many more there were. Cut only text already redacted: the cut may fall inside a secret.
+ */
+export function capText(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters)` : s;
+}

@@ -129,7 +129,7 @@ describe('GitHub Actions output', () => {
     const text = annotations(report, redactor);
     const lines = text.trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key]%0A::set-env name=X::y');
+    expect(lines[0]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key] ⏎ ::set-env name=X::y');
     expect(lines[1]).toMatch(/^::warning title=S-01 WARN::/);
     expect(lines[2]).toMatch(/^::warning title=K-01 KNOWN::known failure \(baseline: ticket 42\)/);
   });

@@ -35,15 +35,22 @@ export function fieldValid(shape: keyof typeof FIELD_SCHEMA, field: string, valu
   return validate(`${FIELD_SCHEMA[shape]}${field}` as `dish#${string}`, value).length === 0;
 }
 
-/** JSON equality (key order ignored). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Rec)[k], (b as Rec)[k]));
+/** JSON equality (key order ignored). Iterative: server data may nest 100,000 deep, past any call stack. */
+export function sameJson(x: unknown, y: unknown): boolean {
+  const pairs: Array<[unknown, unknown]> = [[x, y]];
+  while (pairs.length) {
+    const [a, b] = pairs.pop()!;
+    if (a === b) continue;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    for (const k of ka) {
+      if (!Object.hasOwn(b, k)) return false;
+      pairs.push([(a as Rec)[k], (b as Rec)[k]]);
+    }
+  }
+  return true;
 }
 
 /** 5 and "5": the same text, one side a number. */
@@ -87,19 +94,23 @@ export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string):
   return diffs.map((d) => `${sideA} has ${d.field} ${show(d.a, 60)}, ${sideB} has ${show(d.b, 60)}`).join('; ');
 }
 
+/** Findings kept as text; past this they are only counted (a list of two million records may differ everywhere). */
+const FINDINGS_KEPT = 50;
+
 /** Collects findings and renders "N findings: first five" messages. */
 export class Findings {
   readonly items: string[] = [];
-  add(text: string): void { this.items.push(text); }
-  get length(): number { return this.items.length; }
+  private count = 0;
+  add(text: string): void { if (this.count++ < FINDINGS_KEPT) this.items.push(text); }
+  get length(): number { return this.count; }
   /** "2 of 7 dishes differ …: first; second"; what is [one, many] when the phrase depends on the count. */
   summary(what: string | [string, string], of?: number, max = 5): string {
-    const phrase = typeof what === 'string' ? what : this.items.length === 1 && of === undefined ? what[0] : what[1];
-    return `${this.items.length}${of !== undefined ? ` of ${of}` : ''} ${phrase}: ${this.list(max)}`;
+    const phrase = typeof what === 'string' ? what : this.count === 1 && of === undefined ? what[0] : what[1];
+    return `${this.count}${of !== undefined ? ` of ${of}` : ''} ${phrase}: ${this.list(max)}`;
   }
   /** The first findings, then how many more. */
   list(max = 5): string {
-    const more = this.items.length > max ? `; … and ${this.items.length - max} more` : '';
+    const more = this.count > max ? `; … and ${this.count - max} more` : '';
     return `${this.items.slice(0, max).join('; ')}${more}`;
   }
 }
