@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { Redactor } from './redact.js';
-import { parseJsonBuffer } from './json-buffer.js';
+import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
 import { capText } from './untrusted-text.js';
 
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -125,6 +125,8 @@ class BodySink {
   private file: FileHandle | undefined;
   private path: string | undefined;
   private laned = false;
+  /** Set by discard(): a spill still opening its file must close and remove it (not leave it to the GC). */
+  private discarded = false;
 
   constructor(private readonly pool: { held: number; lane: Lane; spillDir(): string }) {}
 
@@ -146,11 +148,14 @@ class BodySink {
       await this.pool.lane.acquire();
       this.laned = true;
       this.path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
-      this.file = await open(this.path, 'w');
-      for (const c of this.chunks) await this.file.write(c);
+      const file = await open(this.path, 'w');
+      if (this.discarded) { await file.close(); await rm(this.path, { force: true }); return; }
+      this.file = file;
+      for (const c of this.chunks) await file.write(c);
       this.release();
     }
-    await this.file!.write(chunk);
+    if (this.discarded || !this.file) return;
+    await this.file.write(chunk);
   }
 
   private release(): void {
@@ -179,6 +184,7 @@ class BodySink {
 
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */
   discard(): Promise<void> | undefined {
+    this.discarded = true;
     if (!this.path && !this.laned) { this.release(); return undefined; }
     return this.discardFile();
   }
@@ -538,7 +544,10 @@ export class HttpClient {
       let text: string | undefined;
       if (json === undefined) {
         if (!big) text = buf.toString('utf8');
-        try { json = text !== undefined ? JSON.parse(text) : parseJsonBuffer(buf); } catch (e) { jsonError = (e as Error).message; }
+        try { json = text !== undefined ? JSON.parse(text) : parseJsonBuffer(buf); } catch (e) {
+          if (e instanceof TooManyElements) throw e;
+          jsonError = (e as Error).message;
+        }
         if (big && jsonError === undefined) this.bigBodies.set(key, json);
         // A big body that is not JSON is kept as text: the checks quote it.
         if (big && jsonError !== undefined) text = buf.toString('utf8');
