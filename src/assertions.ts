@@ -6,8 +6,8 @@ import { neutralizeMarkers } from './redact.js';
 
 /**
  * What every quoted server value goes through before it joins a message: by default forged redaction markers are
- * neutralised; a run sets its redactor's redactServerText (src/run.ts), which also replaces secrets too short to
- * be replaced in the tool's own words (a token "NOT").
+ * neutralised; a run sets its redactor's redactQuoted (src/run.ts), which also replaces secrets too short to be
+ * replaced in the tool's own words (a token "NOT"). Messages are finished by redactMessage (src/run-check.ts).
  */
 let quoteFilter: (s: string) => string = neutralizeMarkers;
 export function setQuoteFilter(filter: (s: string) => string): void { quoteFilter = filter; }

@@ -20,11 +20,16 @@
  */
 export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'altered-token' | 'other-public-key' | 'other-secret-key' | 'disabled-public-key' | 'disabled-secret-key' | 'disabled-token';
 
+import { randomBytes } from 'node:crypto';
+
 /** Shorter secrets are words as much as secrets: see the module comment. */
 export const SAFE_SECRET_LENGTH = 8;
 /** A cut-off prefix this long or longer is hidden. */
 const MIN_PREFIX = 4;
 const ELLIPSIS = 0x2026;
+
+/** Opens a marker made by redactQuoted: a private-use character and a nonce of the process no server can guess. */
+const QUOTED_MARKER = `\uE000${randomBytes(8).toString('hex')}`;
 
 /** Literal redaction markers in server data would turn into shell variables in curl lines (reporters/evidence.ts). */
 const FORGED_MARKER = /\[(REDACTED)/gi;
@@ -309,14 +314,28 @@ export class Redactor {
   }
 
   /**
-   * Text the server sent (evidence, quoted values): forged markers neutralised, then every secret replaced, the
-   * short ones too (in server data they are the server's words, not the tool's).
+   * Text the server sent (evidence): forged markers neutralised, then every secret replaced, the short ones too (in
+   * server data they are the server's words, not the tool's).
    */
   redactServerText(text: string): string {
     return this.replace(neutralizeMarkers(text), true);
   }
 
-  private replace(text: string, all: boolean): string {
+  /**
+   * A server value about to be quoted in a message (show() in assertions.ts): as redactServerText, but its markers
+   * are written in a form only redactMessage turns into `[REDACTED:…]`, so that redactMessage can neutralise every
+   * other marker text in the message (one that came with a server value composed in raw, such as an id in a path).
+   */
+  redactQuoted(text: string): string {
+    return this.replace(neutralizeMarkers(text), true, QUOTED_MARKER);
+  }
+
+  /** A message of the tool (composed with server values): forged markers neutralised, secrets replaced. */
+  redactMessage(text: string): string {
+    return this.replace(neutralizeMarkers(text), false).split(`${QUOTED_MARKER}REDACTED`).join('[REDACTED');
+  }
+
+  private replace(text: string, all: boolean, open = '['): string {
     if (!text) return text;
     const m = this.matcher(all);
     if (!m) return text;
@@ -342,7 +361,7 @@ export class Redactor {
       const [start, , kind] = spans[i]!;
       let end = spans[i]![1];
       for (i++; i < spans.length && spans[i]![0] < end; i++) end = Math.max(end, spans[i]![1]);
-      out += `${text.slice(at, start)}[REDACTED:${this.kinds[kind]}]`;
+      out += `${text.slice(at, start)}${open}REDACTED:${this.kinds[kind]}]`;
       at = end;
     }
     return out + text.slice(at);

@@ -110,7 +110,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     setFuzz(f) { fuzz = f; },
   };
 
-  const fit = (text: string, max: number): string => capText(redactor.redact(text.length > max + CUT_MARGIN ? text.slice(0, max + CUT_MARGIN) : text), max);
+  const fit = (text: string, max: number): string => capText(redactor.redactMessage(text.length > max + CUT_MARGIN ? text.slice(0, max + CUT_MARGIN) : text), max);
   const done = (status: CheckResult['status'], message: string): CheckResult => ({
     status,
     message: fit(message, MESSAGE_CHARS),

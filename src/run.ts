@@ -50,7 +50,7 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
 export function createRun(config: Config, checks: Check[]): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
   const redactor = redactorFor(config);
   // Values quoted in messages are server text: the run's redactor treats them so (see show in assertions.ts).
-  setQuoteFilter((s) => redactor.redactServerText(s));
+  setQuoteFilter((s) => redactor.redactQuoted(s));
   const client = clientFor(config, redactor);
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   return { check: (c) => runCheck(c, shared), close: () => client.close() };

@@ -117,3 +117,14 @@ describe('one escaping for every terminal and CI line', () => {
     expect(inertBlock('x\n', {})).toBe('x\n');
   });
 });
+
+describe('messages: markers only where the redactor put them', () => {
+  test('a marker text composed into a message raw is neutralised; a quoted value redacted for a short token stays a marker', () => {
+    const r = new Redactor();
+    r.add('NOT', 'token');
+    r.add('sk_live_secretvalue', 'secret-key');
+    const quoted = r.redactQuoted('"NOT [REDACTED:secret-key]"');
+    const message = r.redactMessage(`GET /dishes/[REDACTED:secret-key] does not match, got ${quoted} with sk_live_secretvalue; NOT CONFORMANT`);
+    expect(message).toBe('GET /dishes/[FORGED-REDACTED:secret-key] does not match, got "[REDACTED:token] [FORGED-REDACTED:secret-key]" with [REDACTED:secret-key]; NOT CONFORMANT');
+  });
+});
