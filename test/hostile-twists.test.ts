@@ -1,0 +1,210 @@
+import { describe, expect, test } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, type CliRun } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { xmllint } from './helpers/xmllint.js';
+import type { RunningServer, Variant } from '../reference/server.js';
+import { CREDENTIALS } from '../reference/fixtures.js';
+import * as T from '../reference/hostile-twists.js';
+import { validate } from '../src/schemas.js';
+
+/**
+ * Issue 12: servers that are conforming but for one twist aimed at the tool itself (reference/hostile-twists.ts).
+ * Each runs the real CLI as CI would (GITHUB_ACTIONS=true, a job summary file) and every byte it writes is judged:
+ * stdout, stderr, the summary and every report file. Runs go several at a time with a small timeout.
+ */
+
+const TIMEOUT_MS = 1500;
+const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
+/** Characters no line of ours may carry raw: C0 (but \n) and C1 controls, bidi controls, zero-width characters. */
+const RAW_CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/u;
+
+interface Outcome { run: CliRun; srv: RunningServer; timeoutMs: number; wallMs: number; peakMb: number; summary: string; files: Record<string, string> }
+
+/** At most this many CLI runs at once: the machine running the tests has two cores. */
+let running = 0;
+const waiting: Array<() => void> = [];
+async function slot<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= 3) await new Promise<void>((r) => waiting.push(r));
+  running++;
+  try { return await fn(); } finally { running--; waiting.shift()?.(); }
+}
+
+function peakRss(pid: number): { stop(): number } {
+  let peakKb = 0;
+  const read = (): void => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch { /* exited */ }
+  };
+  const timer = setInterval(read, 50);
+  return { stop: () => { clearInterval(timer); read(); return peakKb / 1024; } };
+}
+
+function run(variants: Variant[], timeoutMs = TIMEOUT_MS): Promise<Outcome> {
+  return slot(() => withServer(variants, async (srv) => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-twist-'));
+    const summaryFile = join(dir, 'step-summary.md');
+    writeFileSync(summaryFile, '');
+    let meter: { stop(): number } | undefined;
+    const t0 = performance.now();
+    const r = await runCli(targetArgs(srv, ['--timeout-ms', String(timeoutMs)]), {
+      cwd: dir, timeoutMs: 12 * timeoutMs + 60_000,
+      env: { ...targetEnv, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile },
+      onSpawn: (pid) => { meter = peakRss(pid); },
+    });
+    const wallMs = performance.now() - t0;
+    const peakMb = meter?.stop() ?? 0;
+    const reportDir = join(dir, 'conformance-report');
+    const files: Record<string, string> = {};
+    for (const f of readdirSync(reportDir)) files[f] = readFileSync(join(reportDir, f), 'utf8');
+    return { run: r, srv, timeoutMs, wallMs, peakMb, summary: readFileSync(summaryFile, 'utf8'), files };
+  }, { https: false }));
+}
+
+/** What every hostile run must show, whatever the twist. */
+function judge(o: Outcome, codes: number[]): void {
+  const { run: r } = o;
+  expect(r.report, `report.json written (stderr: ${r.stderr.slice(0, 500)})`).toBeDefined();
+  expect(validate('report', r.report)).toEqual([]);
+  expect(codes, `exit ${r.code}: ${r.report?.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `${c.id} ${c.message.slice(0, 200)}`).join('\n')}`).toContain(r.code);
+  expect(r.report!.exit_code).toBe(r.code);
+  expect(r.stderr).toBe('');
+  expect(r.stdout).not.toMatch(STACK);
+  expect(o.wallMs, 'ends within 12 × timeout + 60 s').toBeLessThan(12 * o.timeoutMs + 60_000);
+  expect(o.peakMb, `peak RSS ${o.peakMb.toFixed(0)} MB`).toBeGreaterThan(0);
+  expect(o.peakMb, `peak RSS ${o.peakMb.toFixed(0)} MB`).toBeLessThan(1024);
+
+  // The terminal and CI log: no control, bidi or zero-width character, no workflow command but our own.
+  for (const [where, text] of [['stdout', r.stdout], ['summary', o.summary]] as const) {
+    const bad = RAW_CONTROL.exec(text);
+    expect(bad, `${where}: raw U+${bad?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(text.slice(Math.max(0, (bad?.index ?? 0) - 40), (bad?.index ?? 0) + 10))}`).toBeNull();
+  }
+  expect(r.stdout).not.toContain('##[');
+  expect(r.stdout).not.toMatch(/section_(start|end):/);
+  const lines = r.stdout.split('\n');
+  expect(Math.max(...lines.map((l) => l.length)), 'longest stdout line').toBeLessThan(10_000);
+  const commands = lines.map((l, i) => [l.trimStart(), i] as const).filter(([l]) => l.startsWith('::'));
+  const stop = commands.find(([l]) => l.startsWith('::stop-commands::'));
+  if (stop) {
+    const token = stop[0].slice('::stop-commands::'.length);
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    const resume = commands.find(([l]) => l === `::${token}::`);
+    expect(resume, 'the block of server text ends with its own token').toBeDefined();
+    for (const [l, i] of commands) {
+      if (l === stop[0] || l === resume![0]) continue;
+      // Every other command is one of the tool's annotations, printed after the block.
+      expect(l).toMatch(/^::(error|warning) title=[^:]*::/);
+      expect(i).toBeGreaterThan(resume![1]);
+    }
+  } else {
+    expect(commands.map(([l]) => l)).toEqual([]);
+  }
+
+  // Sizes: GitHub drops a job summary over 1 MiB; reports stay readable; junit.xml parses under libxml2's limits.
+  expect(Buffer.byteLength(o.summary)).toBeLessThan(1024 * 1024);
+  const reportBytes = Object.values(o.files).reduce((n, t) => n + Buffer.byteLength(t), 0);
+  expect(reportBytes, 'all report files').toBeLessThan(30 * 1024 * 1024);
+  if (o.files['junit.xml']) {
+    const v = xmllint(o.files['junit.xml']);
+    expect(v.ok, v.out.slice(0, 500)).toBe(true);
+  }
+}
+
+/** Every form a secret may be quoted in, as the twists send them. */
+function forms(s: string): string[] {
+  return [...new Set([s, T.escapeEveryChar(s), T.htmlEntities(s), T.percentLower(s), encodeURIComponent(s), JSON.stringify(s).slice(1, -1)])];
+}
+
+/** No secret and no issued token, in any of its forms, in any byte the CLI wrote. */
+function expectNoSecrets(o: Outcome): void {
+  const issued = [...o.srv.world.tokens.keys()].filter((t) => t !== CREDENTIALS.disabled_app.token);
+  expect(issued.length).toBeGreaterThan(0);
+  const secrets = [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key, CREDENTIALS.disabled_app.secret, CREDENTIALS.disabled_app.key, CREDENTIALS.disabled_app.token, ...issued.filter((t) => t.length >= 8)];
+  const outputs: Array<[string, string]> = [['stdout', o.run.stdout], ['stderr', o.run.stderr], ['summary', o.summary], ...Object.entries(o.files)];
+  // report.json once more with its strings decoded: an escaped form inside a JSON string is escaped again there.
+  const strings: string[] = [];
+  const walk = (v: unknown): void => { if (typeof v === 'string') strings.push(v); else if (v && typeof v === 'object') Object.values(v).forEach(walk); };
+  walk(o.run.report);
+  outputs.push(['report.json strings', strings.join('\n')]);
+  const leaks: string[] = [];
+  for (const [where, text] of outputs) for (const s of secrets) for (const f of forms(s)) if (text.includes(f)) leaks.push(`${where}: ${f.slice(0, 12)}…`);
+  expect(leaks).toEqual([]);
+}
+
+const check = (o: Outcome, id: string) => o.run.report!.checks.find((c) => c.id === id)!;
+
+describe.concurrent('a twisted server reaches nothing: not the CI, the terminal, memory, nor the reader\'s shell', () => {
+  test('1, 7: workflow commands and terminal controls in quoted values are inert; our own annotations all arrive', async () => {
+    const o = await run([T.ciCommands, T.controlChars]);
+    judge(o, [1]);
+    // The checks that quote the forgeries failed, and each has its own annotation after the block.
+    for (const id of ['MER-01', 'DISH-02', 'SEAT-02']) {
+      expect(check(o, id).status).toBe('failed');
+      expect(o.run.stdout).toMatch(new RegExp(`^::error title=${id} FAIL::`, 'm'));
+    }
+    expect(check(o, 'MER-01').message).toContain('##[set-output name=verdict;]conformant');
+    expect(o.run.stdout).toContain('#\\u0023[set-output name=verdict;]conformant');
+    expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
+    expect(o.summary).toContain('NOT CONFORMANT');
+  });
+
+  test('2: two million empty records and a 30 MB list: problems counted, not collected; no false timeout', async () => {
+    // A timeout that allows 30 MB through loopback on a busy machine: what is judged is memory and stalls.
+    const o = await run([T.emptyRecords], 5000);
+    judge(o, [1, 3]);
+    expect(check(o, 'DISH-01').message).toMatch(/does not match the dish shape \(2000000 of 2000000 records with problems\)/);
+    expect(check(o, 'ORD-01').message).toMatch(/lists more than 2,500,000 records in data; not parsed/);
+    const timedOut = o.run.report!.checks.filter((c) => /no complete response within/.test(c.message)).map((c) => c.id);
+    expect(timedOut, 'a stall of the client is no slowness of the server').toEqual([]);
+  });
+
+  test('3, 10: 8,000-character tokens, 6,000 "…" in every error msg and a field nested 100,000 deep are all legal', async () => {
+    const o = await run([T.longTokens, T.deepNesting]);
+    judge(o, [0]);
+    expect(o.run.report!.verdict).toBe('conformant');
+    expect([...o.srv.world.tokens.keys()].some((t) => t.length === 8000)).toBe(true);
+    expectNoSecrets(o);
+  });
+
+  test('4, 8: secrets escaped every legal way and an /auth answer that does not parse stay secret; forged markers stay text', async () => {
+    const o = await run([T.escapedSecrets, T.forgedMarkers]);
+    judge(o, [0, 1, 3]);
+    expectNoSecrets(o);
+    // The forged marker never becomes a shell variable in a reproduce line (only the token command names the key).
+    const curl = [o.files['junit.xml']!, o.files['report.html']!].join('\n').split('\n').filter((l) => /curl .*\/dishes\//.test(l));
+    expect(curl.length).toBeGreaterThan(0);
+    expect(curl.filter((l) => l.includes('CONFORMANCE_KEY'))).toEqual([]);
+    expect(check(o, 'DISH-02').message).toContain('[FORGED-REDACTED:secret-key]');
+    expect(o.files['report.json']).toContain('FORGED-REDACTED:secret-key');
+  });
+
+  test('5: a 429 storm with Retry-After: 60 spends the run\'s wait budget once, says so, and ends quickly', async () => {
+    const o = await run([T.rateStorm]);
+    judge(o, [1, 3]);
+    expect(o.wallMs).toBeLessThan(12 * TIMEOUT_MS + 30_000);
+    expect(check(o, 'AUTH-01').message).toMatch(/HTTP 429 Too Many Requests \(Retry-After: 60\), not waited for: the run's budget for rate-limit waits \(4\.5 s, 3 × timeout_ms\)/);
+  });
+
+  test('6: a 5 MB id, 1 MB key names and a 12 KB header are shown cut short everywhere', async () => {
+    const o = await run([T.hugeStrings]);
+    judge(o, [1]);
+    expect(o.run.stdout.length).toBeLessThan(1024 * 1024);
+    expect(o.files['report.json']!.length).toBeLessThan(10 * 1024 * 1024);
+    expect(o.run.stdout).toMatch(/… \([\d,]+ more characters\)/);
+  });
+
+  test('9: the token "NOT" is redacted in what the server sent, never in the tool\'s own words, and said so', async () => {
+    const o = await run([T.shortToken]);
+    judge(o, [1]);
+    expect(check(o, 'SEAT-01').message).toMatch(/^GET \/seats does not match the seat shape/);
+    expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
+    expect(o.run.stdout).not.toContain('[REDACTED:token] CONFORMANT');
+    expect(check(o, 'AUTH-01').notes.join('\n')).toMatch(/app_token has 3 characters, too few to redact safely/);
+    // In the evidence, the header that carried it shows the marker.
+    expect(o.files['report.json']).toContain('"open-token": "[REDACTED:token]"');
+  });
+});
