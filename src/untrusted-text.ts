@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
  * (stdout and stderr alike) and for every CI annotation and job-summary line. A hostile server must not be able to:
  * - move the cursor, recolour or clear the screen, set the window title (C0/C1 controls, ESC and 8-bit CSI, NUL);
  * - start a line of its own (CR, LF, NEL, U+2028/U+2029), and so a workflow command at a line start;
- * - issue a GitHub Actions command: `::cmd::` at the start of a (trimmed) line, or the older `##[cmd]` anywhere;
+ * - issue a GitHub Actions command: `::cmd::` at the start of a (trimmed) line, or the older `##[cmd]` anywhere
+ *   (and Azure Pipelines' `##vso[…]`, TeamCity's `##teamcity[…]`);
  * - open or close a GitLab collapsible section (`section_start:` / `section_end:`);
  * - reorder or hide what a reader sees (bidi overrides and isolates, zero-width characters);
  * - flood a log with one multi-megabyte line.
@@ -34,8 +35,9 @@ export function untrustedLine(s: string, max = LINE_MAX): string {
   return cut
     .replace(LINE_BREAK, ' ⏎ ')
     .replace(INVISIBLE, escapeChar)
-    // GitHub's older syntax is honoured anywhere in a line; its current one at the start of a trimmed line.
-    .replace(/##\[/g, '#\\u0023[')
+    // GitHub's older syntax (`##[`) is honoured anywhere in a line, as are Azure's `##vso[` and TeamCity's
+    // `##teamcity[`; GitHub's current one (`::cmd::`) at the start of a trimmed line.
+    .replace(/##([a-z]*)\[/gi, '#\\u0023$1[')
     .replace(/^(\s*):/, '$1\\u003a')
     // GitLab section markers (section_start:<time>:<name>).
     .replace(/section_(start|end):/gi, 'section_$1\\u003a');

@@ -9,6 +9,9 @@ import type { RunningServer, Variant } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import * as T from '../reference/hostile-twists.js';
 import { validate } from '../src/schemas.js';
+import { HttpClient, NetworkError } from '../src/http.js';
+import { Redactor } from '../src/redact.js';
+import { startReferenceServer } from '../reference/server.js';
 
 /**
  * Issue 12: servers that are conforming but for one twist aimed at the tool itself (reference/hostile-twists.ts).
@@ -206,5 +209,54 @@ describe.concurrent('a twisted server reaches nothing: not the CI, the terminal,
     expect(check(o, 'AUTH-01').notes.join('\n')).toMatch(/app_token has 3 characters, too few to redact safely/);
     // In the evidence, the header that carried it shows the marker.
     expect(o.files['report.json']).toContain('"open-token": "[REDACTED:token]"');
+  });
+});
+
+describe.concurrent('the HTTP client against a twisted server', () => {
+  const answering = (delayMs: number, body: string, status = 200): Variant => ({
+    name: 'scripted', description: 'answers every request with a fixed body after a delay',
+    raw(_req, res) { setTimeout(() => { res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '60' }); res.end(body); }, delayMs); return true; },
+  });
+  const client = (baseUrl: string, redactor = new Redactor()): HttpClient => new HttpClient({
+    baseUrl, timeoutMs: 500, deadlineMs: 600_000, concurrency: 2, maxBodyBytes: 1 << 20, tls: { insecure: false }, redactor,
+  });
+
+  test('a stall of our own event loop is not charged to the request in flight', async () => {
+    const srv = await startReferenceServer({ variants: [answering(300, '{"status":"SUCCESS","code":200,"data":[]}')] });
+    const c = client(srv.baseUrl);
+    try {
+      const pending = c.send({ path: '/dishes' });
+      // Block the loop for longer than the timeout (as validating a huge body would), right after sending.
+      await new Promise((r) => setTimeout(r, 20));
+      const until = performance.now() + 1200;
+      while (performance.now() < until) { /* busy */ }
+      expect((await pending).status).toBe(200);
+    } finally { await c.close(); await srv.close(); }
+  });
+
+  test('retry {max: 0} answers the first 429 as it came; the wait budget ends a storm with RETRY_BUDGET', async () => {
+    const srv = await startReferenceServer({ variants: [answering(0, '{"status":"ERROR","code":429}', 429)] });
+    const c = client(srv.baseUrl);
+    try {
+      const t0 = performance.now();
+      expect((await c.send({ path: '/auth', retry: { max: 0 } })).status).toBe(429);
+      const e = await c.send({ path: '/dishes' }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(NetworkError);
+      expect((e as NetworkError).code).toBe('RETRY_BUDGET');
+      expect((e as NetworkError).message).toMatch(/not waited for: the run's budget for rate-limit waits \(1\.5 s, 3 × timeout_ms\)/);
+      expect(performance.now() - t0).toBeLessThan(1000);
+    } finally { await c.close(); await srv.close(); }
+  });
+
+  test('a token in an /auth answer that does not parse is a secret at once', async () => {
+    const token = 'tok_Unparsable/Token+Value=42';
+    const srv = await startReferenceServer({ variants: [answering(0, `{"status":"SUCCESS","code":200,"data":{"app_token":"${token.replace('/', '\\/')}"}}<!-- trailer -->`)] });
+    const redactor = new Redactor();
+    const c = client(srv.baseUrl, redactor);
+    try {
+      const r = await c.send({ path: '/auth' });
+      expect(r.jsonError).toBeDefined();
+      expect(redactor.redact(`echo ${token} and ${encodeURIComponent(token)}`)).toBe('echo [REDACTED:token] and [REDACTED:token]');
+    } finally { await c.close(); await srv.close(); }
   });
 });

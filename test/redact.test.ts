@@ -100,6 +100,7 @@ describe('one escaping for every terminal and CI line', () => {
   });
   test('workflow commands cannot start: ##[ anywhere, :: at a line start, GitLab sections', () => {
     expect(untrustedLine('id ##[set-output name=verdict;]conformant')).toBe('id #\\u0023[set-output name=verdict;]conformant');
+    expect(untrustedLine('##vso[task.setvariable variable=x]1 ##teamcity[x]')).toBe('#\\u0023vso[task.setvariable variable=x]1 #\\u0023teamcity[x]');
     expect(untrustedLine('  ::error::x')).toBe('  \\u003a:error::x');
     expect(untrustedLine('x\n::error::y')).toBe('x ⏎ ::error::y');
     expect(untrustedLine('section_start:1:name\r\u001b[0K')).toBe('section_start\\u003a1:name ⏎ \\u001b[0K');
