@@ -244,7 +244,7 @@ describe.concurrent('the HTTP client against a twisted server', () => {
       expect(e).toBeInstanceOf(NetworkError);
       expect((e as NetworkError).code).toBe('RETRY_BUDGET');
       expect((e as NetworkError).message).toMatch(/not waited for: the run's budget for rate-limit waits \(1\.5 s, 3 × timeout_ms\)/);
-      expect(performance.now() - t0).toBeLessThan(1000);
+      expect(performance.now() - t0, "no 60 s wait").toBeLessThan(5000);
     } finally { await c.close(); await srv.close(); }
   });
 
