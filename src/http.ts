@@ -573,7 +573,11 @@ export class HttpClient {
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
-        Object.defineProperty(reply, 'text', { get: () => JSON.stringify(json), enumerable: true, configurable: true });
+        Object.defineProperty(reply, 'text', {
+          // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
+          get: () => { try { return JSON.stringify(json); } catch { return '(a body nested too deeply to render again)'; } },
+          enumerable: true, configurable: true,
+        });
       }
       return reply;
     } catch (e) {

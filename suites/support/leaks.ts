@@ -1,5 +1,6 @@
 import type { CheckContext } from '../../src/check.js';
 import { isRecord } from '../../src/api.js';
+import { show } from '../../src/assertions.js';
 
 /**
  * Distinctive values of the merchant's own records (merchant id and e-mail, dish names, order numbers, seat
@@ -19,5 +20,5 @@ export async function sensitiveValues(ctx: CheckContext): Promise<Array<{ what: 
 
 export function leakedValue(body: string, values: Array<{ what: string; value: string }>): string | undefined {
   const hit = values.find((v) => body.includes(v.value));
-  return hit && `${hit.what} (${JSON.stringify(hit.value)})`;
+  return hit && `${hit.what} (${show(hit.value)})`;
 }
