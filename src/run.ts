@@ -19,11 +19,13 @@ export function redactorFor(config: Config): Redactor {
   return r;
 }
 
-export function clientFor(config: Config, redactor: Redactor): HttpClient {
+/** The run's HTTP client; deadlineAt (epoch ms) ends every request when the run's deadline passes. */
+export function clientFor(config: Config, redactor: Redactor, opts: { deadlineAt?: number; retry?: { max: number; capMs: number } } = {}): HttpClient {
   return new HttpClient({
     baseUrl: config.base_url,
     timeoutMs: config.timeout_ms,
-    deadlineMs: config.deadline_ms,
+    deadlineMs: Math.max(0, (opts.deadlineAt ?? Date.now() + config.deadline_ms) - Date.now()),
+    ...(opts.retry ? { retry: opts.retry } : {}),
     concurrency: config.concurrency,
     ...(config.rate_limit !== undefined ? { rateLimit: config.rate_limit } : {}),
     maxBodyBytes: config.max_body_bytes,
@@ -47,11 +49,11 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
 }
 
 /** One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests. */
-export function createRun(config: Config, checks: Check[]): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
+export function createRun(config: Config, checks: Check[], deadlineAt: number): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
   const redactor = redactorFor(config);
   // Values quoted in messages are server text: the run's redactor treats them so (see show in assertions.ts).
   setQuoteFilter((s) => redactor.redactQuoted(s));
-  const client = clientFor(config, redactor);
+  const client = clientFor(config, redactor, { deadlineAt });
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   return { check: (c) => runCheck(c, shared), close: () => client.close() };
 }
