@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiReply, ApiRequest, Variant, World } from './server.js';
 import { isSuccess, pathIs, withData } from './kit.js';
+import { rawPathIs } from './hostile.js';
 
 /**
  * Servers that are conforming but for one twist aimed at the tool itself: its CI log, its terminal, its memory, its
@@ -87,17 +88,19 @@ export const percentLower = (s: string): string => encodeURIComponent(s).replace
  * (and the other application's /auth answer does not parse: trailing bytes after the JSON); every error msg quotes
  * the token sent as HTML character references and lower-case percent-encoding.
  */
+let lotusAuths = 0;
 export const escapedSecrets: Variant = {
   name: 'escaped-secrets',
-  description: '/auth escapes its secrets with \\u and \\/, one /auth answer does not parse, error msgs quote the token as HTML entities and lower-case percent-encoding',
+  description: '/auth escapes its secrets with \\u and \\/, the second application\'s /auth answers after the first do not parse, error msgs quote the token as HTML entities and lower-case percent-encoding',
   handle(req, next) {
     const r = next();
     if (pathIs(req, '/auth') && isSuccess(r)) {
       const d = (r.body as { data: Record<string, string> }).data;
       let text = JSON.stringify(r.body);
       for (const k of ['app_token', 'app_secret', 'app_key']) text = text.replace(`"${k}":${JSON.stringify(d[k])}`, `"${k}":"${escapeEveryChar(d[k]!)}"`);
-      // The second application's answer carries bytes after the JSON (a proxy's trailer): it does not parse.
-      return { ...r, raw: d.app_name === 'Lotus Reports' ? `${text}\n<!-- served by cache -->` : text };
+      // The second application's answers after the first (the preflight's) carry bytes after the JSON (a proxy's
+      // trailer): they do not parse, yet the token in them is live.
+      return { ...r, raw: d.app_name === 'Lotus Reports' && lotusAuths++ > 0 ? `${text}\n<!-- served by cache -->` : text };
     }
     if (isSuccess(r)) return r;
     const token = typeof req.headers['open-token'] === 'string' ? req.headers['open-token'] : '';
@@ -106,17 +109,21 @@ export const escapedSecrets: Variant = {
   },
 };
 
-/** 5. A 429 storm: every request answered 429 with Retry-After: 60. */
-export const rateStorm: Variant = {
-  name: 'rate-storm',
-  description: 'every request answered 429 Too Many Requests with Retry-After: 60',
-  raw(_req, res) {
-    const body = JSON.stringify({ status: 'ERROR', code: 429, msg: 'Too Many Requests' });
-    res.writeHead(429, { 'content-type': JSON_TYPE, 'retry-after': '60', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-    return true;
-  },
-};
+/** 5. A 429 storm: every request answered 429 with Retry-After: 60 (after the first `spared` /auth requests). */
+export function rateStorm(spared = 0): Variant {
+  let authSeen = 0;
+  return {
+    name: 'rate-storm',
+    description: `every request${spared ? ` but the first ${spared} to /auth` : ''} answered 429 Too Many Requests with Retry-After: 60`,
+    raw(req, res) {
+      if (rawPathIs(req, '/auth') && authSeen++ < spared) return false;
+      const body = JSON.stringify({ status: 'ERROR', code: 429, msg: 'Too Many Requests' });
+      res.writeHead(429, { 'content-type': JSON_TYPE, 'retry-after': '60', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return true;
+    },
+  };
+}
 
 /** 6. Unbounded server strings: a 5 MB dish id, 1 MB key names, a 12 KB header value (undici refuses headers past 16 KB). */
 export const HUGE_ID_CHARS = 5 * 1024 * 1024;
