@@ -324,6 +324,7 @@ class Timeouts {
   private timer: NodeJS.Timeout | undefined;
   private readonly every: number;
   private lastSweep = 0;
+  private lastCpu = process.cpuUsage();
   constructor(private readonly timeoutMs: number) { this.every = Math.min(250, Math.max(10, timeoutMs / 10)); }
 
   start(): Flight {
@@ -331,6 +332,7 @@ class Timeouts {
     this.flights.add(f);
     if (!this.timer) {
       this.lastSweep = performance.now();
+      this.lastCpu = process.cpuUsage();
       this.timer = setInterval(() => this.sweep(), this.every);
       this.timer.unref();
     }
@@ -346,14 +348,17 @@ class Timeouts {
   /**
    * A sweep that comes late measures how long our own event loop was blocked (parsing, validating a huge body):
    * that time is given back to every request in flight, since a stall of the client is no slowness of the server.
-   * Only a stall of a quarter of timeout_ms or more counts: timers are always a little late on a busy machine, and
-   * forgiving every small delay would stretch every timeout.
+   * The stall counts only as far as this process spent CPU meanwhile (a machine busy with other processes delays
+   * timers too, and that is no work of ours), and only from a quarter of timeout_ms: forgiving every small delay
+   * would stretch every timeout.
    */
   private sweep(): void {
     const now = performance.now();
-    const lag = now - this.lastSweep - this.every;
+    const cpu = process.cpuUsage(this.lastCpu);
+    this.lastCpu = process.cpuUsage();
+    const stall = Math.min(now - this.lastSweep - this.every, (cpu.user + cpu.system) / 1000);
     this.lastSweep = now;
-    if (lag >= Math.max(100, this.timeoutMs / 4)) for (const f of this.flights) f.endsAt += lag;
+    if (stall >= Math.max(100, this.timeoutMs / 4)) for (const f of this.flights) f.endsAt += stall;
     for (const f of this.flights) if (f.endsAt <= now) f.abort(new DOMException(`no response within ${this.timeoutMs} ms`, 'TimeoutError'));
   }
 }
