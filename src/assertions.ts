@@ -1,12 +1,8 @@
 import type { CheckContext } from './check.js';
 import type { Reply } from './http.js';
 import { isRecord, successData, type Rec } from './api.js';
-<<<<<<< HEAD
 import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from './schemas.js';
 import { neutralizeMarkers } from './redact.js';
-=======
-import { formatErrors, undeclaredFields, validate, type SchemaError, type SchemaName } from './schemas.js';
->>>>>>> main
 
 /**
  * What every quoted server value goes through before it joins a message: by default forged redaction markers are
@@ -62,28 +58,25 @@ export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknow
  */
 export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data'): void {
   const many = Array.isArray(value);
-<<<<<<< HEAD
   const items: readonly unknown[] = many ? value : [value];
   const path = (i: number): string => (many ? `${at}/${i}` : at);
   // The problems of the first records are listed (up to SHAPE_PROBLEMS); past that, records are only counted as
   // matching or not: two million {} must not become eighteen million error objects.
   const errors: SchemaError[] = [];
   let invalid = 0;
+  let listed = 0;
   for (let i = 0; i < items.length; i++) {
     if (errors.length < SHAPE_PROBLEMS) {
       const e = validate(schema, items[i], path(i));
-      if (e.length) { invalid++; errors.push(...e.slice(0, SHAPE_PROBLEMS - errors.length)); }
+      if (e.length) { invalid++; listed++; errors.push(...e.slice(0, SHAPE_PROBLEMS - errors.length)); }
     } else if (!isValid(schema, items[i])) invalid++;
   }
   if (errors.length) {
     const counted = errors.length < SHAPE_PROBLEMS ? `${errors.length} problem${errors.length > 1 ? 's' : ''}` : `${invalid} of ${items.length} record${items.length > 1 ? 's' : ''} with problems`;
-    ctx.fail(`${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`);
+    // Fingerprints of the problems listed; the records only counted share one (a stable key, not their number).
+    const keys = errors.map((e) => shapeKey(schema, value, at, e));
+    ctx.fail(`${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`, invalid > listed ? [...keys, `${schema}:more-records`] : keys);
   }
-=======
-  const items: Array<[unknown, string]> = many ? value.map((v, i) => [v, `${at}/${i}`]) : [[value, at]];
-  const errors = items.flatMap(([v, p]) => validate(schema, v, p));
-  if (errors.length) ctx.fail(`${what} does not match the ${schema} shape (${errors.length} problem${errors.length > 1 ? 's' : ''}): ${formatErrors(errors)}`, errors.map((e) => shapeKey(schema, value, at, e)));
->>>>>>> main
   const label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
   const extra = new Set<string>();
   for (const v of items) {
@@ -96,10 +89,9 @@ export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknow
   }
 }
 
-<<<<<<< HEAD
 /** Schema problems listed in a shape failure before records are only counted. */
 const SHAPE_PROBLEMS = 20;
-=======
+
 /**
  * The fingerprint of a shape problem: the record by its id (not its place in the list, which may change) and the
  * path inside it, e.g. `dish:101/price`.
@@ -109,10 +101,11 @@ function shapeKey(schema: SchemaName, value: unknown, at: string, e: SchemaError
   if (!Array.isArray(value)) return `${schema}${rest || '/'}`;
   const m = /^\/(\d+)(.*)$/.exec(rest);
   const rec: unknown = m ? value[Number(m[1])] : undefined;
-  const id = isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+  const idText = isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+  // The server chooses ids (a 5 MB one): a cut keeps the key stable and small.
+  const id = idText.length > 200 ? `${idText.slice(0, 200)}…` : idText;
   return `${schema}:${id}${m?.[2] ?? rest}`;
 }
->>>>>>> main
 
 /** The envelope code of an error answer, or undefined when the body is no envelope. */
 export function envelopeCode(r: Reply): unknown {
