@@ -26,3 +26,6 @@ export async function startDemo(overrides: Partial<Config>): Promise<{ server: R
   };
   return { server, config };
 }
+
+// The app-level modules reach the reference server through here only (the demo's gateway to reference/).
+export { fixtureExamples } from '../reference/examples.js';
