@@ -16,6 +16,7 @@ test('the npm pack tarball installs and `npx conformance --demo` passes from it'
   const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' });
   expect(files).toContain('package/dist/suites/conformance.test.js');
   expect(files).toContain('package/schemas/dish.schema.json');
+  expect(files).toContain('package/openapi.yaml');
   expect(files).not.toContain('package/test/');
   writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], dir);
