@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config.js';
-import {
-  CREDENTIALS, FAULT_HEADER, FaultSyntaxError, LARGE, describeFault, parseRunFault, sandboxVariant, startReferenceServer,
-  type RunFault, type RunningServer,
-} from './demo.js';
+import { CREDENTIALS, FAULT_HEADER, FaultSyntaxError, describeFault, parseRunFault, type RunFault, type RunningServer } from './demo.js';
+import { startSandbox } from './sandbox.js';
 
 const FLAGS = {
   port: { type: 'string', default: '8080' },
@@ -70,14 +68,10 @@ export async function serveCommand(argv: string[], out: (s: string) => void, onL
   }
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed', values.seed, 0, 2 ** 31 - 1);
   const ttl = values['token-ttl'] === undefined ? undefined : integer('token-ttl', values['token-ttl'], 1, 31_536_000);
-  const log = values.quiet ? undefined : (line: string): void => out(`${line}\n`);
-  const variant = sandboxVariant({
-    faults, seed, ...(ttl !== undefined ? { tokenTtlSeconds: ttl } : {}),
-    ...(log ? { onFault: (req, what) => log(`fault: ${req.method} ${req.path} ← ${what}`) } : {}),
-  });
-  const srv = await startReferenceServer({
-    port: integer('port', values.port, 0, 65535), host: values.host, https: values.https, variants: [variant],
-    ...(values.size === 'large' ? { size: LARGE } : {}),
+  const { server: srv } = await startSandbox({
+    port: integer('port', values.port, 0, 65535), host: values.host, https: values.https, size: values.size,
+    faults: values.fault ?? [], seed, ...(ttl !== undefined ? { tokenTtlSeconds: ttl } : {}),
+    ...(values.quiet ? {} : { onFault: (request, what) => out(`fault: ${request} ← ${what}\n`) }),
   });
   out(banner(srv, { size: values.size, faults, seed, ...(ttl !== undefined ? { ttl } : {}) }));
   onListening?.(srv);
