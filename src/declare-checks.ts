@@ -5,7 +5,7 @@ import { AREAS, type Check, type CheckResult } from './check.js';
 export interface ConformanceRun { check(c: Check): Promise<CheckResult>; close(): Promise<void> }
 
 /** What the report needs to know of a run, carried on each test's meta so a reporter in another process has it. */
-export interface RunInfo { base_url: string; fuzz: { seed: number; runs: number }; config: Record<string, unknown> }
+export interface RunInfo { base_url: string; fuzz: { seed: number; runs: number }; config: Record<string, unknown>; strict: boolean }
 
 /** The checks named by --only (ids, or prefixes ending in *); all when none is named. */
 export function selectChecks(all: Check[], only: string[]): Check[] {
@@ -14,8 +14,8 @@ export function selectChecks(all: Check[], only: string[]): Check[] {
 
 /**
  * Declares one Vitest test per check, grouped by area: the CLI's entry (suites/conformance.test.ts) and library mode
- * (src/vitest.ts) both declare through here. A test's outcome follows the check's level: a MUST failure or an error
- * of the suite fails the test; a SHOULD failure is a warning annotation on a passing test (it never gates); a skip
+ * (src/vitest.ts) both declare through here. A test's outcome follows the check's level: a MUST failure, a check
+ * that could not finish (incomplete) or an error of the suite fails the test; a SHOULD failure is a warning annotation on a passing test (it never gates); a skip
  * carries its reason. The whole result travels in task.meta for the reporters.
  *
  * Every area runs at once, each check as soon as what it needs has arrived (requests are capped by the client,
@@ -37,7 +37,8 @@ export function declareChecks(selected: Check[], run: () => ConformanceRun, info
           task.meta.result = result;
           if (info) task.meta.run = info();
           if (result.status === 'skipped') skip(result.message);
-          if (result.status === 'error' || (result.status === 'failed' && check.level === 'MUST')) throw new Error(result.message);
+          // Incomplete (no usable response) is no pass either: nothing was judged.
+          if (result.status === 'error' || result.status === 'incomplete' || (result.status === 'failed' && check.level === 'MUST')) throw new Error(result.message);
           if (result.status === 'failed') await annotate(`${check.level} not met (warning, does not gate): ${result.message}`, 'warning');
         });
       }

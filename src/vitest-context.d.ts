@@ -5,8 +5,10 @@ import type { RunInfo } from './declare-checks.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     conformanceConfig: Config;
-    /** Check ids (or prefixes ending in *) to run; empty runs all. */
+    /** The ids of the checks to run (the CLI resolved --only and --skip). */
     conformanceOnly: string[];
+    /** Epoch ms at which the run's deadline passes: the HTTP client stops every request then. */
+    conformanceDeadlineAt: number;
   }
 }
 

@@ -6,6 +6,7 @@ import { writeReports } from '../reporters/index.js';
 import { buildReport } from './report.js';
 import { Redactor } from './redact.js';
 import type { ReportFormat } from './config.js';
+import { ALL_CHECKS } from '../suites/index.js';
 
 export interface ConformanceReporterOptions {
   /** Directory of report.json (always), junit.xml and report.html (default ./conformance-report). */
@@ -37,6 +38,9 @@ export class ConformanceReporter implements Reporter {
       baseUrl: info?.base_url ?? '(unknown)',
       startedAt: this.started,
       durationMs: Date.now() - this.started.getTime(),
+      // As in the CLI: coverage counts every MUST check of the suite, so a run of some checks is PARTIAL.
+      catalogue: ALL_CHECKS,
+      strict: info?.strict ?? false,
       fuzz: info?.fuzz ?? { seed: 0, runs: 0 },
       config: { ...(info?.config ?? {}), mode: 'library (vitest)' },
       errors: this.collector.errors,
@@ -45,6 +49,6 @@ export class ConformanceReporter implements Reporter {
     mkdirSync(dir, { recursive: true });
     const files = await writeReports(report, dir, this.options.formats ?? ['json', 'junit', 'html']);
     this.written = { files, exitCode: report.exit_code };
-    process.stdout.write(`\nConformance: ${report.verdict.toUpperCase()} (${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped, ${report.summary.error} error); report: ${files[0]}\n`);
+    process.stdout.write(`\nConformance: ${report.verdict.toUpperCase()}: ${report.verdict_reason}; report: ${files[0]}\n`);
   }
 }

@@ -37,8 +37,8 @@ export function conformanceSuite(config: ConformanceConfig | (() => ConformanceC
     beforeAll(async () => {
       const tree = typeof config === 'function' ? await config() : config;
       const resolved: Config = resolveConfig({ file: tree, env: {}, flags: {} });
-      info = { base_url: redactorFor(resolved).redact(resolved.base_url), fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs }, config: redactedConfig(resolved) };
-      run = createRun(resolved, selected);
+      info = { base_url: redactorFor(resolved).redact(resolved.base_url), fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs }, config: redactedConfig(resolved), strict: resolved.strict };
+      run = createRun(resolved, selected, Date.now() + resolved.deadline_ms);
     });
     afterAll(() => run?.close());
     declareChecks(selected, () => {
