@@ -4,7 +4,6 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot, tool } from '../src/paths.js';
-import { validate } from '../src/schemas.js';
 import type { Report } from '../src/report.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { MUTANTS } from '../reference/mutants/index.js';
@@ -50,7 +49,6 @@ describe('library mode: conformanceSuite in a project\'s own Vitest (examples/vi
     expect(run.code, run.out).toBe(0);
     expect(run.out).toContain('Conformance: CONFORMANT');
     const r = run.report!;
-    expect(validate('report', r)).toEqual([]);
     expect(r.verdict).toBe('conformant');
     expect(r.checks.map((c) => c.id).sort()).toEqual(ALL_CHECKS.map((c) => c.id).sort());
     expect(r.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
