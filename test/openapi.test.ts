@@ -14,6 +14,7 @@ import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from '../bench/openapi2.js';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
+import { sandboxVariant } from '../reference/sandbox.js';
 import { runCli } from './helpers/cli.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -113,15 +114,16 @@ describe('conformance openapi: fed to the reference server', () => {
   let srv: RunningServer;
   let token = '';
   beforeAll(async () => {
-    srv = await startReferenceServer();
+    // With the sandbox's faults available by header, so the one documented error no request provokes (500) is driven too.
+    srv = await startReferenceServer({ variants: [sandboxVariant({ faults: [], seed: 1 })] });
     const r = await call('/auth', { query: new URLSearchParams(CREDENTIALS.app).toString() });
     token = (r.body as Json).data.app_token;
   });
   afterAll(() => srv.close());
 
-  async function call(path: string, o: { query?: string; token?: string } = {}): Promise<{ status: number; body: unknown }> {
+  async function call(path: string, o: { query?: string; token?: string; fault?: string } = {}): Promise<{ status: number; body: unknown }> {
     const res = await request(`${srv.baseUrl}${path}${o.query ? `?${o.query}` : ''}`, {
-      headers: { 'content-type': 'application/json; charset=utf-8', ...(o.token ? { 'open-token': o.token } : {}) },
+      headers: { 'content-type': 'application/json; charset=utf-8', ...(o.token ? { 'open-token': o.token } : {}), ...(o.fault ? { 'x-sandbox-fault': o.fault } : {}) },
     });
     return { status: res.statusCode, body: await res.body.json() };
   }
@@ -134,7 +136,7 @@ describe('conformance openapi: fed to the reference server', () => {
     let exchanges = 0;
     for (const path of Object.keys(doc.paths)) {
       const isAuth = path === '/auth';
-      const cases: Array<{ why: string; query?: string; token?: string; status: number }> = isAuth
+      const cases: Array<{ why: string; query?: string; token?: string; fault?: string; status: number }> = isAuth
         ? [
           { why: 'key pair', query: new URLSearchParams(CREDENTIALS.app).toString(), status: 200 },
           { why: 'no key pair', status: 400 },
@@ -147,6 +149,7 @@ describe('conformance openapi: fed to the reference server', () => {
           { why: 'token of a disabled application', token: CREDENTIALS.disabled_app.token, status: 401 },
         ];
       if (path.includes('{')) cases.push({ why: 'unknown id', token, status: 404 });
+      cases.push({ why: 'a system exception (sandbox fault)', ...(isAuth ? { query: new URLSearchParams(CREDENTIALS.app).toString() } : { token }), fault: '500', status: 500 });
       for (const c of cases) {
         const target = path.includes('{') && c.status === 404 ? path.replace(/\{\w+\}/, '987654') : concrete(path);
         const r = await call(target, c);
@@ -155,7 +158,7 @@ describe('conformance openapi: fed to the reference server', () => {
         expect(documented(path, r.status, r.body), `${path} with ${c.why}`).toEqual([]);
       }
     }
-    expect(exchanges).toBe(4 + 6 * 3 + 2);
+    expect(exchanges).toBe(4 + 6 * 3 + 2 + 7);
   });
 
   test('what the document forbids, the reference server does not send (a broken body fails its schema)', async () => {
