@@ -48,11 +48,8 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 `;
 }
 
-/**
- * `conformance serve`: runs until SIGINT or SIGTERM, then closes the server and resolves with exit code 0.
- * @param onListening called with the running server once it listens (tests use it; the CLI passes nothing).
- */
-export async function serveCommand(argv: string[], out: (s: string) => void, onListening?: (srv: RunningServer) => void): Promise<number> {
+/** `conformance serve`: runs until SIGINT or SIGTERM, then closes the server and resolves with exit code 0. */
+export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
@@ -74,7 +71,6 @@ export async function serveCommand(argv: string[], out: (s: string) => void, onL
     ...(values.quiet ? {} : { onFault: (request, what) => out(`fault: ${request} ← ${what}\n`) }),
   });
   out(banner(srv, { size: values.size, faults, seed, ...(ttl !== undefined ? { ttl } : {}) }));
-  onListening?.(srv);
   return new Promise((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
