@@ -1,5 +1,4 @@
 import { mkdir, rm } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
 import { join, relative, resolve } from 'node:path';
 import { createVitest } from 'vitest/node';
 import type { Config } from './config.js';
@@ -35,9 +34,10 @@ export interface SuiteOptions {
  * V8 lets a heap grow to several times what is live before a full collection. A large merchant's run keeps about
  * 150 MB live (its lists, parsed) while tens of thousands of exchanges come and go, so the default growth put the
  * peak over 500 MB. A growth of 1.6× per step holds it near 400 MB at no measurable cost in time (npm run bench).
- * The flag is read at each collection, so it holds for the worker thread Vitest starts next; it is no limit.
+ * It is no limit. The checks run in a child process (Vitest's forks pool): if a hostile body ever exhausts its
+ * memory, the child dies, not the CLI, and the report of what finished is still written (exit 3).
  */
-const HEAP_GROWING_PERCENT = 60;
+const WORKER_FLAGS = ['--heap-growing-percent=60'];
 
 /** After the deadline or an interruption: time given to checks to end on their own, then to the runner to stop. */
 const GRACE_MS = 500;
@@ -50,10 +50,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => { setTimeout(r, 
  * reported, what did not is incomplete, and the report says why.
  */
 export async function runSuite(config: Config, opts: SuiteOptions): Promise<Report> {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const started = new Date();
   const t0 = performance.now();
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
+  const signalsBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   const vitest = await createVitest('test', {
     config: false,
     root: packageRoot,
@@ -62,7 +62,8 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     exclude: [],
     watch: false,
     reporters: [collector],
-    pool: 'threads',
+    pool: 'forks',
+    execArgv: WORKER_FLAGS,
     // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
     // cost of a run). Only the entry file goes through Vitest's runner.
     server: { deps: { external: [/\/dist\/(src|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] } },
@@ -75,6 +76,11 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     passWithNoTests: false,
     provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt },
   }, { logLevel: 'silent', clearScreen: false });
+  // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
+  // write the report of what finished.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const l of process.listeners(signal)) if (!signalsBefore.has(l)) process.off(signal, l);
+  }
 
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {
