@@ -26,9 +26,9 @@ function exampleProject(): string {
   return dir;
 }
 
-function vitestRun(dir: string, env: Record<string, string> = {}): Promise<{ code: number | null; out: string; report?: Report }> {
+function vitestRun(dir: string, env: Record<string, string> = {}, args: string[] = []): Promise<{ code: number | null; out: string; report?: Report }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, 'run'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VITEST, 'run', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
@@ -75,5 +75,17 @@ describe('library mode: conformanceSuite in a project\'s own Vitest (examples/vi
       expect(failedIds(run.report)).toEqual(should.kills);
       expect(run.report!.verdict).toBe('conformant');
     });
+  });
+
+  test('Vitest\'s blob reports merged with --merge-reports give the same conformance report (the reporter reads the tests\' meta)', async () => {
+    const dir = exampleProject();
+    const shard = await vitestRun(dir, {}, ['--shard=1/1', '--reporter=blob']);
+    expect(shard.code, shard.out).toBe(0);
+    expect(shard.report).toBeUndefined();
+    const merged = await vitestRun(dir, {}, ['--merge-reports']);
+    expect(merged.code, merged.out).toBe(0);
+    expect(merged.report!.verdict).toBe('conformant');
+    expect(merged.report!.checks.map((c) => c.id).sort()).toEqual(ALL_CHECKS.map((c) => c.id).sort());
+    expect(merged.report!.fuzz).toEqual({ seed: 12345, runs: 20 });
   });
 });
