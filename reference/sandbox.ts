@@ -159,12 +159,15 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
         if (typeof issued === 'string') issuedAt.set(issued, now());
       }
       let answer = reply;
+      // What was done, for the log: the answer-replacing fault that won, and the latency.
+      const applied: string[] = [];
       for (const kind of PRECEDENCE) {
         const f = d.faults.find((x) => x.kind === kind);
         const replaced = f && replace(kind, f, reply, req, world);
-        if (replaced) { answer = replaced; break; }
+        if (replaced) { answer = replaced; applied.push(describeFault(f)); break; }
       }
-      if (d.faults.length) opts.onFault?.(req, d.faults.map((f) => (f.kind === 'latency' ? `latency ${d.latencyMs} ms` : describeFault(f))).join(', '));
+      if (d.faults.some((f) => f.kind === 'latency')) applied.push(`latency ${d.latencyMs} ms`);
+      if (applied.length) opts.onFault?.(req, applied.join(', '));
       return answer;
     },
   };
