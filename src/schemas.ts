@@ -26,6 +26,12 @@ const MINUTE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
 const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d+Z$/;
 
 /**
+ * The shape of each spec time format as a regular expression, for documents read by other tools (the OpenAPI
+ * description), which do not know our format names; the calendar check stays ours (timeFormats).
+ */
+export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc', string> = { 'spec-minute': MINUTE.source, 'spec-iso-utc': ISO_UTC.source };
+
+/**
  * Time strings repeat across records (a list of 50,000 orders carries 450,000 of them, far fewer distinct): each
  * distinct string is judged once per format. Bounded: a memory is cleared when it grows past 100,000 strings.
  */
