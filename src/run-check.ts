@@ -125,7 +125,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     ].map((n) => fit(n, NOTE_CHARS)),
     ...(observation !== undefined ? { observation: fit(observation, MESSAGE_CHARS) } : {}),
     ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
-    ...(status === 'failed' ? { fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) => redactor.redact(f)) } : {}),
+    ...(status === 'failed' ? { fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) => redactor.redactMessage(f)) } : {}),
     ...(sampled !== undefined && status !== 'skipped' ? { sampled: redactor.redact(sampled) } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
