@@ -17,9 +17,62 @@ const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10
 /** Server text on one terminal line (see src/untrusted-text.ts): every line that quotes the server goes through it. */
 export const oneLine = (s: string): string => untrustedLine(s);
 
-/** One line per check as it finishes: progress for a person watching, a log for CI. */
-export function progressLine(r: CheckRecord): string {
-  return `  ${word(r.outcome)} ${r.id.padEnd(18)} ${r.title}`;
+/**
+ * One check's line, ids aligned, in the results grouped by area. An INFO check that ran says what the server was
+ * observed to do (where the spec says "not shown"): recorded, never judged.
+ */
+export function checkLine(r: CheckRecord): string {
+  const info = r.level === 'INFO' && r.outcome === 'passed';
+  const tag = info ? paint(36, 'INFO'.padEnd(10)) : word(r.outcome);
+  return `  ${tag} ${r.id.padEnd(18)} ${r.title}${info ? ` — observed: ${oneLine(r.observation ?? r.message)}` : ''}`;
+}
+
+/** Past this much time a run says once how to get a faster verdict. */
+const SLOW_RUN_MS = 120_000;
+
+/**
+ * Progress while checks run: on a terminal one live line (checks done of all, the checks still running, elapsed
+ * time), rewritten in place; elsewhere (CI logs) a plain line at most every 10 s. Results themselves are printed
+ * once, grouped by area, when the run ends.
+ */
+export class Progress {
+  private done = 0;
+  private readonly started = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+  private hinted = false;
+
+  constructor(private readonly total: number, private readonly write: (s: string) => void, private readonly live: boolean) {
+    this.timer = setInterval(() => this.tick(), live ? 1000 : 10_000);
+    this.timer.unref();
+  }
+
+  finished(): void {
+    this.done++;
+    if (this.live) this.draw();
+  }
+
+  private line(): string {
+    const s = Math.round((performance.now() - this.started) / 1000);
+    return `checks ${this.done}/${this.total} done · ${s} s`;
+  }
+
+  private draw(): void { this.write(`\r\x1b[2K${this.line()}`); }
+
+  private tick(): void {
+    if (this.live) this.draw();
+    else this.write(`progress: ${this.line()}\n`);
+    if (!this.hinted && performance.now() - this.started > SLOW_RUN_MS) {
+      this.hinted = true;
+      this.write(`${this.live ? '\r\x1b[2K' : ''}This run is taking a while: --max-details N checks a seeded sample of N records per resource (a PARTIAL verdict), and --concurrency N sends more requests at once, if the server allows.\n`);
+    }
+  }
+
+  /** Stops the timer and clears the live line. */
+  end(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.live) this.write('\r\x1b[2K');
+  }
 }
 
 /** Counts of the outcomes that occurred, in severity order: "40 passed, 2 failed, 3 skipped". */
@@ -43,10 +96,12 @@ export function summaryText(report: Report, reportFiles: string[], opts: { quiet
   const verdict = paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict]);
   const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`];
   if (!opts.quiet) {
-    out.push('', 'By area:');
+    // Every check, grouped by area in the order a vendor fixes things, by id within an area.
     for (const area of AREAS) {
       const c = report.summary.by_area[area];
-      if (c) out.push(`  ${area.padEnd(12)} ${countsText(c)}`);
+      if (!c) continue;
+      out.push('', `${area} (${countsText(c)}):`);
+      for (const r of report.checks) if (r.area === area) out.push(checkLine(r));
     }
   }
   const findings = findingsOf(report);
@@ -77,13 +132,6 @@ export function summaryText(report: Report, reportFiles: string[], opts: { quiet
     out.push('', `Not run: ${report.coverage.text}`);
     const skipped = report.checks.filter((c) => c.outcome === 'skipped' && !c.message.startsWith('blocked'));
     for (const c of skipped) out.push(`  ${c.id}: ${oneLine(c.message)}`);
-  }
-  const observed = report.checks.filter((c) => c.level === 'INFO' && c.outcome === 'passed');
-  if (observed.length && !opts.quiet) {
-    // What the server does where the spec says "not shown": recorded, never judged.
-    const w = Math.max(...observed.map((c) => c.id.length));
-    out.push('', 'Observed (INFO, never fails):');
-    for (const c of observed) out.push(`  ${c.id.padEnd(w)}  ${oneLine(c.observation ?? c.message)}`);
   }
   for (const e of report.errors) out.push(`  HARNESS: ${oneLine(e)}`);
   const must = report.summary.by_level.MUST;

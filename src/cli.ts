@@ -5,7 +5,7 @@ import { redactorFor } from './run.js';
 import { runSuite, writeReportDir } from './suite-runner.js';
 import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
-import { listText, progressLine, setColour, summaryText } from '../reporters/terminal.js';
+import { listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
 import { didYouMean } from './suggest.js';
 import { startDemo } from './demo.js';
 import { catalogueMarkdown } from './catalogue.js';
@@ -151,10 +151,11 @@ async function runCommand(argv: string[]): Promise<number> {
     if (!config.base_url.startsWith('https:')) out('Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n');
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     if (config.max_details !== undefined) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
+    const progress = quiet ? undefined : new Progress(selected.length, out, process.stdout.isTTY === true);
     const report = await runSuite(config, {
       selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
-      onRecord: (r) => { if (baseline) markRecord(r, baseline); if (!quiet) out(`${progressLine(r)}\n`); },
-    });
+      onRecord: (r) => { if (baseline) markRecord(r, baseline); progress?.finished(); },
+    }).finally(() => progress?.end());
     const files = await writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
     // own annotations after it.

@@ -39,8 +39,13 @@ export interface SuiteOptions {
  */
 const WORKER_FLAGS = ['--heap-growing-percent=60'];
 
-/** After the deadline or an interruption: time given to checks to end on their own, then to the runner to stop. */
-const GRACE_MS = 500;
+/**
+ * After the deadline: time given to checks to end on their own (their requests are stopped at the deadline), then
+ * to the runner to cancel and to close. Together under a second, whatever the checks are doing.
+ */
+const GRACE_MS = 400;
+const CANCEL_MS = 300;
+const CLOSE_MS = 200;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => { setTimeout(r, ms).unref(); });
 
@@ -93,10 +98,10 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
   const reason = await Promise.race([run.then(() => undefined), deadline, opts.interrupted]);
   if (reason !== undefined) {
     stopped = reason;
-    await Promise.race([vitest.cancelCurrentRun(reason as Parameters<typeof vitest.cancelCurrentRun>[0]).catch(() => undefined), sleep(GRACE_MS)]);
-    await Promise.race([run, sleep(GRACE_MS)]);
+    const cancel = vitest.cancelCurrentRun(reason as Parameters<typeof vitest.cancelCurrentRun>[0]).catch(() => undefined);
+    await Promise.race([Promise.all([cancel, run]), sleep(CANCEL_MS)]);
   }
-  await Promise.race([vitest.close().catch(() => undefined), sleep(stopped ? GRACE_MS : 30_000)]);
+  await Promise.race([vitest.close().catch(() => undefined), sleep(stopped ? CLOSE_MS : 30_000)]);
 
   // Every selected check is in the report: one that never reported did not finish, and the report says why.
   const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';

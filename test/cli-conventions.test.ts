@@ -65,10 +65,13 @@ describe.concurrent('command-line conventions', () => {
     });
   });
 
-  test('INFO observations are shown in the summary', async () => {
+  test('INFO observations are shown in the results, grouped by area in a stable order', async () => {
     await withServer([], async (srv) => {
       const run = await runCli(targetArgs(srv, ['--only', 'INFO-*']), { env: targetEnv });
-      expect(run.stdout).toMatch(/Observed \(INFO, never fails\):\n {2}INFO-\S+ +\S/);
+      const ids = [...run.stdout.matchAll(/^ {2}\S+ +(INFO-\S+)/gm)].map((m) => m[1]);
+      expect(ids).toEqual(['INFO-AUTH-TOKEN', ...ids.slice(1)]);
+      expect(run.stdout.indexOf('\nauth (')).toBeLessThan(run.stdout.indexOf('\nerrors ('));
+      expect(run.stdout).toMatch(/^ {2}INFO {7}INFO-AUTH-TOKEN +Whether \/auth issues a new token on every call — observed: \S/m);
     });
   });
 });
