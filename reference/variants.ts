@@ -1,6 +1,24 @@
-import { ok, type Variant } from './server.js';
+import { stringify as losslessStringify } from 'lossless-json';
+import { ok, type ApiReply, type Variant } from './server.js';
 import type { Dish, Seat } from './fixtures.js';
-import { eachRecord, withData } from './kit.js';
+import { eachRecord, isSuccess, withData } from './kit.js';
+
+/** Snowflake-style 64-bit ids: every dish, seat and order id is this plus its fixture id (far past 2^53). */
+const SNOWFLAKE_BASE = 1_300_000_000_000_000_000n;
+const snow = (n: number): number | bigint => (n > 0 ? SNOWFLAKE_BASE + BigInt(n) : n);
+type R = Record<string, any>;
+const snowDish = (d: R): R => ({ ...d, id: snow(d.id), ...(d.pivot ? { pivot: { ...d.pivot, order_id: snow(d.pivot.order_id), dish_id: snow(d.pivot.dish_id) } } : {}) });
+const snowSeat = (s: R): R => ({ ...s, id: snow(s.id) });
+const snowOrder = (o: R): R => ({ ...o, id: snow(o.id), seat_id: snow(o.seat_id), seat: o.seat ? snowSeat(o.seat) : o.seat, device: { ...o.device, seat_id: snow(o.device.seat_id) }, dishes: o.dishes.map(snowDish) });
+
+/** The reply with its records' ids made 64-bit, written as exact JSON digits (JSON.stringify cannot print a bigint). */
+function snowflaked(reply: ApiReply, path: string): ApiReply {
+  if (!isSuccess(reply)) return reply;
+  const body = reply.body as R;
+  const map = path === '/dishes' ? (d: R[]) => d.map(snowDish) : path === '/seats' ? (d: R[]) => d.map(snowSeat) : path === '/orders' ? (d: R[]) => d.map(snowOrder)
+    : path.startsWith('/dishes/') ? snowDish : path.startsWith('/seats/') ? snowSeat : undefined;
+  return map ? { ...reply, raw: losslessStringify({ ...body, data: map(body.data) })! } : reply;
+}
 
 /**
  * Conforming variants: each uses the spec's latitude (issue list "The spec's latitude") and must pass with zero
@@ -132,6 +150,21 @@ export const LATITUDE_VARIANTS: Variant[] = [
         if (o.seat_id) { o.seat_id -= shift.seats; o.seat.id -= shift.seats; o.device.seat_id = o.seat_id; }
         for (const x of o.dishes) { x.id -= shift.dishes; x.pivot.dish_id -= shift.dishes; }
       }));
+    },
+  },
+  {
+    // §2 types ids as int with no range: POS systems use 64-bit snowflake ids, which JSON.parse would round.
+    name: 'snowflake-ids',
+    description: 'dish, seat and order ids (and every reference to them: pivot, seat_id, seat.id, device.seat_id) are 64-bit snowflake ids above 2^53, e.g. 1300000000000000101',
+    handle: (req, next, world) => {
+      const detail = /^\/(dishes|seats)\/([0-9]+)$/.exec(req.path);
+      if (detail) {
+        // Only the 64-bit ids name records; the small fixture ids behind them do not.
+        const small = BigInt(detail[2]!) - SNOWFLAKE_BASE;
+        if (small <= 0n || small >= 2n ** 31n) return world.render.error(404, 'Record not found');
+        req.path = `/${detail[1]}/${small}`;
+      }
+      return snowflaked(next(), detail ? `/${detail[1]}/` : req.path);
     },
   },
   {

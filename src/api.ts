@@ -4,7 +4,8 @@ import type { Config, Credentials } from './config.js';
 import type { Exchange, HttpClient, Reply, RequestSpec } from './http.js';
 import { NetworkError } from './http.js';
 import { Blocked, type Sweep } from './check.js';
-import { AUTH_PATH, detailPath } from './endpoints.js';
+import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
+import { isIdLike } from './exact-json.js';
 
 export type Who = 'app' | 'other_app';
 export type Resource = 'dishes' | 'seats';
@@ -162,9 +163,9 @@ export class Api {
    * The ids whose detail the run checks: all of them, or a seeded sample of max_details (issue: big merchants).
    * Deterministic for a given seed, so a finding replays.
    */
-  async detailIds(resource: Resource, who: Who = 'app'): Promise<{ ids: Array<string | number>; total: number; sampled: boolean }> {
+  async detailIds(resource: Resource, who: Who = 'app'): Promise<{ ids: RecordId[]; total: number; sampled: boolean }> {
     const items = await this.list(`/${resource}`, who);
-    const ids = items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
+    const ids = items.map((i) => i.id).filter(isIdLike);
     const max = this.shared.config.max_details;
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
     const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
@@ -181,7 +182,7 @@ export class Api {
   }
 
   /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who). */
-  detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
+  detail(resource: Resource, id: RecordId, who: Who = 'app'): Promise<Reply> {
     return this.get(detailPath(resource, id), who, `${resource}:${who}`);
   }
 }

@@ -2,10 +2,11 @@ import type { CheckContext } from './check.js';
 import type { Reply } from './http.js';
 import { isRecord, successData, type Rec } from './api.js';
 import { formatErrors, undeclaredFields, validate, type SchemaName } from './schemas.js';
+import { stringifyJson } from './exact-json.js';
 
-/** A short, safe rendering of a server value for messages. */
+/** A short, safe rendering of a server value for messages (integers past 2^53 with their exact digits). */
 export function show(v: unknown, max = 120): string {
-  const s = v === undefined ? 'nothing' : JSON.stringify(v) ?? String(v);
+  const s = v === undefined ? 'nothing' : stringifyJson(v) ?? String(v);
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { Redactor } from './redact.js';
 import { parseJsonBuffer } from './json-buffer.js';
+import { parseJsonExact, stringifyJson } from './exact-json.js';
 
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
 const EXCERPT_CHARS = 4096;
@@ -473,7 +474,7 @@ export class HttpClient {
       let text: string | undefined;
       if (json === undefined) {
         if (!big) text = buf.toString('utf8');
-        try { json = text !== undefined ? JSON.parse(text) : parseJsonBuffer(buf); } catch (e) { jsonError = (e as Error).message; }
+        try { json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf); } catch (e) { jsonError = (e as Error).message; }
         if (big && jsonError === undefined) this.bigBodies.set(key, json);
         // A big body that is not JSON is kept as text: the checks quote it.
         if (big && jsonError !== undefined) text = buf.toString('utf8');
@@ -497,7 +498,7 @@ export class HttpClient {
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
-        Object.defineProperty(reply, 'text', { get: () => JSON.stringify(json), enumerable: true, configurable: true });
+        Object.defineProperty(reply, 'text', { get: () => stringifyJson(json) ?? '', enumerable: true, configurable: true });
       }
       return reply;
     } catch (e) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction, type AnySchemaObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { schemasDir } from './paths.js';
+import { hasBigInt, withNumbers } from './exact-json.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -105,6 +106,12 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
     byName.set(schema, fn);
   }
   if (fn(value)) return [];
+  // Integers past 2^53 arrive as bigints (src/exact-json.ts), which a validator does not take for integers: judge
+  // their number form. Only on failure, so a valid record pays nothing.
+  if (hasBigInt(value)) {
+    value = withNumbers(value);
+    if (fn(value)) return [];
+  }
   // anyOf/oneOf produce one error per branch; the deepest errors say the most, so keep distinct ones only.
   const seen = new Set<string>();
   const out: SchemaError[] = [];

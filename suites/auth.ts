@@ -4,6 +4,7 @@ import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../src/endpoints.js';
 import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, show } from '../src/assertions.js';
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
+import { sameJson } from './support/compare.js';
 
 /** The wrong-token variants of §5.4: each must get code 401 and no data. */
 function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {
@@ -102,7 +103,7 @@ export const authChecks = defineChecks('auth', [
       if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) return;
       const m = await ctx.api.merchant();
       const a = s.data.merchant;
-      const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(m[k]));
+      const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
       if (diff.length) ctx.fail(`the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
     },
   },

@@ -2,6 +2,7 @@ import { Blocked, defineChecks, type Check, type CheckContext } from '../src/che
 import { isRecord, type Rec, type Resource } from '../src/api.js';
 import { show } from '../src/assertions.js';
 import { detailPath } from '../src/endpoints.js';
+import { isIdLike, isIntegerValue } from '../src/exact-json.js';
 import {
   byId, compareRecords, describeDiffs, detailRecord, fieldValid, Findings, optionalList, sameId, type Comparison, type Kind,
 } from './support/compare.js';
@@ -85,7 +86,7 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     if (!items) continue;
     lists++;
     const count = new Map<string, number>();
-    for (const i of items) if (typeof i.id === 'number' || typeof i.id === 'string') count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
+    for (const i of items) if (isIdLike(i.id)) count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
     for (const [id, n] of count) if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`);
   }
   if (!lists) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
@@ -93,9 +94,9 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
 }
 
 /** The merchant record (§2.5) of the token, with its two identifiers well-formed, or blocked (MER-01 reports). */
-async function merchantIds(ctx: CheckContext): Promise<{ id: number; merchantId: string }> {
+async function merchantIds(ctx: CheckContext): Promise<{ id: number | bigint; merchantId: string }> {
   const m = await ctx.api.merchant();
-  if (typeof m.id !== 'number' || !Number.isInteger(m.id)) throw new Blocked(`/merchant id is ${show(m.id)}, not an integer (see MER-01)`);
+  if (!isIntegerValue(m.id)) throw new Blocked(`/merchant id is ${show(m.id)}, not an integer (see MER-01)`);
   if (typeof m.merchant_id !== 'string') throw new Blocked(`/merchant merchant_id is ${show(m.merchant_id)}, not a string (see MER-01)`);
   return { id: m.id, merchantId: m.merchant_id };
 }
@@ -179,7 +180,7 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   for (const o of all) {
     const seat = o.seat;
     // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
-    if (seatIdOf(o) !== undefined && isRecord(seat) && (typeof seat.id === 'number' || typeof seat.id === 'string')) embedded.push({ o, seat, id: String(seat.id) });
+    if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id)) embedded.push({ o, seat, id: String(seat.id) });
   }
   const seats = await referenceRecords(ctx, 'seats', new Set(embedded.map((e) => e.id)));
   const found = new Findings();
@@ -217,7 +218,7 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   const embedded: Array<{ o: Rec; d: Rec; id: string }> = [];
   for (const o of await orders(ctx)) {
     if (!Array.isArray(o.dishes)) continue;
-    for (const d of o.dishes) if (isRecord(d) && (typeof d.id === 'number' || typeof d.id === 'string')) embedded.push({ o, d, id: String(d.id) });
+    for (const d of o.dishes) if (isRecord(d) && isIdLike(d.id)) embedded.push({ o, d, id: String(d.id) });
   }
   const dishes = await referenceRecords(ctx, 'dishes', new Set(embedded.map((e) => e.id)));
   const found = new Findings();

@@ -35,7 +35,7 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
   let max = 0n;
   for (const { id } of items) {
     // Numeric strings count too: a server rendering ids as strings must not make a real id look unknown.
-    const n = typeof id === 'number' && Number.isSafeInteger(id) ? BigInt(id) : typeof id === 'string' && /^[0-9]{1,30}$/.test(id) ? BigInt(id) : undefined;
+    const n = typeof id === 'bigint' ? id : typeof id === 'number' && Number.isSafeInteger(id) ? BigInt(id) : typeof id === 'string' && /^[0-9]{1,30}$/.test(id) ? BigInt(id) : undefined;
     if (n !== undefined && n > max) max = n;
   }
   return [String(max + PAST_MAX), NON_NUMERIC_ID];
