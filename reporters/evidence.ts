@@ -137,5 +137,5 @@ export function statusWord(c: CheckRecord): string {
     if (c.baseline?.state === 'expired') return 'EXPIRED';
     return c.level === 'MUST' ? 'FAIL' : 'WARN';
   }
-  return { passed: 'PASS', skipped: 'SKIP', error: 'ERROR', failed: 'FAIL' }[c.status];
+  return { passed: 'PASS', skipped: 'SKIP', incomplete: 'INCOMPLETE', error: 'ERROR', failed: 'FAIL' }[c.status];
 }

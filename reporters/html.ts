@@ -54,7 +54,7 @@ const SCRIPT = `document.getElementById('failures-only').addEventListener('chang
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
 
-const COLORS: Record<Status, string> = { passed: '#1a7f37', failed: '#cf222e', skipped: '#afb8c1', error: '#8250df' };
+const COLORS: Record<Status, string> = { passed: '#1a7f37', failed: '#cf222e', skipped: '#afb8c1', incomplete: '#bf8700', error: '#8250df' };
 
 /** A stacked pass/fail/skip/error bar as inline SVG (presentation attributes, so the CSP needs no inline styles). */
 function bar(c: Counts): Html {

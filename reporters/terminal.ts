@@ -7,6 +7,7 @@ const TAG: Record<CheckRecord['status'], (level: string) => string> = {
   passed: () => paint(32, 'PASS'),
   failed: (level) => (level === 'MUST' ? paint(31, 'FAIL') : paint(33, 'WARN')),
   skipped: () => paint(90, 'SKIP'),
+  incomplete: () => paint(35, 'INC '),
   error: () => paint(35, 'ERR '),
 };
 

@@ -75,11 +75,17 @@ export class SharedRequests {
   }
 
   /** The requests as one check sees them: what it uses joins its evidence, what it reads of a sweep counts as read. */
-  view(record: (e: Exchange) => void, checkId: string): Api { return new Api(this, record, checkId); }
+  view(record: (e: Exchange) => void, checkId: string, sampled: (text: string) => void = () => undefined): Api { return new Api(this, record, checkId, sampled); }
 }
 
 export class Api {
-  constructor(private readonly shared: SharedRequests, private readonly record: (e: Exchange) => void, private readonly checkId: string) {}
+  constructor(
+    private readonly shared: SharedRequests,
+    private readonly record: (e: Exchange) => void,
+    private readonly checkId: string,
+    /** Told when the check reads a seeded sample of a resource instead of every record (the run's coverage). */
+    private readonly sampled: (text: string) => void = () => undefined,
+  ) {}
 
   get config(): Config { return this.shared.config; }
 
@@ -113,7 +119,8 @@ export class Api {
 
   async token(who: Who = 'app'): Promise<string> {
     let r: Reply;
-    try { r = await this.auth(who); } catch (e) { throw new Blocked(`no token for ${who}: ${(e as Error).message}`); }
+    // A request that got no response is not a finding of anyone: it propagates, and the check is incomplete.
+    try { r = await this.auth(who); } catch (e) { throw e instanceof NetworkError ? e : new Blocked(`no token for ${who}: ${(e as Error).message}`); }
     const s = successData(r);
     const token = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
     if (typeof token !== 'string' || token === '') {
@@ -136,7 +143,7 @@ export class Api {
   async data(path: string, who: Who = 'app'): Promise<unknown> {
     let r: Reply;
     try { r = await this.get(path, who); } catch (e) {
-      if (e instanceof Blocked) throw e;
+      if (e instanceof Blocked || e instanceof NetworkError) throw e;
       throw new Blocked(`GET ${path} failed: ${(e as Error).message}`);
     }
     const s = successData(r);
@@ -169,6 +176,7 @@ export class Api {
     const max = this.shared.config.max_details;
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
     const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
+    this.sampled(`${max} of ${ids.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (max_details, seed ${this.shared.config.fuzz.seed})`);
     return { ids: sample ?? [], total: ids.length, sampled: true };
   }
 

@@ -11,7 +11,13 @@ export type Area = (typeof AREAS)[number];
 /** What a check needs beyond the application's own key pair; without it the check is skipped, visibly. */
 export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_token' | 'unsafe_methods' | 'https' | 'fuzz';
 
-export type Status = 'passed' | 'failed' | 'skipped' | 'error';
+/**
+ * How a check ended, before any baseline: passed; failed (the server broke the rule); skipped (not configured, not
+ * applicable, or blocked by another check's finding); incomplete (it could not finish: no usable response, the run's
+ * deadline, an interruption; the spec sets no time limit, so this is never the server's failure); error (the suite
+ * itself broke).
+ */
+export type Status = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'error';
 
 /** The detail of every listed record of a resource, read with one application's token: e.g. "dishes:app". */
 export type Sweep = `${Resource}:${Who}`;
@@ -26,6 +32,10 @@ export interface CheckResult {
   notes: string[];
   /** For INFO checks: what the server did (the implementation profile). */
   observation?: string;
+  /** For failed checks: stable keys of what failed (records, fields, endpoints); baselines match on them. */
+  fingerprints?: string[];
+  /** Set when the check judged a seeded sample rather than every record: what it left out. */
+  sampled?: string;
   fuzz?: FuzzFailure;
   duration_ms: number;
 }
@@ -36,8 +46,11 @@ export interface CheckContext {
   readonly api: Api;
   /** A fresh request of this check's own, recorded as evidence. */
   send(spec: RequestSpec): Promise<Reply>;
-  /** Ends the check as failed: say what was expected and what came. */
-  fail(message: string): never;
+  /**
+   * Ends the check as failed: say what was expected and what came. fingerprints name what failed (see
+   * src/findings.ts); without them the check as a whole is the fingerprint.
+   */
+  fail(message: string, fingerprints?: readonly string[]): never;
   note(text: string): void;
   /** Records what the server did (INFO checks); the last one is the check's message. */
   observe(text: string): void;
@@ -63,7 +76,9 @@ export interface Check {
 }
 
 /** Thrown by ctx.fail: the server broke the rule. */
-export class CheckFailure extends Error {}
+export class CheckFailure extends Error {
+  constructor(message: string, readonly fingerprints: readonly string[] = []) { super(message); }
+}
 
 /** A check could not run because something it builds on is missing (that failure is reported by its own check). */
 export class Blocked extends Error {}

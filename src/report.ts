@@ -29,7 +29,7 @@ export interface Report {
   errors: string[];
 }
 
-export const zero = (): Counts => ({ passed: 0, failed: 0, skipped: 0, error: 0 });
+export const zero = (): Counts => ({ passed: 0, failed: 0, skipped: 0, incomplete: 0, error: 0 });
 
 /**
  * The verdict rule: 3 when the run did not fully happen (a harness error), 1 when a MUST check failed outside

@@ -70,11 +70,13 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   const notes: string[] = [];
   let observation: string | undefined;
   let fuzz: FuzzFailure | undefined;
+  let fingerprints: readonly string[] = [];
+  let sampled: string | undefined;
   const redactor = shared.client.redactor;
 
   const ctx: CheckContext = {
     config: shared.config,
-    api: shared.view(record, check.id),
+    api: shared.view(record, check.id, (text) => { sampled = sampled ? `${sampled}; ${text}` : text; }),
     async send(spec) {
       try {
         const r = await shared.client.send(spec);
@@ -85,7 +87,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
         throw e;
       }
     },
-    fail(message) { throw new CheckFailure(message); },
+    fail(message, keys) { throw new CheckFailure(message, keys); },
     note(text) { notes.push(text); },
     observe(text) { observation = text; },
     secret(value) {
@@ -105,6 +107,8 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     notes: [...notes, ...transportNotes(evidence), ...(omitted ? [`evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`] : [])].map((n) => redactor.redact(n)),
     ...(observation !== undefined ? { observation: redactor.redact(observation) } : {}),
     ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
+    ...(status === 'failed' ? { fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) => redactor.redact(f)) } : {}),
+    ...(sampled !== undefined && status !== 'skipped' ? { sampled: redactor.redact(sampled) } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
 
@@ -115,11 +119,14 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     return done('passed', observation ?? 'as the spec requires');
   } catch (e) {
     if (e instanceof Blocked) return done('skipped', `blocked: ${e.message}`);
-    const failure = e instanceof CheckFailure ? e.message : e instanceof NetworkError ? `no usable response: ${e.message}` : undefined;
-    if (failure !== undefined) {
+    // No usable response (a timeout, a broken connection, the run's deadline): nothing was judged. The spec sets no
+    // time limit, so this is never the server's failure; the check is incomplete.
+    if (e instanceof NetworkError) return done('incomplete', `could not finish: ${e.message}`);
+    if (e instanceof CheckFailure) {
       // INFO checks record, they never fail: what went wrong is what the server did.
-      if (check.level === 'INFO') return done('passed', observation ?? failure);
-      return done('failed', failure);
+      if (check.level === 'INFO') return done('passed', observation ?? e.message);
+      fingerprints = e.fingerprints;
+      return done('failed', e.message);
     }
     // One line and where it happened, no stack trace (CONFORMANCE_DEBUG=1 keeps the stack for us).
     const err = e as Error;

@@ -3,8 +3,9 @@ import { isRecord, type Rec, type Resource } from '../src/api.js';
 import { show } from '../src/assertions.js';
 import { detailPath } from '../src/endpoints.js';
 import { isIdLike, isIntegerValue } from '../src/exact-json.js';
+import { NetworkError } from '../src/http.js';
 import {
-  byId, compareRecords, describeDiffs, detailRecord, fieldValid, Findings, optionalList, sameId, type Comparison, type Kind,
+  byId, compareRecords, describeDiffs, detailRecord, fieldValid, Findings, optionalList, recordKey, sameId, type Comparison, type FieldDiff, type Kind,
 } from './support/compare.js';
 
 /**
@@ -13,6 +14,10 @@ import {
  */
 
 const NOUN: Record<Resource, Kind> = { dishes: 'dish', seats: 'seat' };
+
+/** One fingerprint per differing field of a record (a non-empty list: the caller found at least one). */
+const fieldKeys = (diffs: readonly FieldDiff[], key: (field: string) => string): [string, ...string[]] =>
+  diffs.map((d) => key(d.field)) as [string, ...string[]];
 /** Most records outside a list (deleted dishes or seats an order still names) fetched by detail per check. */
 const MAX_FALLBACK_DETAILS = 20;
 
@@ -43,18 +48,22 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   let checked = 0;
   for (const resource of ['dishes', 'seats'] as const) {
-    const s = await ctx.api.detailIds(resource).catch((e: unknown) => { ctx.note(`/${resource}: ${(e as Error).message}`); return undefined; });
+    const s = await ctx.api.detailIds(resource).catch((e: unknown) => {
+      if (e instanceof NetworkError) throw e;
+      ctx.note(`/${resource}: ${(e as Error).message}`);
+      return undefined;
+    });
     if (!s) continue;
     sampledNote(ctx, resource, s);
     checked += s.ids.length;
     await ctx.api.each(s.ids, async (id) => {
       const d = await detailRecord(ctx, resource, id);
       if (!d || !fieldValid(NOUN[resource], 'id', d.id)) return; // no record, or a malformed id: the detail check's finding
-      if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${NOUN[resource]} ${show(d.id)} instead of ${NOUN[resource]} ${id}`);
+      if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${NOUN[resource]} ${show(d.id)} instead of ${NOUN[resource]} ${id}`, recordKey(NOUN[resource], id, 'id'));
     });
   }
   if (!checked) throw new Blocked('no dish or seat ids to ask for (see DISH-01, SEAT-01)');
-  if (found.length) ctx.fail(found.summary('details answer another id than the one asked for', checked));
+  if (found.length) ctx.fail(found.summary('details answer another id than the one asked for', checked), found.fingerprints);
 }
 
 /** CONS-02/03: every listed record equals its detail in every spec field. */
@@ -70,11 +79,11 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
     const d = await detailRecord(ctx, resource, id);
     if (!item || !d || !sameId(d.id, id)) return; // no detail (DISH-02/SEAT-02) or another record (CONS-01)
     const c = compareRecords(kind, item, d);
-    if (c.diffs.length) found.add(`${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`);
+    if (c.diffs.length) found.add(`${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`, ...fieldKeys(c.diffs, (f) => recordKey(kind, id, f)));
     remarks.add(`${kind} ${id}`, c, `GET /${resource}`, `GET ${detailPath(resource, id)}`);
   });
   remarks.flush(ctx);
-  if (found.length) ctx.fail(found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length));
+  if (found.length) ctx.fail(found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length), found.fingerprints);
 }
 
 /** CONS-04: ids are unique within each list. */
@@ -87,10 +96,10 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     lists++;
     const count = new Map<string, number>();
     for (const i of items) if (isIdLike(i.id)) count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
-    for (const [id, n] of count) if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`);
+    for (const [id, n] of count) if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
   }
   if (!lists) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
-  if (found.length) ctx.fail(found.summary(['id is repeated within a list', 'ids are repeated within a list']));
+  if (found.length) ctx.fail(found.summary(['id is repeated within a list', 'ids are repeated within a list']), found.fingerprints);
 }
 
 /** The merchant record (§2.5) of the token, with its two identifiers well-formed, or blocked (MER-01 reports). */
@@ -110,10 +119,10 @@ async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
     const items = await optionalList(ctx, `/${resource}`);
     for (const i of items ?? []) {
       n++;
-      if (fieldValid(NOUN[resource], 'user_id', i.user_id) && i.user_id !== id) found.add(`${NOUN[resource]} ${show(i.id)} has user_id ${show(i.user_id)}`);
+      if (fieldValid(NOUN[resource], 'user_id', i.user_id) && i.user_id !== id) found.add(`${NOUN[resource]} ${show(i.id)} has user_id ${show(i.user_id)}`, recordKey(NOUN[resource], i.id, 'user_id'));
     }
   }
-  if (found.length) ctx.fail(found.summary(`records do not carry the merchant's id (GET /merchant id is ${id})`, n));
+  if (found.length) ctx.fail(found.summary(`records do not carry the merchant's id (GET /merchant id is ${id})`, n), found.fingerprints);
 }
 
 /** CONS-06: seat.merchant_id, and order.merchant_id unless empty, are the merchant's merchant_id. */
@@ -121,13 +130,13 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
   const { merchantId } = await merchantIds(ctx);
   const found = new Findings();
   for (const s of (await optionalList(ctx, '/seats')) ?? []) {
-    if (fieldValid('seat', 'merchant_id', s.merchant_id) && s.merchant_id !== merchantId) found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`);
+    if (fieldValid('seat', 'merchant_id', s.merchant_id) && s.merchant_id !== merchantId) found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`, recordKey('seat', s.id, 'merchant_id'));
   }
   // §2.4: order.merchant_id "can be an empty string".
   for (const o of (await optionalList(ctx, '/orders')) ?? []) {
-    if (fieldValid('order', 'merchant_id', o.merchant_id) && o.merchant_id !== '' && o.merchant_id !== merchantId) found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`);
+    if (fieldValid('order', 'merchant_id', o.merchant_id) && o.merchant_id !== '' && o.merchant_id !== merchantId) found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`, recordKey('order', o.id, 'merchant_id'));
   }
-  if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`, `records carry another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`]));
+  if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`, `records carry another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`]), found.fingerprints);
 }
 
 async function orders(ctx: CheckContext): Promise<readonly Rec[]> { return ctx.api.list('/orders'); }
@@ -145,15 +154,15 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
     const seat = o.seat;
     const seatId = isRecord(seat) && fieldValid('seat', 'id', seat.id) ? seat.id : undefined;
     if (o.seat_id === 0) {
-      if (seatId !== undefined && seatId !== 0) found.add(`order ${show(o.id)} has seat_id 0 (no seat) but its seat is seat ${show(seatId)}`);
+      if (seatId !== undefined && seatId !== 0) found.add(`order ${show(o.id)} has seat_id 0 (no seat) but its seat is seat ${show(seatId)}`, recordKey('order', o.id, 'seat_id'));
     } else if (!isRecord(seat)) {
       noSeatObject++;
     } else if (seatId !== undefined && seatId !== o.seat_id) {
-      found.add(`order ${show(o.id)} has seat_id ${show(o.seat_id)} but seat.id ${show(seatId)}`);
+      found.add(`order ${show(o.id)} has seat_id ${show(o.seat_id)} but seat.id ${show(seatId)}`, recordKey('order', o.id, 'seat_id'));
     }
   }
   if (noSeatObject) ctx.note(`${noSeatObject} order(s) name a seat_id but carry no seat object (a deleted seat?): nothing to compare`);
-  if (found.length) ctx.fail(found.summary('orders disagree with their own seat', all.length));
+  if (found.length) ctx.fail(found.summary('orders disagree with their own seat', all.length), found.fingerprints);
 }
 
 /**
@@ -189,11 +198,11 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
     const ref = seats.get(id);
     if (!ref) continue;
     const c = compareRecords('seat', seat, ref);
-    if (c.diffs.length) found.add(`order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', `GET /seats/${id}`)}`);
+    if (c.diffs.length) found.add(`order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', `GET /seats/${id}`)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:seat.${f}`));
     remarks.add(`order ${show(o.id)}'s seat ${id}`, { ...c, extra: [] }, 'the order', `GET /seats/${id}`);
   }
   remarks.flush(ctx);
-  if (found.length) ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length));
+  if (found.length) ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length), found.fingerprints);
 }
 
 /** CONS-09: pivot.order_id is the order's id, pivot.dish_id the embedded dish's id. */
@@ -206,11 +215,11 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
       if (!isRecord(d) || !isRecord(d.pivot)) continue;
       lines++;
       const p = d.pivot;
-      if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`);
-      if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`);
+      if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`, `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.order_id`);
+      if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`, `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.dish_id`);
     }
   }
-  if (found.length) ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines));
+  if (found.length) ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);
 }
 
 /** CONS-10: each dish embedded in an order equals /dishes/:id in its dish fields (§2.2). */
@@ -226,9 +235,9 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
     const ref = dishes.get(id);
     if (!ref) continue;
     const c = compareRecords('dish', d, ref);
-    if (c.diffs.length) found.add(`order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', `GET /dishes/${id}`)}`);
+    if (c.diffs.length) found.add(`order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', `GET /dishes/${id}`)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:${recordKey('dish', id)}:${f}`));
   }
-  if (found.length) ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length));
+  if (found.length) ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length), found.fingerprints);
 }
 
 /** CONS-11: order_table_number is the table number of the order's seat (compared as numbers: "5" is 5). */
@@ -249,10 +258,10 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
     const n = typeof tn === 'number' ? tn : typeof tn === 'string' && /^\s*-?[0-9]+\s*$/.test(tn) ? Number(tn) : undefined;
     if (n === undefined) { nonNumeric++; continue; }
     compared++;
-    if (n !== o.order_table_number) found.add(`order ${show(o.id)} has order_table_number ${show(o.order_table_number)}, its seat ${sid} has table_number ${show(tn)}`);
+    if (n !== o.order_table_number) found.add(`order ${show(o.id)} has order_table_number ${show(o.order_table_number)}, its seat ${sid} has table_number ${show(tn)}`, recordKey('order', o.id, 'order_table_number'));
   }
   if (nonNumeric) ctx.note(`${nonNumeric} order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number`);
-  if (found.length) ctx.fail(found.summary("orders whose table number is not their seat's", compared));
+  if (found.length) ctx.fail(found.summary("orders whose table number is not their seat's", compared), found.fingerprints);
 }
 
 export const consistencyChecks: Check[] = defineChecks('consistency', [

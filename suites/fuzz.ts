@@ -3,6 +3,7 @@ import { Blocked, defineChecks, type Check, type CheckContext } from '../src/che
 import { isRecord, successData, type Rec, type Resource } from '../src/api.js';
 import { describeReply, show } from '../src/assertions.js';
 import { formatErrors, validate } from '../src/schemas.js';
+import { NetworkError } from '../src/http.js';
 import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { isIdLike } from '../src/exact-json.js';
@@ -39,9 +40,8 @@ async function judge(ctx: CheckContext, t: Target, raw: string, token: string): 
   const asked = `${JSON.stringify(decodedSegment(raw))}${namedId(raw) === undefined ? ' (names no id)' : ''}`;
   const expected = namedId(raw) === undefined ? 'expected an error with code 400 or 404' : `expected ${noun} ${namedId(raw)} or an error with code 400 or 404`;
   let r;
-  try { r = await ctx.send({ path, token }); } catch (e) {
-    return `GET ${path} for ${noun} id ${asked} got no usable response (${(e as Error).message}); ${expected}`;
-  }
+  // No response is no evidence: the NetworkError ends the property, and the check is incomplete (see fuzzIds).
+  r = await ctx.send({ path, token });
   if (r.jsonError !== undefined || !isRecord(r.json)) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: not a JSON envelope; ${expected}`;
   const j = r.json;
   if (j.status === 'SUCCESS' || j.code === 200) {
@@ -70,6 +70,7 @@ async function target(ctx: CheckContext, resource: Resource, theirs: Tenant | un
   let other: RecordId[] = [];
   if (ctx.config.other_app) {
     try { other = ids(await ctx.api.list(`/${resource}`, 'other_app')).filter((id) => !mineSet.has(String(id))); } catch (e) {
+      if (e instanceof NetworkError) throw e;
       ctx.note(`merchant B's ${resource} not fuzzed: ${(e as Error).message}`);
     }
   }
@@ -85,7 +86,10 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
       // other_app of the same merchant (a configuration slip) would make every own record "merchant B's".
       if (me.id === other.id) ctx.note('other_app belongs to the same merchant as app: its ids are not fuzzed as another merchant\'s');
       else theirs = other;
-    } catch (e) { ctx.note(`merchant B not used: ${(e as Error).message}`); }
+    } catch (e) {
+      if (e instanceof NetworkError) throw e;
+      ctx.note(`merchant B not used: ${(e as Error).message}`);
+    }
   }
   const [dishes, seats] = await Promise.all([target(ctx, 'dishes', theirs), target(ctx, 'seats', theirs)]);
   const arb = fc.record({ dish_id: segmentArbitrary(dishes.mine, dishes.other), seat_id: segmentArbitrary(seats.mine, seats.other) });
@@ -105,7 +109,7 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     return ctx.fail(`fuzzing stopped before a verdict: ${fc.asyncDefaultReportMessage(details) ?? 'no details'}`);
   }
   const err = details.errorInstance;
-  if (!(err instanceof FuzzFinding)) throw err; // a defect of the suite, not a finding
+  if (!(err instanceof FuzzFinding)) throw err; // no response (incomplete) or a defect of the suite: not a finding
   const [value] = details.counterexample;
   const counterexample = fc.stringify(value);
   const replay = `--seed ${details.seed} --fuzz-path ${details.counterexamplePath}`;

@@ -3,7 +3,8 @@ import { isRecord, successData, type Rec, type Resource, type Who } from '../src
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { describeReply, envelopeCode, show } from '../src/assertions.js';
 import { detailPath } from '../src/endpoints.js';
-import { byId, detailRecord, Findings, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';
+import { NetworkError } from '../src/http.js';
+import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';
 
 /**
  * §1 "Every data endpoint returns data belonging to the merchant that owns the application credential": with
@@ -59,6 +60,7 @@ function theirRecords(items: readonly Rec[] | undefined, mine: Tenant, mark: (r:
 
 async function listOf(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders', side: Side): Promise<readonly Rec[] | undefined> {
   try { return await ctx.api.list(path, side.who); } catch (e) {
+    if (e instanceof NetworkError) throw e;
     ctx.note(`GET ${path} with ${side.label}'s token not used: ${(e as Error).message}`);
     return undefined;
   }
@@ -88,38 +90,35 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       probed++;
       const path = detailPath(resource, id);
       const head = `GET ${path} with ${me.label}'s token`;
-      let reply;
-      try { reply = await ctx.send({ path, token }); } catch (e) {
-        found.add(`${head} (${other.label}'s ${noun} ${id}) got no usable response: ${(e as Error).message}`);
-        return;
-      }
+      // No response is no evidence either way (and not a refusal): it propagates, and the check is incomplete.
+      const reply = await ctx.send({ path, token });
       const s = successData(reply);
       if (s.ok) {
         const d = s.data;
         const mark = isRecord(d) ? ownerMark(d, theirs) : undefined;
         found.add(isRecord(d) && sameId(d.id, id)
           ? `${head} answered ${other.label}'s ${noun} ${id}${mark ? ` (${mark})` : ''}`
-          : `${head} answered SUCCESS (data ${show(d, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`);
+          : `${head} answered SUCCESS (data ${show(d, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`, recordKey(noun, id));
         return;
       }
       const data = isRecord(reply.json) ? reply.json.data : undefined;
       const mark = isRecord(data) ? ownerMark(data, theirs) : undefined;
-      if (mark) found.add(`${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`);
+      if (mark) found.add(`${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`, recordKey(noun, id));
       else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number)) {
-        found.add(`${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`);
+        found.add(`${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`, recordKey(noun, id));
       }
     });
     if (shared) ctx.note(`${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`);
   }
   if (!probed) throw new Blocked(`${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`);
-  if (found.length) ctx.fail(`${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`);
+  if (found.length) ctx.fail(`${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`, found.fingerprints);
 }
 
 /** ISO-02/04: nothing in my responses is the other merchant's record or carries its user_id or merchant_id. */
 async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, other: Side): Promise<void> {
   const { mine, theirs } = await tenants(ctx, me, other);
   const found = new Findings();
-  const says = (path: string, text: string): void => found.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`);
+  const says = (path: string, text: string, key: string): void => found.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`, `GET ${path}:${key}`);
   const [theirDishes, theirSeats, theirOrders] = await Promise.all([
     listOf(ctx, '/dishes', other).then((l) => theirRecords(l, mine)),
     listOf(ctx, '/seats', other).then((l) => theirRecords(l, mine)),
@@ -131,8 +130,11 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   try {
     const m = await ctx.api.merchant(me.who);
     looked++;
-    if (sameJson(m.id, theirs.id) || (typeof theirs.merchantId === 'string' && m.merchant_id === theirs.merchantId)) says('/merchant', `answered ${other.label}'s merchant record (id ${show(m.id)}, merchant_id ${show(m.merchant_id)})`);
-  } catch (e) { ctx.note(`GET /merchant with ${me.label}'s token not used: ${(e as Error).message}`); }
+    if (sameJson(m.id, theirs.id) || (typeof theirs.merchantId === 'string' && m.merchant_id === theirs.merchantId)) says('/merchant', `answered ${other.label}'s merchant record (id ${show(m.id)}, merchant_id ${show(m.merchant_id)})`, 'merchant');
+  } catch (e) {
+    if (e instanceof NetworkError) throw e;
+    ctx.note(`GET /merchant with ${me.label}'s token not used: ${(e as Error).message}`);
+  }
 
   for (const resource of ['dishes', 'seats'] as const) {
     const noun = NOUN[resource];
@@ -141,14 +143,14 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     looked++;
     for (const i of items) {
       const why = theirRecord(noun, i, theirLists[noun], theirs);
-      if (why) says(`/${resource}`, `lists ${other.label}'s ${noun} ${show(i.id)} (${why})`);
+      if (why) says(`/${resource}`, `lists ${other.label}'s ${noun} ${show(i.id)} (${why})`, recordKey(noun, i.id));
     }
     // The details of the run (the same sample as DISH-02/SEAT-02): each must be mine too.
     const { ids } = await ctx.api.detailIds(resource, me.who);
     await ctx.api.each(ids, async (id) => {
       const d = await detailRecord(ctx, resource, id, me.who);
       const mark = d && ownerMark(d, theirs);
-      if (mark) says(detailPath(resource, id), `answered a ${noun} of ${other.label} (${mark})`);
+      if (mark) says(`/${resource}/:id`, `answered a ${noun} of ${other.label} (${mark})`, recordKey(noun, id));
     });
   }
 
@@ -157,20 +159,20 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     looked++;
     for (const o of orders) {
       const leaked = ownerMark(o, theirs) ?? (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id))!.order_number) ? 'the same order_number as theirs' : undefined);
-      if (leaked) { says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`); continue; } // its seat and dishes come with it
+      if (leaked) { says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id)); continue; } // its seat and dishes come with it
       if (isRecord(o.seat)) {
         const why = theirRecord('seat', o.seat, theirSeats, theirs);
-        if (why) says('/orders', `: order ${show(o.id)} sits at ${other.label}'s seat ${show(o.seat.id)} (${why})`);
+        if (why) says('/orders', `: order ${show(o.id)} sits at ${other.label}'s seat ${show(o.seat.id)} (${why})`, `${recordKey('order', o.id)}:${recordKey('seat', o.seat.id)}`);
       }
       for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
         if (!isRecord(d)) continue;
         const why = theirRecord('dish', d, theirDishes, theirs);
-        if (why) says('/orders', `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`);
+        if (why) says('/orders', `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`, `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`);
       }
     }
   }
   if (!looked) throw new Blocked(`no response of ${me.label} to look into`);
-  if (found.length) ctx.fail(`The responses of ${me.label} (${me.who}) carry data of ${other.label} (${other.who}: user_id ${show(theirs.id)}, merchant_id ${show(theirs.merchantId)}) in ${found.length} place${found.length > 1 ? 's' : ''}: ${found.list()}`);
+  if (found.length) ctx.fail(`The responses of ${me.label} (${me.who}) carry data of ${other.label} (${other.who}: user_id ${show(theirs.id)}, merchant_id ${show(theirs.merchantId)}) in ${found.length} place${found.length > 1 ? 's' : ''}: ${found.list()}`, found.fingerprints);
 }
 
 export const isolationChecks: Check[] = defineChecks('isolation', [

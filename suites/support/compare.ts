@@ -4,6 +4,8 @@ import { show } from '../../src/assertions.js';
 import { validate } from '../../src/schemas.js';
 import { isIdLike } from '../../src/exact-json.js';
 import type { RecordId } from '../../src/endpoints.js';
+import { NetworkError } from '../../src/http.js';
+export { Findings, recordKey } from '../../src/findings.js';
 
 /**
  * Field-by-field comparison of two renderings of the same record (a list item and its detail, an embedded dish
@@ -90,23 +92,6 @@ export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string):
   return diffs.map((d) => `${sideA} has ${d.field} ${show(d.a, 60)}, ${sideB} has ${show(d.b, 60)}`).join('; ');
 }
 
-/** Collects findings and renders "N findings: first five" messages. */
-export class Findings {
-  readonly items: string[] = [];
-  add(text: string): void { this.items.push(text); }
-  get length(): number { return this.items.length; }
-  /** "2 of 7 dishes differ …: first; second"; what is [one, many] when the phrase depends on the count. */
-  summary(what: string | [string, string], of?: number, max = 5): string {
-    const phrase = typeof what === 'string' ? what : this.items.length === 1 && of === undefined ? what[0] : what[1];
-    return `${this.items.length}${of !== undefined ? ` of ${of}` : ''} ${phrase}: ${this.list(max)}`;
-  }
-  /** The first findings, then how many more. */
-  list(max = 5): string {
-    const more = this.items.length > max ? `; … and ${this.items.length - max} more` : '';
-    return `${this.items.slice(0, max).join('; ')}${more}`;
-  }
-}
-
 /**
  * The detail record of an id through the run's sweep of details (fetched once per run, with DISH-02/SEAT-02),
  * or undefined when the detail did not answer a record: that is the detail check's finding, not consistency's.
@@ -115,7 +100,8 @@ export async function detailRecord(ctx: CheckContext, resource: Resource, id: Re
   try {
     const s = successData(await ctx.api.detail(resource, id, who));
     return s.ok && isRecord(s.data) ? s.data : undefined;
-  } catch {
+  } catch (e) {
+    if (e instanceof NetworkError) throw e; // no response: the check cannot finish (incomplete), not a skip
     return undefined;
   }
 }
@@ -125,6 +111,7 @@ export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats'
   try {
     return await ctx.api.list(path);
   } catch (e) {
+    if (e instanceof NetworkError) throw e;
     ctx.note(`${path} not checked: ${(e as Error).message}`);
     return undefined;
   }
