@@ -82,6 +82,18 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
+    // §7 defines an error by its envelope code; the spec says nothing of HTTP statuses (ERR-05 only observes).
+    name: 'errors-any-http-status',
+    description: 'every error goes out with HTTP 400, whatever its envelope code (401, 404 …)',
+    handle: (_req, next) => { const r = next(); return r.http !== 200 ? { ...r, http: 400 } : r; },
+  },
+  {
+    // §2.4 names order_table_number and the seat, never says they agree (judgement: a table renumbered since).
+    name: 'order-table-number-not-seat',
+    description: 'order 5001 has order_table_number 7 while its seat 11 is table 1 (renumbered after the order)',
+    handle: (req, next) => { const r = next(); return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) o.order_table_number = 7; })) : r; },
+  },
+  {
     name: 'list-query-400',
     description: 'list endpoints answer 400 to query parameters',
     handle: (req, next, world) => ([...req.query.keys()].length && ['/dishes', '/seats', '/orders'].includes(req.path) ? world.render.error(400, 'Parameter error: no query parameters accepted') : next()),

@@ -59,9 +59,4 @@ export const consistencyMutants: Mutant[] = [
       (r) => withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) for (const x of o.dishes) if (x.id === 101) x.price = 40; }))),
     kills: ['CONS-10'],
   },
-  {
-    ...onPath('cons-order-table-number', 'order 5001 has order_table_number 7 while its seat 11 is table 1', ['/orders'],
-      (r) => withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) o.order_table_number = 7; }))),
-    kills: ['CONS-11'],
-  },
 ];
