@@ -69,6 +69,38 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
+    // §5.6: token lifetime is not shown. A server may keep one live token per application.
+    name: 'new-token-revokes-previous',
+    description: "issuing a new token to an application ends that application's earlier tokens",
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || !isSuccess(r)) return r;
+      const fresh = (r.body as { data: { app_token: string } }).data.app_token;
+      const app = world.tokens.get(fresh);
+      for (const [t, a] of world.tokens) if (a === app && t !== fresh) world.tokens.delete(t);
+      return r;
+    },
+  },
+  (() => {
+    // §5.6: token lifetime is not shown. A token may expire during a run; the suite renews it once.
+    let first: string | undefined;
+    let uses = 0;
+    return {
+      name: 'first-token-expires',
+      description: 'the first token issued to the application under test stops working after 40 data requests (an expiry)',
+      handle: (req, next, world) => {
+        const token = req.headers['open-token'];
+        if (req.path !== '/auth' && typeof token === 'string' && token === first && ++uses > 40) return world.render.error(401, 'Application not authenticated: token expired');
+        const r = next();
+        if (req.path === '/auth' && isSuccess(r) && first === undefined) {
+          const d = (r.body as { data: { app_token: string; app_secret: string } }).data;
+          if (d.app_secret === world.fixtures.apps[0]!.secret) first = d.app_token;
+        }
+        return r;
+      },
+    } satisfies Variant;
+  })(),
+  {
     name: 'extra-fields-and-nulls',
     description: 'extra fields on every object, nulls where allowed, phone and email_verified_at omitted',
     render: {

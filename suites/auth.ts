@@ -126,6 +126,7 @@ export const authChecks = defineChecks('auth', [
     title: '/auth without secret or without key is refused with 400 or 401 and no token',
     level: 'MUST',
     spec: '§4 endpoint 1, §7',
+    mintsTokens: true,
     async run(ctx) {
       const { secret, key } = ctx.config.app;
       for (const [label, query] of [['without key', { secret }], ['without secret', { key }], ['with neither', {}]] as const) {
@@ -138,6 +139,7 @@ export const authChecks = defineChecks('auth', [
     title: '/auth with a wrong secret key is refused with 401 and no token',
     level: 'MUST',
     spec: '§5.4, §7',
+    mintsTokens: true,
     run: (ctx) => expectAuthRefused(ctx, { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` }, 'with a wrong secret key', [401]),
   },
   {
@@ -145,6 +147,7 @@ export const authChecks = defineChecks('auth', [
     title: '/auth with an unknown public key is refused with 401 and no token',
     level: 'MUST',
     spec: '§5.4, §7',
+    mintsTokens: true,
     run: (ctx) => expectAuthRefused(ctx, { secret: 'conformance-unknown-public-key', key: ctx.config.app.key }, 'with an unknown public key', [401]),
   },
   {

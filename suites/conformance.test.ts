@@ -3,7 +3,7 @@
  * alone and provides the run's config; the checks themselves are declared as data in the area modules.
  */
 import { afterAll, describe, inject, test } from 'vitest';
-import { AREAS } from '../src/check.js';
+import { AREAS, type Check } from '../src/check.js';
 import { createRun } from '../src/run.js';
 import { ALL_CHECKS } from './index.js';
 
@@ -17,14 +17,18 @@ afterAll(() => run.close());
  * Every area runs at once, each check as soon as what it needs has arrived (requests are capped by the client,
  * not by grouping). Only 'readonly' waits until all else is done and runs its checks one by one: its unsafe
  * methods are the one thing that may change a broken server's data, and no other check may read that change.
+ * Last, one by one, come the checks that call /auth again (Check.mintsTokens): a server may end the run's token
+ * when it issues a new one (§5.6), and by then no other check needs it.
  */
-const ordered = [...AREAS.filter((a) => a !== 'readonly'), 'readonly' as const];
+const phases: Array<{ name: string; concurrent: boolean; checks: Check[] }> = [
+  ...AREAS.filter((a) => a !== 'readonly').map((a) => ({ name: a, concurrent: true, checks: selected.filter((c) => c.area === a && !c.mintsTokens) })),
+  { name: 'readonly', concurrent: false, checks: selected.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
+  { name: 'token-minting', concurrent: false, checks: selected.filter((c) => c.mintsTokens).sort((a, b) => Number(a.level === 'INFO') - Number(b.level === 'INFO')) },
+];
 
-for (const area of ordered) {
-  const checks = selected.filter((c) => c.area === area);
+for (const { name, concurrent, checks } of phases) {
   if (!checks.length) continue;
-  const concurrent = area !== 'readonly';
-  describe(area, { concurrent }, () => {
+  describe(name, { concurrent }, () => {
     for (const check of checks) {
       const meta = { check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area } };
       test(`${check.id} ${check.title}`, { meta, concurrent }, async ({ task, skip }) => {
