@@ -95,16 +95,23 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-04',
-    title: 'The merchant in /auth equals the merchant of /merchant',
+    title: 'The merchant in /auth equals the merchant of /merchant, for every configured application',
     level: 'MUST',
     spec: '§2.6, §4 endpoint 2, §1',
     async run(ctx) {
-      const s = successData(await ctx.api.auth());
-      if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) return;
-      const m = await ctx.api.merchant();
-      const a = s.data.merchant;
-      const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
-      if (diff.length) ctx.fail(`the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
+      const problems: string[] = [];
+      const keys: string[] = [];
+      // Every application: the isolation checks learn who other_app is from its /auth (suites/support/tenants.ts).
+      for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
+        const s = successData(await ctx.api.auth(who));
+        if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) continue;
+        const m = await ctx.api.merchant(who);
+        const a = s.data.merchant;
+        const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
+        if (diff.length) problems.push(`${who}: the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
+        keys.push(...diff.map((k) => `${who}:merchant:${k}`));
+      }
+      if (problems.length) ctx.fail(problems.join('; '), keys);
     },
   },
   {

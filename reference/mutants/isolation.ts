@@ -10,7 +10,22 @@ import { ok, type ApiRequest } from '../server.js';
 const tokenOf = (req: ApiRequest, merchant: number): boolean => req.merchant?.id === merchant;
 const idOf = (req: ApiRequest): number => Number(decodeURIComponent(req.path.split('/')[2] ?? ''));
 
+/** Merchant 1's record where merchant 2's application asks who it is (its own data stays merchant 2's). */
+const claimsMerchant1 = (name: string, description: string, paths: string[], kills: string[]): Mutant => ({
+  name, description, kills,
+  handle: (req, next, world) => {
+    const r = next();
+    const asksAuth = req.path === '/auth' && paths.includes('/auth') && req.query.get('secret') === world.fixtures.apps[1]!.secret;
+    const asksMerchant = req.path === '/merchant' && paths.includes('/merchant') && tokenOf(req, 2);
+    if (!asksAuth && !asksMerchant) return r;
+    return withData(r, (d) => (asksAuth ? { ...d, merchant: world.render.merchant(world.merchants.get(1)!) } : world.render.merchant(world.merchants.get(1)!)));
+  },
+});
+
 export const isolationMutants: Mutant[] = [
+  // The server's word about identity must not turn the isolation checks off (they fail instead of skipping).
+  claimsMerchant1('iso-other-app-claims-merchant-1', "merchant 2's application is told, by /auth and /merchant alike, that it is merchant 1 (its data stays merchant 2's)", ['/auth', '/merchant'], ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04']),
+  claimsMerchant1('auth-other-app-merchant-differs', "/auth answers merchant 2's application with merchant 1's record; its /merchant is right", ['/auth'], ['AUTH-04', 'ISO-01', 'ISO-02', 'ISO-03', 'ISO-04']),
   {
     name: 'iso-dish-detail-leak-a',
     description: "with merchant 1's token, /dishes/:id answers merchant 2's dishes (no merchant filter on the detail)",
