@@ -126,6 +126,15 @@ export const LATITUDE_VARIANTS: Variant[] = [
     handle: (req, next) => { const r = next(); return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) o.order_table_number = 7; })) : r; },
   },
   {
+    // SEC-02 names credential material by field name: names that merely contain such a word are not it.
+    name: 'credential-lookalike-fields',
+    description: 'dishes carry token_count, secretary, keywords and is_secret_menu; the merchant a passport_country',
+    render: {
+      dish: (d) => ({ ...d, token_count: 2, secretary: null, keywords: ['spicy'], is_secret_menu: false }),
+      merchant: (m) => ({ ...m, passport_country: 'CN' }),
+    },
+  },
+  {
     name: 'list-query-400',
     description: 'list endpoints answer 400 to query parameters',
     handle: (req, next, world) => ([...req.query.keys()].length && ['/dishes', '/seats', '/orders'].includes(req.path) ? world.render.error(400, 'Parameter error: no query parameters accepted') : next()),

@@ -58,6 +58,8 @@ export class SharedRequests {
   /** A token /auth issued to the run (Api.token). */
   isRunToken(token: string | undefined): Who | undefined { return token === undefined ? undefined : this.runTokens.get(token); }
   registerToken(token: string, who: Who): void { this.runTokens.set(token, who); }
+  /** Every token /auth issued to the run so far, with its application. */
+  issuedTokens(): Array<{ who: Who; token: string }> { return [...this.runTokens].map(([token, who]) => ({ who, token })); }
 
   /**
    * A request sent with one of the run's tokens came back: when it was refused and that token had worked before
@@ -167,6 +169,9 @@ export class Api {
     /** A remark for the check's result (a renewed token). */
     private readonly note: (text: string) => void = () => undefined,
   ) {}
+
+  /** The tokens /auth issued to the run so far (never to be printed: the redactor knows them). */
+  issuedTokens(): Array<{ who: Who; token: string }> { return this.shared.issuedTokens(); }
 
   /** What the server did to the run's tokens during the run (renewals), for the implementation profile. */
   get tokenEvents(): readonly string[] { return this.shared.tokenEvents; }
