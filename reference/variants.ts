@@ -167,19 +167,6 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
-    // Not in the latitude list, but nothing in the spec forbids it: orders keep what they were placed with. The
-    // consistency checks note such references instead of failing them.
-    name: 'deleted-records-in-old-orders',
-    description: 'dish 103 and seat 12 were deleted: /dishes and /seats omit them, their details answer 404, old orders 5001 and 5002 still embed them',
-    handle: (req, next, world) => {
-      if (req.path === '/dishes/103' || req.path === '/seats/12') return world.render.error(404, 'Record not found');
-      const r = next();
-      if (req.path === '/dishes') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 103));
-      if (req.path === '/seats') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 12));
-      return r;
-    },
-  },
-  {
     // The spec does not say ids are global: merchant 2 numbering its records in its own space is conforming, and
     // the isolation checks must not mistake its dish 101 for merchant 1's.
     name: 'per-merchant-ids',

@@ -60,7 +60,8 @@ export const isolationMutants: Mutant[] = [
   {
     name: 'iso-embedded-dish-leak-a',
     description: "with merchant 1's token, order 5002 also embeds merchant 2's dish 201 (a join without the merchant filter)",
-    kills: ['ISO-02'],
+    // Dish 201 is no dish of merchant 1's list either: the reference resolves nowhere for merchant 1 (CONS-12).
+    kills: ['ISO-02', 'CONS-12'],
     handle: (req, next, world) => {
       const r = next();
       if (!tokenOf(req, 1) || req.path !== '/orders') return r;
