@@ -135,6 +135,18 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
+    // §2.5 gives the e-mail no syntax; §2.4–2.5 "ISO 8601 UTC with fractional seconds" has more than one spelling.
+    name: 'idn-email-and-utc-spellings',
+    description: 'merchant 1\'s e-mail is internationalized (店主@金龙酒家.example, RFC 6531); merchant times carry one fraction digit and the +00:00 offset; device times a comma fraction',
+    render: {
+      merchant: (m) => ({ ...m, ...(m.id === 1 ? { email: '店主@金龙酒家.example' } : {}), created_at: m.created_at.replace(/\.\d+Z$/, '.5+00:00'), updated_at: m.updated_at.replace(/\.\d+Z$/, '.25Z') }),
+    },
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { o.device.created_at = o.device.created_at.replace('.', ','); })) : r;
+    },
+  },
+  {
     name: 'list-query-400',
     description: 'list endpoints answer 400 to query parameters',
     handle: (req, next, world) => ([...req.query.keys()].length && ['/dishes', '/seats', '/orders'].includes(req.path) ? world.render.error(400, 'Parameter error: no query parameters accepted') : next()),

@@ -23,8 +23,27 @@ function isRealDate(y: number, m: number, d: number, hh: number, mm: number, ss 
   return d <= days;
 }
 
+/** §2.2–2.4 "format YYYY-MM-DD HH:MM": exactly that, a real date and time (no seconds: the spec shows none). */
 const MINUTE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
-const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d+Z$/;
+/**
+ * §2.4–2.5 "ISO 8601 UTC with fractional seconds": the extended date-time with seconds and a fraction of any length
+ * (ISO 8601 allows "," as well as "."), in UTC: "Z", or the zero offset "+00:00" (RFC 3339 §4.3 reads both as UTC).
+ * A leap second (:60) is a time ISO 8601 writes.
+ */
+const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})[.,]\d+(?:Z|\+00:00)$/;
+
+/**
+ * §2.5 "Merchant e-mail" gives no syntax: an address is a non-empty local part, "@", and a domain, in any script
+ * (RFC 6531 internationalized addresses included); no white space or control character anywhere. The last "@"
+ * splits, so a quoted local part may hold one.
+ */
+function isEmail(s: string): boolean {
+  const at = s.lastIndexOf('@');
+  if (at < 1 || at === s.length - 1) return false;
+  const domain = s.slice(at + 1);
+  // eslint-disable-next-line no-control-regex
+  return !/[\s\u0000-\u001f\u007f]/u.test(s) && !domain.startsWith('.') && !domain.endsWith('.') && !domain.includes('..');
+}
 
 /**
  * Time strings repeat across records (a list of 50,000 orders carries 450,000 of them, far fewer distinct): each
@@ -50,8 +69,9 @@ export const timeFormats = {
   }),
   'spec-iso-utc': (s: string): boolean => remembered(isoVerdicts, s, () => {
     const m = ISO_UTC.exec(s);
-    return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+    return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Math.min(+m[6]!, 59));
   }),
+  'spec-email': isEmail,
 };
 
 export interface SchemaError { path: string; message: string }
@@ -63,7 +83,7 @@ const compiled = new Map<string, ValidateFunction>();
 function instance(): Ajv2020 {
   if (ajv) return ajv;
   ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-  addFormats(ajv, ['email', 'uri', 'date-time']);
+  addFormats(ajv, ['uri', 'date-time']);
   for (const [name, fn] of Object.entries(timeFormats)) ajv.addFormat(name, { type: 'string', validate: fn });
   for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json'))) {
     ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as AnySchemaObject);
