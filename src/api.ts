@@ -67,7 +67,7 @@ export class SharedRequests {
    * run) and the request is sent again with the new token; what happened is noted, and the check goes on as if
    * nothing happened, since the spec leaves token lifetime open. Anything else returns the reply as it came.
    */
-  async afterTokenReply(spec: RequestSpec, reply: Reply, send: (spec: RequestSpec) => Promise<Reply>, note: (text: string) => void): Promise<Reply> {
+  async afterTokenReply(spec: RequestSpec, reply: Reply, retry: (token: string) => Promise<Reply>, send: (spec: RequestSpec) => Promise<Reply>, note: (text: string) => void): Promise<Reply> {
     const who = this.isRunToken(spec.token);
     if (!who || !spec.token) return reply;
     if (!refusesToken(reply)) {
@@ -78,7 +78,7 @@ export class SharedRequests {
     const fresh = await this.renewIfEnded(who, spec.token, `${spec.method ?? 'GET'} ${spec.path}`, send);
     if (fresh === undefined) return reply;
     note(`the run's token of ${who} was refused (401) after it had worked (§5.6: token lifetime not shown): authenticated once more and sent ${spec.method ?? 'GET'} ${spec.path} again with the new token`);
-    return send({ ...spec, token: fresh });
+    return retry(fresh);
   }
 
   private async renewIfEnded(who: Who, stale: string, where: string, send: (spec: RequestSpec) => Promise<Reply>): Promise<string | undefined> {
@@ -182,7 +182,12 @@ export class Api {
    */
   async send(spec: RequestSpec): Promise<Reply> {
     const reply = await this.recorded(this.shared.client.send(spec));
-    return this.shared.afterTokenReply(spec, reply, (s) => this.recorded(this.shared.client.send(s)), this.note);
+    return this.shared.afterTokenReply(spec, reply, (t) => this.fresh({ ...spec, token: t }), (s) => this.fresh(s), this.note);
+  }
+
+  /** A request of this check's own, recorded, sent as it is. */
+  private fresh(spec: RequestSpec): Promise<Reply> {
+    return this.recorded(this.shared.client.send(spec));
   }
 
   get config(): Config { return this.shared.config; }
@@ -196,7 +201,7 @@ export class Api {
   /** A shared request; its exchange joins the evidence of the check that awaits it. */
   async once(key: string, spec: RequestSpec): Promise<Reply> {
     const reply = await this.recorded(this.shared.once(key, spec));
-    return this.shared.afterTokenReply(spec, reply, (s) => this.recorded(this.shared.once(`${key}:token:${s.token ?? ''}`, s)), this.note);
+    return this.shared.afterTokenReply(spec, reply, (t) => this.recorded(this.shared.once(`${key}:token:${t}`, { ...spec, token: t })), (s) => this.fresh(s), this.note);
   }
 
   private async recorded(reply: Promise<Reply>): Promise<Reply> {
@@ -240,7 +245,7 @@ export class Api {
       const key = `get:${who}:${t}:${path}`;
       return this.recorded(sweep ? this.shared.readDetail(sweep, key, { path, token: t }, this.checkId) : this.shared.once(key, { path, token: t }));
     };
-    return this.shared.afterTokenReply({ path, token }, await fetch(token), (s) => fetch(s.token!), this.note);
+    return this.shared.afterTokenReply({ path, token }, await fetch(token), fetch, (s) => this.fresh(s), this.note);
   }
 
   /** The data of a successful GET; anything else blocks the check (the endpoint's own check reports it). */
