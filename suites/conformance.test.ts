@@ -20,10 +20,12 @@ afterAll(() => run.close());
  * Last, one by one, come the checks that call /auth again (Check.mintsTokens): a server may end the run's token
  * when it issues a new one (§5.6), and by then no other check needs it.
  */
+const mintOrder = (c: Check): number => (c.level !== 'INFO' ? 0 : c.area === 'auth' ? 2 : 1);
 const phases: Array<{ name: string; concurrent: boolean; checks: Check[] }> = [
   ...AREAS.filter((a) => a !== 'readonly').map((a) => ({ name: a, concurrent: true, checks: selected.filter((c) => c.area === a && !c.mintsTokens) })),
   { name: 'readonly', concurrent: false, checks: selected.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
-  { name: 'token-minting', concurrent: false, checks: selected.filter((c) => c.mintsTokens).sort((a, b) => Number(a.level === 'INFO') - Number(b.level === 'INFO')) },
+  // MUST checks first; the profile's own token-lifetime probe (INFO, auth area) very last.
+  { name: 'token-minting', concurrent: false, checks: selected.filter((c) => c.mintsTokens).sort((a, b) => mintOrder(a) - mintOrder(b)) },
 ];
 
 for (const { name, concurrent, checks } of phases) {
