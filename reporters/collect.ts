@@ -1,33 +1,42 @@
 import type { Reporter, TestCase, TestModule, SerializedError } from 'vitest/node';
-import type { CheckRecord } from '../src/report.js';
+import { withOutcome, type CheckRecord } from '../src/report.js';
 import type { Redactor } from '../src/redact.js';
 
 /**
- * Reads each check's result from Vitest's public test objects (meta written by the check's test) and keeps the
- * results as report records. A test that ended without a result (crash, timeout) becomes an error record.
+ * Reads each check's result from Vitest's public test objects (meta written by the check's test) as it finishes,
+ * and keeps the results as report records. A test that ended without a result (the module failed, the worker
+ * died) becomes an error record; checks that never reported at all are the runner's to fill in (see runSuite).
  */
 export class ResultCollector implements Reporter {
   readonly records: CheckRecord[] = [];
   readonly errors: string[] = [];
+  private readonly seen = new Set<string>();
   constructor(private readonly redactor: Redactor, private readonly onRecord?: (r: CheckRecord) => void) {}
+
+  /** Keeps a record once per check id (a late duplicate from a cancelled run is dropped). */
+  add(rec: CheckRecord): void {
+    if (this.seen.has(rec.id)) return;
+    this.seen.add(rec.id);
+    this.records.push(rec);
+    this.onRecord?.(rec);
+  }
+
+  has(id: string): boolean { return this.seen.has(id); }
 
   onTestCaseResult(test: TestCase): void {
     const rec = toRecord(test, this.redactor);
-    if (!rec) return;
-    this.records.push(rec);
-    this.onRecord?.(rec);
+    if (rec) this.add(rec);
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
     for (const m of modules) {
       for (const e of m.errors()) this.errors.push(this.redactor.redact(`${m.moduleId}: ${e.message}`));
-      // Tests that never reported (the module failed before they ran) still belong in the report.
+      // Tests that ended without reporting (the module failed before they ran) still belong in the report.
       for (const t of m.children.allTests()) {
         const id = t.meta().check?.id;
-        if (id && !this.records.some((r) => r.id === id)) {
-          const rec = toRecord(t, this.redactor);
-          if (rec) { this.records.push(rec); this.onRecord?.(rec); }
-        }
+        if (!id || this.has(id) || t.result().state === 'pending') continue;
+        const rec = toRecord(t, this.redactor);
+        if (rec) this.add(rec);
       }
     }
     for (const e of unhandled) this.errors.push(this.redactor.redact(`unhandled error: ${e.message}`));
@@ -37,15 +46,15 @@ export class ResultCollector implements Reporter {
 function toRecord(test: TestCase, redactor: Redactor): CheckRecord | undefined {
   const meta = test.meta();
   if (!meta.check) return undefined;
-  if (meta.result) return { ...meta.check, ...meta.result };
+  if (meta.result) return withOutcome({ ...meta.check, ...meta.result });
   const r = test.result();
   const why = r.state === 'failed' ? r.errors?.map((e) => e.message).join('; ') : r.state === 'skipped' ? r.note : 'did not run';
-  return {
+  return withOutcome({
     ...meta.check,
-    status: 'error',
+    status: 'error' as const,
     message: redactor.redact(`the check did not complete: ${why ?? 'unknown reason'}`),
     evidence: [],
     notes: [],
     duration_ms: Math.round(test.diagnostic()?.duration ?? 0),
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type { Exchange } from '../src/http.js';
 import { parseJsonExact, stringifyJson } from '../src/exact-json.js';
-import type { CheckRecord, Report } from '../src/report.js';
+import type { Report } from '../src/report.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
@@ -124,18 +124,4 @@ export function shownExchanges(evidence: Exchange[], max = 30): { shown: Exchang
   const head = Math.floor(max / 3);
   const tail = max - head;
   return { shown: [...evidence.slice(0, head), ...evidence.slice(-tail)], omitted: evidence.length - max, at: head };
-}
-
-/** A check counts as a finding (failures-only filter, JUnit failure) when it failed, broke, or its baseline entry is stale. */
-export const isFinding = (c: CheckRecord): boolean => c.status === 'failed' || c.status === 'error' || c.baseline?.state === 'stale';
-
-/** The short status word of a check, as every report shows it. */
-export function statusWord(c: CheckRecord): string {
-  if (c.baseline?.state === 'stale') return 'STALE';
-  if (c.status === 'failed') {
-    if (c.baseline?.state === 'known') return 'KNOWN';
-    if (c.baseline?.state === 'expired') return 'EXPIRED';
-    return c.level === 'MUST' ? 'FAIL' : 'WARN';
-  }
-  return { passed: 'PASS', skipped: 'SKIP', incomplete: 'INCOMPLETE', error: 'ERROR', failed: 'FAIL' }[c.status];
 }

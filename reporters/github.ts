@@ -1,8 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import type { Level } from '../src/check.js';
 import type { Redactor } from '../src/redact.js';
-import type { CheckRecord, Report } from '../src/report.js';
-import { statusWord } from './evidence.js';
+import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
 
 /**
  * GitHub Actions niceties: `::error` annotations for failed MUST checks (GITHUB_ACTIONS=true) and a Markdown job
@@ -15,20 +14,31 @@ export const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(
 /** Workflow-command properties (title=…) also encode : and , which delimit properties. */
 export const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
-/** Annotation lines: errors for what fails the run, warnings for SHOULD failures and known failures. */
+/** The annotation each outcome gets (a Record: every outcome is decided): errors for what fails the run or broke. */
+const ANNOTATION: Record<Outcome, 'error' | 'warning' | undefined> = {
+  failed: 'error', stale: 'error', expired: 'error', error: 'error',
+  warned: 'warning', known: 'warning', incomplete: 'warning',
+  skipped: undefined, passed: undefined,
+};
+
+function annotationText(c: CheckRecord): string {
+  const what = `[${c.level} ${c.spec}] ${c.title}: ${c.message}`;
+  const b = c.baseline;
+  switch (c.outcome) {
+    case 'stale': return `${c.id} passes now but is listed in the baseline (${b?.reason ?? ''}): remove the entry`;
+    case 'known': return `known failure (baseline: ${b?.reason ?? ''}) ${what}`;
+    case 'expired': return `baseline entry expired ${b?.expires ?? ''}: ${what}`;
+    case 'incomplete': return `did not finish (no verdict on this check): ${c.message}`;
+    default: return b?.state === 'new' ? `${what} (the baseline entry does not list: ${(b.new_fingerprints ?? []).join(', ')})` : what;
+  }
+}
+
+/** Annotation lines: errors for what fails the run, warnings for SHOULD failures, known failures and unfinished checks. */
 export function annotations(report: Report, redactor: Redactor): string {
   const lines: string[] = [];
-  const line = (kind: 'error' | 'warning', c: CheckRecord, text: string): void => {
-    lines.push(`::${kind} title=${escapeProperty(redactor.redact(`${c.id} ${statusWord(c)}`))}::${escapeData(redactor.redact(text))}`);
-  };
   for (const c of report.checks) {
-    const b = c.baseline?.state;
-    const what = `[${c.level} ${c.spec}] ${c.title}: ${c.message}`;
-    if (b === 'stale') line('error', c, `${c.id} passes now but is listed in the baseline (${c.baseline!.reason}): remove the entry`);
-    else if (c.status !== 'failed') continue;
-    else if (b === 'known') line('warning', c, `known failure (baseline: ${c.baseline!.reason}) ${what}`);
-    else if (b === 'expired') line('error', c, `baseline entry expired ${c.baseline!.expires ?? ''}: ${what}`);
-    else line(c.level === 'MUST' ? 'error' : 'warning', c, what);
+    const kind = ANNOTATION[c.outcome];
+    if (kind) lines.push(`::${kind} title=${escapeProperty(redactor.redact(`${c.id} ${OUTCOMES[c.outcome].word}`))}::${escapeData(redactor.redact(annotationText(c)))}`);
   }
   for (const e of report.errors) lines.push(`::error title=harness error::${escapeData(redactor.redact(e))}`);
   return lines.length ? `${lines.join('\n')}\n` : '';
@@ -42,26 +52,30 @@ export function mdText(s: string): string {
     .replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ');
 }
 
+const ICON: Record<Verdict, string> = { conformant: '✅', partial: '☑️', 'not conformant': '❌', incomplete: '⚠️' };
+
 export function stepSummary(report: Report, redactor: Redactor): string {
   // Redact before escaping: escaping changes the text a secret would be matched in.
   const md = (s: string): string => mdText(redactor.redact(s));
-  const icon = report.verdict === 'conformant' ? '✅' : report.verdict === 'incomplete' ? '⚠️' : '❌';
+  const icon = ICON[report.verdict];
   const s = report.summary;
   const out = [
-    `## ${icon} Conformance: ${report.verdict.toUpperCase()}`,
+    `## ${icon} Conformance: ${VERDICT_WORD[report.verdict]}`,
+    '',
+    md(report.verdict_reason),
     '',
     `Target ${md(report.target.base_url)} · ${report.checks.length} checks · ${(report.duration_ms / 1000).toFixed(1)} s · ${md(`${report.tool.name} ${report.tool.version}`)} · fuzz seed ${report.fuzz.seed}`,
     '',
-    '| Level | passed | failed | skipped | error |',
-    '|---|---:|---:|---:|---:|',
-    ...(['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => { const c = s.by_level[l]; return `| ${l} | ${c.passed} | ${c.failed} | ${c.skipped} | ${c.error} |`; }),
+    `| Level | ${OUTCOME_ORDER.join(' | ')} |`,
+    `|---|${OUTCOME_ORDER.map(() => '---:').join('|')}|`,
+    ...(['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => `| ${l} | ${OUTCOME_ORDER.map((o) => s.by_level[l][o]).join(' | ')} |`),
   ];
-  const findings = report.checks.filter((c) => c.status === 'failed' || c.status === 'error' || c.baseline?.state === 'stale');
+  const findings = [...findingsOf(report), ...unfinishedOf(report)];
   if (findings.length) {
-    out.push('', '### Failed checks', '', '| Check | Status | Level | Spec | Message |', '|---|---|---|---|---|');
+    out.push('', '### Findings and unfinished checks', '', '| Check | Status | Level | Spec | Message |', '|---|---|---|---|---|');
     for (const c of findings) {
       const note = c.baseline ? ` (baseline: ${c.baseline.reason})` : '';
-      out.push(`| ${md(c.id)} ${md(c.title)} | ${statusWord(c)} | ${c.level} | ${md(c.spec)} | ${md(`${c.message}${note}`)} |`);
+      out.push(`| ${md(c.id)} ${md(c.title)} | ${OUTCOMES[c.outcome].word} | ${c.level} | ${md(c.spec)} | ${md(`${c.message}${note}`)} |`);
     }
   }
   for (const e of report.errors) out.push('', `**Harness error:** ${md(e)}`);

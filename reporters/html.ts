@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AREAS, type Level, type Status } from '../src/check.js';
+import { AREAS, type Level } from '../src/check.js';
 import type { Exchange } from '../src/http.js';
-import type { CheckRecord, Counts, Report } from '../src/report.js';
-import {
-  curlCommand, curlOptionsOf, isFinding, prettyBody, shownExchanges, sizeNote, statusWord, tokenCommand, type CurlOptions,
-} from './evidence.js';
+import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report } from '../src/report.js';
+import { curlCommand, curlOptionsOf, prettyBody, shownExchanges, sizeNote, tokenCommand, type CurlOptions } from './evidence.js';
 import { html, trusted, type Html } from './html-escape.js';
 
 /**
@@ -27,17 +25,18 @@ code,pre{font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0 0}.meta dt{color:var(--mute)}.meta dd{margin:0;word-break:break-all}
 .verdict{display:inline-block;font-weight:700;font-size:18px;padding:6px 14px;border-radius:6px;color:#fff;margin:12px 0}
-.verdict.conformant{background:var(--pass)}.verdict.not-conformant{background:var(--fail)}.verdict.incomplete{background:var(--err)}
+.verdict.conformant{background:var(--pass)}.verdict.not-conformant{background:var(--fail)}.verdict.incomplete{background:var(--err)}.verdict.partial{background:var(--warn)}
 table{border-collapse:collapse;margin:6px 0}th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bar{display:block;width:260px;height:12px}
 .toolbar{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;z-index:1;display:flex;gap:18px;align-items:center}
 .check{border:1px solid var(--line);border-left:5px solid var(--skip);border-radius:6px;padding:8px 12px;margin:8px 0;content-visibility:auto;contain-intrinsic-size:auto 60px}
-.check.passed{border-left-color:var(--pass)}.check.failed.MUST{border-left-color:var(--fail)}.check.failed.SHOULD{border-left-color:var(--warn)}
-.check.error{border-left-color:var(--err)}.check.known{border-left-color:var(--known)}.check.stale{border-left-color:var(--fail)}
+.check.passed{border-left-color:var(--pass)}
+.check.failed,.check.stale,.check.expired{border-left-color:var(--fail)}.check.warned{border-left-color:var(--warn)}
+.check.error,.check.incomplete{border-left-color:var(--err)}.check.known{border-left-color:var(--known)}
 .head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}.title{font-weight:600}
 .badge{display:inline-block;min-width:54px;text-align:center;font-weight:700;font-size:12px;padding:1px 6px;border-radius:4px;color:#fff;background:var(--skip)}
-.badge.PASS{background:var(--pass)}.badge.FAIL,.badge.STALE,.badge.EXPIRED{background:var(--fail)}.badge.WARN{background:var(--warn)}.badge.ERROR{background:var(--err)}.badge.KNOWN{background:var(--known)}
+.badge.PASS{background:var(--pass)}.badge.FAIL,.badge.STALE,.badge.EXPIRED{background:var(--fail)}.badge.WARN{background:var(--warn)}.badge.ERROR,.badge.INCOMPLETE{background:var(--err)}.badge.KNOWN{background:var(--known)}
 .lvl{font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 5px;color:var(--mute)}.spec{color:var(--mute)}
 .msg{margin:4px 0;white-space:pre-wrap;word-break:break-word}.note{color:var(--mute)}
 .baseline{background:#ddf4ff;border-radius:4px;padding:2px 8px;margin:4px 0}
@@ -54,42 +53,59 @@ const SCRIPT = `document.getElementById('failures-only').addEventListener('chang
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
 
-const COLORS: Record<Status, string> = { passed: '#1a7f37', failed: '#cf222e', skipped: '#afb8c1', incomplete: '#bf8700', error: '#8250df' };
+const COLORS: Record<Outcome, string> = {
+  passed: '#1a7f37', failed: '#cf222e', stale: '#cf222e', expired: '#cf222e', warned: '#9a6700', known: '#0969da', skipped: '#afb8c1', incomplete: '#8250df', error: '#8250df',
+};
 
-/** A stacked pass/fail/skip/error bar as inline SVG (presentation attributes, so the CSP needs no inline styles). */
+const countsText = (c: Counts): string => OUTCOME_ORDER.filter((o) => c[o]).map((o) => `${c[o]} ${o}`).join(', ');
+
+/** A stacked bar of the outcomes as inline SVG (presentation attributes, so the CSP needs no inline styles). */
 function bar(c: Counts): Html {
-  const total = c.passed + c.failed + c.skipped + c.error || 1;
+  const total = OUTCOME_ORDER.reduce((t, o) => t + c[o], 0) || 1;
   let x = 0;
-  const rects = (['passed', 'failed', 'error', 'skipped'] as Status[]).filter((s) => c[s] > 0).map((s) => {
-    const w = (c[s] / total) * 100;
-    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${COLORS[s]}"><title>${c[s]} ${s}</title></rect>`;
+  const rects = OUTCOME_ORDER.filter((o) => c[o] > 0).map((o) => {
+    const w = (c[o] / total) * 100;
+    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${COLORS[o]}"><title>${c[o]} ${o}</title></rect>`;
     x += w;
     return r;
   });
-  return html`<svg class="bar" role="img" aria-label="${c.passed} passed, ${c.failed} failed, ${c.error} errors, ${c.skipped} skipped">${rects}</svg>`;
+  return html`<svg class="bar" role="img" aria-label="${countsText(c)}">${rects}</svg>`;
 }
 
+/** The outcome columns worth a column: those that occur in the run. */
+const columns = (report: Report): Outcome[] => OUTCOME_ORDER.filter((o) => report.summary[o] > 0);
+
 function levelTable(report: Report): Html {
+  const cols = columns(report);
   const rows = (['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => {
     const c = report.summary.by_level[l];
-    return html`<tr><th>${l}</th><td class="n">${c.passed}</td><td class="n">${c.failed}</td><td class="n">${c.skipped}</td><td class="n">${c.error}</td></tr>`;
+    return html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
   });
-  const known = report.checks.filter((c) => c.baseline?.state === 'known').length;
-  const stale = report.checks.filter((c) => c.baseline?.state === 'stale').length;
-  const expired = report.checks.filter((c) => c.baseline?.state === 'expired').length;
+  const { known, stale, expired } = report.summary;
   const baseline = known + stale + expired
     ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
     : '';
-  return html`<table><tr><th>Level</th><th>passed</th><th>failed</th><th>skipped</th><th>error</th></tr>${rows}</table>
-<p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail.</p>${baseline}`;
+  return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>
+<p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail; an incomplete check could not finish and judged nothing.</p>${baseline}`;
 }
 
 function areaTable(report: Report): Html {
+  const cols = columns(report);
   const rows = AREAS.filter((a) => report.summary.by_area[a]).map((a) => {
     const c = report.summary.by_area[a]!;
-    return html`<tr><th><a href="#area-${a}">${a}</a></th><td>${bar(c)}</td><td class="n">${c.passed}</td><td class="n">${c.failed}</td><td class="n">${c.skipped}</td><td class="n">${c.error}</td></tr>`;
+    return html`<tr><th><a href="#area-${a}">${a}</a></th><td>${bar(c)}</td>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
   });
-  return html`<table><tr><th>Area</th><th></th><th>passed</th><th>failed</th><th>skipped</th><th>error</th></tr>${rows}</table>`;
+  return html`<table><tr><th>Area</th><th></th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>`;
+}
+
+/** The findings, most severe first, each a link to its card; then what did not finish. */
+function findingsList(report: Report): Html | '' {
+  const list = [...findingsOf(report), ...unfinishedOf(report)];
+  if (!list.length) return '';
+  return html`<h2>Findings</h2><table>${list.map((c) => {
+    const word = OUTCOMES[c.outcome].word;
+    return html`<tr><td><span class="badge ${word}">${word}</span></td><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.level}</td><td class="msg">${c.title}</td></tr>`;
+  })}</table>`;
 }
 
 function headerRows(h: Record<string, string>): Html {
@@ -138,14 +154,15 @@ function baselineBlock(c: CheckRecord): Html | '' {
   if (!b) return '';
   const what = b.state === 'known' ? 'Known failure (baseline): does not fail the run.'
     : b.state === 'stale' ? 'Stale baseline entry: this check passes now — remove it from the baseline (it fails the run until then).'
-      : `Expired baseline entry (expired ${b.expires ?? ''}): counts as a new failure.`;
+      : b.state === 'new' ? `The baseline lists other failures of this check; these are new and fail the run: ${(b.new_fingerprints ?? []).join(', ')}.`
+        : `Expired baseline entry (expired ${b.expires ?? ''}): counts as a new failure.`;
   return html`<p class="baseline">${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}</p>`;
 }
 
 function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }): Html {
-  const word = statusWord(c);
-  const classes = [c.status, c.level, isFinding(c) ? 'finding' : '', c.baseline?.state ?? ''].filter(Boolean).join(' ');
-  const showEvidence = c.status === 'failed' || c.status === 'error';
+  const word = OUTCOMES[c.outcome].word;
+  const classes = [c.outcome, c.level, OUTCOMES[c.outcome].finding ? 'finding' : ''].filter(Boolean).join(' ');
+  const showEvidence = OUTCOMES[c.outcome].finding || c.outcome === 'error' || c.outcome === 'incomplete';
   return html`<article class="check ${classes}" id="check-${c.id}">
 <div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${c.spec}</span><span class="title">${c.title}</span></div>
 <p class="msg">${c.message}</p>${baselineBlock(c)}${fuzzBlock(c)}
@@ -158,7 +175,7 @@ function checksSection(report: Report, curl: CurlOptions): Html {
   const areas = AREAS.map((a) => {
     const checks = report.checks.filter((c) => c.area === a);
     if (!checks.length) return '';
-    const has = checks.some(isFinding) ? ' has-finding' : '';
+    const has = checks.some((c) => OUTCOMES[c.outcome].finding) ? ' has-finding' : '';
     return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget))}</section>`;
   });
   return html`${areas}`;
@@ -176,7 +193,7 @@ ${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th
 
 export function renderHtml(report: Report): string {
   const curl = curlOptionsOf(report);
-  const findings = report.checks.filter(isFinding).length;
+  const findings = findingsOf(report).length;
   const verdictClass = report.verdict.replace(/ /g, '-');
   const harness = report.errors.length
     ? html`<h2>Harness errors</h2><p>The run did not fully happen; these are problems of the suite or its environment, not of the server.</p><ul>${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`
@@ -193,8 +210,11 @@ export function renderHtml(report: Report): string {
 <dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
 <dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
 <dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd></dl>
-<div class="verdict ${verdictClass}">${report.verdict.toUpperCase()}</div>
+<div class="verdict ${verdictClass}">${VERDICT_WORD[report.verdict]}</div>
 <span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
+<p class="msg">${report.verdict_reason}</p>
+${report.coverage.complete ? '' : html`<p class="note">Coverage: ${report.coverage.text}: ${report.coverage.not_run.map((n) => `${n.id} (${n.why})`).join(', ')}.</p>`}
+${findingsList(report)}
 <h2>Counts per level</h2>${levelTable(report)}
 <h2>Summary per area</h2>${areaTable(report)}
 ${harness}

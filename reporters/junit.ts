@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AREAS } from '../src/check.js';
-import type { CheckRecord, Report } from '../src/report.js';
+import { blocksVerdict, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../src/report.js';
 import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
 
 /**
@@ -32,24 +32,41 @@ function evidenceText(c: CheckRecord, curl: CurlOptions): string {
   return `\n\nEvidence:\n\n${parts.join('\n\n')}`;
 }
 
+type Element = 'failure' | 'error' | 'skipped' | 'out';
+
+/**
+ * The JUnit element of each outcome (a Record: the compiler proves every outcome has one). GitLab's widget, Jenkins
+ * and the GitHub JUnit actions count <failure> and <error> as failed: <failure> only for what fails the gate,
+ * <error> only for what stops a verdict (exit 3), so the file never shows red on a green job. Warnings, known
+ * failures and INFO observations go to <system-out>, visible on demand.
+ */
+const ELEMENT: Record<Outcome, (c: CheckRecord) => Element> = {
+  failed: () => 'failure', stale: () => 'failure', expired: () => 'failure',
+  error: () => 'error',
+  incomplete: (c) => (blocksVerdict(c) ? 'error' : 'skipped'),
+  skipped: () => 'skipped',
+  passed: () => 'out', warned: () => 'out', known: () => 'out',
+};
+
+export const junitElement = (c: CheckRecord): Element => ELEMENT[c.outcome](c);
+
 function body(c: CheckRecord, curl: CurlOptions): string {
   const b = c.baseline;
   const fuzz = c.fuzz ? `\n\nfuzz: seed ${c.fuzz.seed}, path ${c.fuzz.path}, counterexample ${c.fuzz.counterexample}\nreplay: ${c.fuzz.replay}` : '';
+  const baseline = b ? `\nbaseline (${b.reason}): ${b.state}${b.new_fingerprints ? `, new now: ${b.new_fingerprints.join(', ')}` : ''}${b.expires ? `, expires ${b.expires}` : ''}` : '';
   const el = (tag: string, type: string, message: string, text: string): string =>
     `<${tag} message="${xmlAttr(message)}" type="${xmlAttr(type)}">${xmlText(text)}</${tag}>`;
-  if (b?.state === 'stale') {
-    return el('failure', 'stale-baseline', `${c.id} passes now but is listed in the baseline as a known failure (${b.reason}): remove it from the baseline`, c.message);
-  }
-  switch (c.status) {
-    case 'failed': {
-      const type = b?.state === 'known' ? `${c.level} known-failure` : b?.state === 'expired' ? `${c.level} expired-baseline` : c.level;
-      const prefix = b?.state === 'known' ? `[known failure: ${b.reason}] ` : b?.state === 'expired' ? `[baseline entry expired ${b.expires ?? ''}] ` : '';
-      return el('failure', type, `${prefix}${c.message}`, `${c.spec} ${c.title}\n${c.message}${fuzz}${evidenceText(c, curl)}`);
+  const word = OUTCOMES[c.outcome].word;
+  switch (junitElement(c)) {
+    case 'failure': {
+      const message = c.outcome === 'stale' ? `${c.id} passes now but is listed in the baseline as a known failure (${b?.reason ?? ''}): remove it from the baseline` : c.message;
+      return el('failure', `${c.level} ${word}`, message, `${c.spec} ${c.title}\n${c.message}${baseline}${fuzz}${evidenceText(c, curl)}`);
     }
-    case 'error': return el('error', 'harness', c.message, `${c.message}${evidenceText(c, curl)}`);
-    case 'skipped': return `<skipped message="${xmlAttr(c.message)}"/>`;
-    default: {
-      const out = [c.level === 'INFO' ? `observed: ${c.observation ?? c.message}` : '', ...c.notes].filter(Boolean).join('\n');
+    case 'error': return el('error', word, c.message, `${c.message}${evidenceText(c, curl)}`);
+    case 'skipped': return `<skipped message="${xmlAttr(`${c.outcome === 'incomplete' ? 'incomplete: ' : ''}${c.message}`)}"/>`;
+    case 'out': {
+      const head = c.outcome === 'passed' ? (c.level === 'INFO' ? `observed: ${c.observation ?? c.message}` : '') : `${word} (does not fail the run): ${c.message}${baseline}`;
+      const out = [head, ...c.notes].filter(Boolean).join('\n');
       return out ? `<system-out>${xmlText(out)}</system-out>` : '';
     }
   }
@@ -61,27 +78,32 @@ function testcase(c: CheckRecord, curl: CurlOptions): string {
   return inner ? `    ${open}>${inner}</testcase>` : `    ${open}/>`;
 }
 
-const failing = (c: CheckRecord): boolean => c.baseline?.state === 'stale' || c.status === 'failed';
+/** The run's verdict on every suite, so a widget that shows one suite still shows the verdict. */
+function properties(report: Report): string {
+  const p = { verdict: report.verdict, exit_code: String(report.exit_code), verdict_reason: report.verdict_reason, coverage: report.coverage.complete ? 'complete' : report.coverage.text };
+  return `    <properties>${Object.entries(p).map(([k, v]) => `<property name="conformance.${k}" value="${xmlAttr(v)}"/>`).join('')}</properties>`;
+}
 
 export function renderJunit(report: Report): string {
   const curl = curlOptionsOf(report);
   const timestamp = report.started_at.replace(/\.\d+Z$|Z$/, '');
+  const props = properties(report);
   const suites: string[] = [];
   let tests = 0, failures = 0, errors = 0;
   for (const area of AREAS) {
     const checks = report.checks.filter((c) => c.area === area);
     if (!checks.length) continue;
-    const f = checks.filter(failing).length;
-    const e = checks.filter((c) => c.status === 'error' && c.baseline?.state !== 'stale').length;
-    const s = checks.filter((c) => c.status === 'skipped').length;
+    const count = (e: Element): number => checks.filter((c) => junitElement(c) === e).length;
+    const f = count('failure');
+    const e = count('error');
     const time = checks.reduce((t, c) => t + c.duration_ms, 0);
     tests += checks.length; failures += f; errors += e;
-    suites.push(`  <testsuite name="${xmlAttr(area)}" tests="${checks.length}" failures="${f}" errors="${e}" skipped="${s}" time="${seconds(time)}" timestamp="${xmlAttr(timestamp)}">\n${checks.map((c) => testcase(c, curl)).join('\n')}\n  </testsuite>`);
+    suites.push(`  <testsuite name="${xmlAttr(area)}" tests="${checks.length}" failures="${f}" errors="${e}" skipped="${count('skipped')}" time="${seconds(time)}" timestamp="${xmlAttr(timestamp)}">\n${props}\n${checks.map((c) => testcase(c, curl)).join('\n')}\n  </testsuite>`);
   }
   if (report.errors.length) {
     // Harness problems outside any check still reach the widget, as an error (the run exits 3).
     tests++; errors++;
-    suites.push(`  <testsuite name="harness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n    <testcase classname="harness" name="the run completed" time="0.000"><error message="${xmlAttr(report.errors[0]!)}" type="harness">${xmlText(report.errors.join('\n'))}</error></testcase>\n  </testsuite>`);
+    suites.push(`  <testsuite name="harness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="harness" name="the run completed" time="0.000"><error message="${xmlAttr(report.errors[0]!)}" type="harness">${xmlText(report.errors.join('\n'))}</error></testcase>\n  </testsuite>`);
   }
   const name = `${report.tool.name} ${report.tool.version}: ${report.target.base_url}`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(name)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.duration_ms)}">\n${suites.join('\n')}\n</testsuites>\n`;

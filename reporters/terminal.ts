@@ -1,15 +1,14 @@
 import { AREAS } from '../src/check.js';
-import type { CheckRecord, Report } from '../src/report.js';
+import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, s: string): string => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
-const TAG: Record<CheckRecord['status'], (level: string) => string> = {
-  passed: () => paint(32, 'PASS'),
-  failed: (level) => (level === 'MUST' ? paint(31, 'FAIL') : paint(33, 'WARN')),
-  skipped: () => paint(90, 'SKIP'),
-  incomplete: () => paint(35, 'INC '),
-  error: () => paint(35, 'ERR '),
-};
+
+/** The colour of each outcome's word (a Record: every outcome has one). */
+const COLOUR: Record<Outcome, number> = { passed: 32, failed: 31, warned: 33, known: 34, stale: 31, expired: 31, skipped: 90, incomplete: 35, error: 35 };
+const VERDICT_COLOUR: Record<Verdict, number> = { conformant: 32, partial: 33, 'not conformant': 31, incomplete: 35 };
+
+const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10));
 
 /**
  * Server text on one terminal line: line breaks shown as ⏎ and other control characters as \uXXXX, so a hostile
@@ -22,41 +21,53 @@ export function oneLine(s: string): string {
 
 /** One line per check as it finishes: progress for a person watching, a log for CI. */
 export function progressLine(r: CheckRecord): string {
-  const known = r.baseline?.state === 'known' ? ' (known failure)' : '';
-  return `  ${TAG[r.status](r.level)} ${r.id.padEnd(16)} ${r.title}${known}`;
+  return `  ${word(r.outcome)} ${r.id.padEnd(18)} ${r.title}`;
 }
 
-/** The closing summary: counts by area, then every failed or errored check with its message. */
+/** Counts of the outcomes that occurred, in severity order: "40 passed, 2 failed, 3 skipped". */
+function countsText(c: Record<Outcome, number>): string {
+  return OUTCOME_ORDER.filter((o) => c[o]).map((o) => `${c[o]} ${o}`).join(', ') || 'none';
+}
+
+/**
+ * The closing summary: the verdict and why, counts by area, the findings most severe first, what did not finish and
+ * what did not run, then the verdict line again with the counts (the last line a CI log shows).
+ */
 export function summaryText(report: Report, reportFiles: string[]): string {
-  const out: string[] = [''];
-  out.push('Summary by area:');
+  const verdict = paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict]);
+  const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`, '', 'By area:'];
   for (const area of AREAS) {
     const c = report.summary.by_area[area];
-    if (!c) continue;
-    out.push(`  ${area.padEnd(12)} ${String(c.passed).padStart(3)} passed  ${String(c.failed).padStart(3)} failed  ${String(c.skipped).padStart(3)} skipped${c.error ? `  ${c.error} error` : ''}`);
+    if (c) out.push(`  ${area.padEnd(12)} ${countsText(c)}`);
   }
-  const problems = report.checks.filter((c) => c.status === 'failed' || c.status === 'error' || c.baseline?.state === 'stale');
-  if (problems.length) {
-    out.push('', 'Findings:');
-    for (const c of problems) {
+  const findings = findingsOf(report);
+  if (findings.length) {
+    out.push('', 'Findings (most severe first):');
+    for (const c of findings) {
+      out.push(`  ${word(c.outcome)} ${c.id} [${c.level} ${c.spec}] ${c.title}`, `      ${oneLine(c.message)}`);
       const b = c.baseline;
-      const kind = c.status === 'error' ? 'ERROR' : b?.state === 'stale' ? 'STALE BASELINE' : b?.state === 'known' ? 'KNOWN FAILURE' : b?.state === 'expired' ? 'FAIL (baseline entry expired)' : c.level === 'MUST' ? 'FAIL' : `${c.level} WARN`;
-      out.push(`  ${kind} ${c.id} [${c.spec}] ${c.title}`, `      ${oneLine(c.message)}`);
-      if (b) out.push(`      baseline: ${oneLine(b.reason)}${b.expires ? ` (expires ${b.expires})` : ''}${b.state === 'stale' ? ' — passes now: remove the entry' : ''}`);
+      if (b) {
+        const state = b.state === 'new' ? `lists other failures of this check; new now: ${b.new_fingerprints!.slice(0, 8).map(oneLine).join(', ')}${b.new_fingerprints!.length > 8 ? ', …' : ''}`
+          : b.state === 'stale' ? 'passes now: remove the entry' : b.state === 'expired' ? `expired ${b.expires ?? ''}` : `known${b.expires ? ` until ${b.expires}` : ''}`;
+        out.push(`      baseline (${oneLine(b.reason)}): ${state}`);
+      }
       if (c.fuzz) out.push(`      replay: ${oneLine(c.fuzz.replay)}`);
     }
   }
-  const skipped = report.checks.filter((c) => c.status === 'skipped' && !c.message.startsWith('blocked'));
-  if (skipped.length) {
-    out.push('', 'Skipped:');
+  const unfinished = unfinishedOf(report);
+  if (unfinished.length) {
+    out.push('', 'Not finished (no verdict on these; never the server\'s failure):');
+    for (const c of unfinished) out.push(`  ${word(c.outcome)} ${c.id}: ${oneLine(c.message)}`);
+  }
+  if (report.coverage.not_run.length) {
+    out.push('', `Not run: ${report.coverage.text}`);
+    const skipped = report.checks.filter((c) => c.outcome === 'skipped' && !c.message.startsWith('blocked'));
     for (const c of skipped) out.push(`  ${c.id}: ${oneLine(c.message)}`);
   }
-  for (const e of report.errors) out.push(`  HARNESS ERROR: ${oneLine(e)}`);
-  const s = report.summary;
-  const must = s.by_level.MUST;
-  const should = s.by_level.SHOULD;
-  const known = report.checks.filter((c) => c.level === 'MUST' && c.baseline?.state === 'known').length;
-  out.push('', `${report.verdict === 'conformant' ? paint(32, 'CONFORMANT') : report.verdict === 'incomplete' ? paint(35, 'INCOMPLETE') : paint(31, 'NOT CONFORMANT')}: MUST ${must.passed} passed, ${must.failed} failed${known ? ` (${known} known)` : ''}; SHOULD ${should.passed} passed, ${should.failed} warned; ${s.skipped} skipped${s.error ? `, ${s.error} errors` : ''} (${report.checks.length} checks, ${(report.duration_ms / 1000).toFixed(1)} s)`);
+  for (const e of report.errors) out.push(`  HARNESS: ${oneLine(e)}`);
+  const must = report.summary.by_level.MUST;
+  const should = report.summary.by_level.SHOULD;
+  out.push('', `${verdict}: MUST ${countsText(must)}; SHOULD ${countsText(should)} (${report.checks.length} checks, ${(report.duration_ms / 1000).toFixed(1)} s, exit ${report.exit_code})`);
   for (const f of reportFiles) out.push(`Report: ${f}`);
   return `${out.join('\n')}\n`;
 }

@@ -2,17 +2,20 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from './config.js';
-import { exitCodeOf, type CheckRecord, type Report } from './report.js';
+import { judge, outcomeOf, type CheckRecord, type Report } from './report.js';
 import { formatErrors, validate } from './schemas.js';
 import { readReport } from './diff.js';
 
 /**
- * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures {id, reason, expires?}.
- * A listed check that fails is 'known' (visible, does not gate); a listed check that passes is 'stale' (gates until
- * the entry is removed, so the baseline only shrinks); a listed check that fails after its expiry date is
- * 'expired' (gates like a new failure). Failures not listed gate as usual.
+ * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures
+ * {id, reason, expires?, fingerprints?}. A listed check that fails with no fingerprint beyond the entry's is 'known'
+ * (visible, does not gate); one that fails with a fingerprint the entry does not list is 'new' (gates, naming what is
+ * new: a baseline written on one broken record does not hide another); a listed check that passes is 'stale' (gates
+ * until the entry is removed, so the baseline only shrinks); a listed check that fails after its expiry date is
+ * 'expired' (gates like a new failure). Failures not listed gate as usual. An entry without fingerprints (written by
+ * an older version) accepts any failure of its check, with a warning.
  */
-export interface BaselineEntry { id: string; reason: string; expires?: string }
+export interface BaselineEntry { id: string; reason: string; expires?: string; fingerprints?: string[] }
 
 /** Today as YYYY-MM-DD in UTC: an entry holds through its expiry day. */
 export const todayUtc = (now = new Date()): string => now.toISOString().slice(0, 10);
@@ -44,27 +47,41 @@ export function readBaseline(file: string, knownIds?: ReadonlySet<string>): Base
   return parseBaseline(text, file, knownIds);
 }
 
+/** One line per entry that has no fingerprints: it accepts any failure of its check. Empty when all have them. */
+export function legacyWarnings(entries: BaselineEntry[], file: string): string[] {
+  const old = entries.filter((e) => !e.fingerprints).map((e) => e.id);
+  return old.length ? [`warning: baseline ${file}: ${old.join(', ')} ha${old.length > 1 ? 've' : 's'} no fingerprints, so any failure of ${old.length > 1 ? 'those checks' : 'that check'} counts as known; run "conformance baseline" again to record what exactly fails`] : [];
+}
+
 /**
  * Marks one check record by the baseline (in place: the CLI marks records as they stream in, so progress lines
- * already say "known failure"). Skipped and errored checks are left alone: nothing is known about them.
+ * already say "known failure"), and derives its outcome again. Skipped, incomplete and errored checks are left
+ * alone: nothing is known about them.
  */
 export function markRecord(rec: CheckRecord, entries: ReadonlyMap<string, BaselineEntry>, today = todayUtc()): void {
   const e = entries.get(rec.id);
   delete rec.baseline;
-  if (!e) return;
-  const extra = e.expires ? { expires: e.expires } : {};
-  if (rec.status === 'passed') rec.baseline = { state: 'stale', reason: e.reason, ...extra };
-  else if (rec.status === 'failed') rec.baseline = { state: e.expires && e.expires < today ? 'expired' : 'known', reason: e.reason, ...extra };
+  if (e) {
+    const extra = e.expires ? { expires: e.expires } : {};
+    if (rec.status === 'passed') rec.baseline = { state: 'stale', reason: e.reason, ...extra };
+    else if (rec.status === 'failed') {
+      const listed = e.fingerprints ? new Set(e.fingerprints) : undefined;
+      const fresh = listed ? (rec.fingerprints ?? [rec.id]).filter((f) => !listed.has(f)) : [];
+      if (e.expires && e.expires < today) rec.baseline = { state: 'expired', reason: e.reason, ...extra };
+      else if (fresh.length) rec.baseline = { state: 'new', reason: e.reason, ...extra, new_fingerprints: fresh };
+      else rec.baseline = { state: 'known', reason: e.reason, ...extra };
+    }
+  }
+  rec.outcome = outcomeOf(rec);
 }
 
 export const entryMap = (entries: BaselineEntry[]): Map<string, BaselineEntry> => new Map(entries.map((e) => [e.id, e]));
 
-/** The report with every check marked and the verdict and exit code computed again. */
+/** The report with every check marked and its verdict, exit code and counts judged again (coverage stays). */
 export function applyBaseline(report: Report, entries: BaselineEntry[], today = todayUtc()): Report {
   const map = entryMap(entries);
   const checks = report.checks.map((c) => { const r = { ...c }; markRecord(r, map, today); return r; });
-  const exit_code = exitCodeOf(checks, report.errors);
-  return { ...report, checks, exit_code, verdict: exit_code === 0 ? 'conformant' : exit_code === 1 ? 'not conformant' : 'incomplete' };
+  return judge({ ...report, checks }, { coverage: report.coverage });
 }
 
 /**
@@ -78,9 +95,11 @@ export function baselineFromReport(report: Report, previous: BaselineEntry[] = [
     .filter((c) => c.level === 'MUST' && c.status === 'failed')
     .map((c) => {
       const old = before.get(c.id);
-      // An expired entry is kept as it is: extending it is a decision for a person, not for a regenerated file.
-      if (old) return old;
-      return { id: c.id, reason: `fails since ${day}: ${c.message.length > 200 ? `${c.message.slice(0, 200)}…` : c.message}` };
+      const fingerprints = c.fingerprints ?? [c.id];
+      // Reason and expiry of an existing entry stay (extending an expired one is a decision for a person); what
+      // fails is recorded as it is now: regenerating a baseline accepts the current failures.
+      if (old) return { ...old, fingerprints };
+      return { id: c.id, reason: `fails since ${day}: ${c.message.length > 200 ? `${c.message.slice(0, 200)}…` : c.message}`, fingerprints };
     });
 }
 

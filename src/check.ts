@@ -36,6 +36,8 @@ export interface CheckResult {
   fingerprints?: string[];
   /** Set when the check judged a seeded sample rather than every record: what it left out. */
   sampled?: string;
+  /** Skipped for want of configuration: the requirement that was not met (the run's coverage names it). */
+  unmet?: Requirement;
   fuzz?: FuzzFailure;
   duration_ms: number;
 }

@@ -1,14 +1,14 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config } from './config.js';
 import { tool } from './paths.js';
-import { clientFor, redactorFor } from './run.js';
-import { NetworkError } from './http.js';
+import { redactorFor } from './run.js';
 import { runSuite, writeReportDir } from './suite-runner.js';
+import { preflight, SetupError } from './preflight.js';
+import { selectChecks } from './selection.js';
 import { progressLine, summaryText } from '../reporters/terminal.js';
 import { startDemo } from './demo.js';
 import { catalogueMarkdown } from './catalogue.js';
-import { AUTH_PATH } from './endpoints.js';
-import { applyBaseline, baselineCommand, entryMap, markRecord, readBaseline } from './baseline.js';
+import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
 import { githubOutputs } from '../reporters/github.js';
@@ -20,6 +20,7 @@ const RUN_FLAGS = {
   config: { type: 'string', short: 'c' },
   demo: { type: 'boolean' },
   only: { type: 'string', multiple: true },
+  skip: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
   ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.kind === 'bool' ? 'boolean' : 'string' }])),
@@ -38,13 +39,15 @@ Options:
   --config, -c <file>        YAML config file (\${ENV_VAR} interpolation; flags > env > file)
   --demo                     start the reference server and check it
   --only <ID>                run only this check id (repeatable; a trailing * matches a prefix)
+  --skip <ID>                leave this check id out (repeatable; a trailing * matches a prefix)
 ${lines.join('\n')}
   --help, -h / --version, -v
 
 Prefer CONFORMANCE_SECRET / CONFORMANCE_KEY (or \${...} in the config file) to --secret/--key: flags end up in
 shell history and process lists.
 
-Exit codes: 0 conformant, 1 a MUST check failed, 2 usage or config error, 3 the run could not be carried out.
+Exit codes: 0 conformant (or PARTIAL: some MUST checks not run), 1 a MUST check failed, 2 usage or config error,
+3 the run could not judge (setup problem, deadline, interruption, harness error; PARTIAL with --strict).
 `;
 }
 
@@ -66,6 +69,9 @@ async function runCommand(argv: string[]): Promise<number> {
   if (v.version) { out(`${tool.name} ${tool.version}\n`); return 0; }
   const flags = Object.fromEntries(Object.entries(v).filter(([, x]) => !Array.isArray(x))) as Record<string, string | boolean | undefined>;
   const only = (v.only as string[] | undefined) ?? [];
+  const skip = (v.skip as string[] | undefined) ?? [];
+  // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
+  const selected = selectChecks(ALL_CHECKS, only, skip);
 
   let config: Config;
   let stop: (() => Promise<void>) | undefined;
@@ -84,36 +90,61 @@ async function runCommand(argv: string[]): Promise<number> {
     config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
   }
 
+  // The whole run, preflight included, ends by deadline_ms from here.
+  const deadlineAt = Date.now() + config.deadline_ms;
+  const interruption = interruptions();
   try {
     // Known failures (--baseline): read before the run, so a bad file is a usage error that costs no requests.
-    const baseline = config.baseline ? entryMap(readBaseline(config.baseline, new Set(ALL_CHECKS.map((c) => c.id)))) : undefined;
+    const entries = config.baseline ? readBaseline(config.baseline, new Set(ALL_CHECKS.map((c) => c.id))) : undefined;
+    const baseline = entries && entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
-    // Preflight: one request that carries no credential, so an unreachable target is one line and exit 3.
-    const client = clientFor(config, redactor);
+    // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     try {
-      await client.send({ path: AUTH_PATH });
+      await preflight(config, redactor);
     } catch (e) {
-      if (e instanceof NetworkError) {
-        err(`conformance: cannot reach ${redactor.redact(config.base_url)}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}\n`);
-        return EXIT.incomplete;
-      }
+      if (e instanceof SetupError) { err(`conformance: ${e.message}\n`); return EXIT.incomplete; }
       throw e;
-    } finally {
-      await client.close();
     }
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
+    if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
+    if (selected.length < ALL_CHECKS.length) out(`Selection: ${selected.length} of ${ALL_CHECKS.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`);
+    if (!config.base_url.startsWith('https:')) out('Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n');
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     if (config.max_details !== undefined) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
-    let report = await runSuite(config, { only, redactor, onRecord: (r) => { if (baseline) markRecord(r, baseline); out(`${progressLine(r)}\n`); } });
-    if (baseline) report = applyBaseline(report, [...baseline.values()]);
+    const report = await runSuite(config, {
+      selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
+      onRecord: (r) => { if (baseline) markRecord(r, baseline); out(`${progressLine(r)}\n`); },
+    });
     const files = await writeReportDir(report, config);
     out(redactor.redact(summaryText(report, files)));
     out(await githubOutputs(report, redactor));
     return report.exit_code;
   } finally {
+    interruption.dispose();
     await stop?.();
   }
+}
+
+/**
+ * SIGINT and SIGTERM end the run early with a report of what finished (exit 3, INCOMPLETE); a second signal exits at
+ * once (130 for SIGINT, 143 for SIGTERM).
+ */
+function interruptions(): { promise: Promise<string>; dispose(): void } {
+  let resolve!: (why: string) => void;
+  const promise = new Promise<string>((r) => { resolve = r; });
+  let seen = false;
+  const on = (signal: NodeJS.Signals): void => {
+    if (seen) process.exit(signal === 'SIGINT' ? 130 : 143);
+    seen = true;
+    err(`conformance: ${signal}: stopping, writing the report of what finished (again to quit at once)\n`);
+    resolve(`the run was interrupted (${signal})`);
+  };
+  const int = (): void => on('SIGINT');
+  const term = (): void => on('SIGTERM');
+  process.on('SIGINT', int);
+  process.on('SIGTERM', term);
+  return { promise, dispose: () => { process.off('SIGINT', int); process.off('SIGTERM', term); } };
 }
 
 export async function main(argv: string[]): Promise<number> {

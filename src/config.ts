@@ -22,6 +22,7 @@ export interface Config {
   report: { dir: string; formats: ReportFormat[] };
   baseline?: string;
   unsafe_methods: boolean;
+  strict: boolean;
 }
 
 /** A problem with what the user gave us: printed as one line, exit 2. */
@@ -55,6 +56,7 @@ export const OPTIONS: Option[] = [
   { key: 'report.formats', flag: 'reporter', env: 'CONFORMANCE_REPORTERS', kind: 'list', help: 'Comma-separated report formats: json,junit,html (default all)' },
   { key: 'baseline', flag: 'baseline', env: 'CONFORMANCE_BASELINE', kind: 'string', help: 'YAML file of known failures' },
   { key: 'unsafe_methods', flag: 'unsafe-methods', env: 'CONFORMANCE_UNSAFE_METHODS', kind: 'bool', help: 'Also send POST/PUT/PATCH/DELETE to verify the API is read-only' },
+  { key: 'strict', flag: 'strict', env: 'CONFORMANCE_STRICT', kind: 'bool', help: 'Certification: a PARTIAL run (MUST checks not run) exits 3 instead of 0' },
 ];
 
 type Tree = Record<string, unknown>;
@@ -162,6 +164,7 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     report: { dir: report.dir ?? DEFAULTS.report_dir, formats: report.formats ?? DEFAULTS.formats },
     ...(t.baseline ? { baseline: t.baseline } : {}),
     unsafe_methods: t.unsafe_methods ?? false,
+    strict: t.strict ?? false,
   };
 }
 

@@ -22,6 +22,7 @@ export async function startDemo(overrides: Partial<Config>): Promise<{ server: R
     fuzz: { runs: DEFAULTS.fuzz_runs, seed: Math.floor(Math.random() * 2 ** 31) },
     report: { dir: DEFAULTS.report_dir, formats: DEFAULTS.formats },
     unsafe_methods: true,
+    strict: false,
     ...overrides,
   };
   return { server, config };

@@ -1,19 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config.js';
-import type { CheckRecord, Report } from './report.js';
+import { outcomeOf, OUTCOMES, type CheckRecord, type Outcome, type Report } from './report.js';
 import { formatErrors, validate } from './schemas.js';
 import { oneLine } from '../reporters/terminal.js';
 
 /**
- * What changed between two runs (`conformance diff old/report.json new/report.json`), by check ID:
- * regressed — passed or skipped before, failed or broke now (INFO never fails, so never regresses);
- * fixed — failed or broke before, passes now; new / removed — the check exists in one report only (the suite
- * changed); still failing — failed in both. Exit 1 when anything regressed.
+ * What changed between two runs (`conformance diff old/report.json new/report.json`), by check ID and, inside a
+ * check, by fingerprint: regressed — not failing before, failing now (failed, warned, stale, expired or error; INFO
+ * never fails, so never regresses); fixed — failing before, passes now; still failing — failing in both, with the
+ * findings added and removed between them (an added one is a regression too); new / removed — the check exists in
+ * one report only (the suite changed). A check that did not finish (incomplete) judged nothing: no change either
+ * way. Exit 1 when anything regressed.
  */
-export interface DiffEntry { id: string; title: string; level: CheckRecord['level']; before?: CheckRecord['status']; after?: CheckRecord['status']; message?: string }
+export interface DiffEntry {
+  id: string; title: string; level: CheckRecord['level']; before?: Outcome; after?: Outcome; message?: string;
+  /** Still failing: fingerprints failing now and not before, and the other way round. */
+  findings_added?: string[]; findings_removed?: string[];
+}
 export interface ReportDiff { regressed: DiffEntry[]; fixed: DiffEntry[]; added: DiffEntry[]; removed: DiffEntry[]; stillFailing: DiffEntry[] }
 
-const bad = (s: CheckRecord['status'] | undefined): boolean => s === 'failed' || s === 'error';
+/** Failing for a diff: a finding a reader must act on (a known failure aside), or an error of the suite. */
+const failing = (o: Outcome | undefined): boolean => o !== undefined && ((OUTCOMES[o].finding && o !== 'known') || o === 'error');
 
 export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'checks'>): ReportDiff {
   const before = new Map(oldR.checks.map((c) => [c.id, c]));
@@ -21,15 +28,26 @@ export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'ch
   const d: ReportDiff = { regressed: [], fixed: [], added: [], removed: [], stillFailing: [] };
   for (const n of newR.checks) {
     const o = before.get(n.id);
-    const entry: DiffEntry = { id: n.id, title: n.title, level: n.level, ...(o ? { before: o.status } : {}), after: n.status, message: n.message };
+    const entry: DiffEntry = { id: n.id, title: n.title, level: n.level, ...(o ? { before: o.outcome } : {}), after: n.outcome, message: n.message };
     if (!o) d.added.push(entry);
-    else if (bad(n.status) && !bad(o.status)) d.regressed.push(entry);
-    else if (bad(o.status) && n.status === 'passed') d.fixed.push(entry);
-    else if (bad(o.status) && bad(n.status)) d.stillFailing.push(entry);
+    else if (failing(n.outcome) && !failing(o.outcome)) d.regressed.push(entry);
+    else if (failing(o.outcome) && n.outcome === 'passed') d.fixed.push(entry);
+    else if (failing(o.outcome) && failing(n.outcome)) {
+      const was = new Set(o.fingerprints ?? []);
+      const now = new Set(n.fingerprints ?? []);
+      // Reports without fingerprints (older versions) compare as the check as a whole.
+      const added = o.fingerprints && n.fingerprints ? [...now].filter((f) => !was.has(f)) : [];
+      const removed = o.fingerprints && n.fingerprints ? [...was].filter((f) => !now.has(f)) : [];
+      const still = { ...entry, ...(added.length ? { findings_added: added } : {}), ...(removed.length ? { findings_removed: removed } : {}) };
+      d.stillFailing.push(still);
+      if (added.length) d.regressed.push(still);
+    }
   }
-  for (const o of oldR.checks) if (!after.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: o.status });
+  for (const o of oldR.checks) if (!after.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: o.outcome });
   return d;
 }
+
+const fingerprintList = (list: string[]): string => `${list.slice(0, 8).map(oneLine).join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`;
 
 export function diffText(d: ReportDiff, oldName: string, newName: string): string {
   const out = [`Comparing ${oldName} → ${newName}`];
@@ -37,11 +55,13 @@ export function diffText(d: ReportDiff, oldName: string, newName: string): strin
     if (!list.length) return;
     out.push('', `${title} (${list.length}):`, ...list.map((e) => `  ${line(e)}`));
   };
-  section('Regressed', d.regressed, (e) => `${e.id} [${e.level}] ${e.before} → ${e.after}: ${oneLine(e.message ?? '')}`);
+  section('Regressed', d.regressed, (e) => e.findings_added
+    ? `${e.id} [${e.level}] still ${e.after}, with new findings: ${fingerprintList(e.findings_added)}`
+    : `${e.id} [${e.level}] ${e.before} → ${e.after}: ${oneLine(e.message ?? '')}`);
   section('Fixed', d.fixed, (e) => `${e.id} [${e.level}] ${e.before} → ${e.after}: ${e.title}`);
   section('New checks', d.added, (e) => `${e.id} [${e.level}] ${e.after}: ${e.title}`);
   section('Removed checks', d.removed, (e) => `${e.id} [${e.level}] was ${e.before}: ${e.title}`);
-  section('Still failing', d.stillFailing, (e) => `${e.id} [${e.level}] ${e.after}`);
+  section('Still failing', d.stillFailing, (e) => `${e.id} [${e.level}] ${e.after}${e.findings_added ? `; new: ${fingerprintList(e.findings_added)}` : ''}${e.findings_removed ? `; gone: ${fingerprintList(e.findings_removed)}` : ''}`);
   out.push('', d.regressed.length
     ? `${d.regressed.length} regressed, ${d.fixed.length} fixed`
     : `nothing regressed; ${d.fixed.length} fixed`);
@@ -57,7 +77,9 @@ export function readReport(file: string): Report {
   }
   const errors = validate('report', value);
   if (errors.length) throw new ConfigError(`${file} is not a conformance report.json: ${formatErrors(errors, 1)}`);
-  return value as Report;
+  // Reports of older versions carry no outcomes: derived here, by the one rule.
+  const report = value as Report;
+  return { ...report, checks: report.checks.map((c) => ({ ...c, outcome: c.outcome ?? outcomeOf(c) })) };
 }
 
 /** `conformance diff old/report.json new/report.json`: prints the changes; exit 1 when something regressed. */

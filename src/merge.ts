@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config.js';
 import { readReport } from './diff.js';
-import type { CheckRecord, Report } from './report.js';
+import { OUTCOMES, summarize, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report, type Verdict } from './report.js';
 import { tool } from './paths.js';
 import { oneLine } from '../reporters/terminal.js';
 
@@ -22,7 +22,8 @@ export interface MergedTarget {
   verdict: Report['verdict'];
   exit_code: Report['exit_code'];
   fuzz: Report['fuzz'];
-  summary: { passed: number; failed: number; skipped: number; error: number; must_failed: number; should_failed: number };
+  /** Checks per outcome. */
+  summary: Counts;
 }
 
 export interface MergedCheck {
@@ -31,24 +32,25 @@ export interface MergedCheck {
   level: CheckRecord['level'];
   spec: string;
   area: CheckRecord['area'];
-  /** Status per target label; a target whose report lacks the check (another --only, another suite version) is absent. */
-  status: Record<string, CheckRecord['status']>;
-  /** Targets where it failed or broke, with the message of each. */
-  failed_on: Array<{ target: string; status: CheckRecord['status']; message: string }>;
+  /** Outcome per target label; a target whose report lacks the check (another --only, another suite version) is absent. */
+  outcome: Record<string, Outcome>;
+  /** Targets where it is a finding (known failures aside) or did not finish, with the message of each. */
+  failed_on: Array<{ target: string; outcome: Outcome; message: string }>;
 }
 
 export interface MergedReport {
   tool: { name: string; version: string };
   merged_at: string;
-  verdict: 'conformant' | 'not conformant' | 'incomplete';
+  verdict: Verdict;
   exit_code: 0 | 1 | 3;
-  summary: { targets: number; conformant: number; not_conformant: number; incomplete: number };
+  summary: { targets: number; conformant: number; partial: number; not_conformant: number; incomplete: number };
   targets: MergedTarget[];
   checks: MergedCheck[];
   notes: string[];
 }
 
-const bad = (s: CheckRecord['status']): boolean => s === 'failed' || s === 'error';
+/** Worth listing per target: a finding other than a known failure, or a check that did not finish. */
+const listed = (o: Outcome): boolean => (OUTCOMES[o].finding && o !== 'known') || o === 'error' || o === 'incomplete';
 
 /** A report file's label: its directory for reports/<target>/report.json (the CI layout), else its file name. */
 function labelOf(file: string): string {
@@ -62,12 +64,9 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
     const n = (used.get(label) ?? 0) + 1;
     used.set(label, n);
     if (n > 1) label = `${label}#${n}`;
-    const must = r.summary.by_level.MUST;
-    const should = r.summary.by_level.SHOULD;
     return {
       label, file, base_url: r.target.base_url, tool_version: r.tool.version, started_at: r.started_at, duration_ms: r.duration_ms,
-      verdict: r.verdict, exit_code: r.exit_code, fuzz: r.fuzz,
-      summary: { passed: r.summary.passed, failed: r.summary.failed, skipped: r.summary.skipped, error: r.summary.error, must_failed: must.failed, should_failed: should.failed },
+      verdict: r.verdict, exit_code: r.exit_code, fuzz: r.fuzz, summary: summarize(r.checks),
     };
   });
 
@@ -77,25 +76,27 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
     const label = targets[i]!.label;
     for (const c of report.checks) {
       let m = checks.get(c.id);
-      if (!m) { m = { id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, status: {}, failed_on: [] }; checks.set(c.id, m); }
-      m.status[label] = c.status;
-      if (bad(c.status) && c.baseline?.state !== 'known') m.failed_on.push({ target: label, status: c.status, message: c.message });
+      if (!m) { m = { id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, outcome: {}, failed_on: [] }; checks.set(c.id, m); }
+      m.outcome[label] = c.outcome;
+      if (listed(c.outcome)) m.failed_on.push({ target: label, outcome: c.outcome, message: c.message });
     }
   });
 
   const notes: string[] = [];
   const versions = [...new Set(targets.map((t) => t.tool_version))];
   if (versions.length > 1) notes.push(`the reports come from different suite versions (${versions.join(', ')}): their check sets may differ`);
-  const partial = [...checks.values()].filter((c) => Object.keys(c.status).length < targets.length);
-  if (partial.length) notes.push(`${partial.length} check(s) are missing from some reports (another --only or suite version): ${partial.slice(0, 5).map((c) => c.id).join(', ')}${partial.length > 5 ? ', …' : ''}`);
+  const missing = [...checks.values()].filter((c) => Object.keys(c.outcome).length < targets.length);
+  if (missing.length) notes.push(`${missing.length} check(s) are missing from some reports (another --only or suite version): ${missing.slice(0, 5).map((c) => c.id).join(', ')}${missing.length > 5 ? ', …' : ''}`);
 
-  const count = (v: Report['verdict']): number => targets.filter((t) => t.verdict === v).length;
-  const summary = { targets: targets.length, conformant: count('conformant'), not_conformant: count('not conformant'), incomplete: count('incomplete') };
-  const exit_code: 0 | 1 | 3 = summary.incomplete ? 3 : summary.not_conformant ? 1 : 0;
+  const count = (v: Verdict): number => targets.filter((t) => t.verdict === v).length;
+  const summary = { targets: targets.length, conformant: count('conformant'), partial: count('partial'), not_conformant: count('not conformant'), incomplete: count('incomplete') };
+  // The worst verdict of all targets: a run that could not judge weighs most, as it says nothing either way.
+  const verdict: Verdict = summary.incomplete ? 'incomplete' : summary.not_conformant ? 'not conformant' : summary.partial ? 'partial' : 'conformant';
+  const exit_code: 0 | 1 | 3 = verdict === 'incomplete' || targets.some((t) => t.exit_code === 3) ? 3 : verdict === 'not conformant' ? 1 : 0;
   return {
     tool,
     merged_at: now.toISOString(),
-    verdict: exit_code === 0 ? 'conformant' : exit_code === 1 ? 'not conformant' : 'incomplete',
+    verdict,
     exit_code,
     summary,
     targets,
@@ -110,15 +111,14 @@ function table(head: string[], rows: string[][]): string[] {
   return [line(head), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
-const VERDICT: Record<MergedReport['verdict'], string> = { conformant: 'CONFORMANT', 'not conformant': 'NOT CONFORMANT', incomplete: 'INCOMPLETE' };
 
 /** The terminal summary: a verdict per target, then every check that failed anywhere, with where. */
 export function mergedText(m: MergedReport): string {
   const out: string[] = [`Merged ${m.summary.targets} report(s):`, ''];
   out.push(...table(
-    ['target', 'base_url', 'verdict', 'MUST failed', 'SHOULD warned', 'skipped', 'errors', 'checks', 'time'],
-    m.targets.map((t) => [t.label, t.base_url, VERDICT[t.verdict], String(t.summary.must_failed), String(t.summary.should_failed), String(t.summary.skipped), String(t.summary.error),
-      String(t.summary.passed + t.summary.failed + t.summary.skipped + t.summary.error), `${(t.duration_ms / 1000).toFixed(1)} s`]),
+    ['target', 'base_url', 'verdict', 'failed', 'warned', 'known', 'skipped', 'incomplete', 'errors', 'checks', 'time'],
+    m.targets.map((t) => [t.label, t.base_url, VERDICT_WORD[t.verdict], String(t.summary.failed), String(t.summary.warned), String(t.summary.known), String(t.summary.skipped), String(t.summary.incomplete), String(t.summary.error),
+      String(Object.values(t.summary).reduce((a, b) => a + b, 0)), `${(t.duration_ms / 1000).toFixed(1)} s`]),
   ).map((l) => `  ${l}`));
   const failing = m.checks.filter((c) => c.failed_on.length);
   out.push('');
@@ -126,7 +126,7 @@ export function mergedText(m: MergedReport): string {
     out.push('Checks that failed on some target:', '');
     out.push(...table(
       ['check', 'level', 'failed on', 'targets'],
-      failing.map((c) => [c.id, c.level, `${c.failed_on.length}/${Object.keys(c.status).length}`, c.failed_on.map((f) => f.target + (f.status === 'error' ? ' (error)' : '')).join(', ')]),
+      failing.map((c) => [c.id, c.level, `${c.failed_on.length}/${Object.keys(c.outcome).length}`, c.failed_on.map((f) => `${f.target}${f.outcome === 'failed' ? '' : ` (${OUTCOMES[f.outcome].word})`}`).join(', ')]),
     ).map((l) => `  ${l}`));
     out.push('');
     for (const c of failing) {
@@ -139,7 +139,7 @@ export function mergedText(m: MergedReport): string {
     out.push('No check failed on any target.', '');
   }
   for (const n of m.notes) out.push(`Note: ${n}`);
-  out.push(`${VERDICT[m.verdict]}: ${m.summary.conformant} conformant, ${m.summary.not_conformant} not conformant, ${m.summary.incomplete} incomplete (of ${m.summary.targets})`);
+  out.push(`${VERDICT_WORD[m.verdict]}: ${m.summary.conformant} conformant, ${m.summary.partial} partial, ${m.summary.not_conformant} not conformant, ${m.summary.incomplete} incomplete (of ${m.summary.targets})`);
   return `${out.join('\n')}\n`;
 }
 

@@ -2,45 +2,177 @@ import type { Area, CheckResult, Level, Status } from './check.js';
 import { AREAS } from './check.js';
 import { tool } from './paths.js';
 
+/**
+ * The one outcome model. Every output (terminal, report.json, JUnit, HTML, GitHub annotations, job summary, diff,
+ * merge) renders what is computed here and nowhere else: each check's outcome, whether it is a finding, whether it
+ * gates, and the run's verdict, coverage and exit code.
+ */
+
+/**
+ * How a check ended, after its level and the baseline are applied:
+ * - passed; failed (a MUST rule broken: gates); warned (a SHOULD rule broken: does not gate);
+ * - known (a failure the baseline lists, with no fingerprint beyond the entry's: does not gate);
+ * - stale (the baseline lists it, it passes now: gates until the entry is removed); expired (a listed failure past
+ *   the entry's expiry day: gates);
+ * - skipped (not configured, not applicable, or blocked by another check's finding);
+ * - incomplete (could not finish: no usable response, the deadline, an interruption; never the server's fault);
+ * - error (the suite itself broke).
+ */
+export type Outcome = 'passed' | 'failed' | 'warned' | 'known' | 'stale' | 'expired' | 'skipped' | 'incomplete' | 'error';
+
+/** What each outcome means for the run. A Record, so the compiler proves every outcome is described. */
+export const OUTCOMES: Record<Outcome, {
+  /** The word every output shows. */
+  word: string;
+  /** A finding: something about the server a reader must act on (listed first, shown with evidence). */
+  finding: boolean;
+  /** Fails the run (NOT CONFORMANT, exit 1). */
+  gates: boolean;
+  /** Most severe first, for ordering findings. */
+  severity: number;
+}> = {
+  failed: { word: 'FAIL', finding: true, gates: true, severity: 0 },
+  expired: { word: 'EXPIRED', finding: true, gates: true, severity: 1 },
+  stale: { word: 'STALE', finding: true, gates: true, severity: 2 },
+  error: { word: 'ERROR', finding: false, gates: false, severity: 3 },
+  incomplete: { word: 'INCOMPLETE', finding: false, gates: false, severity: 4 },
+  warned: { word: 'WARN', finding: true, gates: false, severity: 5 },
+  known: { word: 'KNOWN', finding: true, gates: false, severity: 6 },
+  skipped: { word: 'SKIP', finding: false, gates: false, severity: 7 },
+  passed: { word: 'PASS', finding: false, gates: false, severity: 8 },
+};
+
+export const OUTCOME_ORDER = (Object.keys(OUTCOMES) as Outcome[]).sort((a, b) => OUTCOMES[a].severity - OUTCOMES[b].severity);
+
+/** What a baseline said about a check (src/baseline.ts). */
+export interface BaselineMark {
+  state: 'known' | 'stale' | 'expired' | 'new';
+  reason: string;
+  expires?: string;
+  /** state 'new': what fails now that the entry does not list (the run fails on these). */
+  new_fingerprints?: string[];
+}
+
 export interface CheckRecord extends CheckResult {
   id: string;
   title: string;
   level: Level;
   spec: string;
   area: Area;
-  /** Set by a baseline: a known failure (does not gate), or a stale entry (now passes; gates until removed). */
-  baseline?: { state: 'known' | 'stale' | 'expired'; reason: string; expires?: string };
+  /** Derived by outcomeOf: never set by hand. */
+  outcome: Outcome;
+  baseline?: BaselineMark;
 }
 
-export type Counts = Record<Status, number>;
+export type Verdict = 'conformant' | 'partial' | 'not conformant' | 'incomplete';
+export type ExitCode = 0 | 1 | 3;
+
+/** Words of the verdict, as the terminal's first summary line, the HTML badge and the job summary show them. */
+export const VERDICT_WORD: Record<Verdict, string> = {
+  conformant: 'CONFORMANT',
+  partial: 'PASSED, PARTIAL',
+  'not conformant': 'NOT CONFORMANT',
+  incomplete: 'INCOMPLETE',
+};
+
+export type Counts = Record<Outcome, number>;
+
+/** How much of the catalogue's MUST checks the run judged: CONFORMANT needs all of them. */
+export interface Coverage {
+  complete: boolean;
+  must_total: number;
+  must_judged: number;
+  /** MUST checks that did not run, or ran on a sample only, each with why. */
+  not_run: Array<{ id: string; why: string }>;
+  /** One line: "6 MUST checks not run (4 need other_app, 2 not selected)". Empty when complete. */
+  text: string;
+}
 
 export interface Report {
   tool: { name: string; version: string };
   target: { base_url: string };
   started_at: string;
   duration_ms: number;
-  verdict: 'conformant' | 'not conformant' | 'incomplete';
-  exit_code: 0 | 1 | 3;
+  verdict: Verdict;
+  exit_code: ExitCode;
+  /** Why the verdict is what it is, in one line (what failed, what was not finished, what was not run). */
+  verdict_reason: string;
+  /** --strict: a PARTIAL run exits 3. */
+  strict: boolean;
+  coverage: Coverage;
   summary: Counts & { by_level: Record<Level, Counts>; by_area: Partial<Record<Area, Counts>> };
   checks: CheckRecord[];
   fuzz: { seed: number; runs: number };
   config: Record<string, unknown>;
-  /** Problems of the harness outside any single check (a worker crash, an unhandled error). */
+  /** Problems of the harness outside any single check (a worker crash, an interruption, an unhandled error). */
   errors: string[];
 }
 
-export const zero = (): Counts => ({ passed: 0, failed: 0, skipped: 0, incomplete: 0, error: 0 });
+/** The catalogue as the report model needs it (the CLI passes the suites' declarations; the core imports none). */
+export interface CatalogueEntry { id: string; level: Level }
+
+export const zero = (): Counts => Object.fromEntries(OUTCOME_ORDER.map((o) => [o, 0])) as Counts;
+
+/** A check's outcome from its status, its level and what the baseline said of it. */
+export function outcomeOf(c: { status: Status; level: Level; baseline?: BaselineMark | undefined }): Outcome {
+  const b = c.baseline?.state;
+  if (b === 'stale') return 'stale';
+  if (c.status !== 'failed') return c.status;
+  if (b === 'known') return 'known';
+  if (b === 'expired') return 'expired';
+  return c.level === 'MUST' ? 'failed' : c.level === 'SHOULD' ? 'warned' : 'passed';
+}
+
+/** A record with its outcome derived (the only way records get one). */
+export function withOutcome<T extends Omit<CheckRecord, 'outcome'>>(c: T): T & { outcome: Outcome } {
+  return { ...c, outcome: outcomeOf(c) };
+}
+
+/** A check of the run that stops a verdict: the suite broke on it, or a MUST check could not finish. */
+export const blocksVerdict = (c: Pick<CheckRecord, 'outcome' | 'level'>): boolean =>
+  c.outcome === 'error' || (c.outcome === 'incomplete' && c.level === 'MUST');
+
+/** Why a MUST check did not count towards full coverage, or undefined when it did. */
+function notJudged(c: CheckRecord): string | undefined {
+  if (c.outcome === 'skipped') return c.unmet ? `needs ${c.unmet}` : c.message.startsWith('blocked') ? 'blocked' : 'skipped';
+  if (c.sampled) return 'sampled (max_details)';
+  return undefined;
+}
+
+export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): Coverage {
+  const ran = new Map(checks.map((c) => [c.id, c]));
+  const must = catalogue.filter((c) => c.level === 'MUST');
+  const not_run: Coverage['not_run'] = [];
+  for (const m of must) {
+    const c = ran.get(m.id);
+    const why = c ? notJudged(c) : 'not selected';
+    if (why) not_run.push({ id: m.id, why });
+  }
+  const groups = new Map<string, number>();
+  for (const n of not_run) groups.set(n.why, (groups.get(n.why) ?? 0) + 1);
+  const text = not_run.length
+    ? `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${why}`).join(', ')})`
+    : '';
+  return { complete: not_run.length === 0, must_total: must.length, must_judged: must.length - not_run.length, not_run, text };
+}
 
 /**
- * The verdict rule: 3 when the run did not fully happen (a harness error), 1 when a MUST check failed outside
- * the baseline or a baseline entry is stale or expired, else 0. SHOULD failures warn and never gate.
+ * The verdict rule, in this order: a gating outcome (a MUST failure outside the baseline, a stale or expired entry)
+ * is NOT CONFORMANT, exit 1, whatever else happened: that evidence stands. Else a harness error, an error of the
+ * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else MUST checks that did not run (or ran on a
+ * sample) make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures never gate.
  */
-export function exitCodeOf(checks: CheckRecord[], harnessErrors: string[]): 0 | 1 | 3 {
-  if (harnessErrors.length || checks.some((c) => c.status === 'error')) return 3;
-  const gating = checks.some((c) =>
-    (c.level === 'MUST' && c.status === 'failed' && c.baseline?.state !== 'known') ||
-    c.baseline?.state === 'stale' || c.baseline?.state === 'expired');
-  return gating ? 1 : 0;
+export function verdictOf(checks: CheckRecord[], harnessErrors: string[], coverage: Coverage, strict: boolean): { verdict: Verdict; exit_code: ExitCode; reason: string } {
+  const ids = (list: CheckRecord[]): string => `${list.slice(0, 6).map((c) => c.id).join(', ')}${list.length > 6 ? ', …' : ''}`;
+  const gating = checks.filter((c) => OUTCOMES[c.outcome].gates);
+  if (gating.length) return { verdict: 'not conformant', exit_code: 1, reason: `${gating.length} gating finding${gating.length > 1 ? 's' : ''}: ${ids(gating)}` };
+  const blocking = checks.filter(blocksVerdict);
+  if (harnessErrors.length || blocking.length) {
+    const parts = [...harnessErrors.slice(0, 1), ...(blocking.length ? [`${blocking.length} check${blocking.length > 1 ? 's' : ''} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`] : [])];
+    return { verdict: 'incomplete', exit_code: 3, reason: parts.join('; ') };
+  }
+  if (!coverage.complete) return { verdict: 'partial', exit_code: strict ? 3 : 0, reason: `${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}` };
+  return { verdict: 'conformant', exit_code: 0, reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})` };
 }
 
 export function summarize(checks: CheckRecord[]): Report['summary'] {
@@ -48,30 +180,53 @@ export function summarize(checks: CheckRecord[]): Report['summary'] {
   const by_level: Record<Level, Counts> = { MUST: zero(), SHOULD: zero(), INFO: zero() };
   const by_area: Partial<Record<Area, Counts>> = {};
   for (const c of checks) {
-    total[c.status]++;
-    by_level[c.level][c.status]++;
-    (by_area[c.area] ??= zero())[c.status]++;
+    total[c.outcome]++;
+    by_level[c.level][c.outcome]++;
+    (by_area[c.area] ??= zero())[c.outcome]++;
   }
   return { ...total, by_level, by_area };
 }
 
+/** Checks in a stable order: by area (the order a vendor fixes things), then by id; never by completion. */
+export function sortChecks(checks: CheckRecord[]): CheckRecord[] {
+  return [...checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }));
+}
+
+/** Findings, most severe first: by outcome, then MUST before SHOULD, then the stable check order. */
+export function findingsOf(report: Pick<Report, 'checks'>): CheckRecord[] {
+  const level: Record<Level, number> = { MUST: 0, SHOULD: 1, INFO: 2 };
+  return report.checks.filter((c) => OUTCOMES[c.outcome].finding)
+    .sort((a, b) => OUTCOMES[a.outcome].severity - OUTCOMES[b.outcome].severity || level[a.level] - level[b.level]);
+}
+
+/** Checks of the run that did not finish or broke, for "what was not finished and why". */
+export const unfinishedOf = (report: Pick<Report, 'checks'>): CheckRecord[] =>
+  report.checks.filter((c) => c.outcome === 'incomplete' || c.outcome === 'error');
+
+/**
+ * Outcomes, verdict, exit code, coverage and counts of a report's records: at the end of a run (with the
+ * catalogue), and again when a baseline is applied to a report (coverage stays what the run covered).
+ */
+export function judge(report: Omit<Report, 'verdict' | 'exit_code' | 'verdict_reason' | 'coverage' | 'summary'>, scope: { catalogue: CatalogueEntry[] } | { coverage: Coverage }): Report {
+  const checks = sortChecks(report.checks.map((c) => ({ ...c, outcome: outcomeOf(c) })));
+  const coverage = 'coverage' in scope ? scope.coverage : coverageOf(checks, scope.catalogue);
+  const v = verdictOf(checks, report.errors, coverage, report.strict);
+  return { ...report, checks, verdict: v.verdict, exit_code: v.exit_code, verdict_reason: v.reason, coverage, summary: summarize(checks) };
+}
+
 export function buildReport(args: {
-  checks: CheckRecord[]; baseUrl: string; startedAt: Date; durationMs: number;
+  checks: CheckRecord[]; baseUrl: string; startedAt: Date; durationMs: number; strict: boolean; catalogue: CatalogueEntry[];
   fuzz: { seed: number; runs: number }; config: Record<string, unknown>; errors: string[];
 }): Report {
-  const checks = [...args.checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area));
-  const exit_code = exitCodeOf(checks, args.errors);
-  return {
+  return judge({
     tool,
     target: { base_url: args.baseUrl },
     started_at: args.startedAt.toISOString(),
     duration_ms: Math.round(args.durationMs),
-    verdict: exit_code === 0 ? 'conformant' : exit_code === 1 ? 'not conformant' : 'incomplete',
-    exit_code,
-    summary: summarize(checks),
-    checks,
+    strict: args.strict,
+    checks: args.checks,
     fuzz: args.fuzz,
     config: args.config,
     errors: args.errors,
-  };
+  }, { catalogue: args.catalogue });
 }

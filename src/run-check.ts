@@ -14,10 +14,10 @@ const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> =
 };
 
 /** Why a check cannot run with this config (a requirement it names is missing), or undefined when it can. */
-export function unmetRequirement(check: Check, config: Config): string | undefined {
+export function unmetRequirement(check: Check, config: Config): { requirement: Requirement; why: string } | undefined {
   for (const r of check.requires ?? []) {
     const why = REQUIREMENT_HELP[r](config);
-    if (why) return why;
+    if (why) return { requirement: r, why };
   }
   return undefined;
 }
@@ -105,7 +105,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   });
 
   const unmet = unmetRequirement(check, shared.config);
-  if (unmet) return done('skipped', unmet);
+  if (unmet) return { ...done('skipped', unmet.why), unmet: unmet.requirement };
   try {
     await check.run(ctx);
     return done('passed', observation ?? 'as the spec requires');

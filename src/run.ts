@@ -18,11 +18,13 @@ export function redactorFor(config: Config): Redactor {
   return r;
 }
 
-export function clientFor(config: Config, redactor: Redactor): HttpClient {
+/** The run's HTTP client; deadlineAt (epoch ms) ends every request when the run's deadline passes. */
+export function clientFor(config: Config, redactor: Redactor, opts: { deadlineAt?: number; retry?: { max: number; capMs: number } } = {}): HttpClient {
   return new HttpClient({
     baseUrl: config.base_url,
     timeoutMs: config.timeout_ms,
-    deadlineMs: config.deadline_ms,
+    deadlineMs: Math.max(0, (opts.deadlineAt ?? Date.now() + config.deadline_ms) - Date.now()),
+    ...(opts.retry ? { retry: opts.retry } : {}),
     concurrency: config.concurrency,
     ...(config.rate_limit !== undefined ? { rateLimit: config.rate_limit } : {}),
     maxBodyBytes: config.max_body_bytes,
@@ -46,8 +48,8 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
 }
 
 /** One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests. */
-export function createRun(config: Config, checks: Check[]): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
-  const client = clientFor(config, redactorFor(config));
+export function createRun(config: Config, checks: Check[], deadlineAt: number): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
+  const client = clientFor(config, redactorFor(config), { deadlineAt });
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   return { check: (c) => runCheck(c, shared), close: () => client.close() };
 }

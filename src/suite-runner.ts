@@ -1,20 +1,31 @@
-import { mkdir } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { createVitest } from 'vitest/node';
 import type { Config } from './config.js';
 import { redactedConfig } from './config.js';
 import { packageRoot } from './paths.js';
-import { buildReport, type CheckRecord, type Report } from './report.js';
+import { buildReport, withOutcome, type CatalogueEntry, type CheckRecord, type Report } from './report.js';
 import type { Redactor } from './redact.js';
+import type { Area, Level } from './check.js';
 import { ResultCollector } from '../reporters/collect.js';
-import { writeReports } from '../reporters/index.js';
+import { REPORT_FILES, writeReports } from '../reporters/index.js';
 
 /** The compiled Vitest entry of a run (the CLI always runs from dist/). */
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
 
+/** What the runner knows of a check before it runs: enough to report it as not finished. */
+export interface CheckHead { id: string; title: string; level: Level; spec: string; area: Area }
+
 export interface SuiteOptions {
-  only: string[];
+  /** The checks to run (the CLI has resolved --only and --skip against the catalogue). */
+  selected: CheckHead[];
+  /** Every check of the suite: coverage counts the MUST checks that did not run. */
+  catalogue: CatalogueEntry[];
+  strict: boolean;
+  /** Epoch ms at which the whole run must end (deadline_ms from the start of the CLI). */
+  deadlineAt: number;
+  /** Resolves with a reason when the run must stop early (SIGINT, SIGTERM). */
+  interrupted: Promise<string>;
   onRecord?: (r: CheckRecord) => void;
   redactor: Redactor;
 }
@@ -23,13 +34,22 @@ export interface SuiteOptions {
  * V8 lets a heap grow to several times what is live before a full collection. A large merchant's run keeps about
  * 150 MB live (its lists, parsed) while tens of thousands of exchanges come and go, so the default growth put the
  * peak over 500 MB. A growth of 1.6× per step holds it near 400 MB at no measurable cost in time (npm run bench).
- * The flag is read at each collection, so it holds for the worker thread Vitest starts next; it is no limit.
+ * It is no limit. The checks run in a child process (Vitest's forks pool): if a hostile body ever exhausts its
+ * memory, the child dies, not the CLI, and the report of what finished is still written (exit 3).
  */
-const HEAP_GROWING_PERCENT = 60;
+const WORKER_FLAGS = ['--heap-growing-percent=60'];
 
-/** Runs every selected check through Vitest (one worker, no per-file isolation) and builds the report. */
+/** After the deadline or an interruption: time given to checks to end on their own, then to the runner to stop. */
+const GRACE_MS = 500;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => { setTimeout(r, ms).unref(); });
+
+/**
+ * Runs the selected checks through Vitest (one worker, no per-file isolation) and builds the report. The run ends
+ * at the deadline or an interruption within about a second, whatever the checks are doing: what finished is
+ * reported, what did not is incomplete, and the report says why.
+ */
 export async function runSuite(config: Config, opts: SuiteOptions): Promise<Report> {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const started = new Date();
   const t0 = performance.now();
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
@@ -41,7 +61,8 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     exclude: [],
     watch: false,
     reporters: [collector],
-    pool: 'threads',
+    pool: 'forks',
+    execArgv: WORKER_FLAGS,
     // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
     // cost of a run). Only the entry file goes through Vitest's runner.
     server: { deps: { external: [/\/dist\/(src|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] } },
@@ -49,32 +70,57 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     isolate: false,
     fileParallelism: false,
     maxConcurrency: 1000,
-    testTimeout: config.deadline_ms + 10_000,
+    testTimeout: Math.max(1000, opts.deadlineAt - Date.now()) + 10_000,
     hookTimeout: 30_000,
     passWithNoTests: false,
-    provide: { conformanceConfig: config, conformanceOnly: opts.only },
+    provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt },
   }, { logLevel: 'silent', clearScreen: false });
-  try {
-    await vitest.start();
-  } catch (e) {
+
+  let stopped: string | undefined;
+  const deadline = new Promise<string>((r) => {
+    setTimeout(() => r(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`), Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS).unref();
+  });
+  const run = vitest.start().then(() => undefined, (e: unknown) => {
     // The runner itself stopped (a worker died, out of memory): a harness error, so the run exits 3, never 0 or 1.
     collector.errors.push(opts.redactor.redact(`the test runner stopped: ${(e as Error).message?.split('\n')[0] ?? String(e)}`));
-  } finally {
-    await vitest.close().catch(() => undefined);
+  });
+  const reason = await Promise.race([run.then(() => undefined), deadline, opts.interrupted]);
+  if (reason !== undefined) {
+    stopped = reason;
+    await Promise.race([vitest.cancelCurrentRun(reason as Parameters<typeof vitest.cancelCurrentRun>[0]).catch(() => undefined), sleep(GRACE_MS)]);
+    await Promise.race([run, sleep(GRACE_MS)]);
   }
+  await Promise.race([vitest.close().catch(() => undefined), sleep(stopped ? GRACE_MS : 30_000)]);
+
+  // Every selected check is in the report: one that never reported did not finish, and the report says why.
+  const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';
+  const unfinished = opts.selected.filter((c) => !collector.has(c.id));
+  for (const c of unfinished) {
+    collector.add(withOutcome({ ...c, status: 'incomplete' as const, message: `not finished: ${why}`, evidence: [], notes: [], duration_ms: 0 }));
+  }
+  if (stopped) collector.errors.push(`${stopped}: ${unfinished.length} of ${opts.selected.length} checks did not finish`);
+
   return buildReport({
     checks: collector.records,
     baseUrl: opts.redactor.redact(config.base_url),
     startedAt: started,
     durationMs: performance.now() - t0,
+    strict: opts.strict,
+    catalogue: opts.catalogue,
     fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
     config: redactedConfig(config),
     errors: collector.errors,
   });
 }
 
+/**
+ * Writes the run's reports; the directory holds one run: a report file of ours that this run does not write (a
+ * format not chosen this time) is removed, and no other file is touched.
+ */
 export async function writeReportDir(report: Report, config: Config): Promise<string[]> {
   const dir = resolve(config.report.dir);
   await mkdir(dir, { recursive: true });
-  return writeReports(report, dir, config.report.formats);
+  const files = await writeReports(report, dir, config.report.formats);
+  for (const name of Object.values(REPORT_FILES)) if (!files.includes(join(dir, name))) await rm(join(dir, name), { force: true });
+  return files;
 }

@@ -4,8 +4,10 @@ import type { CheckResult, Level, Area } from './check.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     conformanceConfig: Config;
-    /** Check ids (or prefixes ending in *) to run; empty runs all. */
+    /** The ids of the checks to run (the CLI resolved --only and --skip). */
     conformanceOnly: string[];
+    /** Epoch ms at which the run's deadline passes: the HTTP client stops every request then. */
+    conformanceDeadlineAt: number;
   }
 }
 

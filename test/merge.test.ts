@@ -2,17 +2,17 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { buildReport, type CheckRecord, type Report } from '../src/report.js';
+import { buildReport, withOutcome, type CheckRecord, type Report } from '../src/report.js';
 import { mergeReports, mergedText, type MergedReport } from '../src/merge.js';
 import { validate } from '../src/schemas.js';
 import { runCli } from './helpers/cli.js';
 
 function rec(id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST'): CheckRecord {
-  return { id, title: `title of ${id}`, level, spec: '§4', area: 'auth', status, message: status === 'passed' ? 'as the spec requires' : `${id} went wrong`, evidence: [], notes: [], duration_ms: 3 };
+  return withOutcome({ id, title: `title of ${id}`, level, spec: '§4', area: 'auth' as const, status, message: status === 'passed' ? 'as the spec requires' : `${id} went wrong`, evidence: [], notes: [], duration_ms: 3 });
 }
 
 function report(baseUrl: string, checks: CheckRecord[], errors: string[] = []): Report {
-  return buildReport({ checks, baseUrl, startedAt: new Date('2026-01-02T03:04:05Z'), durationMs: 2500, fuzz: { seed: 1, runs: 50 }, config: {}, errors });
+  return buildReport({ checks, catalogue: checks, strict: false, baseUrl, startedAt: new Date('2026-01-02T03:04:05Z'), durationMs: 2500, fuzz: { seed: 1, runs: 50 }, config: {}, errors });
 }
 
 const good = report('https://a.example/open', [rec('AUTH-01', 'passed'), rec('DISH-01', 'passed'), rec('ENV-02', 'passed', 'SHOULD')]);
@@ -40,25 +40,25 @@ describe('mergeReports', () => {
       { file: 'reports/shop-b/report.json', report: broken },
       { file: 'reports/shop-c/report.json', report: crashed },
     ]);
-    expect(m.targets.map((t) => [t.label, t.verdict, t.summary.must_failed, t.summary.should_failed])).toEqual([
+    expect(m.targets.map((t) => [t.label, t.verdict, t.summary.failed, t.summary.warned])).toEqual([
       ['shop-a', 'conformant', 0, 0], ['shop-b', 'not conformant', 1, 1], ['shop-c', 'incomplete', 0, 0],
     ]);
-    expect(m.summary).toEqual({ targets: 3, conformant: 1, not_conformant: 1, incomplete: 1 });
+    expect(m.summary).toEqual({ targets: 3, conformant: 1, partial: 0, not_conformant: 1, incomplete: 1 });
     expect(m.exit_code).toBe(3);
     const byId = Object.fromEntries(m.checks.map((c) => [c.id, c]));
-    expect(byId['DISH-01']!.status).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed', 'shop-c': 'passed' });
-    expect(byId['DISH-01']!.failed_on).toEqual([{ target: 'shop-b', status: 'failed', message: 'DISH-01 went wrong' }]);
-    expect(byId['AUTH-01']!.failed_on.map((f) => f.status)).toEqual(['error']);
+    expect(byId['DISH-01']!.outcome).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed', 'shop-c': 'passed' });
+    expect(byId['DISH-01']!.failed_on).toEqual([{ target: 'shop-b', outcome: 'failed', message: 'DISH-01 went wrong' }]);
+    expect(byId['AUTH-01']!.failed_on.map((f) => f.outcome)).toEqual(['error']);
     // ENV-02 is absent from shop-c's report: said so, not counted as passed.
-    expect(byId['ENV-02']!.status).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed' });
+    expect(byId['ENV-02']!.outcome).toEqual({ 'shop-a': 'passed', 'shop-b': 'warned' });
     expect(m.notes.join(' ')).toMatch(/1 check\(s\) are missing from some reports.*ENV-02/);
 
     const text = mergedText(m);
     expect(text).toMatch(/shop-a\s+https:\/\/a\.example\/open\s+CONFORMANT/);
     expect(text).toMatch(/shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT\s+1\s+1/);
     expect(text).toMatch(/DISH-01\s+MUST\s+1\/3\s+shop-b/);
-    expect(text).toMatch(/AUTH-01\s+MUST\s+1\/3\s+shop-c \(error\)/);
-    expect(text.trimEnd().split('\n').at(-1)).toBe('INCOMPLETE: 1 conformant, 1 not conformant, 1 incomplete (of 3)');
+    expect(text).toMatch(/AUTH-01\s+MUST\s+1\/3\s+shop-c \(ERROR\)/);
+    expect(text.trimEnd().split('\n').at(-1)).toBe('INCOMPLETE: 1 conformant, 0 partial, 1 not conformant, 1 incomplete (of 3)');
   });
 
   test('exit 0 only when every target is conformant; equal labels stay apart', () => {

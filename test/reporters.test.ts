@@ -7,8 +7,9 @@ import { renderJunit, xmlAttr, xmlText } from '../reporters/junit.js';
 import { annotations, escapeData, escapeProperty, stepSummary } from '../reporters/github.js';
 import { oneLine } from '../reporters/terminal.js';
 import { Redactor } from '../src/redact.js';
-import { applyBaseline, baselineFromReport, parseBaseline } from '../src/baseline.js';
-import { diffReports } from '../src/diff.js';
+import { applyBaseline, baselineFromReport, legacyWarnings, parseBaseline } from '../src/baseline.js';
+import { diffReports, diffText } from '../src/diff.js';
+import { buildReport } from '../src/report.js';
 import { validate } from '../src/schemas.js';
 import { PAYLOADS } from '../reference/variants-hostile-content.js';
 import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
@@ -103,9 +104,12 @@ describe('JUnit XML', () => {
     expect(xml.match(/<testcase /g)).toHaveLength(7);
     expect(xml).toContain('<testcase classname="auth" name="A-02 title of A-02"');
     expect(xml).toMatch(/<skipped message="not configured: needs other_app"\/>/);
-    expect(xml).toMatch(/<error message="internal error of the suite" type="harness">/);
+    expect(xml).toMatch(/<error message="internal error of the suite" type="ERROR">/);
     expect(xml).toMatch(/<failure message="A-06 passes now but is listed in the baseline/);
-    expect(xml).toMatch(/<testsuites name="[^"]*" tests="7" failures="3" errors="2" time="1.234">/);
+    // A SHOULD failure is a warning: visible in <system-out>, never a <failure> a widget counts.
+    expect(xml).toMatch(/name="A-05 title of A-05"[^>]*><system-out>WARN \(does not fail the run\)/);
+    expect(xml).toMatch(/<testsuites name="[^"]*" tests="7" failures="2" errors="2" time="1.234">/);
+    expect(xml).toContain('<property name="conformance.verdict" value="not conformant"/>');
     expect(xml).toContain("reproduce: curl -sS -i -g --path-as-is --cacert '/etc/ca.pem'");
   });
 });
@@ -128,16 +132,18 @@ describe('GitHub Actions output', () => {
     ]);
     const text = annotations(report, redactor);
     const lines = text.trim().split('\n');
+    // In the report's stable order (area, then id), not in completion order.
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key]%0A::set-env name=X::y');
-    expect(lines[1]).toMatch(/^::warning title=S-01 WARN::/);
-    expect(lines[2]).toMatch(/^::warning title=K-01 KNOWN::known failure \(baseline: ticket 42\)/);
+    expect(lines[0]).toMatch(/^::warning title=K-01 KNOWN::known failure \(baseline: ticket 42\)/);
+    expect(lines[1]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key]%0A::set-env name=X::y');
+    expect(lines[2]).toMatch(/^::warning title=S-01 WARN::/);
   });
 
   test('the step summary is Markdown with no markup or secret from the server', () => {
     const md = stepSummary(reportOf([record('M-01', 'failed', { message: '<img src=x> [link](http://evil) | s3cr3t-key-value' })]), redactor);
     expect(md).toContain('## ❌ Conformance: NOT CONFORMANT');
-    expect(md).toContain('| MUST | 0 | 1 | 0 | 0 |');
+    expect(md).toContain('| Level | failed | expired | stale | error | incomplete | warned | known | skipped | passed |');
+    expect(md).toContain('| MUST | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |');
     expect(md).not.toContain('<img');
     expect(md).not.toContain('](http');
     expect(md).not.toContain('s3cr3t');
@@ -182,9 +188,45 @@ describe('baseline and diff logic', () => {
   test('a baseline written from a report lists failed MUST checks and keeps existing reasons', () => {
     const report = reportOf([record('A-01', 'failed'), record('A-02', 'failed'), record('A-03', 'failed', { level: 'SHOULD' }), record('A-04', 'passed')]);
     expect(baselineFromReport(report, [{ id: 'A-02', reason: 'ticket 7', expires: '2099-01-01' }, { id: 'A-04', reason: 'old' }])).toEqual([
-      { id: 'A-01', reason: 'fails since 2026-01-02: message of A-01' },
-      { id: 'A-02', reason: 'ticket 7', expires: '2099-01-01' },
+      { id: 'A-01', reason: 'fails since 2026-01-02: message of A-01', fingerprints: ['A-01'] },
+      { id: 'A-02', reason: 'ticket 7', expires: '2099-01-01', fingerprints: ['A-02'] },
     ]);
+  });
+
+  test('a baseline entry accepts only the fingerprints it lists: another broken record of the same check gates', () => {
+    const oneSeat = reportOf([record('C-05', 'failed', { fingerprints: ['seat:21:user_id'] })]);
+    const entries = baselineFromReport(oneSeat);
+    expect(entries).toEqual([expect.objectContaining({ id: 'C-05', fingerprints: ['seat:21:user_id'] })]);
+    expect(applyBaseline(oneSeat, entries, '2026-06-01').exit_code).toBe(0);
+    const sixDishes = reportOf([record('C-05', 'failed', { fingerprints: ['dish:1:user_id', 'dish:2:user_id'] })]);
+    const judged = applyBaseline(sixDishes, entries, '2026-06-01');
+    expect(judged.exit_code).toBe(1);
+    expect(judged.checks[0]!.outcome).toBe('failed');
+    expect(judged.checks[0]!.baseline).toMatchObject({ state: 'new', new_fingerprints: ['dish:1:user_id', 'dish:2:user_id'] });
+    // Fewer findings than listed is still known; an old entry without fingerprints accepts any failure of its check.
+    const fewer = applyBaseline(reportOf([record('C-05', 'failed', { fingerprints: ['seat:21:user_id'] })]), [{ id: 'C-05', reason: 'r', fingerprints: ['seat:21:user_id', 'seat:22:user_id'] }], '2026-06-01');
+    expect(fewer.checks[0]!.outcome).toBe('known');
+    expect(applyBaseline(sixDishes, [{ id: 'C-05', reason: 'r' }], '2026-06-01').checks[0]!.outcome).toBe('known');
+    expect(legacyWarnings([{ id: 'C-05', reason: 'r' }], 'b.yaml')[0]).toMatch(/C-05 has no fingerprints/);
+  });
+
+  test('the verdict: PARTIAL when MUST checks did not run, INCOMPLETE when one did not finish, --strict turns PARTIAL into exit 3', () => {
+    const catalogue = [{ id: 'A-01', level: 'MUST' as const }, { id: 'A-02', level: 'MUST' as const }, { id: 'A-03', level: 'SHOULD' as const }];
+    const build = (checks: ReturnType<typeof record>[], strict = false) => buildReport({
+      checks, catalogue, strict, baseUrl: 'https://x/open', startedAt: new Date(), durationMs: 1, fuzz: { seed: 1, runs: 1 }, config: {}, errors: [],
+    });
+    const partial = build([record('A-01', 'passed'), record('A-02', 'skipped', { unmet: 'other_app', message: 'not configured' })]);
+    expect([partial.verdict, partial.exit_code]).toEqual(['partial', 0]);
+    expect(partial.coverage.text).toBe('1 MUST check not run or not run in full (1 needs other_app)');
+    expect(build([record('A-01', 'passed'), record('A-02', 'skipped', { unmet: 'other_app' })], true).exit_code).toBe(3);
+    expect(build([record('A-01', 'passed')]).coverage.not_run).toEqual([{ id: 'A-02', why: 'not selected' }]);
+    expect(build([record('A-01', 'passed'), record('A-02', 'passed', { sampled: '500 of 20000 dishes' })]).verdict).toBe('partial');
+    const incomplete = build([record('A-01', 'passed'), record('A-02', 'incomplete', { message: 'could not finish: timeout' })]);
+    expect([incomplete.verdict, incomplete.exit_code]).toEqual(['incomplete', 3]);
+    // A gating finding stands whatever else did not finish; an unfinished SHOULD check does not stop a verdict.
+    expect(build([record('A-01', 'failed'), record('A-02', 'incomplete')]).verdict).toBe('not conformant');
+    expect(build([record('A-01', 'passed'), record('A-02', 'passed'), record('A-03', 'incomplete', { level: 'SHOULD' })]).verdict).toBe('conformant');
+    expect(build([record('A-01', 'passed'), record('A-02', 'passed'), record('A-03', 'failed', { level: 'SHOULD' })]).exit_code).toBe(0);
   });
 
   test('diff names regressed, fixed, new and removed checks', () => {
@@ -192,6 +234,12 @@ describe('baseline and diff logic', () => {
     const after = reportOf([record('A-01', 'failed'), record('A-02', 'passed'), record('A-03', 'error'), record('A-05', 'failed')]);
     const d = diffReports(before, after);
     expect(d.regressed.map((e) => e.id)).toEqual(['A-01', 'A-03']);
+    const was = reportOf([record('A-01', 'failed', { fingerprints: ['seat:21'] })]);
+    const now = reportOf([record('A-01', 'failed', { fingerprints: ['dish:3'] })]);
+    const inside = diffReports(was, now);
+    expect(inside.stillFailing[0]).toMatchObject({ findings_added: ['dish:3'], findings_removed: ['seat:21'] });
+    expect(inside.regressed.map((e) => e.id)).toEqual(['A-01']);
+    expect(diffText(inside, 'a', 'b')).toMatch(/A-01 \[MUST\] still failed, with new findings: dish:3/);
     expect(d.fixed.map((e) => e.id)).toEqual(['A-02']);
     expect(d.added.map((e) => e.id)).toEqual(['A-05']);
     expect(d.removed.map((e) => e.id)).toEqual(['A-04']);

@@ -1,5 +1,5 @@
 import type { Exchange } from '../../src/http.js';
-import { buildReport, type CheckRecord, type Report } from '../../src/report.js';
+import { buildReport, withOutcome, type CheckRecord, type Report } from '../../src/report.js';
 import type { Area, Level, Status } from '../../src/check.js';
 
 /** A recorded exchange as src/http.ts writes it (already redacted). */
@@ -14,16 +14,17 @@ export function exchange(over: { url?: string; status?: number; body?: string; h
   };
 }
 
-export function record(id: string, status: Status, over: Partial<CheckRecord> = {}): CheckRecord {
-  return {
+export function record(id: string, status: Status, over: Partial<Omit<CheckRecord, 'outcome'>> = {}): CheckRecord {
+  return withOutcome({
     id, title: `title of ${id}`, level: 'MUST' as Level, spec: '§4', area: 'auth' as Area, status,
     message: status === 'passed' ? 'as the spec requires' : `message of ${id}`, evidence: [], notes: [], duration_ms: 5, ...over,
-  };
+  });
 }
 
+/** A report whose catalogue is exactly its checks (so it is complete unless a check is skipped). */
 export function reportOf(checks: CheckRecord[], errors: string[] = []): Report {
   return buildReport({
-    checks, baseUrl: 'https://api.example/open', startedAt: new Date('2026-01-02T03:04:05.678Z'), durationMs: 1234,
+    checks, catalogue: checks, strict: false, baseUrl: 'https://api.example/open', startedAt: new Date('2026-01-02T03:04:05.678Z'), durationMs: 1234,
     fuzz: { seed: 7, runs: 10 }, config: { tls: { insecure: false, ca_file: '/etc/ca.pem' } }, errors,
   });
 }

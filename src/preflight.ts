@@ -1,0 +1,66 @@
+import type { Config, Credentials } from './config.js';
+import { ConfigError } from './config.js';
+import { NetworkError, type Reply } from './http.js';
+import { isRecord, successData } from './api.js';
+import { describeReply } from './assertions.js';
+import { AUTH_PATH } from './endpoints.js';
+import type { Redactor } from './redact.js';
+import { clientFor } from './run.js';
+
+/**
+ * A setup problem found before any check ran: the target cannot be reached, /auth is not where base_url says, or
+ * the server refuses a configured key pair. The run stops with one line and exit 3, and no report claims a verdict:
+ * a typo in a secret must not look like a broken server.
+ */
+export class SetupError extends Error {}
+
+interface App { who: 'app' | 'other_app'; creds: Credentials; settings: string }
+
+const APPS = (c: Config): App[] => [
+  { who: 'app', creds: c.app, settings: 'app.secret / app.key (CONFORMANCE_SECRET / CONFORMANCE_KEY, --secret / --key)' },
+  ...(c.other_app ? [{ who: 'other_app' as const, creds: c.other_app, settings: 'other_app.secret / other_app.key (CONFORMANCE_OTHER_SECRET / CONFORMANCE_OTHER_KEY)' }] : []),
+];
+
+const AT_FAULT = 'if it is right, the server is at fault';
+
+/** True when the answer is no API envelope at all, or says the interface is unknown (§7 code 404). */
+function notTheApi(r: Reply): boolean {
+  if (r.status === 404) return true;
+  if (r.jsonError !== undefined || !isRecord(r.json)) return true;
+  return r.json.code === 404 || !('code' in r.json);
+}
+
+/**
+ * Authenticates every configured application once (no retries: a 429 storm must not hold the run before its first
+ * line). The disabled application is not among them: being refused is what its checks expect.
+ */
+export async function preflight(config: Config, redactor: Redactor): Promise<void> {
+  const apps = APPS(config);
+  if (config.other_app && config.other_app.secret === config.app.secret) {
+    throw new ConfigError('other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)');
+  }
+  const client = clientFor(config, redactor, { retry: { max: 0, capMs: 0 } });
+  const base = redactor.redact(config.base_url);
+  try {
+    for (const app of apps) {
+      let r: Reply;
+      try {
+        r = await client.send({ path: AUTH_PATH, query: { secret: app.creds.secret, key: app.creds.key } });
+      } catch (e) {
+        if (e instanceof NetworkError) throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
+        throw e;
+      }
+      const answer = redactor.redact(describeReply(r));
+      if (successData(r).ok) continue;
+      if (notTheApi(r)) {
+        throw new SetupError(`no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${answer}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`);
+      }
+      throw new SetupError(`the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${answer}. Check ${app.settings}; ${AT_FAULT} (§5.2)`);
+    }
+    // Two applications named as one merchant is not a setup error: the configuration says other_app is a second
+    // merchant's, so a server that names one merchant for both fails the isolation checks, which say why and how
+    // to tell a configuration mistake apart (issue 11: the server's word about identity must not turn them off).
+  } finally {
+    await client.close();
+  }
+}
