@@ -1,7 +1,7 @@
 import type { CheckContext } from './check.js';
 import type { Reply } from './http.js';
 import { isRecord, successData, type Rec } from './api.js';
-import { formatErrors, undeclaredFields, validate, type SchemaName } from './schemas.js';
+import { formatErrors, undeclaredFields, validate, type SchemaError, type SchemaName } from './schemas.js';
 import { stringifyJson } from './exact-json.js';
 
 /** A short, safe rendering of a server value for messages (integers past 2^53 with their exact digits). */
@@ -36,13 +36,26 @@ export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknow
   const many = Array.isArray(value);
   const items: Array<[unknown, string]> = many ? value.map((v, i) => [v, `${at}/${i}`]) : [[value, at]];
   const errors = items.flatMap(([v, p]) => validate(schema, v, p));
-  if (errors.length) ctx.fail(`${what} does not match the ${schema} shape (${errors.length} problem${errors.length > 1 ? 's' : ''}): ${formatErrors(errors)}`);
+  if (errors.length) ctx.fail(`${what} does not match the ${schema} shape (${errors.length} problem${errors.length > 1 ? 's' : ''}): ${formatErrors(errors)}`, errors.map((e) => shapeKey(schema, value, at, e)));
   const label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
   const extra = new Set(items.flatMap(([v]) => undeclaredFields(schema, v, label)));
   if (extra.size) {
     const list = [...extra];
     ctx.note(`${what}: fields the spec does not list (allowed): ${list.slice(0, 10).join(', ')}${list.length > 10 ? ` and ${list.length - 10} more` : ''}`);
   }
+}
+
+/**
+ * The fingerprint of a shape problem: the record by its id (not its place in the list, which may change) and the
+ * path inside it, e.g. `dish:101/price`.
+ */
+function shapeKey(schema: SchemaName, value: unknown, at: string, e: SchemaError): string {
+  const rest = e.path.slice(at.length);
+  if (!Array.isArray(value)) return `${schema}${rest || '/'}`;
+  const m = /^\/(\d+)(.*)$/.exec(rest);
+  const rec: unknown = m ? value[Number(m[1])] : undefined;
+  const id = isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+  return `${schema}:${id}${m?.[2] ?? rest}`;
 }
 
 /** The envelope code of an error answer, or undefined when the body is no envelope. */

@@ -19,31 +19,38 @@ export interface DiffEntry {
 }
 export interface ReportDiff { regressed: DiffEntry[]; fixed: DiffEntry[]; added: DiffEntry[]; removed: DiffEntry[]; stillFailing: DiffEntry[] }
 
-/** Failing for a diff: a finding a reader must act on (a known failure aside), or an error of the suite. */
-const failing = (o: Outcome | undefined): boolean => o !== undefined && ((OUTCOMES[o].finding && o !== 'known') || o === 'error');
+/** Failing for a diff: a finding a reader must act on, or an error of the suite. */
+const failing = (o: Outcome | undefined): boolean => o !== undefined && (OUTCOMES[o].finding || o === 'error');
+
+/**
+ * What the server did, without the baseline: a diff compares two builds of a server, and a baseline entry (known,
+ * stale) says what someone accepted, not what changed.
+ */
+const served = (c: CheckRecord): Outcome => outcomeOf({ status: c.status, level: c.level });
 
 export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'checks'>): ReportDiff {
-  const before = new Map(oldR.checks.map((c) => [c.id, c]));
-  const after = new Map(newR.checks.map((c) => [c.id, c]));
+  const beforeById = new Map(oldR.checks.map((c) => [c.id, c]));
+  const afterById = new Map(newR.checks.map((c) => [c.id, c]));
   const d: ReportDiff = { regressed: [], fixed: [], added: [], removed: [], stillFailing: [] };
   for (const n of newR.checks) {
-    const o = before.get(n.id);
-    const entry: DiffEntry = { id: n.id, title: n.title, level: n.level, ...(o ? { before: o.outcome } : {}), after: n.outcome, message: n.message };
+    const o = beforeById.get(n.id);
+    const [was, now] = [o && served(o), served(n)];
+    const entry: DiffEntry = { id: n.id, title: n.title, level: n.level, ...(was ? { before: was } : {}), after: now, message: n.message };
     if (!o) d.added.push(entry);
-    else if (failing(n.outcome) && !failing(o.outcome)) d.regressed.push(entry);
-    else if (failing(o.outcome) && n.outcome === 'passed') d.fixed.push(entry);
-    else if (failing(o.outcome) && failing(n.outcome)) {
-      const was = new Set(o.fingerprints ?? []);
-      const now = new Set(n.fingerprints ?? []);
+    else if (failing(now) && !failing(was)) d.regressed.push(entry);
+    else if (failing(was) && now === 'passed') d.fixed.push(entry);
+    else if (failing(was) && failing(now)) {
+      const before = new Set(o.fingerprints ?? []);
+      const after = new Set(n.fingerprints ?? []);
       // Reports without fingerprints (older versions) compare as the check as a whole.
-      const added = o.fingerprints && n.fingerprints ? [...now].filter((f) => !was.has(f)) : [];
-      const removed = o.fingerprints && n.fingerprints ? [...was].filter((f) => !now.has(f)) : [];
+      const added = o.fingerprints && n.fingerprints ? [...after].filter((f) => !before.has(f)) : [];
+      const removed = o.fingerprints && n.fingerprints ? [...before].filter((f) => !after.has(f)) : [];
       const still = { ...entry, ...(added.length ? { findings_added: added } : {}), ...(removed.length ? { findings_removed: removed } : {}) };
       d.stillFailing.push(still);
       if (added.length) d.regressed.push(still);
     }
   }
-  for (const o of oldR.checks) if (!after.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: o.outcome });
+  for (const o of oldR.checks) if (!afterById.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: served(o) });
   return d;
 }
 

@@ -23,6 +23,13 @@ const APPS = (c: Config): App[] => [
 
 const AT_FAULT = 'if it is right, the server is at fault';
 
+/** The merchant an /auth answer names (id and merchant_id), for telling two applications' merchants apart. */
+function merchantOf(r: Reply): { id: unknown; merchant_id: unknown } | undefined {
+  const s = successData(r);
+  const m = s.ok && isRecord(s.data) && isRecord(s.data.merchant) ? s.data.merchant : undefined;
+  return m && { id: m.id, merchant_id: m.merchant_id };
+}
+
 /** True when the answer is no API envelope at all, or says the interface is unknown (§7 code 404). */
 function notTheApi(r: Reply): boolean {
   if (r.status === 404) return true;
@@ -42,6 +49,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<voi
   const client = clientFor(config, redactor, { retry: { max: 0, capMs: 0 } });
   const base = redactor.redact(config.base_url);
   try {
+    const merchants: Array<{ app: App; merchant: { id: unknown; merchant_id: unknown } | undefined }> = [];
     for (const app of apps) {
       let r: Reply;
       try {
@@ -51,15 +59,16 @@ export async function preflight(config: Config, redactor: Redactor): Promise<voi
         throw e;
       }
       const answer = redactor.redact(describeReply(r));
-      if (successData(r).ok) continue;
+      if (successData(r).ok) { merchants.push({ app, merchant: merchantOf(r) }); continue; }
       if (notTheApi(r)) {
         throw new SetupError(`no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${answer}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`);
       }
       throw new SetupError(`the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${answer}. Check ${app.settings}; ${AT_FAULT} (§5.2)`);
     }
-    // Two applications named as one merchant is not a setup error: the configuration says other_app is a second
-    // merchant's, so a server that names one merchant for both fails the isolation checks, which say why and how
-    // to tell a configuration mistake apart (issue 11: the server's word about identity must not turn them off).
+    const [a, b] = merchants;
+    if (a?.merchant && b?.merchant && ((a.merchant.id !== undefined && a.merchant.id === b.merchant.id) || (typeof a.merchant.merchant_id === 'string' && a.merchant.merchant_id !== '' && a.merchant.merchant_id === b.merchant.merchant_id))) {
+      throw new SetupError(`other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(JSON.stringify(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`);
+    }
   } finally {
     await client.close();
   }

@@ -53,6 +53,7 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
   const started = new Date();
   const t0 = performance.now();
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
+  const signalsBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   const vitest = await createVitest('test', {
     config: false,
     root: packageRoot,
@@ -75,6 +76,11 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     passWithNoTests: false,
     provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt },
   }, { logLevel: 'silent', clearScreen: false });
+  // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
+  // write the report of what finished.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const l of process.listeners(signal)) if (!signalsBefore.has(l)) process.off(signal, l);
+  }
 
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {

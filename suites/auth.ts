@@ -5,6 +5,7 @@ import { carriesData, describeReply, envelopeCode, expectError, expectShape, exp
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
 import { sameJson } from './support/compare.js';
+import { Findings } from '../src/findings.js';
 
 /** The wrong-token variants of §5.4: each must get code 401 and no data. */
 function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {
@@ -26,17 +27,17 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   ctx.secret(variants[3]!.token!);
   const sensitive = await sensitiveValues(ctx);
   const replies = await Promise.all(variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) })));
-  const problems: string[] = [];
+  const found = new Findings();
   replies.forEach((r, i) => {
     const label = variants[i]!.label;
-    if (envelopeCode(r) !== 401) problems.push(`${label}: expected code 401, got ${describeReply(r)}`);
-    else if (carriesData(r)) problems.push(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+    if (envelopeCode(r) !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
+    else if (carriesData(r)) found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
     else {
       const leak = leakedValue(r.text, sensitive);
-      if (leak) problems.push(`${label}: the refusal body contains ${leak}`);
+      if (leak) found.add(`${label}: the refusal body contains ${leak}`, label);
     }
   });
-  if (problems.length) ctx.fail(`GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${problems.join('; ')}`);
+  if (found.length) ctx.fail(`GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${found.items.join('; ')}`, found.fingerprints);
 }
 
 /** §5.4, §7: /auth refuses with one of the given codes and issues nothing. */
@@ -87,10 +88,10 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const s = successData(await ctx.api.auth());
       if (!s.ok || !isRecord(s.data)) return;
-      const wrong: string[] = [];
-      if (s.data.app_secret !== ctx.config.app.secret) wrong.push(`app_secret is ${show(s.data.app_secret)}, expected the public key sent as secret`);
-      if (s.data.app_key !== ctx.config.app.key) wrong.push(`app_key is ${show(s.data.app_key)}, expected the secret key sent as key`);
-      if (wrong.length) ctx.fail(`GET ${AUTH_PATH}: ${wrong.join('; ')}`);
+      const found = new Findings();
+      if (s.data.app_secret !== ctx.config.app.secret) found.add(`app_secret is ${show(s.data.app_secret)}, expected the public key sent as secret`, 'app_secret');
+      if (s.data.app_key !== ctx.config.app.key) found.add(`app_key is ${show(s.data.app_key)}, expected the secret key sent as key`, 'app_key');
+      if (found.length) ctx.fail(`GET ${AUTH_PATH}: ${found.items.join('; ')}`, found.fingerprints);
     },
   },
   {
@@ -109,7 +110,7 @@ export const authChecks = defineChecks('auth', [
         const a = s.data.merchant;
         const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
         if (diff.length) problems.push(`${who}: the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
-        keys.push(...diff.map((k) => `${who}:merchant:${k}`));
+        keys.push(...diff.map((k) => (who === 'app' ? `merchant.${k}` : `${who}:merchant.${k}`)));
       }
       if (problems.length) ctx.fail(problems.join('; '), keys);
     },
@@ -120,12 +121,12 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.3, §4 rule 4',
     async run(ctx) {
-      const failures: string[] = [];
-      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ path }) => {
+      const found = new Findings();
+      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
         const r = await ctx.api.get(path);
-        if (!successData(r).ok) failures.push(`GET ${path}: ${describeReply(r)}`);
+        if (!successData(r).ok) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
       }));
-      if (failures.length) ctx.fail(`with the token from /auth, expected SUCCESS, got ${failures.join('; ')}`);
+      if (found.length) ctx.fail(`with the token from /auth, expected SUCCESS, got ${found.items.join('; ')}`, found.fingerprints);
     },
   },
   {
@@ -173,13 +174,13 @@ export const authChecks = defineChecks('auth', [
     requires: ['disabled_app_token'],
     async run(ctx) {
       const token = ctx.config.disabled_app!.token!;
-      const failures: string[] = [];
-      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ path }) => {
+      const found = new Findings();
+      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
         const r = await ctx.send({ path, token });
-        if (envelopeCode(r) !== 401) failures.push(`GET ${path}: ${describeReply(r)}`);
-        else if (carriesData(r)) failures.push(`GET ${path}: the refusal carries data`);
+        if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
+        else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
       }));
-      if (failures.length) ctx.fail(`expected code 401 for the disabled application's token, got ${failures.join('; ')}`);
+      if (found.length) ctx.fail(`expected code 401 for the disabled application's token, got ${found.items.join('; ')}`, found.fingerprints);
     },
   },
   ...unauth,

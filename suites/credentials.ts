@@ -26,6 +26,30 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
   go(root, undefined);
 }
 
+/**
+ * The distinct strings and key names of a reply's tree, gathered once and shared by SEC-01 and SEC-02: a large
+ * merchant's /orders has millions of members, and walking them with paths costs several times a parse. A tree is
+ * walked with paths only when its distinct values show a finding (or, for /auth, its own echoed credentials).
+ */
+const scans = new WeakMap<object, { strings: Set<string>; keys: Set<string> }>();
+function scanOf(tree: unknown): { strings: Set<string>; keys: Set<string> } {
+  const cached = typeof tree === 'object' && tree !== null ? scans.get(tree) : undefined;
+  if (cached) return cached;
+  const strings = new Set<string>();
+  const keys = new Set<string>();
+  const go = (v: unknown): void => {
+    if (typeof v === 'string') { strings.add(v); return; }
+    if (typeof v !== 'object' || v === null) return;
+    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) go(v[i]); return; }
+    const ks = Object.keys(v);
+    for (let i = 0; i < ks.length; i++) { keys.add(ks[i]!); go((v as Record<string, unknown>)[ks[i]!]); }
+  };
+  go(tree);
+  const out = { strings, keys };
+  if (typeof tree === 'object' && tree !== null) scans.set(tree, out);
+  return out;
+}
+
 /** The successful replies of the run a check can read: /auth of each application, endpoints 2–7, every detail. */
 async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who: Who) => void): Promise<number> {
   let n = 0;
@@ -81,6 +105,8 @@ export const credentialChecks = defineChecks('auth', [
       const keys = new Set<string>();
       const n = await replies(ctx, (what, reply, who) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
+        const { strings } = scanOf(reply.json);
+        if (!auth && !secrets.some((s) => { for (const v of strings) if (v.includes(s.value)) return true; return false; })) return;
         walk(reply.json, (path, _key, v) => {
           if (typeof v !== 'string') return;
           for (const s of secrets) {
@@ -104,6 +130,9 @@ export const credentialChecks = defineChecks('auth', [
       const found = new Map<string, string>();
       const n = await replies(ctx, (what, reply) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
+        const { strings, keys } = scanOf(reply.json);
+        const suspect = [...keys].some((k) => CREDENTIAL_NAME.test(k)) || [...strings].some((v) => PASSWORD_HASH.test(v));
+        if (!suspect) return;
         walk(reply.json, (path, key, v) => {
           if (key === undefined) return;
           const at = path();

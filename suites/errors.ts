@@ -1,11 +1,12 @@
-import { Blocked, defineChecks, type CheckContext } from '../src/check.js';
+import { Blocked, CheckFailure, defineChecks, type CheckContext } from '../src/check.js';
 import { isRecord, successData, type Resource } from '../src/api.js';
-import { NetworkError, type Reply } from '../src/http.js';
+import type { Reply } from '../src/http.js';
 import { AUTH_PATH, detailPath } from '../src/endpoints.js';
 import { carriesData, describeReply, envelopeCode, expectError, show } from '../src/assertions.js';
 import { formatErrors, validate } from '../src/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
+import { Findings } from '../src/findings.js';
 
 /**
  * The error answers of §7 the suite provokes. Each is sent once per run through ctx.api.once, so the MUST checks
@@ -21,13 +22,15 @@ const PAST_MAX = 1_000_000n;
 export const LIST_QUERY: Record<string, string> = { page: '2', limit: '1', per_page: '1', conformance_probe: '1' };
 export const LIST_PATHS = ['/dishes', '/seats', '/orders'] as const;
 
-export interface ErrorProbe { kind: string; request: string; reply: Reply }
+/** key: the probe's fingerprint, stable across runs (no id that depends on the data). */
+export interface ErrorProbe { kind: string; request: string; key: string; reply: Reply }
 
 /** GET of an interface that does not exist, with the valid token or with none. */
 export async function unknownInterface(ctx: CheckContext, withToken: boolean): Promise<ErrorProbe> {
   const token = withToken ? await ctx.api.token() : undefined;
   const reply = await ctx.api.once(`errors:unknown-interface:${withToken}`, { path: UNKNOWN_INTERFACE, ...(token !== undefined ? { token } : {}) });
-  return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request: `GET ${UNKNOWN_INTERFACE}${withToken ? '' : ' without a token'}`, reply };
+  const request = `GET ${UNKNOWN_INTERFACE}${withToken ? '' : ' without a token'}`;
+  return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request, key: request, reply };
 }
 
 /** Ids that cannot be in the list: the largest integer id plus a large offset, and a non-numeric id. */
@@ -46,20 +49,22 @@ export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Pr
   const token = await ctx.api.token();
   return Promise.all((await unknownIds(ctx, resource)).map(async (id) => {
     const path = detailPath(resource, encodeURIComponent(id));
-    return { kind: `unknown ${resource === 'dishes' ? 'dish' : 'seat'} id`, request: `GET ${path}`, reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }) };
+    const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}`;
+    return { kind: `unknown ${resource === 'dishes' ? 'dish' : 'seat'} id`, request: `GET ${path}`, key, reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }) };
   }));
 }
 
 /** Data endpoints 2–7 without a token (§5.4: code 401). */
 export async function noTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
-  return Promise.all((await dataEndpointPaths(ctx)).map(async ({ path }) => ({
-    kind: 'no token', request: `GET ${path} without a token`, reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
+  return Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
+    kind: 'no token', request: `GET ${path} without a token`, key: `GET ${ep.path} without a token`, reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
   })));
 }
 
 /** /auth with neither secret nor key (§4 endpoint 1: both required). */
 export async function authWithoutParams(ctx: CheckContext): Promise<ErrorProbe> {
-  return { kind: 'missing /auth parameters', request: `GET ${AUTH_PATH} without secret and key`, reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }) };
+  const request = `GET ${AUTH_PATH} without secret and key`;
+  return { kind: 'missing /auth parameters', request, key: request, reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }) };
 }
 
 /** Every error answer the errors area provokes; blocked prerequisites leave their probes out. */
@@ -75,8 +80,9 @@ export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
   const out: ErrorProbe[] = [];
   for (const p of parts) {
     if (p.status === 'fulfilled') out.push(...p.value);
-    // A missing prerequisite or no response at all is reported by ERR-01/02/03; anything else is a bug of ours.
-    else if (p.reason instanceof Blocked || p.reason instanceof NetworkError) ctx.note(`some error answers not judged here: ${(p.reason as Error).message}`);
+    // A missing prerequisite is reported by ERR-01/02/03; no response at all leaves the check incomplete (it must not
+    // pass on fewer answers); anything else is a bug of ours.
+    else if (p.reason instanceof Blocked) ctx.note(`some error answers not judged here: ${p.reason.message}`);
     else throw p.reason;
   }
   return out;
@@ -85,6 +91,13 @@ export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
 /** The first few problems and how many more: a broken server gets a readable message, not a wall. */
 export const listed = (problems: string[], max = 5): string =>
   problems.length > max ? `${problems.slice(0, max).join('; ')} and ${problems.length - max} more` : problems.join('; ');
+
+/** Runs a shared assertion; a failure it reports without a fingerprint gets this one (the probe that failed). */
+function withFingerprint(key: string, assert: () => void): void {
+  try { assert(); } catch (e) {
+    throw e instanceof CheckFailure && !e.fingerprints.length ? new CheckFailure(e.message, [key]) : e;
+  }
+}
 
 /** The success envelope of §4 rule 1; every other answer is an error by its envelope. */
 const isSuccessEnvelope = (r: Reply): boolean => successData(r).ok;
@@ -99,11 +112,11 @@ export async function listQueryProbes(ctx: CheckContext): Promise<Array<{ path: 
 }
 
 async function unknownIdsAreErrors(ctx: CheckContext, resource: Resource): Promise<void> {
-  for (const { request, reply } of await unknownIdProbes(ctx, resource)) {
+  for (const { request, key, reply } of await unknownIdProbes(ctx, resource)) {
     const what = `${request} (an id that is not in /${resource})`;
-    if (isSuccessEnvelope(reply)) ctx.fail(`${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${show((reply.json as { data?: unknown }).data, 80)}`);
-    expectError(ctx, reply, [400, 404], what);
-    if (carriesData(reply)) ctx.fail(`${what}: the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`);
+    if (isSuccessEnvelope(reply)) ctx.fail(`${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${show((reply.json as { data?: unknown }).data, 80)}`, [key]);
+    withFingerprint(key, () => expectError(ctx, reply, [400, 404], what));
+    if (carriesData(reply)) ctx.fail(`${what}: the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`, [key]);
   }
 }
 
@@ -142,15 +155,15 @@ export const errorChecks = defineChecks('errors', [
     level: 'MUST',
     spec: '§2.1, §7',
     async run(ctx) {
-      const problems: string[] = [];
-      for (const { request, reply } of await allErrorProbes(ctx)) {
+      const found = new Findings();
+      for (const { request, key, reply } of await allErrorProbes(ctx)) {
         // A success where an error was due is the failure of the check for that request, not of the error layout.
         if (isSuccessEnvelope(reply)) continue;
-        if (reply.jsonError !== undefined || !isRecord(reply.json)) { problems.push(`${request}: ${describeReply(reply)}`); continue; }
+        if (reply.jsonError !== undefined || !isRecord(reply.json)) { found.add(`${request}: ${describeReply(reply)}`, key); continue; }
         const errors = validate('envelope.error', reply.json);
-        if (errors.length) problems.push(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`);
+        if (errors.length) found.add(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`, key);
       }
-      if (problems.length) ctx.fail(`expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ${listed(problems)}`);
+      if (found.length) ctx.fail(`expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ${listed(found.items)}`, found.fingerprints);
     },
   },
   {
@@ -161,13 +174,13 @@ export const errorChecks = defineChecks('errors', [
     level: 'INFO',
     spec: '§7',
     async run(ctx) {
-      const problems: string[] = [];
-      for (const { request, reply } of await allErrorProbes(ctx)) {
+      const found = new Findings();
+      for (const { request, key, reply } of await allErrorProbes(ctx)) {
         const code = envelopeCode(reply);
         if (isSuccessEnvelope(reply) || typeof code !== 'number') continue;
-        if (reply.status !== 200 && reply.status !== code) problems.push(`${request}: HTTP ${reply.status} with envelope code ${code}`);
+        if (reply.status !== 200 && reply.status !== code) found.add(`${request}: HTTP ${reply.status} with envelope code ${code}`, key);
       }
-      ctx.observe(problems.length ? `HTTP statuses other than 200 and other than the envelope code: ${listed(problems)}` : 'every error goes out over HTTP 200 or the HTTP status equal to its envelope code');
+      ctx.observe(found.length ? `HTTP statuses other than 200 and other than the envelope code: ${listed(found.items)}` : 'every error goes out over HTTP 200 or the HTTP status equal to its envelope code');
     },
   },
   {
@@ -186,12 +199,12 @@ export const errorChecks = defineChecks('errors', [
           // Other data may also mean the data changed between the two requests: ask once more without parameters.
           const again = await ctx.send({ path, token: await ctx.api.token() });
           if (isSuccessEnvelope(again) && sameJson((again.json as { data?: unknown }).data, (query.json as { data?: unknown }).data)) continue;
-          problems.push({ text: `GET ${path}?${q} answered SUCCESS with other data than GET ${path} (twice, before and after): the parameters were applied, and §4 rule 2 accepts none (judgement: ignoring them answers the same data; a list that changes between requests could also differ)`, fingerprint: `GET ${path}:query:applied` });
+          problems.push({ text: `GET ${path}?${q} answered SUCCESS with other data than GET ${path} (twice, before and after): the parameters were applied, and §4 rule 2 accepts none (judgement: ignoring them answers the same data; a list that changes between requests could also differ)`, fingerprint: `GET ${path}?query:applied` });
           continue;
         }
         const code = envelopeCode(query);
         if (code === 400 && validate('envelope.error', query.json).length === 0) continue;
-        problems.push({ text: `GET ${path}?${q}: ${describeReply(query)}`, fingerprint: `GET ${path}:query:refused` });
+        problems.push({ text: `GET ${path}?${q}: ${describeReply(query)}`, fingerprint: `GET ${path}?query` });
       }
       if (problems.length) ctx.fail(`expected the same data as without parameters (ignored) or an error envelope with code 400, got ${listed(problems.map((p) => p.text))}`, problems.map((p) => p.fingerprint));
     },

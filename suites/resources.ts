@@ -4,6 +4,7 @@ import type { Resource } from '../src/api.js';
 import { detailPath } from '../src/endpoints.js';
 import { formatErrors, validate, type SchemaName } from '../src/schemas.js';
 import { expectShape, expectSuccess, records } from '../src/assertions.js';
+import { Findings } from '../src/findings.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
 function listShape(id: string, path: '/dishes' | '/seats' | '/orders', schema: SchemaName, spec: string, noun: string): Omit<Check, 'area'> {
@@ -27,7 +28,7 @@ function detailShape(id: string, resource: Resource, spec: string, noun: string)
     async run(ctx) {
       const { ids, total, sampled } = await ctx.api.detailIds(resource);
       if (sampled) ctx.note(`checked a seeded sample of ${ids.length} of ${total} ${resource} (seed ${ctx.config.fuzz.seed})`);
-      const problems: string[] = [];
+      const found = new Findings();
       let firstData: unknown;
       await ctx.api.each(ids, async (itemId) => {
         const path = detailPath(resource, itemId);
@@ -35,9 +36,9 @@ function detailShape(id: string, resource: Resource, spec: string, noun: string)
         const data = expectSuccess(ctx, reply, `GET ${path}`);
         if (itemId === ids[0]) firstData = data;
         const errors = validate(resource === 'dishes' ? 'dish' : 'seat', data, '/data');
-        if (errors.length) problems.push(`GET ${path}: ${formatErrors(errors, 3)}`);
+        if (errors.length) found.add(`GET ${path}: ${formatErrors(errors, 3)}`, ...errors.map((e) => `${noun}:${String(itemId)}${e.path.replace(/^\/data/, '')}`) as [string, ...string[]]);
       });
-      if (problems.length) ctx.fail(`${problems.length} of ${ids.length} details do not match the ${noun} shape: ${problems.slice(0, 5).join('; ')}`);
+      if (found.length) ctx.fail(`${found.length} of ${ids.length} details do not match the ${noun} shape: ${found.items.slice(0, 5).join('; ')}`, found.fingerprints);
       const first = ids[0];
       if (first !== undefined) expectShape(ctx, resource === 'dishes' ? 'dish' : 'seat', firstData, `GET ${detailPath(resource, first)}`);
     },

@@ -54,6 +54,9 @@ function invalidUtf8At(reply: Reply): string {
   return i < 0 ? 'somewhere in the body' : `near ${show(reply.text.slice(Math.max(0, i - 20), i + 20))}`;
 }
 
+/** A request as a fingerprint: the endpoint, with a detail's id folded to :id (ids change with the data). */
+const endpointKey = (request: string): string => request.replace(/^(\w+ \/(?:dishes|seats))\/[^\s]+/, '$1/:id');
+
 export const transportChecks = defineChecks('transport', [
   {
     id: 'TRANS-01',
@@ -62,11 +65,12 @@ export const transportChecks = defineChecks('transport', [
     spec: '§1, §4',
     async run(ctx) {
       const problems: string[] = [];
+      const keys: string[] = [];
       for (const { request, reply } of await sampleReplies(ctx)) {
         const p = contentTypeProblem(reply.headers['content-type']);
-        if (p) problems.push(`${request}: ${p}`);
+        if (p) { problems.push(`${request}: ${p}`); keys.push(endpointKey(request)); }
       }
-      if (problems.length) ctx.fail(`expected Content-Type application/json (charset utf-8 or none), got ${problems.join('; ')}`);
+      if (problems.length) ctx.fail(`expected Content-Type application/json (charset utf-8 or none), got ${problems.join('; ')}`, keys);
     },
   },
   {
@@ -75,9 +79,8 @@ export const transportChecks = defineChecks('transport', [
     level: 'MUST',
     spec: '§1, §4',
     async run(ctx) {
-      const problems: string[] = [];
-      for (const { request, reply } of await sampleReplies(ctx)) if (!reply.utf8) problems.push(`${request}: invalid UTF-8 ${invalidUtf8At(reply)}`);
-      if (problems.length) ctx.fail(`expected UTF-8 bodies (§1), got ${problems.join('; ')} (U+FFFD marks the bytes that are not UTF-8)`);
+      const bad = (await sampleReplies(ctx)).filter(({ reply }) => !reply.utf8);
+      if (bad.length) ctx.fail(`expected UTF-8 bodies (§1), got ${bad.map(({ request, reply }) => `${request}: invalid UTF-8 ${invalidUtf8At(reply)}`).join('; ')} (U+FFFD marks the bytes that are not UTF-8)`, bad.map(({ request }) => endpointKey(request)));
     },
   },
   {

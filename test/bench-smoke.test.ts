@@ -27,7 +27,8 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   expect(suite.exit_codes).toEqual([0]);
   expect(vitest.exit_codes).toEqual([0]);
   expect(floor.note).toBeUndefined();
-  expect(empty.requests).toBe(1);
+  // The preflight's /auth of each configured application, and AUTH-01's own token request.
+  expect(empty.requests).toBe(3);
   for (const x of result.rows) {
     expect(x.runs).toBe(1);
     expect(x.wall_ms).toBeGreaterThan(0);

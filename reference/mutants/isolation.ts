@@ -10,22 +10,35 @@ import { ok, type ApiRequest } from '../server.js';
 const tokenOf = (req: ApiRequest, merchant: number): boolean => req.merchant?.id === merchant;
 const idOf = (req: ApiRequest): number => Number(decodeURIComponent(req.path.split('/')[2] ?? ''));
 
-/** Merchant 1's record where merchant 2's application asks who it is (its own data stays merchant 2's). */
-const claimsMerchant1 = (name: string, description: string, paths: string[], kills: string[]): Mutant => ({
-  name, description, kills,
-  handle: (req, next, world) => {
-    const r = next();
-    const asksAuth = req.path === '/auth' && paths.includes('/auth') && req.query.get('secret') === world.fixtures.apps[1]!.secret;
-    const asksMerchant = req.path === '/merchant' && paths.includes('/merchant') && tokenOf(req, 2);
-    if (!asksAuth && !asksMerchant) return r;
-    return withData(r, (d) => (asksAuth ? { ...d, merchant: world.render.merchant(world.merchants.get(1)!) } : world.render.merchant(world.merchants.get(1)!)));
-  },
-});
+/** How often each server was asked /auth by merchant 2's application (the preflight asks first). */
+const otherAuths = new WeakMap<object, number>();
 
 export const isolationMutants: Mutant[] = [
-  // The server's word about identity must not turn the isolation checks off (they fail instead of skipping).
-  claimsMerchant1('iso-other-app-claims-merchant-1', "merchant 2's application is told, by /auth and /merchant alike, that it is merchant 1 (its data stays merchant 2's)", ['/auth', '/merchant'], ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04']),
-  claimsMerchant1('auth-other-app-merchant-differs', "/auth answers merchant 2's application with merchant 1's record; its /merchant is right", ['/auth'], ['AUTH-04', 'ISO-01', 'ISO-02', 'ISO-03', 'ISO-04']),
+  {
+    // The server's word about identity must not turn the isolation checks off: they fail instead of skipping. (Told
+    // so from the first /auth on, the preflight stops the run: a configuration that names one merchant twice.)
+    name: 'iso-other-app-claims-merchant-1',
+    description: "from its second /auth on, merchant 2's application is told it is merchant 1, by /auth and /merchant alike (its data stays merchant 2's)",
+    kills: ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      const isOther = req.path === '/auth' && req.query.get('secret') === world.fixtures.apps[1]!.secret;
+      if (isOther) otherAuths.set(world, (otherAuths.get(world) ?? 0) + 1);
+      if ((otherAuths.get(world) ?? 0) < 2) return r;
+      if (isOther) return withData(r, (d) => ({ ...d, merchant: world.render.merchant(world.merchants.get(1)!) }));
+      return req.path === '/merchant' && tokenOf(req, 2) ? withData(r, () => world.render.merchant(world.merchants.get(1)!)) : r;
+    },
+  },
+  {
+    name: 'auth-other-app-merchant-differs',
+    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
+    kills: ['AUTH-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
+      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
+    },
+  },
   {
     name: 'iso-dish-detail-leak-a',
     description: "with merchant 1's token, /dishes/:id answers merchant 2's dishes (no merchant filter on the detail)",

@@ -10,7 +10,7 @@ export const BIN = join(packageRoot, 'bin', 'conformance.js');
 export interface CliRun { code: number | null; stdout: string; stderr: string; dir: string; report?: Report }
 
 /** Runs the real CLI (the built bin) in a fresh temp directory and reads the report it wrote. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: 'node' | 'npx'; onSpawn?: (pid: number) => void } = {}): Promise<CliRun> {
+export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: 'node' | 'npx'; onSpawn?: (pid: number) => void; onStdout?: (chunk: string) => void } = {}): Promise<CliRun> {
   const dir = opts.cwd ?? mkdtempSync(join(tmpdir(), 'conformance-test-'));
   return new Promise((resolve, reject) => {
     // 'npx' runs the installed package's bin as a vendor would; 'node' runs this checkout's build.
@@ -23,7 +23,7 @@ export function runCli(args: string[], opts: { env?: Record<string, string>; cwd
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); opts.onStdout?.(d.toString()); });
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
     child.on('error', reject);
