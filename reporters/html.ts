@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { AREAS, type Level } from '../src/check.js';
 import type { Exchange } from '../src/http.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report } from '../src/report.js';
-import { curlCommand, curlOptionsOf, prettyBody, shownExchanges, sizeNote, tokenCommand, type CurlOptions } from './evidence.js';
+import { curlCommand, curlOptionsOf, prettyBody, sizeNote, tokenCommand, type CurlOptions } from './evidence.js';
+import { citedKeys, shippedSections } from '../src/spec-text.js';
 import { html, trusted, type Html } from './html-escape.js';
 
 /**
@@ -15,7 +16,9 @@ import { html, trusted, type Html } from './html-escape.js';
  */
 
 const STYLE = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--err:#8250df;--known:#0969da;--bg:#fff;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--code:#f6f8fa}
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--err:#8250df;--known:#0969da;--bg:#fff;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--code:#f6f8fa;--note-bg:#ddf4ff;--mark:#fff8c5;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--pass:#3fb950;--fail:#f85149;--warn:#d29922;--skip:#8b949e;--err:#a371f7;--known:#58a6ff;--bg:#0d1117;--fg:#e6edf3;--mute:#9198a1;--line:#3d444d;--code:#151b23;--note-bg:#0c2d6b;--mark:#3b2e00}}
+a{color:var(--known)}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 main{max-width:1180px;margin:0 auto;padding:24px}
@@ -30,7 +33,7 @@ table{border-collapse:collapse;margin:6px 0}th,td{border-bottom:1px solid var(--
 th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bar{display:block;width:260px;height:12px}
 .toolbar{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;z-index:1;display:flex;gap:18px;align-items:center}
-.check{border:1px solid var(--line);border-left:5px solid var(--skip);border-radius:6px;padding:8px 12px;margin:8px 0;content-visibility:auto;contain-intrinsic-size:auto 60px}
+.check{border:1px solid var(--line);border-left:5px solid var(--skip);border-radius:6px;padding:8px 12px;margin:8px 0}
 .check.passed{border-left-color:var(--pass)}
 .check.failed,.check.stale,.check.expired{border-left-color:var(--fail)}.check.warned{border-left-color:var(--warn)}
 .check.error,.check.incomplete{border-left-color:var(--err)}.check.known{border-left-color:var(--known)}
@@ -39,7 +42,14 @@ th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:
 .badge.PASS{background:var(--pass)}.badge.FAIL,.badge.STALE,.badge.EXPIRED{background:var(--fail)}.badge.WARN{background:var(--warn)}.badge.ERROR,.badge.INCOMPLETE{background:var(--err)}.badge.KNOWN{background:var(--known)}
 .lvl{font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 5px;color:var(--mute)}.spec{color:var(--mute)}
 .msg{margin:4px 0;white-space:pre-wrap;word-break:break-word}.note{color:var(--mute)}
-.baseline{background:#ddf4ff;border-radius:4px;padding:2px 8px;margin:4px 0}
+.baseline{background:var(--note-bg);border-radius:4px;padding:2px 8px;margin:4px 0}
+details.ex.defect{border-color:var(--fail)}details.ex.defect>summary::before{content:"shows the finding · ";color:var(--fail);font-weight:600}
+.filters{display:flex;flex-wrap:wrap;gap:10px;align-items:center}.filters select,.filters input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:2px 6px}
+.hidden{display:none!important}
+.spec a{color:inherit}.spec-text{white-space:pre-wrap}
+pre.curl{overflow-wrap:anywhere;word-break:normal}
+@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:none;overflow:visible}
+.check{break-inside:avoid-page}body{font-size:11px}main{max-width:none;padding:0}}
 details.ex{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}details.ex>summary{cursor:pointer;word-break:break-all}
 .ex h4{margin:8px 0 2px;font-size:13px}.ex table{font-size:12.5px}.ex td:first-child{color:var(--mute);white-space:nowrap}.ex td{word-break:break-all}
 .failures-only .check:not(.finding),.failures-only .area:not(.has-finding){display:none}
@@ -47,8 +57,16 @@ details.ex{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4
 footer{margin-top:40px;color:var(--mute);font-size:12px}
 `;
 
-/** The failures-only filter: toggles one class; the stylesheet does the hiding (no DOM walk over thousands of checks). */
-const SCRIPT = `document.getElementById('failures-only').addEventListener('change',function(e){document.body.classList.toggle('failures-only',e.target.checked);});`;
+/**
+ * The failures-only switch toggles one class (the stylesheet hides); the filters by level, area, outcome and text
+ * mark the cards that do not match. Before printing, the evidence of every finding is unfolded.
+ */
+const SCRIPT = `(function(){var d=document,b=d.body;
+d.getElementById('failures-only').addEventListener('change',function(e){b.classList.toggle('failures-only',e.target.checked);});
+var f=['f-level','f-area','f-outcome'].map(function(i){return d.getElementById(i);}),q=d.getElementById('f-text'),cards=d.querySelectorAll('article.check');
+function apply(){var t=q.value.toLowerCase();cards.forEach(function(c){var ok=f.every(function(s){return !s.value||c.getAttribute('data-'+s.id.slice(2))===s.value;})&&(!t||c.textContent.toLowerCase().indexOf(t)>=0);c.classList.toggle('hidden',!ok);});}
+f.forEach(function(s){s.addEventListener('change',apply);});q.addEventListener('input',apply);
+window.addEventListener('beforeprint',function(){d.querySelectorAll('article.finding details.ex').forEach(function(x){x.open=true;});});})();`;
 
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
@@ -112,13 +130,13 @@ function headerRows(h: Record<string, string>): Html {
   return html`<table>${Object.entries(h).map(([k, v]) => html`<tr><td>${k}</td><td>${v}</td></tr>`)}</table>`;
 }
 
-function exchange(e: Exchange, open: boolean, curl: CurlOptions): Html {
+function exchange(e: Exchange, open: boolean, curl: CurlOptions, defect = false): Html {
   const r = e.response;
   const outcome = r ? `HTTP ${r.status}` : `no response: ${e.error ?? 'unknown error'}`;
   const response = r
     ? html`<h4>Response: HTTP ${r.status}, body ${sizeNote(r)}</h4>${headerRows(r.headers)}<pre>${prettyBody(r.body_excerpt, r.truncated).text}</pre>`
     : html`<h4>No response</h4><p class="msg">${e.error ?? 'unknown error'}</p>`;
-  return html`<details class="ex"${open ? trusted(' open') : ''}><summary><code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
+  return html`<details class="ex${defect ? ' defect' : ''}"${open ? trusted(' open') : ''}><summary><code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
 <h4>Request</h4>${headerRows(e.request.headers)}${response}
 <h4>Reproduce</h4><pre class="curl">${curlCommand(e, curl)}</pre></details>`;
 }
@@ -130,16 +148,44 @@ function exchange(e: Exchange, open: boolean, curl: CurlOptions): Html {
 const PAGE_BUDGET = 1000;
 const PER_CHECK = 12;
 
-function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }): Html | '' {
+/**
+ * Whether an exchange shows the finding: it got no usable answer or no 2xx, or the message names its request. Such
+ * exchanges come first, marked and unfolded; the rest are folded after them.
+ */
+function showsDefect(c: CheckRecord, e: Exchange, basePath: string): boolean {
+  if (!e.response || e.response.status < 200 || e.response.status > 299) return true;
+  let path: string;
+  try { path = new URL(e.request.url).pathname; } catch { return false; }
+  const api = path.startsWith(basePath) ? path.slice(basePath.length) : path;
+  return api.length > 1 && new RegExp(`${e.request.method} ${api.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/-])`).test(c.message);
+}
+
+function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html | '' {
   if (!c.evidence.length) return '';
-  const { shown, omitted, at } = budget.left > 0 ? shownExchanges(c.evidence, Math.min(PER_CHECK, Math.max(budget.left, 1))) : shownExchanges(c.evidence, 1);
+  const defect = c.evidence.filter((e) => showsDefect(c, e, basePath));
+  const ordered = [...defect, ...c.evidence.filter((e) => !defect.includes(e))];
+  const max = budget.left > 0 ? Math.min(PER_CHECK, Math.max(budget.left, 1)) : 1;
+  const shown = ordered.slice(0, max);
   budget.left -= shown.length;
-  const open = shown.length <= 3;
-  const items = shown.map((e, i) => [
-    i === at && omitted ? html`<p class="note">… ${omitted} more exchange(s) of this check are in report.json …</p>` : '',
-    exchange(e, open, curl),
-  ]);
-  return html`<div class="evidence">${items}</div>`;
+  const omitted = ordered.length - shown.length;
+  const items = shown.map((e) => exchange(e, defect.includes(e) && defect.indexOf(e) < 3, curl, defect.includes(e)));
+  return html`<div class="evidence">${items}${omitted ? html`<p class="note">${omitted} more exchange(s) of this check are in report.json.</p>` : ''}</div>`;
+}
+
+/** A check's spec reference with each § a link to the cited text in the appendix. */
+function specLinks(reference: string): Html {
+  const keys = citedKeys(reference);
+  if (!keys.length) return html`${reference}`;
+  return html`${reference} ${keys.map((k) => html`<a href="#spec-${k.replace(/\W+/g, '-')}" title="${shippedSections().get(k)?.text.slice(0, 300) ?? ''}">[${k}]</a>`)}`;
+}
+
+/** The text of every section the report's checks cite, so a reader checks the rule without leaving the page. */
+function specAppendix(report: Report): Html {
+  const sections = shippedSections();
+  const keys = [...new Set(report.checks.flatMap((c) => citedKeys(c.spec)))].filter((k) => sections.has(k))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return html`<h2 id="spec">Spec sections cited</h2><p class="note">From the spec this version of the suite checks (shipped with it as spec/open-platform-api.md).</p>
+${keys.map((k) => html`<details id="spec-${k.replace(/\W+/g, '-')}"><summary>§${k} ${sections.get(k)!.title}</summary><div class="spec-text">${sections.get(k)!.text}</div></details>`)}`;
 }
 
 function fuzzBlock(c: CheckRecord): Html | '' {
@@ -159,24 +205,26 @@ function baselineBlock(c: CheckRecord): Html | '' {
   return html`<p class="baseline">${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}</p>`;
 }
 
-function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }): Html {
+function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html {
   const word = OUTCOMES[c.outcome].word;
   const classes = [c.outcome, c.level, OUTCOMES[c.outcome].finding ? 'finding' : ''].filter(Boolean).join(' ');
   const showEvidence = OUTCOMES[c.outcome].finding || c.outcome === 'error' || c.outcome === 'incomplete';
-  return html`<article class="check ${classes}" id="check-${c.id}">
-<div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${c.spec}</span><span class="title">${c.title}</span></div>
+  return html`<article class="check ${classes}" id="check-${c.id}" data-level="${c.level}" data-area="${c.area}" data-outcome="${c.outcome}">
+<div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${specLinks(c.spec)}</span><span class="title">${c.title}</span></div>
 <p class="msg">${c.message}</p>${baselineBlock(c)}${fuzzBlock(c)}
 ${c.notes.length ? html`<ul class="note">${c.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
-${showEvidence ? evidence(c, curl, budget) : ''}</article>`;
+${showEvidence ? evidence(c, curl, budget, basePath) : ''}</article>`;
 }
 
 function checksSection(report: Report, curl: CurlOptions): Html {
   const budget = { left: PAGE_BUDGET };
+  let basePath = '';
+  try { basePath = new URL(report.target.base_url).pathname.replace(/\/+$/, ''); } catch { /* shown as it is */ }
   const areas = AREAS.map((a) => {
     const checks = report.checks.filter((c) => c.area === a);
     if (!checks.length) return '';
     const has = checks.some((c) => OUTCOMES[c.outcome].finding) ? ' has-finding' : '';
-    return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget))}</section>`;
+    return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget, basePath))}</section>`;
   });
   return html`${areas}`;
 }
@@ -189,6 +237,11 @@ function profile(report: Report): Html {
   return html`<p class="note">What the server does where the spec leaves a choice or says "not shown" (INFO checks never fail).</p>
 ${rows.length ? html`<table><tr><th>ID</th><th>Check</th><th>Observed</th></tr>${rows}</table>` : html`<p>No INFO checks ran.</p>`}
 ${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th></tr>${noteRows}</table>` : ''}`;
+}
+
+/** A filter of the toolbar: every value that occurs, or all. */
+function select(id: string, label: string, values: readonly string[]): Html {
+  return html`<label>${label} <select id="${id}"><option value="">all</option>${values.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>`;
 }
 
 export function renderHtml(report: Report): string {
@@ -219,12 +272,15 @@ ${findingsList(report)}
 <h2>Summary per area</h2>${areaTable(report)}
 ${harness}
 <h2>Checks</h2>
-<div class="toolbar"><label><input type="checkbox" id="failures-only"> Show failures only</label><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
+<div class="toolbar filters"><label><input type="checkbox" id="failures-only"> Show failures only</label>
+${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select('f-area', 'area', AREAS.filter((a) => report.summary.by_area[a]))}${select('f-outcome', 'outcome', OUTCOME_ORDER.filter((o) => report.summary[o]))}
+<input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
 ${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
-<p class="note">To reproduce a finding, set the application's keys and fetch a token first (the curl lines use <code>$OPEN_TOKEN</code>, <code>$CONFORMANCE_SECRET</code>, <code>$CONFORMANCE_KEY</code>):</p>
-<pre>${tokenCommand(report.target.base_url, curl)}</pre>
+${findings ? html`<p class="note">To reproduce a finding, set the application's keys and fetch a token first (the curl lines use <code>$OPEN_TOKEN</code>, <code>$CONFORMANCE_SECRET</code>, <code>$CONFORMANCE_KEY</code>):</p>
+<pre class="curl">${tokenCommand(report.target.base_url, curl)}</pre>` : ''}
 ${checksSection(report, curl)}
 <h2 id="profile">Implementation profile</h2>${profile(report)}
+${specAppendix(report)}
 <details><summary>Effective configuration (credentials redacted)</summary><pre>${JSON.stringify(report.config, null, 2)}</pre></details>
 <footer>${report.tool.name} ${report.tool.version} · report.json holds the full result model, including the evidence of passed checks.</footer>
 </main><script>${trusted(SCRIPT)}</script></body></html>

@@ -8,7 +8,7 @@ import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from '.
  * junit.xml for CI test widgets (GitHub Actions, GitLab, Jenkins): one <testsuite> per area, one <testcase> per check
  * (classname = area, name = "ID title"), <failure> with the message and the evidence as text, <skipped> with the
  * reason, <error> when the harness broke. Attributes follow the common Jenkins/Ant JUnit schema
- * (test/fixtures/junit.xsd), which has no `skipped` on <testsuites>.
+ * (schemas/junit.xsd), which has no `skipped` on <testsuites>.
  */
 
 /** Characters XML 1.0 forbids (most C0 controls, lone surrogates, U+FFFE/U+FFFF) become U+FFFD. */

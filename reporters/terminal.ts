@@ -1,8 +1,11 @@
-import { AREAS } from '../src/check.js';
+import { AREAS, type Area, type Level } from '../src/check.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
+import { curlOptionsOf, exchangeText } from './evidence.js';
 
-const tty = process.stdout.isTTY && !process.env.NO_COLOR;
-const paint = (code: number, s: string): string => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+/** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
+let colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+export function setColour(on: boolean): void { colour = on; }
+const paint = (code: number, s: string): string => (colour ? `\x1b[${code}m${s}\x1b[0m` : s);
 
 /** The colour of each outcome's word (a Record: every outcome has one). */
 const COLOUR: Record<Outcome, number> = { passed: 32, failed: 31, warned: 33, known: 34, stale: 31, expired: 31, skipped: 90, incomplete: 35, error: 35 };
@@ -29,16 +32,27 @@ function countsText(c: Record<Outcome, number>): string {
   return OUTCOME_ORDER.filter((o) => c[o]).map((o) => `${c[o]} ${o}`).join(', ') || 'none';
 }
 
+/** `--list`: the catalogue as a table, in the stable order (area, then id). */
+export function listText(checks: ReadonlyArray<{ id: string; level: Level; area: Area; spec: string; title: string }>): string {
+  const sorted = [...checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }));
+  const w = Math.max(...sorted.map((c) => c.id.length));
+  return `${sorted.map((c) => `${c.id.padEnd(w)}  ${c.level.padEnd(6)}  ${c.area.padEnd(11)}  ${c.title}  [${c.spec}]`).join('\n')}\n`;
+}
+
 /**
- * The closing summary: the verdict and why, counts by area, the findings most severe first, what did not finish and
- * what did not run, then the verdict line again with the counts (the last line a CI log shows).
+ * The closing summary: the verdict and why, counts by area, the findings most severe first (with every exchange
+ * under --verbose), what did not finish, what did not run, what the server was observed to do (INFO), then the
+ * verdict line again with the counts (the last line a CI log shows). --quiet keeps the verdict and the findings.
  */
-export function summaryText(report: Report, reportFiles: string[]): string {
+export function summaryText(report: Report, reportFiles: string[], opts: { quiet?: boolean; verbose?: boolean } = {}): string {
   const verdict = paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict]);
-  const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`, '', 'By area:'];
-  for (const area of AREAS) {
-    const c = report.summary.by_area[area];
-    if (c) out.push(`  ${area.padEnd(12)} ${countsText(c)}`);
+  const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`];
+  if (!opts.quiet) {
+    out.push('', 'By area:');
+    for (const area of AREAS) {
+      const c = report.summary.by_area[area];
+      if (c) out.push(`  ${area.padEnd(12)} ${countsText(c)}`);
+    }
   }
   const findings = findingsOf(report);
   if (findings.length) {
@@ -52,6 +66,11 @@ export function summaryText(report: Report, reportFiles: string[]): string {
         out.push(`      baseline (${oneLine(b.reason)}): ${state}`);
       }
       if (c.fuzz) out.push(`      replay: ${oneLine(c.fuzz.replay)}`);
+      if (opts.verbose) {
+        const curl = curlOptionsOf(report);
+        for (const e of c.evidence) out.push('', ...exchangeText(e, curl).split('\n').map((l) => `      ${oneLine(l)}`));
+        out.push('');
+      }
     }
   }
   const unfinished = unfinishedOf(report);
@@ -59,10 +78,17 @@ export function summaryText(report: Report, reportFiles: string[]): string {
     out.push('', 'Not finished (no verdict on these; never the server\'s failure):');
     for (const c of unfinished) out.push(`  ${word(c.outcome)} ${c.id}: ${oneLine(c.message)}`);
   }
-  if (report.coverage.not_run.length) {
+  if (report.coverage.not_run.length && !opts.quiet) {
     out.push('', `Not run: ${report.coverage.text}`);
     const skipped = report.checks.filter((c) => c.outcome === 'skipped' && !c.message.startsWith('blocked'));
     for (const c of skipped) out.push(`  ${c.id}: ${oneLine(c.message)}`);
+  }
+  const observed = report.checks.filter((c) => c.level === 'INFO' && c.outcome === 'passed');
+  if (observed.length && !opts.quiet) {
+    // What the server does where the spec says "not shown": recorded, never judged.
+    const w = Math.max(...observed.map((c) => c.id.length));
+    out.push('', 'Observed (INFO, never fails):');
+    for (const c of observed) out.push(`  ${c.id.padEnd(w)}  ${oneLine(c.observation ?? c.message)}`);
   }
   for (const e of report.errors) out.push(`  HARNESS: ${oneLine(e)}`);
   const must = report.summary.by_level.MUST;

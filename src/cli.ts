@@ -1,11 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config } from './config.js';
+import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from './config.js';
 import { tool } from './paths.js';
 import { redactorFor } from './run.js';
 import { runSuite, writeReportDir } from './suite-runner.js';
 import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
-import { progressLine, summaryText } from '../reporters/terminal.js';
+import { listText, progressLine, setColour, summaryText } from '../reporters/terminal.js';
+import { didYouMean } from './suggest.js';
 import { startDemo } from './demo.js';
 import { catalogueMarkdown } from './catalogue.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
@@ -16,18 +17,45 @@ import { ALL_CHECKS } from '../suites/index.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
+/** Flags of a run that are not settings (no config key or environment variable), each with its help line. */
+const RUN_ONLY: Array<{ flag: string; short?: string; value?: string; multiple?: boolean; group: OptionGroup | 'general'; help: string }> = [
+  { flag: 'config', short: 'c', value: 'file', group: 'target', help: 'YAML config file (${ENV_VAR} interpolation; flags > env > file; its paths are relative to it)' },
+  { flag: 'demo', group: 'target', help: 'Start the bundled reference server and check it' },
+  { flag: 'only', value: 'id', multiple: true, group: 'selection', help: 'Run only this check (repeatable; a trailing * matches a prefix: ISO-*)' },
+  { flag: 'skip', value: 'id', multiple: true, group: 'selection', help: 'Leave this check out (repeatable; a trailing * matches a prefix)' },
+  { flag: 'list', group: 'selection', help: 'Print the catalogue of checks as a table and exit' },
+  { flag: 'quiet', short: 'q', group: 'output', help: 'Print the verdict and the findings only' },
+  { flag: 'verbose', group: 'output', help: 'Also print every exchange of each finding, with its curl line' },
+  { flag: 'no-color', group: 'output', help: 'No colour (also NO_COLOR=1; FORCE_COLOR=1 forces it)' },
+  { flag: 'help', short: 'h', group: 'general', help: 'This help' },
+  { flag: 'version', short: 'V', group: 'general', help: 'The version' },
+];
+
 const RUN_FLAGS = {
-  config: { type: 'string', short: 'c' },
-  demo: { type: 'boolean' },
-  only: { type: 'string', multiple: true },
-  skip: { type: 'string', multiple: true },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
+  ...Object.fromEntries(RUN_ONLY.map((f) => [f.flag, { type: f.value ? 'string' : 'boolean', ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) }])),
   ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.kind === 'bool' ? 'boolean' : 'string' }])),
-} satisfies ParseArgsConfig['options'];
+} as ParseArgsConfig['options'] & object;
+
+const GROUPS: Array<[OptionGroup | 'general', string]> = [
+  ['target', 'Target and credentials'], ['selection', 'Selection'], ['limits', 'Limits'], ['output', 'Output'], ['general', 'General'],
+];
+
+const COMMANDS = ['catalogue', 'baseline', 'diff', 'merge'];
+
+/** One help line: the flag with its value type, what it does, its default and its environment variable. */
+function helpLine(flag: string, short: string | undefined, value: string | undefined, help: string, extra = ''): string {
+  const left = `--${flag}${short ? `, -${short}` : ''}${value ? ` <${value}>` : ''}`;
+  return `  ${left.padEnd(30)} ${help}${extra}`;
+}
+
+const optionLine = (o: Option): string => helpLine(o.flag, undefined, o.kind === 'bool' ? undefined : (o.value ?? 'value'), o.help.replace(/ \(default[^)]*\)$/, ''), `${o.default ? ` [default: ${o.default}]` : ''} [${o.env}]`);
 
 export function usage(): string {
-  const lines = OPTIONS.map((o) => `  --${(o.flag + (o.kind === 'bool' ? '' : ' <value>')).padEnd(26)} ${o.help} [${o.env}]`);
+  const groups = GROUPS.map(([g, title]) => [
+    `${title}:`,
+    ...RUN_ONLY.filter((f) => f.group === g).map((f) => helpLine(f.flag, f.short, f.value, f.help)),
+    ...OPTIONS.filter((o) => o.group === g).map(optionLine),
+  ].join('\n'));
   return `Usage: conformance [options]            check a server against the Restaurant Merchant Open Platform API
        conformance --demo                  run every check against the bundled reference server
        conformance catalogue               print the check catalogue (Markdown)
@@ -35,13 +63,7 @@ export function usage(): string {
        conformance diff old/report.json new/report.json   what regressed and what was fixed (exit 1 on a regression)
        conformance merge reports/*/report.json [--out merged.json]   one summary of many targets' reports
 
-Options:
-  --config, -c <file>        YAML config file (\${ENV_VAR} interpolation; flags > env > file)
-  --demo                     start the reference server and check it
-  --only <ID>                run only this check id (repeatable; a trailing * matches a prefix)
-  --skip <ID>                leave this check id out (repeatable; a trailing * matches a prefix)
-${lines.join('\n')}
-  --help, -h / --version, -v
+${groups.join('\n\n')}
 
 Prefer CONFORMANCE_SECRET / CONFORMANCE_KEY (or \${...} in the config file) to --secret/--key: flags end up in
 shell history and process lists.
@@ -62,12 +84,21 @@ async function runCommand(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options: RUN_FLAGS, strict: true, allowPositionals: false });
   } catch (e) {
-    throw new ConfigError(`${(e as Error).message.split('\n')[0]} (see --help)`);
+    const message = (e as Error).message.split('\n')[0]!;
+    const flag = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    const word = /Unexpected argument '([^']+)'/.exec(message)?.[1];
+    const hint = flag ? didYouMean(flag.replace(/^-+/, ''), Object.keys(RUN_FLAGS)).replace(/(did you mean )/, '$1--').replace(/, /g, ', --').replace(/ or /, ' or --')
+      : word ? didYouMean(word, COMMANDS) : '';
+    throw new ConfigError(`${message}${hint} (see --help)`);
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.help) { out(usage()); return 0; }
   if (v.version) { out(`${tool.name} ${tool.version}\n`); return 0; }
-  const flags = Object.fromEntries(Object.entries(v).filter(([, x]) => !Array.isArray(x))) as Record<string, string | boolean | undefined>;
+  if (v.list) { out(listText(ALL_CHECKS)); return 0; }
+  setColour(process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0' ? true : v['no-color'] || process.env.NO_COLOR ? false : process.stdout.isTTY === true);
+  const quiet = v.quiet === true;
+  const settingFlags = new Set(OPTIONS.map((o) => o.flag));
+  const flags = Object.fromEntries(Object.entries(v).filter(([k]) => settingFlags.has(k))) as Record<string, string | boolean | undefined>;
   const only = (v.only as string[] | undefined) ?? [];
   const skip = (v.skip as string[] | undefined) ?? [];
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
@@ -114,10 +145,10 @@ async function runCommand(argv: string[]): Promise<number> {
     if (config.max_details !== undefined) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
     const report = await runSuite(config, {
       selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
-      onRecord: (r) => { if (baseline) markRecord(r, baseline); out(`${progressLine(r)}\n`); },
+      onRecord: (r) => { if (baseline) markRecord(r, baseline); if (!quiet) out(`${progressLine(r)}\n`); },
     });
     const files = await writeReportDir(report, config);
-    out(redactor.redact(summaryText(report, files)));
+    out(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true })));
     out(await githubOutputs(report, redactor));
     return report.exit_code;
   } finally {

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { didYouMean } from './suggest.js';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { validate } from './schemas.js';
 
@@ -29,34 +31,44 @@ export interface Config {
 export class ConfigError extends Error {}
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
-interface Option { key: string; flag: string; env: string; kind: Kind; secret?: boolean; help: string }
+/** Where --help lists an option. */
+export type OptionGroup = 'target' | 'selection' | 'limits' | 'output';
+export interface Option {
+  key: string; flag: string; env: string; kind: Kind; secret?: boolean; help: string; group: OptionGroup;
+  /** What the value is, as --help shows it: <url>, <ms>, <file>… (none for switches). */
+  value?: string;
+  /** The default as --help shows it. */
+  default?: string;
+  /** A path: in a config file it is relative to the file's folder. */
+  path?: boolean;
+}
 
 /** Every setting reachable from flags and environment, declared once: parseArgs, env reading and the README use it. */
 export const OPTIONS: Option[] = [
-  { key: 'base_url', flag: 'base-url', env: 'CONFORMANCE_BASE_URL', kind: 'string', help: 'Base address of the open platform, e.g. https://host/open' },
-  { key: 'app.secret', flag: 'secret', env: 'CONFORMANCE_SECRET', kind: 'string', secret: true, help: 'Application public key (sent as the secret query parameter)' },
-  { key: 'app.key', flag: 'key', env: 'CONFORMANCE_KEY', kind: 'string', secret: true, help: 'Application secret key (sent as the key query parameter)' },
-  { key: 'other_app.secret', flag: 'other-secret', env: 'CONFORMANCE_OTHER_SECRET', kind: 'string', secret: true, help: 'Public key of an application of another merchant (isolation checks)' },
-  { key: 'other_app.key', flag: 'other-key', env: 'CONFORMANCE_OTHER_KEY', kind: 'string', secret: true, help: 'Secret key of that application' },
-  { key: 'disabled_app.secret', flag: 'disabled-secret', env: 'CONFORMANCE_DISABLED_SECRET', kind: 'string', secret: true, help: 'Public key of an application the merchant has disabled' },
-  { key: 'disabled_app.key', flag: 'disabled-key', env: 'CONFORMANCE_DISABLED_KEY', kind: 'string', secret: true, help: 'Secret key of the disabled application' },
-  { key: 'disabled_app.token', flag: 'disabled-token', env: 'CONFORMANCE_DISABLED_TOKEN', kind: 'string', secret: true, help: 'A token issued to it before it was disabled' },
-  { key: 'tls.insecure', flag: 'insecure', env: 'CONFORMANCE_TLS_INSECURE', kind: 'bool', help: 'Accept any TLS certificate (testing only)' },
-  { key: 'tls.ca_file', flag: 'ca-file', env: 'CONFORMANCE_CA_FILE', kind: 'string', help: 'PEM file of the CA that signed the server certificate' },
-  { key: 'timeout_ms', flag: 'timeout-ms', env: 'CONFORMANCE_TIMEOUT_MS', kind: 'int', help: 'Per-request deadline in ms (default 10000)' },
-  { key: 'deadline_ms', flag: 'deadline-ms', env: 'CONFORMANCE_DEADLINE_MS', kind: 'int', help: 'Deadline for the whole run in ms (default 600000)' },
-  { key: 'concurrency', flag: 'concurrency', env: 'CONFORMANCE_CONCURRENCY', kind: 'int', help: 'Most requests in flight at once (default 4)' },
-  { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', help: 'Most requests per second (default: no limit)' },
-  { key: 'max_body_bytes', flag: 'max-body-bytes', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', help: 'Abort responses larger than this (default 104857600)' },
-  { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', help: 'Check a seeded sample of N detail records per resource (default: all)' },
-  { key: 'fuzz.runs', flag: 'fuzz-runs', env: 'CONFORMANCE_FUZZ_RUNS', kind: 'int', help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)' },
-  { key: 'fuzz.seed', flag: 'seed', env: 'CONFORMANCE_FUZZ_SEED', kind: 'int', help: 'Seed for fuzzing and sampling (default: random, printed)' },
-  { key: 'fuzz.path', flag: 'fuzz-path', env: 'CONFORMANCE_FUZZ_PATH', kind: 'string', help: 'Replay path printed with a fuzz failure' },
-  { key: 'report.dir', flag: 'report-dir', env: 'CONFORMANCE_REPORT_DIR', kind: 'string', help: 'Directory for the reports (default ./conformance-report)' },
-  { key: 'report.formats', flag: 'reporter', env: 'CONFORMANCE_REPORTERS', kind: 'list', help: 'Comma-separated report formats: json,junit,html (default all)' },
-  { key: 'baseline', flag: 'baseline', env: 'CONFORMANCE_BASELINE', kind: 'string', help: 'YAML file of known failures' },
-  { key: 'unsafe_methods', flag: 'unsafe-methods', env: 'CONFORMANCE_UNSAFE_METHODS', kind: 'bool', help: 'Also send POST/PUT/PATCH/DELETE to verify the API is read-only' },
-  { key: 'strict', flag: 'strict', env: 'CONFORMANCE_STRICT', kind: 'bool', help: 'Certification: a PARTIAL run (MUST checks not run) exits 3 instead of 0' },
+  { key: 'base_url', flag: 'base-url', env: 'CONFORMANCE_BASE_URL', kind: 'string', group: 'target', value: 'url', help: 'Base address of the open platform, e.g. https://host/open' },
+  { key: 'app.secret', flag: 'secret', env: 'CONFORMANCE_SECRET', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Application public key (sent as the secret query parameter)' },
+  { key: 'app.key', flag: 'key', env: 'CONFORMANCE_KEY', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Application secret key (sent as the key query parameter)' },
+  { key: 'other_app.secret', flag: 'other-secret', env: 'CONFORMANCE_OTHER_SECRET', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Public key of an application of another merchant (isolation checks)' },
+  { key: 'other_app.key', flag: 'other-key', env: 'CONFORMANCE_OTHER_KEY', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Secret key of that application' },
+  { key: 'disabled_app.secret', flag: 'disabled-secret', env: 'CONFORMANCE_DISABLED_SECRET', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Public key of an application the merchant has disabled' },
+  { key: 'disabled_app.key', flag: 'disabled-key', env: 'CONFORMANCE_DISABLED_KEY', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Secret key of the disabled application' },
+  { key: 'disabled_app.token', flag: 'disabled-token', env: 'CONFORMANCE_DISABLED_TOKEN', kind: 'string', secret: true, group: 'target', value: 'token', help: 'A token issued to it before it was disabled' },
+  { key: 'tls.insecure', flag: 'insecure', env: 'CONFORMANCE_TLS_INSECURE', kind: 'bool', group: 'target', help: 'Accept any TLS certificate (testing only)' },
+  { key: 'tls.ca_file', flag: 'ca-file', env: 'CONFORMANCE_CA_FILE', kind: 'string', group: 'target', value: 'file', path: true, help: 'PEM file of the CA that signed the server certificate' },
+  { key: 'timeout_ms', flag: 'timeout-ms', env: 'CONFORMANCE_TIMEOUT_MS', kind: 'int', group: 'limits', value: 'ms', default: '10000', help: 'Per-request deadline in ms (default 10000)' },
+  { key: 'deadline_ms', flag: 'deadline-ms', env: 'CONFORMANCE_DEADLINE_MS', kind: 'int', group: 'limits', value: 'ms', default: '600000', help: 'Deadline for the whole run in ms (default 600000)' },
+  { key: 'concurrency', flag: 'concurrency', env: 'CONFORMANCE_CONCURRENCY', kind: 'int', group: 'limits', value: 'n', default: '4', help: 'Most requests in flight at once (default 4)' },
+  { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', group: 'limits', value: 'per-second', default: 'no limit', help: 'Most requests per second (default: no limit)' },
+  { key: 'max_body_bytes', flag: 'max-body-bytes', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', group: 'limits', value: 'bytes', default: '104857600', help: 'Abort responses larger than this (default 104857600)' },
+  { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', group: 'limits', value: 'n', default: 'all', help: 'Check a seeded sample of N detail records per resource (default: all)' },
+  { key: 'fuzz.runs', flag: 'fuzz-runs', env: 'CONFORMANCE_FUZZ_RUNS', kind: 'int', group: 'selection', value: 'n', default: '50', help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)' },
+  { key: 'fuzz.seed', flag: 'seed', env: 'CONFORMANCE_FUZZ_SEED', kind: 'int', group: 'selection', value: 'n', default: 'random, printed', help: 'Seed for fuzzing and sampling (default: random, printed)' },
+  { key: 'fuzz.path', flag: 'fuzz-path', env: 'CONFORMANCE_FUZZ_PATH', kind: 'string', group: 'selection', value: 'path', help: 'Replay path printed with a fuzz failure' },
+  { key: 'report.dir', flag: 'report-dir', env: 'CONFORMANCE_REPORT_DIR', kind: 'string', group: 'output', value: 'dir', path: true, default: 'conformance-report', help: 'Directory for the reports (default ./conformance-report)' },
+  { key: 'report.formats', flag: 'reporter', env: 'CONFORMANCE_REPORTERS', kind: 'list', group: 'output', value: 'list', default: 'json,junit,html', help: 'Comma-separated report formats: json,junit,html (default all)' },
+  { key: 'baseline', flag: 'baseline', env: 'CONFORMANCE_BASELINE', kind: 'string', group: 'output', value: 'file', path: true, help: 'YAML file of known failures' },
+  { key: 'unsafe_methods', flag: 'unsafe-methods', env: 'CONFORMANCE_UNSAFE_METHODS', kind: 'bool', group: 'selection', help: 'Also send POST/PUT/PATCH/DELETE to verify the API is read-only' },
+  { key: 'strict', flag: 'strict', env: 'CONFORMANCE_STRICT', kind: 'bool', group: 'selection', help: 'Certification: a PARTIAL run (MUST checks not run) exits 3 instead of 0' },
 ];
 
 type Tree = Record<string, unknown>;
@@ -69,6 +81,12 @@ function setPath(tree: Tree, path: string, value: unknown): void {
     node = node[p] as Tree;
   }
   node[parts.at(-1)!] = value;
+}
+
+function getPath(tree: Tree, path: string): unknown {
+  let node: unknown = tree;
+  for (const p of path.split('.')) node = typeof node === 'object' && node !== null ? (node as Tree)[p] : undefined;
+  return node;
 }
 
 function convert(raw: string | boolean, kind: Kind): unknown {
@@ -97,6 +115,10 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unk
   return value;
 }
 
+/**
+ * Reads a YAML config file. Paths in it (tls.ca_file, baseline, report.dir) are relative to the file's folder, as a
+ * reader of the file expects, wherever the command runs from.
+ */
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   let text: string;
   try { text = readFileSync(file, 'utf8'); } catch (e) {
@@ -109,7 +131,13 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config file ${file} must hold a YAML mapping of keys`);
-  return interpolate(doc, env, '') as Tree;
+  const tree = interpolate(doc, env, '') as Tree;
+  const folder = dirname(resolve(file));
+  for (const o of OPTIONS.filter((x) => x.path)) {
+    const v = getPath(tree, o.key);
+    if (typeof v === 'string' && v !== '' && !isAbsolute(v)) setPath(tree, o.key, resolve(folder, v));
+  }
+  return tree;
 }
 
 export const DEFAULTS = {
@@ -122,18 +150,41 @@ export const DEFAULTS = {
   formats: ['json', 'junit', 'html'] as ReportFormat[],
 };
 
+/** Every config key a file may set, dotted (for "did you mean"). */
+const CONFIG_KEYS = [...new Set(OPTIONS.flatMap((o) => [o.key, o.key.split('.')[0]!]))];
+
+/**
+ * A base URL problem with a hint, before the schema's generic words: a missing scheme, a query string or fragment
+ * (the suite adds its own query to /auth), user:password (it would be printed and written into every report).
+ */
+function baseUrlProblem(raw: unknown, origin: string): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return `${origin}: base_url ${JSON.stringify(raw)} has no scheme: give the whole address, e.g. https://${raw.replace(/^\/+/, '')}`;
+  let u: URL;
+  try { u = new URL(raw); } catch { return `${origin}: base_url is not a URL`; }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return `${origin}: base_url must start with https:// (§4: only HTTPS is supported; http:// is accepted for testing, with a PARTIAL verdict at best)`;
+  if (u.username || u.password) return `${origin}: base_url must not carry user:password (it would be printed and written into every report); the API authenticates with the key pair (§5)`;
+  if (u.search || u.hash || raw.includes('?')) return `${origin}: base_url must not carry a query string or fragment (${u.search || u.hash || '?'}): give the base address only, e.g. ${u.origin}${u.pathname}`;
+  return undefined;
+}
+
 /** Merges file < env < flags, validates against schemas/config.schema.json and fills defaults. */
 export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; flags: Record<string, string | boolean | undefined> }): Config {
   const tree: Tree = structuredClone(layers.file ?? {});
+  // Where each value came from, so an error names what the user typed: "--reporter xml", not "report.formats.0".
+  const origin = new Map<string, { name: string; value: string }>();
   for (const o of OPTIONS) {
     const v = layers.env[o.env];
-    if (v !== undefined && v !== '') setPath(tree, o.key, convert(v, o.kind));
+    if (v !== undefined && v !== '') { setPath(tree, o.key, convert(v, o.kind)); origin.set(o.key, { name: o.env, value: `=${o.secret ? '…' : v}` }); }
   }
   for (const o of OPTIONS) {
     const v = layers.flags[o.flag];
-    if (v !== undefined) setPath(tree, o.key, convert(v, o.kind));
+    if (v !== undefined) { setPath(tree, o.key, convert(v, o.kind)); origin.set(o.key, { name: `--${o.flag}`, value: typeof v === 'string' && !o.secret ? ` ${v}` : '' }); }
   }
   if (tree.base_url === undefined) throw new ConfigError('missing base_url: give --base-url, CONFORMANCE_BASE_URL or base_url in the config file');
+  // Named without the value: a base URL with user:password must not be printed.
+  const urlProblem = baseUrlProblem(tree.base_url, origin.get('base_url')?.name ?? 'config key base_url');
+  if (urlProblem) throw new ConfigError(urlProblem);
   const app = tree.app as Tree | undefined;
   if (!app?.secret || !app?.key) throw new ConfigError('missing credentials: give the application public key (--secret, CONFORMANCE_SECRET or app.secret) and secret key (--key, CONFORMANCE_KEY or app.key)');
   const errors = validate('config', tree);
@@ -141,7 +192,14 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     const first = errors[0]!;
     const key = first.path.replace(/^\//, '').replace(/\//g, '.');
     const unknown = /^has unknown key "(.*)"$/.exec(first.message);
-    if (unknown) throw new ConfigError(`unknown config key ${key ? `${key}.` : ''}${unknown[1]}`);
+    if (unknown) {
+      const full = `${key ? `${key}.` : ''}${unknown[1]}`;
+      throw new ConfigError(`unknown config key ${full}${didYouMean(full, CONFIG_KEYS)}`);
+    }
+    // An item of a list (report.formats.0) is the option's value as the user gave it.
+    const option = OPTIONS.find((o) => key === o.key || key.startsWith(`${o.key}.`));
+    const given = option && origin.get(option.key);
+    if (given) throw new ConfigError(`${given.name}${given.value}: ${key === option!.key ? '' : 'an item '}${first.message}`);
     throw new ConfigError(key ? `config key ${key} ${first.message}` : `config ${first.message}`);
   }
   const t = tree as Partial<Config> & Tree;

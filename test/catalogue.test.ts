@@ -22,3 +22,18 @@ test('the README shows the catalogue and the settings as the code declares them'
   syncReadmeBlock('catalogue', catalogueMarkdown());
   syncReadmeBlock('options', optionsMarkdown());
 });
+
+test('the spec shipped with the package is the project spec, and every § a check cites exists in it', async () => {
+  const { existsSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { packageRoot } = await import('../src/paths.js');
+  const { citedKeys, shippedSections, SPEC_FILE } = await import('../src/spec-text.js');
+  const shared = join(packageRoot, '..', 'shared', 'spec', 'open-platform-api.md');
+  if (existsSync(shared)) expect(readFileSync(SPEC_FILE, 'utf8'), 'spec/ must be a copy of ../shared/spec: copy it again').toBe(readFileSync(shared, 'utf8'));
+  const sections = shippedSections();
+  for (const c of ALL_CHECKS) {
+    const keys = citedKeys(c.spec);
+    expect(keys.length, `${c.id} cites no section`).toBeGreaterThan(0);
+    for (const k of keys) expect(sections.has(k), `${c.id} cites §${k}`).toBe(true);
+  }
+});

@@ -56,15 +56,15 @@ describe.concurrent('the CLI end to end', () => {
     writeFileSync(join(dir, 'c.yaml'), 'base_url: https://127.0.0.1:9/open\napp:\n  secret: a\n  key: b\ntimout_ms: 5\n');
     const run = await runCli(['--config', 'c.yaml'], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('conformance: unknown config key timout_ms\n');
+    expect(run.stderr).toBe('conformance: unknown config key timout_ms (did you mean timeout_ms?)\n');
     expect(run.stdout).toBe('');
   });
 
   test.each([
-    [['--base-url', 'not a url', '--secret', 'a', '--key', 'b'], /config key base_url/],
+    [['--base-url', 'not a url', '--secret', 'a', '--key', 'b'], /--base-url: base_url "not a url" has no scheme/],
     [['--secret', 'a', '--key', 'b'], /missing base_url/],
     [['--base-url', 'https://x.test/open'], /missing credentials/],
-    [['--base-url', 'https://x.test/open', '--secret', 'a', '--key', 'b', '--timeout-ms=-5'], /config key timeout_ms must be >= 1/],
+    [['--base-url', 'https://x.test/open', '--secret', 'a', '--key', 'b', '--timeout-ms=-5'], /--timeout-ms -5: must be >= 1/],
     [['--bogus'], /Unknown option '--bogus'/],
   ])('bad input %j exits 2 with one line', async (args, message) => {
     const run = await runCli(args);

@@ -43,6 +43,6 @@ describe('config', () => {
     expect(() => resolveConfig({ file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, concurrency: 'many' }, env: {}, flags: {} }))
       .toThrow('config key concurrency must be integer');
     expect(() => resolveConfig({ file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, tls: { insecur: true } }, env: {}, flags: {} }))
-      .toThrow('unknown config key tls.insecur');
+      .toThrow('unknown config key tls.insecur (did you mean tls.insecure?)');
   });
 });

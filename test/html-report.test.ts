@@ -10,7 +10,7 @@ import { xmllint } from './helpers/xmllint.js';
 import { bigReport } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
 import { renderHtml } from '../reporters/html.js';
-import { OUTCOMES } from '../src/report.js';
+import { findingsOf, OUTCOMES } from '../src/report.js';
 import { packageRoot } from '../src/paths.js';
 import { validate } from '../src/schemas.js';
 import type { Report } from '../src/report.js';
@@ -119,6 +119,70 @@ describe('reports of a run against a server whose data attacks the report', () =
       expect((await visible()).length).toBe(report.checks.length);
       await page.screenshot({ path: join(OUTPUT, 'html-report.png'), fullPage: true });
       expect(seen.console).toEqual([]);
+    } finally { await close(); }
+  });
+
+  test('findings come first, most severe first, each linking to its card; evidence that shows the finding comes first', async () => {
+    const { page, close } = await open(browser, join(dir, 'report.html'));
+    try {
+      const listed = await page.locator('h2:text("Findings") + table a').evaluateAll((els) => els.map((e) => e.getAttribute('href')));
+      const expected = findingsOf(report).map((c) => `#check-${c.id}`);
+      expect(listed.slice(0, expected.length)).toEqual(expected);
+      // The findings table stands above the checks.
+      const y = async (sel: string): Promise<number> => (await page.locator(sel).first().boundingBox())!.y;
+      expect(await y('h2:text("Findings")')).toBeLessThan(await y('h2:text("Checks")'));
+      // In SEAT-01's card, the exchange of GET /seats (named by the message) is first, marked and unfolded.
+      const first = page.locator('#check-SEAT-01 details.ex').first();
+      expect(await first.getAttribute('class')).toContain('defect');
+      expect(await first.getAttribute('open')).not.toBeNull();
+      expect(await first.locator('summary code').textContent()).toMatch(/GET \S+\/open\/seats$/);
+    } finally { await close(); }
+  });
+
+  test('filters by level, area, outcome and text; § references link to the text of the spec', async () => {
+    const { page, seen, close } = await open(browser, join(dir, 'report.html'));
+    try {
+      const visible = (): Promise<string[]> => page.locator('article.check:visible').evaluateAll((els) => els.map((e) => e.id.replace(/^check-/, '')));
+      await page.selectOption('#f-area', 'seats');
+      expect((await visible()).sort()).toEqual(report.checks.filter((c) => c.area === 'seats').map((c) => c.id).sort());
+      await page.selectOption('#f-area', '');
+      await page.selectOption('#f-level', 'SHOULD');
+      await page.selectOption('#f-outcome', 'warned');
+      expect((await visible()).sort()).toEqual(report.checks.filter((c) => c.level === 'SHOULD' && c.outcome === 'warned').map((c) => c.id).sort());
+      await page.selectOption('#f-level', '');
+      await page.selectOption('#f-outcome', '');
+      await page.fill('#f-text', 'UNAUTH-SEAT');
+      expect((await visible()).sort()).toEqual(['UNAUTH-SEAT', 'UNAUTH-SEATS']);
+      await page.fill('#f-text', '');
+      // §2.3 in SEAT-01's reference leads to the text of §2.3, shipped with the suite.
+      const link = page.locator('#check-SEAT-01 .spec a[href="#spec-2-3"]');
+      expect(await link.count()).toBe(1);
+      await link.click();
+      expect(await page.locator('#spec-2-3 .spec-text').textContent()).toContain('table_number');
+      expect(seen.errors).toEqual([]);
+    } finally { await close(); }
+  });
+
+  test('light, dark and print: readable in each (screenshots kept), evidence of findings unfolded for print', async () => {
+    mkdirSync(OUTPUT, { recursive: true });
+    const { page, close } = await open(browser, join(dir, 'report.html'));
+    try {
+      const bg = (): Promise<string> => page.evaluate('getComputedStyle(document.body).backgroundColor');
+      expect(await bg()).toBe('rgb(255, 255, 255)');
+      await page.screenshot({ path: join(OUTPUT, 'html-report-light.png'), fullPage: false });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await bg()).toBe('rgb(13, 17, 23)');
+      await page.screenshot({ path: join(OUTPUT, 'html-report-dark.png'), fullPage: false });
+      await page.emulateMedia({ colorScheme: 'light', media: 'print' });
+      await page.evaluate("window.dispatchEvent(new Event('beforeprint'))");
+      const folded = await page.locator('article.finding details.ex:not([open])').count();
+      expect(folded).toBe(0);
+      // Badges keep their colour in print.
+      expect(await page.evaluate("getComputedStyle(document.querySelector('.badge.FAIL')).printColorAdjust")).toBe('exact');
+      expect(await page.evaluate("getComputedStyle(document.querySelector('.toolbar')).display")).toBe('none');
+      await page.screenshot({ path: join(OUTPUT, 'html-report-print.png'), fullPage: true });
+      // Nothing renders blank in a full-page screenshot: no card is skipped by content-visibility.
+      expect(await page.evaluate("[...document.querySelectorAll('article.check')].filter((e) => getComputedStyle(e).contentVisibility !== 'visible').length")).toBe(0);
     } finally { await close(); }
   });
 

@@ -17,6 +17,14 @@ test('the npm pack tarball installs and `npx conformance --demo` passes from it'
   expect(files).toContain('package/dist/suites/conformance.test.js');
   expect(files).toContain('package/schemas/dish.schema.json');
   expect(files).not.toContain('package/test/');
+  // What ships is what a user runs: not the bench.
+  expect(files).not.toContain('package/dist/bench/');
+  // The README inside the tarball has no broken relative link.
+  const listed = new Set(files.split('\n').map((f) => f.replace(/^package\//, '')));
+  const readme = execFileSync('tar', ['-xzOf', join(dir, tarball), 'package/README.md'], { encoding: 'utf8' });
+  const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+  expect(links.length).toBeGreaterThan(3);
+  for (const l of links) expect([...listed].some((f) => f === l || f.startsWith(`${l.replace(/\/$/, '')}/`)), `README links ${l}`).toBe(true);
   writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], dir);
   const run = await runCli(['--demo', '--fuzz-runs', '5'], { cwd: dir, bin: 'npx' });
@@ -24,4 +32,10 @@ test('the npm pack tarball installs and `npx conformance --demo` passes from it'
   expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
   expect(run.code).toBe(0);
   expect(run.report?.verdict).toBe('conformant');
+  const help = await runCli(['--help'], { cwd: dir, bin: 'npx' });
+  expect(help.code).toBe(0);
+  expect(help.stdout).toMatch(/Target and credentials:/);
+  const list = await runCli(['--list'], { cwd: dir, bin: 'npx' });
+  expect(list.code).toBe(0);
+  expect(list.stdout).toMatch(/^AUTH-01 /m);
 }, 180_000);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 
-export const JUNIT_XSD = join(packageRoot, 'test', 'fixtures', 'junit.xsd');
+export const JUNIT_XSD = join(packageRoot, 'schemas', 'junit.xsd');
 
 /** Validates XML against the committed JUnit schema with xmllint (Debian's libxml2-utils; .ci/run installs it). */
 export function xmllint(xml: string, xsd = JUNIT_XSD): { ok: boolean; out: string } {

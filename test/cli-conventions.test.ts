@@ -1,0 +1,74 @@
+import { describe, expect, test } from 'vitest';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { ALL_CHECKS } from '../suites/index.js';
+import { tool } from '../src/paths.js';
+
+/** The command line keeps the conventions people expect of one (issue 15, item 5). */
+describe.concurrent('command-line conventions', () => {
+  test('--help groups the options and shows each value type, default and environment variable', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    const groups = ['Target and credentials:', 'Selection:', 'Limits:', 'Output:', 'General:'];
+    const at = groups.map((g) => run.stdout.indexOf(g));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(run.stdout).toMatch(/--timeout-ms <ms> +Per-request deadline in ms \[default: 10000\] \[CONFORMANCE_TIMEOUT_MS\]/);
+    expect(run.stdout).toMatch(/--only <id>/);
+    expect(run.stdout).toMatch(/--version, -V/);
+  });
+
+  test('-V prints the version; --list prints the catalogue as a table', async () => {
+    const v = await runCli(['-V']);
+    expect(v.stdout).toBe(`${tool.name} ${tool.version}\n`);
+    const list = await runCli(['--list']);
+    expect(list.code).toBe(0);
+    const rows = list.stdout.trim().split('\n');
+    expect(rows).toHaveLength(ALL_CHECKS.length);
+    expect(rows[0]).toMatch(/^AUTH-01\s+MUST\s+auth\s+\/auth issues a token/);
+  });
+
+  test('a base URL with user:password is refused without printing the password', async () => {
+    const run = await runCli(['--base-url', 'https://bob:hunter2@x.test/open', '--secret', 'a', '--key', 'b']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).not.toContain('hunter2');
+    expect(run.stdout).toBe('');
+  });
+
+  test('paths in a config file are relative to its folder, wherever the command runs', async () => {
+    await withServer([], async (srv) => {
+      const dir = mkdtempSync(join(tmpdir(), 'relative-'));
+      mkdirSync(join(dir, 'ci', 'certs'), { recursive: true });
+      writeFileSync(join(dir, 'ci', 'certs', 'ca.pem'), (await import('node:fs')).readFileSync(srv.caFile));
+      writeFileSync(join(dir, 'ci', 'conformance.yaml'), `base_url: ${srv.baseUrl}\ntls:\n  ca_file: certs/ca.pem\nreport:\n  dir: out\n`);
+      const run = await runCli(['--config', 'ci/conformance.yaml', '--only', 'AUTH-01'], { env: targetEnv, cwd: dir });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(join(dir, 'ci', 'out', 'report.json'));
+    });
+  });
+
+  test('--quiet prints the verdict and findings only; FORCE_COLOR colours, --no-color does not', async () => {
+    await withServer([], async (srv) => {
+      const quiet = await runCli(targetArgs(srv, ['--only', 'AUTH-0*', '--quiet']), { env: targetEnv });
+      expect(quiet.code).toBe(0);
+      expect(quiet.stdout).not.toMatch(/^ {2}PASS/m);
+      expect(quiet.stdout).not.toMatch(/By area:/);
+      expect(quiet.stdout).toMatch(/^PASSED, PARTIAL: /m);
+      const forced = await runCli(targetArgs(srv, ['--only', 'AUTH-01']), { env: { ...targetEnv, FORCE_COLOR: '1' } });
+      expect(forced.stdout).toContain('\x1b[32mPASS');
+      const plain = await runCli(targetArgs(srv, ['--only', 'AUTH-01', '--no-color']), { env: { ...targetEnv, FORCE_COLOR: '0' } });
+      expect(plain.stdout).not.toContain('\x1b[');
+    });
+  });
+
+  test('INFO observations are shown in the summary', async () => {
+    await withServer([], async (srv) => {
+      const run = await runCli(targetArgs(srv, ['--only', 'INFO-*']), { env: targetEnv });
+      expect(run.stdout).toMatch(/Observed \(INFO, never fails\):\n {2}INFO-\S+ +\S/);
+    });
+  });
+});
