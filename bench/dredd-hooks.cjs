@@ -1,5 +1,5 @@
 // Dredd hooks for the benchmark (bench/lib.ts runs Dredd with them): the key pair and the token come from the
-// environment, never from bench/openapi.yaml. DREDD_BENCH_BASE is the base URL; NODE_EXTRA_CA_CERTS trusts the
+// environment, never from the OpenAPI document. DREDD_BENCH_BASE is the base URL; NODE_EXTRA_CA_CERTS trusts the
 // reference server's test CA.
 const hooks = require('hooks');
 const https = require('node:https');

@@ -8,7 +8,8 @@
  *   suite  — the whole CLI (node bin/conformance.js) with all three applications configured, fixed fuzz seed;
  *   empty  — the CLI's fixed cost: the same command running one check (--only AUTH-01: the token request only);
  *   vitest — Vitest's own start on one trivial test file (the lower bound of any Vitest-based run);
- *   dredd  — Dredd against bench/openapi.yaml, where Dredd can be installed (never into this package).
+ *   dredd  — Dredd against the API's OpenAPI document (`conformance openapi`, lowered to 2.0 by bench/openapi2.ts),
+ *            where Dredd can be installed (never into this package).
  * Runs of floor and suite alternate so a noisy neighbour hurts both alike; the table shows medians.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +21,9 @@ import { packageRoot } from '../src/paths.js';
 import { startReferenceServer, type RunningServer, type Variant } from '../reference/server.js';
 import { CREDENTIALS, FIXTURE_ENV, LARGE, type Size } from '../reference/fixtures.js';
 import type { FloorPlan, FloorResult, PlannedRequest } from './floor.js';
+import { openApiDocument, serializeOpenApi } from '../src/openapi.js';
+import { fixtureExamples } from '../reference/examples.js';
+import { openApi2ForDredd } from './openapi2.js';
 
 export type SizeName = 'fixture' | 'large';
 export type Tool = 'floor' | 'suite' | 'empty' | 'vitest' | 'dredd';
@@ -224,10 +228,18 @@ function findDredd(tryInstall: boolean, log: (s: string) => void): Dredd {
   return { bin, ...(version ? { version } : {}), note: `Dredd ${version ?? '(version unknown)'} at ${bin}` };
 }
 
+/** Dredd's description: the generated OpenAPI document lowered to 2.0, written next to the results (gitignored). */
+export function writeDreddDescription(): string {
+  const file = join(packageRoot, 'bench', 'results', 'openapi-dredd.yaml');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, serializeOpenApi(openApi2ForDredd(openApiDocument(fixtureExamples())), 'yaml'));
+  return file;
+}
+
 async function runDreddOnce(bin: string, srv: RunningServer, rec: Recorder): Promise<Sample & { output: string }> {
   rec.take();
   // Dredd's bin is a node script: run it under this node so /usr/bin/time and RSS see the right process.
-  const m = await measure([bin, join(packageRoot, 'bench', 'openapi.yaml'), srv.baseUrl, '--hookfiles', join(packageRoot, 'bench', 'dredd-hooks.cjs'), '--loglevel', 'error', '--reporter', 'dot'], {
+  const m = await measure([bin, writeDreddDescription(), srv.baseUrl, '--hookfiles', join(packageRoot, 'bench', 'dredd-hooks.cjs'), '--loglevel', 'error', '--reporter', 'dot'], {
     env: {
       NODE_EXTRA_CA_CERTS: srv.caFile,
       DREDD_BENCH_BASE: srv.baseUrl,
@@ -318,7 +330,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           if (d.exit_code !== 0) note = `Dredd exited ${d.exit_code}: ${d.output.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`;
           log(`[${size}] dredd  run ${i + 1}: ${Math.round(d.wall_ms)} ms, ${d.requests} requests${d.exit_code ? ` (exit ${d.exit_code})` : ''}`);
         }
-        rows.push(row(size, 'dredd', `Dredd ${dredd.version ?? ''}: bench/openapi.yaml, one request per endpoint`.replace('  ', ' '), ds, undefined,
+        rows.push(row(size, 'dredd', `Dredd ${dredd.version ?? ''}: the generated OpenAPI document (as 2.0), one request per endpoint`.replace('  ', ' '), ds, undefined,
           note ?? 'Dredd sends one request per documented response and checks the shape of what comes; it sends no detail of every record, no refusals, no fuzzing, so its time is no ratio to the floor'));
       }
     } finally {

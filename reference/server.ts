@@ -20,7 +20,7 @@ export interface ApiRequest {
 }
 
 /** The server's answer before serialization: HTTP status, extra headers and a JSON body (or raw text). */
-export interface ApiReply { http: number; body: unknown; raw?: string; headers?: Record<string, string> }
+export interface ApiReply { http: number; body: unknown; raw?: string | Buffer; headers?: Record<string, string> }
 
 /** How records are turned into JSON; variants override single renderers to use the spec's latitude or break it. */
 export interface Renderers {
@@ -46,6 +46,8 @@ export interface Variant {
   raw?(req: IncomingMessage, res: ServerResponse, world: World): boolean;
   /** Serve plain HTTP and HTTPS on the same port (a transport mutant; see ServerOptions.plainAndTls). */
   plainAndTls?: boolean;
+  /** Milliseconds to hold the answer back (the sandbox's latency fault); the answers of all variants wait the sum. */
+  delayMs?(req: ApiRequest): number;
 }
 
 export interface ServerOptions {
@@ -241,7 +243,9 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
     }
     let answer: ApiReply;
     try { answer = reply(); } catch (e) { answer = world.render.error(500, `System exception: ${(e as Error).message}`); }
-    send(res, answer, req.method === 'HEAD');
+    const delay = variants.reduce((sum, v) => sum + (v.delayMs?.(apiReq) ?? 0), 0);
+    if (delay > 0) setTimeout(() => { if (!res.destroyed) send(res, answer, req.method === 'HEAD'); }, delay);
+    else send(res, answer, req.method === 'HEAD');
   };
 
   const server = opts.https

@@ -12,6 +12,8 @@ import { catalogueMarkdown } from './catalogue.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
+import { openapiCommand } from './openapi-command.js';
+import { serveCommand } from './serve.js';
 import { githubOutputs } from '../reporters/github.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
@@ -62,6 +64,8 @@ export function usage(): string {
        conformance baseline [report.json] [--out known-failures.yaml]   write a baseline of known failures
        conformance diff old/report.json new/report.json   what regressed and what was fixed (exit 1 on a regression)
        conformance merge reports/*/report.json [--out merged.json]   one summary of many targets' reports
+       conformance openapi [--out FILE] [--format yaml|json]   the API as an OpenAPI 3.1 document
+       conformance serve [--port 8080] [--https] [--fault 500@0.1] ...   the reference server as a sandbox (serve --help)
 
 ${groups.join('\n\n')}
 
@@ -184,6 +188,8 @@ export async function main(argv: string[]): Promise<number> {
     if (argv[0] === 'baseline') return baselineCommand(argv.slice(1), out);
     if (argv[0] === 'diff') return diffCommand(argv.slice(1), out);
     if (argv[0] === 'merge') return mergeCommand(argv.slice(1), out);
+    if (argv[0] === 'openapi') return openapiCommand(argv.slice(1), out);
+    if (argv[0] === 'serve') return await serveCommand(argv.slice(1), out);
     return await runCommand(argv);
   } catch (e) {
     if (e instanceof ConfigError) { err(`conformance: ${e.message}\n`); return EXIT.usage; }

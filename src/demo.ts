@@ -27,3 +27,9 @@ export async function startDemo(overrides: Partial<Config>): Promise<{ server: R
   };
   return { server, config };
 }
+
+// The app-level commands (openapi, serve) reach the reference server through here only: the demo's gateway.
+export { fixtureExamples } from '../reference/examples.js';
+export { startReferenceServer, type RunningServer } from '../reference/server.js';
+export { CREDENTIALS, LARGE } from '../reference/fixtures.js';
+export { FAULT_HEADER, FaultSyntaxError, describeFault, parseRunFault, sandboxVariant, type Fault, type RunFault } from '../reference/sandbox.js';

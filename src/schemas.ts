@@ -46,6 +46,12 @@ function isEmail(s: string): boolean {
 }
 
 /**
+ * The shape of each spec time format as a regular expression, for documents read by other tools (the OpenAPI
+ * description), which do not know our format names; the calendar check stays ours (timeFormats).
+ */
+export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc' | 'spec-email', string> = { 'spec-minute': MINUTE.source, 'spec-iso-utc': ISO_UTC.source, 'spec-email': '^[^\\s@][^\\s]*@[^\\s@.][^\\s@]*$' };
+
+/**
  * Time strings repeat across records (a list of 50,000 orders carries 450,000 of them, far fewer distinct): each
  * distinct string is judged once per format. Bounded: a memory is cleared when it grows past 100,000 strings.
  */

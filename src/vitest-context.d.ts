@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { CheckResult, Level, Area } from './check.js';
+import type { RunInfo } from './declare-checks.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,5 +16,7 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     check?: { id: string; title: string; level: Level; spec: string; area: Area };
     result?: CheckResult;
+    /** Library mode: the run's target, fuzz seed and redacted config, for a reporter in the main process. */
+    run?: RunInfo;
   }
 }

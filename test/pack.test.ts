@@ -1,13 +1,13 @@
 import { expect, test } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 
 // What a vendor gets from the registry: the packed tarball, installed under node_modules, run through npx.
-test('the npm pack tarball installs and `npx conformance --demo` passes from it', async () => {
+test('the npm pack tarball installs, `npx conformance --demo` passes from it, and library mode works from it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
   const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_ignore_scripts: 'true' } });
   // dist/ is already built by `npm test`; --ignore-scripts keeps pack from rebuilding it.
@@ -16,6 +16,7 @@ test('the npm pack tarball installs and `npx conformance --demo` passes from it'
   const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' });
   expect(files).toContain('package/dist/suites/conformance.test.js');
   expect(files).toContain('package/schemas/dish.schema.json');
+  expect(files).toContain('package/openapi.yaml');
   expect(files).not.toContain('package/test/');
   // What ships is what a user runs: not the bench.
   expect(files).not.toContain('package/dist/bench/');
@@ -38,4 +39,10 @@ test('the npm pack tarball installs and `npx conformance --demo` passes from it'
   const list = await runCli(['--list'], { cwd: dir, bin: 'npx' });
   expect(list.code).toBe(0);
   expect(list.stdout).toMatch(/^AUTH-01 /m);
+  // Library mode from the installed package (exports map, dependencies under node_modules): the example project.
+  cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
+  cpSync(join(packageRoot, 'examples', 'vitest-library', 'vitest.config.mjs'), join(dir, 'vitest.config.mjs'));
+  const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  expect(lib.status, lib.stdout + lib.stderr).toBe(0);
+  expect(lib.stdout).toContain('Conformance: CONFORMANT');
 }, 180_000);

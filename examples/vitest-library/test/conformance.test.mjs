@@ -1,0 +1,19 @@
+import { afterAll, beforeAll } from 'vitest';
+import { conformanceSuite } from 'restaurant-open-platform-conformance/vitest';
+// Stands in for your own server: start yours here (or point TARGET_URL at a running one).
+import { startSandbox } from 'restaurant-open-platform-conformance/sandbox';
+
+let server;
+beforeAll(async () => { server = await startSandbox({ https: true, seed: 1 }); });
+afterAll(() => server?.close());
+
+// A function: it is called once the server above listens.
+conformanceSuite(() => ({
+  base_url: process.env.TARGET_URL ?? server.baseUrl,
+  app: server.credentials.app,
+  other_app: server.credentials.other_app,
+  disabled_app: server.credentials.disabled_app,
+  tls: { ca_file: server.caFile },
+  unsafe_methods: true,
+  fuzz: { runs: 20, seed: 12345 },
+}));

@@ -1,0 +1,30 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config.js';
+import { openApiDocument, serializeOpenApi } from './openapi.js';
+import { fixtureExamples } from './demo.js';
+
+/** The document with the reference fixtures' answers as examples: what `conformance openapi` writes. */
+export function packagedOpenApi(format: 'yaml' | 'json' = 'yaml'): string {
+  return serializeOpenApi(openApiDocument(fixtureExamples()), format);
+}
+
+/** `conformance openapi [--out FILE] [--format yaml|json]`: the API as OpenAPI 3.1, to stdout or a file. */
+export function openapiCommand(argv: string[], out: (s: string) => void): number {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, format: { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new ConfigError(`openapi: ${(e as Error).message.split('\n')[0]} (usage: conformance openapi [--out FILE] [--format yaml|json])`);
+  }
+  const format = values.format ?? (values.out?.endsWith('.json') ? 'json' : 'yaml');
+  if (format !== 'yaml' && format !== 'json') throw new ConfigError(`openapi: --format must be yaml or json, not ${JSON.stringify(format)}`);
+  const text = packagedOpenApi(format);
+  if (values.out) {
+    writeFileSync(values.out, text);
+    out(`OpenAPI 3.1 description written to ${values.out}\n`);
+  } else {
+    out(text);
+  }
+  return 0;
+}

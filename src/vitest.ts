@@ -1,0 +1,51 @@
+/**
+ * Library mode: the conformance checks declared inside a vendor's own Vitest project.
+ *
+ *   import { conformanceSuite } from 'restaurant-open-platform-conformance/vitest';
+ *   conformanceSuite(() => ({ base_url: server.baseUrl, app: { secret, key } }));
+ *
+ * One test per check, with the CLI's outcomes and levels (src/declare-checks.ts); add ConformanceReporter
+ * (restaurant-open-platform-conformance/reporter) to the project's reporters for the CLI's report files. Vitest's own
+ * --shard, --merge-reports, filters and watch mode apply as to any test.
+ */
+import { afterAll, beforeAll, describe } from 'vitest';
+import { resolveConfig, redactedConfig, type Config } from './config.js';
+import { createRun, redactorFor } from './run.js';
+import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from './declare-checks.js';
+import { ALL_CHECKS } from '../suites/index.js';
+
+/** The run's settings as in the YAML config file (schemas/config.schema.json): base_url and app are required. */
+export type ConformanceConfig = Record<string, unknown> & { base_url: string; app: { secret: string; key: string } };
+
+export interface SuiteOptions {
+  /** Check ids, or prefixes ending in *, to declare; all when absent. */
+  only?: string[];
+  /** Name of the enclosing describe block (default "conformance"). */
+  name?: string;
+}
+
+/**
+ * Declares the conformance checks as tests of the calling file. The config may be a function, called in a beforeAll
+ * of the suite, so it can name a server the test file starts in its own beforeAll. It is validated as the CLI
+ * validates a config file (a bad key fails the suite's beforeAll). Secrets never reach a test name, message or meta.
+ */
+export function conformanceSuite(config: ConformanceConfig | (() => ConformanceConfig | Promise<ConformanceConfig>), options: SuiteOptions = {}): void {
+  const selected = selectChecks(ALL_CHECKS, options.only ?? []);
+  let run: ConformanceRun | undefined;
+  let info: RunInfo | undefined;
+  describe(options.name ?? 'conformance', () => {
+    beforeAll(async () => {
+      const tree = typeof config === 'function' ? await config() : config;
+      const resolved: Config = resolveConfig({ file: tree, env: {}, flags: {} });
+      info = { base_url: redactorFor(resolved).redact(resolved.base_url), fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs }, config: redactedConfig(resolved), strict: resolved.strict };
+      run = createRun(resolved, selected, Date.now() + resolved.deadline_ms);
+    });
+    afterAll(() => run?.close());
+    declareChecks(selected, () => {
+      if (!run) throw new Error('conformanceSuite: the run was not created (its beforeAll failed)');
+      return run;
+    }, () => info!);
+  });
+}
+
+export { ALL_CHECKS };
