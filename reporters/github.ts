@@ -2,6 +2,7 @@ import { appendFile } from 'node:fs/promises';
 import type { Level } from '../src/check.js';
 import type { Redactor } from '../src/redact.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
+import { untrustedLine } from '../src/untrusted-text.js';
 
 /**
  * GitHub Actions niceties: `::error` annotations for failed MUST checks (GITHUB_ACTIONS=true) and a Markdown job
@@ -38,21 +39,26 @@ export function annotations(report: Report, redactor: Redactor): string {
   const lines: string[] = [];
   for (const c of report.checks) {
     const kind = ANNOTATION[c.outcome];
-    if (kind) lines.push(`::${kind} title=${escapeProperty(redactor.redact(`${c.id} ${OUTCOMES[c.outcome].word}`))}::${escapeData(redactor.redact(annotationText(c)))}`);
+    // The one line escaping first (no `##[`, no control or bidi characters, bounded length), then GitHub's rules.
+    if (kind) lines.push(`::${kind} title=${escapeProperty(untrustedLine(redactor.redact(`${c.id} ${OUTCOMES[c.outcome].word}`)))}::${escapeData(untrustedLine(redactor.redact(annotationText(c))))}`);
   }
-  for (const e of report.errors) lines.push(`::error title=harness error::${escapeData(redactor.redact(e))}`);
+  for (const e of report.errors) lines.push(`::error title=harness error::${escapeData(untrustedLine(redactor.redact(e)))}`);
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
 /** Text for a Markdown table cell or line: no HTML, no Markdown syntax, no line breaks. */
-export function mdText(s: string): string {
-  return s
+export function mdText(s: string, max = CELL_MAX): string {
+  return untrustedLine(s, max)
     .replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
     .replace(/[\\`*_{}[\]()#+\-.!|~@:]/g, '\\$&')
     .replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ');
 }
 
 const ICON: Record<Verdict, string> = { conformant: '✅', partial: '☑️', 'not conformant': '❌', incomplete: '⚠️' };
+
+/** Longest Markdown cell; GitHub drops a job summary over 1 MiB, so the summary stops adding rows before that. */
+const CELL_MAX = 2000;
+export const SUMMARY_MAX_BYTES = 900 * 1024;
 
 export function stepSummary(report: Report, redactor: Redactor): string {
   // Redact before escaping: escaping changes the text a secret would be matched in.
@@ -73,12 +79,16 @@ export function stepSummary(report: Report, redactor: Redactor): string {
   const findings = [...findingsOf(report), ...unfinishedOf(report)];
   if (findings.length) {
     out.push('', '### Findings and unfinished checks', '', '| Check | Status | Level | Spec | Message |', '|---|---|---|---|---|');
-    for (const c of findings) {
+    let bytes = Buffer.byteLength(out.join('\n'));
+    for (const [i, c] of findings.entries()) {
       const note = c.baseline ? ` (baseline: ${c.baseline.reason})` : '';
-      out.push(`| ${md(c.id)} ${md(c.title)} | ${OUTCOMES[c.outcome].word} | ${c.level} | ${md(c.spec)} | ${md(`${c.message}${note}`)} |`);
+      const row = `| ${md(c.id)} ${md(c.title)} | ${OUTCOMES[c.outcome].word} | ${c.level} | ${md(c.spec)} | ${md(`${c.message}${note}`)} |`;
+      bytes += Buffer.byteLength(row) + 1;
+      if (bytes > SUMMARY_MAX_BYTES) { out.push(`| … | ${findings.length - i} more | | | see the report |`); break; }
+      out.push(row);
     }
   }
-  for (const e of report.errors) out.push('', `**Harness error:** ${md(e)}`);
+  for (const e of report.errors.slice(0, 20)) out.push('', `**Harness error:** ${md(e)}`);
   out.push('', 'The full report (report.html, junit.xml, report.json) is in the report directory artifact.', '');
   return out.join('\n');
 }

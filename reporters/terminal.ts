@@ -1,5 +1,6 @@
 import { AREAS, type Area, type Level } from '../src/check.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
+import { untrustedLine } from '../src/untrusted-text.js';
 import { curlOptionsOf, exchangeText } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
@@ -13,14 +14,8 @@ const VERDICT_COLOUR: Record<Verdict, number> = { conformant: 32, partial: 33, '
 
 const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10));
 
-/**
- * Server text on one terminal line: line breaks shown as ⏎ and other control characters as \uXXXX, so a hostile
- * server can neither move the cursor or recolour the terminal nor start a CI workflow command (`::error…`) on a
- * line of its own.
- */
-export function oneLine(s: string): string {
-  return s.replace(/\r\n|\r|\n|\u2028|\u2029/g, ' ⏎ ').replace(/[\u0000-\u001F\u007F-\u009F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** Server text on one terminal line (see src/untrusted-text.ts): every line that quotes the server goes through it. */
+export const oneLine = (s: string): string => untrustedLine(s);
 
 /** One line per check as it finishes: progress for a person watching, a log for CI. */
 export function progressLine(r: CheckRecord): string {

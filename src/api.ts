@@ -6,6 +6,8 @@ import { NetworkError } from './http.js';
 import { Blocked, type Sweep } from './check.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';
+// Used inside functions only: the import cycle with assertions.ts (which reads isRecord from here) is harmless.
+import { show } from './assertions.js';
 
 export type Who = 'app' | 'other_app';
 export type Resource = 'dishes' | 'seats';
@@ -24,7 +26,7 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
   const j = reply.json;
   if (reply.jsonError !== undefined) return { ok: false, why: `body is not JSON (HTTP ${reply.status})` };
   if (!isRecord(j)) return { ok: false, why: `body is not a JSON object (HTTP ${reply.status})` };
-  if (j.status !== 'SUCCESS' || j.code !== 200) return { ok: false, why: `answered status ${JSON.stringify(j.status)}, code ${JSON.stringify(j.code)} (HTTP ${reply.status})` };
+  if (j.status !== 'SUCCESS' || j.code !== 200) return { ok: false, why: `answered status ${show(j.status)}, code ${show(j.code)} (HTTP ${reply.status})` };
   return { ok: true, data: j.data };
 }
 

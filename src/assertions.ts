@@ -1,12 +1,40 @@
 import type { CheckContext } from './check.js';
 import type { Reply } from './http.js';
 import { isRecord, successData, type Rec } from './api.js';
-import { formatErrors, undeclaredFields, validate, type SchemaError, type SchemaName } from './schemas.js';
+import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from './schemas.js';
+import { neutralizeMarkers } from './redact.js';
 import { stringifyJson } from './exact-json.js';
 
-/** A short, safe rendering of a server value for messages (integers past 2^53 with their exact digits). */
+/**
+ * What every quoted server value goes through before it joins a message: by default forged redaction markers are
+ * neutralised; a run sets its redactor's redactQuoted (src/run.ts), which also replaces secrets too short to be
+ * replaced in the tool's own words (a token "NOT"). Messages are finished by redactMessage (src/run-check.ts).
+ */
+let quoteFilter: (s: string) => string = neutralizeMarkers;
+export function setQuoteFilter(filter: (s: string) => string): void { quoteFilter = filter; }
+
+/**
+ * JSON text of a value (integers past 2^53 with their exact digits), or a phrase when it cannot be rendered (nested
+ * deeper than JSON.stringify's stack).
+ */
+export function jsonText(v: unknown): string {
+  try {
+    return stringifyJson(v) ?? String(v);
+  } catch {
+    return '(a value nested too deeply to show)';
+  }
+}
+
+/**
+ * A short, safe rendering of a server value for messages: JSON, filtered (see setQuoteFilter) before it is cut, so
+ * the cut never leaves a readable part of a secret, and at most `max` characters (the server chooses its length).
+ */
 export function show(v: unknown, max = 120): string {
-  const s = v === undefined ? 'nothing' : stringifyJson(v) ?? String(v);
+  if (v === undefined) return 'nothing';
+  // Filtered with a margin past the cut, so a secret across it is replaced whole; a huge value is cut first.
+  const limit = max + 16_384;
+  const text = jsonText(typeof v === 'string' && v.length > limit ? v.slice(0, limit) : v);
+  const s = quoteFilter(text.length > limit ? text.slice(0, limit) : text);
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
@@ -34,16 +62,39 @@ export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknow
  */
 export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data'): void {
   const many = Array.isArray(value);
-  const items: Array<[unknown, string]> = many ? value.map((v, i) => [v, `${at}/${i}`]) : [[value, at]];
-  const errors = items.flatMap(([v, p]) => validate(schema, v, p));
-  if (errors.length) ctx.fail(`${what} does not match the ${schema} shape (${errors.length} problem${errors.length > 1 ? 's' : ''}): ${formatErrors(errors)}`, errors.map((e) => shapeKey(schema, value, at, e)));
+  const items: readonly unknown[] = many ? value : [value];
+  const path = (i: number): string => (many ? `${at}/${i}` : at);
+  // The problems of the first records are listed (up to SHAPE_PROBLEMS); past that, records are only counted as
+  // matching or not: two million {} must not become eighteen million error objects.
+  const errors: SchemaError[] = [];
+  let invalid = 0;
+  let listed = 0;
+  for (let i = 0; i < items.length; i++) {
+    if (errors.length < SHAPE_PROBLEMS) {
+      const e = validate(schema, items[i], path(i));
+      if (e.length) { invalid++; listed++; errors.push(...e.slice(0, SHAPE_PROBLEMS - errors.length)); }
+    } else if (!isValid(schema, items[i])) invalid++;
+  }
+  if (errors.length) {
+    const counted = errors.length < SHAPE_PROBLEMS ? `${errors.length} problem${errors.length > 1 ? 's' : ''}` : `${invalid} of ${items.length} record${items.length > 1 ? 's' : ''} with problems`;
+    // Fingerprints of the problems listed; the records only counted share one (a stable key, not their number).
+    const keys = errors.map((e) => shapeKey(schema, value, at, e));
+    ctx.fail(`${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`, invalid > listed ? [...keys, `${schema}:more-records`] : keys);
+  }
   const label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
-  const extra = new Set(items.flatMap(([v]) => undeclaredFields(schema, v, label)));
+  const extra = new Set<string>();
+  for (const v of items) {
+    for (const f of undeclaredFields(schema, v, label)) extra.add(f);
+    if (extra.size > 100) break;
+  }
   if (extra.size) {
     const list = [...extra];
-    ctx.note(`${what}: fields the spec does not list (allowed): ${list.slice(0, 10).join(', ')}${list.length > 10 ? ` and ${list.length - 10} more` : ''}`);
+    ctx.note(`${what}: fields the spec does not list (allowed): ${list.slice(0, 10).map((f) => quoteFilter(f)).join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`);
   }
 }
+
+/** Schema problems listed in a shape failure before records are only counted. */
+const SHAPE_PROBLEMS = 20;
 
 /**
  * The fingerprint of a shape problem: the record by its id (not its place in the list, which may change) and the
@@ -54,7 +105,9 @@ function shapeKey(schema: SchemaName, value: unknown, at: string, e: SchemaError
   if (!Array.isArray(value)) return `${schema}${rest || '/'}`;
   const m = /^\/(\d+)(.*)$/.exec(rest);
   const rec: unknown = m ? value[Number(m[1])] : undefined;
-  const id = isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+  const idText = isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+  // The server chooses ids (a 5 MB one): a cut keeps the key stable and small.
+  const id = idText.length > 200 ? `${idText.slice(0, 200)}…` : idText;
   return `${schema}:${id}${m?.[2] ?? rest}`;
 }
 

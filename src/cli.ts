@@ -15,6 +15,7 @@ import { mergeCommand } from './merge.js';
 import { openapiCommand } from './openapi-command.js';
 import { serveCommand } from './serve.js';
 import { githubOutputs } from '../reporters/github.js';
+import { inertBlock, untrustedLines } from './untrusted-text.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -81,7 +82,8 @@ Exit codes: 0 conformant (or PARTIAL: some MUST checks not run), 1 a MUST check 
 let activeRedactor: { redact(s: string): string } | undefined;
 
 function out(s: string): void { process.stdout.write(s); }
-function err(s: string): void { process.stderr.write(s); }
+/** stderr carries server text too (a connection error, an internal error quoting data): every line made inert. */
+function err(s: string): void { process.stderr.write(untrustedLines(s)); }
 
 async function runCommand(argv: string[]): Promise<number> {
   let parsed;
@@ -152,7 +154,9 @@ async function runCommand(argv: string[]): Promise<number> {
       onRecord: (r) => { if (baseline) markRecord(r, baseline); if (!quiet) out(`${progressLine(r)}\n`); },
     });
     const files = await writeReportDir(report, config);
-    out(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true })));
+    // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
+    // own annotations after it.
+    out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));
     out(await githubOutputs(report, redactor));
     return report.exit_code;
   } finally {

@@ -55,11 +55,16 @@ export const isIntegerValue = (v: unknown): v is number | bigint => typeof v ===
 /** A value that can name a record (an id as the server wrote it): number, bigint or string. */
 export const isIdLike = (v: unknown): v is number | bigint | string => typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string';
 
-export function hasBigInt(v: unknown): boolean {
-  if (typeof v === 'bigint') return true;
-  if (typeof v !== 'object' || v === null) return false;
-  if (Array.isArray(v)) return v.some(hasBigInt);
-  for (const k in v) if (hasBigInt((v as Record<string, unknown>)[k])) return true;
+/** Whether a tree holds a bigint anywhere; iterative, since a hostile body may nest deeper than the stack. */
+export function hasBigInt(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'bigint') return true;
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) stack.push(v[i]); continue; }
+    for (const k in v) stack.push((v as Record<string, unknown>)[k]);
+  }
   return false;
 }
 
@@ -68,9 +73,17 @@ export function hasBigInt(v: unknown): boolean {
  * integer; the schemas set no range, so the rounding changes no verdict). Never used for comparing or printing.
  */
 export function withNumbers(v: unknown): unknown {
+  try { return numbersOf(v); } catch (e) {
+    // Nested deeper than the stack: judged as it is (its bigints then fail `integer`, which such a body fails anyway).
+    if (e instanceof RangeError) return v;
+    throw e;
+  }
+}
+
+function numbersOf(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) return v.map(withNumbers);
+  if (Array.isArray(v)) return v.map(numbersOf);
   // fromEntries defines own properties: a "__proto__" key of the server stays a key.
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withNumbers(x)]));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, numbersOf(x)]));
 }

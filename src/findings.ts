@@ -6,36 +6,48 @@
 export class Findings {
   readonly items: string[] = [];
   private readonly keys = new Set<string>();
+  private count = 0;
 
   /**
    * One finding: its text for people, and for baselines the fingerprint of each thing it names (e.g.
    * `dish:17:user_id`, `GET /dishes:query`; a record that differs in two fields is one finding with two).
    */
   add(text: string, ...fingerprints: [string, ...string[]]): void {
-    this.items.push(text);
-    for (const f of fingerprints) this.keys.add(f);
+    // Bounded: a list of two million records may differ everywhere. The texts past FINDINGS_KEPT are only counted;
+    // fingerprints past FINGERPRINTS_KEPT are left out (lists are read in their order, so the same ones are kept).
+    if (this.count++ < FINDINGS_KEPT) this.items.push(text);
+    for (const f of fingerprints) if (this.keys.size < FINGERPRINTS_KEPT) this.keys.add(f);
   }
 
-  get length(): number { return this.items.length; }
+  get length(): number { return this.count; }
 
   /** The fingerprints of every finding, sorted and without repeats (order of discovery is not stable). */
   get fingerprints(): string[] { return [...this.keys].sort(); }
 
   /** "2 of 7 dishes differ …: first; second"; what is [one, many] when the phrase depends on the count. */
   summary(what: string | [string, string], of?: number, max = 5): string {
-    const phrase = typeof what === 'string' ? what : this.items.length === 1 && of === undefined ? what[0] : what[1];
-    return `${this.items.length}${of !== undefined ? ` of ${of}` : ''} ${phrase}: ${this.list(max)}`;
+    const phrase = typeof what === 'string' ? what : this.count === 1 && of === undefined ? what[0] : what[1];
+    return `${this.count}${of !== undefined ? ` of ${of}` : ''} ${phrase}: ${this.list(max)}`;
   }
 
   /** The first findings, then how many more. */
   list(max = 5): string {
-    const more = this.items.length > max ? `; … and ${this.items.length - max} more` : '';
+    const more = this.count > max ? `; … and ${this.count - max} more` : '';
     return `${this.items.slice(0, max).join('; ')}${more}`;
   }
 }
 
-/** A fingerprint for a record of the API: `dish:17`, `seat:21:table_number` (the id as its exact text). */
+/** Findings kept as text, and fingerprints kept, per check (see Findings.add). */
+const FINDINGS_KEPT = 50;
+const FINGERPRINTS_KEPT = 10_000;
+/** Longest id text in a fingerprint: the server chooses ids (a 5 MB one), a cut keeps the key stable and small. */
+const ID_CHARS = 200;
+
+/** A fingerprint for a record of the API: `dish:17`, `seat:21:table_number` (the id as its exact text, bounded). */
 export function recordKey(kind: string, id: unknown, field?: string): string {
-  const idText = typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint' ? String(id) : JSON.stringify(id) ?? 'none';
+  let idText: string;
+  if (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint') idText = String(id);
+  else { try { idText = JSON.stringify(id) ?? 'none'; } catch { idText = 'nested'; } }
+  if (idText.length > ID_CHARS) idText = `${idText.slice(0, ID_CHARS)}…`;
   return `${kind}:${idText}${field !== undefined ? `:${field}` : ''}`;
 }

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { Redactor } from './redact.js';
-import { parseJsonBuffer } from './json-buffer.js';
+import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
+import { capText } from './untrusted-text.js';
 import { parseJsonExact, stringifyJson } from './exact-json.js';
 
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -25,6 +26,8 @@ export interface RequestSpec {
   contentType?: boolean;
   /** Use another origin or base than base_url (transport checks). */
   baseUrl?: string;
+  /** Overrides the client's 429 retries for this request: `{ max: 0 }` answers the first 429 as it came (preflight). */
+  retry?: { max: number };
 }
 
 /**
@@ -76,9 +79,17 @@ export interface ClientOptions {
   redactor: Redactor;
   /** 429 handling: at most `max` retries, each waiting Retry-After capped at `capMs` (defaults 3 and 60 s). */
   retry?: { max: number; capMs: number };
+  /** Wall time the whole run may spend paused for 429s (default RETRY_BUDGET_TIMEOUTS × timeoutMs). */
+  retryBudgetMs?: number;
 }
 
 export const RETRY_DEFAULTS = { max: 3, capMs: 60_000 };
+/**
+ * The run's budget for 429 waits, in timeouts: a server that answers every request 429 Retry-After: 60 would
+ * otherwise hold the run for retries × 60 s per request. Once spent, a 429 is no longer waited for: the request
+ * ends as a NetworkError (RETRY_BUDGET), which leaves its check incomplete rather than failed.
+ */
+export const RETRY_BUDGET_TIMEOUTS = 3;
 /** Consecutive timeouts on one endpoint after which further requests to it are not sent (see Breaker). */
 const BREAKER_TIMEOUTS = 3;
 
@@ -115,6 +126,8 @@ class BodySink {
   private file: FileHandle | undefined;
   private path: string | undefined;
   private laned = false;
+  /** Set by discard(): a spill still opening its file must close and remove it (not leave it to the GC). */
+  private discarded = false;
 
   constructor(private readonly pool: { held: number; lane: Lane; spillDir(): string }) {}
 
@@ -136,11 +149,14 @@ class BodySink {
       await this.pool.lane.acquire();
       this.laned = true;
       this.path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
-      this.file = await open(this.path, 'w');
-      for (const c of this.chunks) await this.file.write(c);
+      const file = await open(this.path, 'w');
+      if (this.discarded) { await file.close(); await rm(this.path, { force: true }); return; }
+      this.file = file;
+      for (const c of this.chunks) await file.write(c);
       this.release();
     }
-    await this.file!.write(chunk);
+    if (this.discarded || !this.file) return;
+    await this.file.write(chunk);
   }
 
   private release(): void {
@@ -169,6 +185,7 @@ class BodySink {
 
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */
   discard(): Promise<void> | undefined {
+    this.discarded = true;
     if (!this.path && !this.laned) { this.release(); return undefined; }
     return this.discardFile();
   }
@@ -210,6 +227,9 @@ class Gate {
 
   /** A 429 slows everyone down, not only the request that got it: no request starts before `until`. */
   pause(until: number): void { this.pausedUntil = Math.max(this.pausedUntil, until); }
+
+  /** How much wall time pausing until `until` adds to the pause already set (what it costs the retry budget). */
+  added(until: number): number { return Math.max(0, until - Math.max(Date.now(), this.pausedUntil)); }
 
   async enter(): Promise<void> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
@@ -281,7 +301,7 @@ function describeError(e: unknown, timeoutMs: number, deadlinePassed: boolean): 
 class Flight {
   reason: Error | undefined;
   private controller: Dispatcher.DispatchController | undefined;
-  constructor(readonly endsAt: number) {}
+  constructor(public endsAt: number) {}
   started(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.reason !== undefined) controller.abort(this.reason);
@@ -297,18 +317,24 @@ class Flight {
  * The per-request time limit (timeout_ms, the whole exchange: a body that drips one byte a second is cut too) for
  * every request in flight, swept by one interval: an AbortSignal and a timer per request cost more CPU than the
  * request itself over a large merchant's 44,000. A request ends at most one sweep (timeout_ms / 10, within
- * 10–250 ms) after its limit; undici's headersTimeout and bodyTimeout stay set as a backstop.
+ * 10–250 ms) after its limit (plus any time our own event loop was blocked); undici's headersTimeout and
+ * bodyTimeout stay set as a backstop, loose enough (BACKSTOP_TIMEOUTS) not to undo that allowance.
  */
 class Timeouts {
   private readonly flights = new Set<Flight>();
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly timeoutMs: number) {}
+  private readonly every: number;
+  private lastSweep = 0;
+  private lastCpu = process.cpuUsage();
+  constructor(private readonly timeoutMs: number) { this.every = Math.min(250, Math.max(10, timeoutMs / 10)); }
 
   start(): Flight {
     const f = new Flight(performance.now() + this.timeoutMs);
     this.flights.add(f);
     if (!this.timer) {
-      this.timer = setInterval(() => this.sweep(), Math.min(250, Math.max(10, this.timeoutMs / 10)));
+      this.lastSweep = performance.now();
+      this.lastCpu = process.cpuUsage();
+      this.timer = setInterval(() => this.sweep(), this.every);
       this.timer.unref();
     }
     return f;
@@ -320,11 +346,26 @@ class Timeouts {
 
   stop(): void { if (this.timer) clearInterval(this.timer); this.timer = undefined; }
 
+  /**
+   * A sweep that comes late measures how long our own event loop was blocked (parsing, validating a huge body):
+   * that time is given back to every request in flight, since a stall of the client is no slowness of the server.
+   * It counts from a quarter of timeout_ms (forgiving every small delay would stretch every timeout), and only when
+   * this process was busy for a good part of it (a quarter: on a loaded machine a busy loop gets a share of a core):
+   * timers also come late when other processes hold the machine, and then nothing of ours kept a response waiting.
+   */
   private sweep(): void {
     const now = performance.now();
+    const cpu = process.cpuUsage(this.lastCpu);
+    this.lastCpu = process.cpuUsage();
+    const stall = now - this.lastSweep - this.every;
+    this.lastSweep = now;
+    if (stall >= Math.max(100, this.timeoutMs / 4) && (cpu.user + cpu.system) / 1000 >= stall / 4) for (const f of this.flights) f.endsAt += stall;
     for (const f of this.flights) if (f.endsAt <= now) f.abort(new DOMException(`no response within ${this.timeoutMs} ms`, 'TimeoutError'));
   }
 }
+
+/** undici's own timeouts, in timeouts: they cannot tell a stall of our event loop from a slow server. */
+const BACKSTOP_TIMEOUTS = 4;
 
 const tooLarge = (message: string): Error => Object.assign(new Error(message), { code: 'BODY_TOO_LARGE' });
 
@@ -362,10 +403,37 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
  * body cut to its excerpt; redacting before cutting leaves no readable prefix of a secret at the cut.
  */
 export function reportable(e: Exchange, r: Redactor): Exchange {
-  const x = r.redactDeep(e);
-  if (!x.response || x.response.body_excerpt.length <= EXCERPT_CHARS) return x;
-  return { ...x, response: { ...x.response, body_excerpt: x.response.body_excerpt.slice(0, EXCERPT_CHARS) } };
+  // Everything in an exchange came from or was built from server data (a request path holds an id the server
+  // chose): forged redaction markers are neutralised, every secret replaced, every string bounded.
+  const show = (s: string, max: number): string => capText(r.redactServerText(s.length > max + CAP_MARGIN ? s.slice(0, max + CAP_MARGIN) : s), max);
+  const headers = (h: Record<string, string>): Record<string, string> => {
+    const out: Record<string, string> = {};
+    const entries = Object.entries(h);
+    // defineProperty: a header named __proto__ stays an own key.
+    for (const [k, v] of entries.slice(0, MAX_HEADERS_SHOWN)) Object.defineProperty(out, show(k, HEADER_NAME_CHARS), { value: show(v, HEADER_VALUE_CHARS), enumerable: true, writable: true, configurable: true });
+    if (entries.length > MAX_HEADERS_SHOWN) out['…'] = `${entries.length - MAX_HEADERS_SHOWN} more headers not shown`;
+    return out;
+  };
+  const x: Exchange = {
+    request: { method: show(e.request.method, 64), url: show(e.request.url, URL_CHARS), headers: headers(e.request.headers) },
+    duration_ms: e.duration_ms,
+  };
+  if (e.response) {
+    const excerpt = r.redactServerText(e.response.body_excerpt);
+    x.response = { status: e.response.status, headers: headers(e.response.headers), body_excerpt: excerpt.length > EXCERPT_CHARS ? excerpt.slice(0, EXCERPT_CHARS) : excerpt, body_bytes: e.response.body_bytes, truncated: e.response.truncated };
+  }
+  if (e.error !== undefined) x.error = show(e.error, URL_CHARS + 500);
+  if (e.retries) x.retries = e.retries.map((t) => ({ ...t, ...(t.retry_after !== undefined ? { retry_after: show(t.retry_after, 100) } : {}) }));
+  return x;
 }
+
+/** Bounds of server-chosen strings in evidence: a 5 MB id in a path or a header must not become 5 MB per report. */
+const URL_CHARS = 2000;
+const HEADER_NAME_CHARS = 200;
+const HEADER_VALUE_CHARS = 2000;
+const MAX_HEADERS_SHOWN = 200;
+/** Redacted with this much text past the cut, so a secret across the cut is replaced whole before cutting. */
+const CAP_MARGIN = 16_384;
 
 export class HttpClient {
   private readonly agent: Agent;
@@ -379,6 +447,8 @@ export class HttpClient {
   private readonly retry: { max: number; capMs: number };
   /** performance.now() at which the run deadline passes: no 429 wait may reach past it. */
   private readonly deadlineAt: number;
+  private readonly retryBudgetMs: number;
+  private retryBudgetLeft: number;
   readonly base: URL;
 
   constructor(private readonly opts: ClientOptions) {
@@ -390,14 +460,16 @@ export class HttpClient {
         rejectUnauthorized: !opts.tls.insecure,
         ...(opts.tls.ca_file ? { ca: readFileSync(opts.tls.ca_file) } : {}),
       },
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headersTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
+      bodyTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
     });
     this.gate = new Gate(opts.concurrency, opts.rateLimit);
     this.timeouts = new Timeouts(opts.timeoutMs);
     this.deadline = AbortSignal.timeout(opts.deadlineMs);
     this.deadline.addEventListener('abort', () => this.timeouts.abortAll(this.deadline.reason as Error), { once: true });
     this.retry = opts.retry ?? RETRY_DEFAULTS;
+    this.retryBudgetMs = opts.retryBudgetMs ?? RETRY_BUDGET_TIMEOUTS * opts.timeoutMs;
+    this.retryBudgetLeft = this.retryBudgetMs;
     this.deadlineAt = performance.now() + opts.deadlineMs;
   }
 
@@ -439,11 +511,17 @@ export class HttpClient {
         staleRetried = true;
         continue;
       }
-      if (reply.status !== 429 || retries.length >= this.retry.max) return reply;
+      if (reply.status !== 429 || retries.length >= (spec.retry?.max ?? this.retry.max)) return reply;
       const asked = reply.headers['retry-after'];
       // Without a usable Retry-After, back off 1 s, 2 s, 4 s.
       const wait = Math.min(retryAfterMs(asked) ?? 1000 * 2 ** retries.length, this.retry.capMs);
       if (this.deadline.aborted || performance.now() + wait > this.deadlineAt) return reply;
+      const cost = this.gate.added(Date.now() + wait);
+      if (cost > this.retryBudgetLeft) {
+        const budget = `${(this.retryBudgetMs / 1000).toFixed(1)} s`;
+        throw new NetworkError(`${method} ${capText(url, URL_CHARS)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`, reply.exchange, 'RETRY_BUDGET');
+      }
+      this.retryBudgetLeft -= cost;
       retries.push({ status: 429, ...(asked !== undefined ? { retry_after: asked } : {}), waited_ms: wait });
       this.gate.pause(Date.now() + wait);
       await sleep(wait);
@@ -474,12 +552,15 @@ export class HttpClient {
       let text: string | undefined;
       if (json === undefined) {
         if (!big) text = buf.toString('utf8');
-        try { json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf); } catch (e) { jsonError = (e as Error).message; }
+        try { json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf); } catch (e) {
+          if (e instanceof TooManyElements) throw e;
+          jsonError = (e as Error).message;
+        }
         if (big && jsonError === undefined) this.bigBodies.set(key, json);
         // A big body that is not JSON is kept as text: the checks quote it.
         if (big && jsonError !== undefined) text = buf.toString('utf8');
       }
-      this.learnTokens(json);
+      this.learnTokens(json, text);
       this.breaker.answered(endpoint);
       const durationMs = performance.now() - started;
       const resHeaders: Record<string, string> = {};
@@ -498,7 +579,11 @@ export class HttpClient {
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
-        Object.defineProperty(reply, 'text', { get: () => stringifyJson(json) ?? '', enumerable: true, configurable: true });
+        Object.defineProperty(reply, 'text', {
+          // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
+          get: () => { try { return stringifyJson(json) ?? ''; } catch { return '(a body nested too deeply to render again)'; } },
+          enumerable: true, configurable: true,
+        });
       }
       return reply;
     } catch (e) {
@@ -508,7 +593,7 @@ export class HttpClient {
         : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
       if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint());
       const exchange = withRetries({ request: recordRequest, error: d.message, duration_ms: Math.round(performance.now() - started) });
-      throw new NetworkError(`${method} ${url}: ${d.message}`, exchange, d.code, !responded);
+      throw new NetworkError(`${method} ${capText(url, URL_CHARS)}: ${d.message}`, exchange, d.code, !responded);
     } finally {
       if (flight) this.timeouts.end(flight);
       this.gate.leave();
@@ -568,10 +653,22 @@ export class HttpClient {
     });
   }
 
-  /** Every token a server issues becomes a secret the moment it is seen (§2.6 app_token). */
-  private learnTokens(json: unknown): void {
+  /**
+   * Every token a server issues becomes a secret the moment it is on the wire (§2.6 app_token): from the parsed
+   * body, and from the text of a body that does not parse (cut short, trailing bytes, not quite JSON), where any
+   * "app_token": "…" is taken, decoded when it is a complete JSON string, as it stands (to the cut) otherwise.
+   */
+  private learnTokens(json: unknown, text: string | undefined): void {
     const token = (json as { data?: { app_token?: unknown } } | undefined)?.data?.app_token;
     if (typeof token === 'string') this.opts.redactor.add(token, 'token');
+    if (json !== undefined || text === undefined || !text.includes('app_token')) return;
+    for (const m of text.slice(0, 1 << 20).matchAll(/["']?app_token["']?\s*[:=]\s*["']?((?:[^"'\\\s,}&]|\\.)+)/g)) {
+      const raw = m[1]!;
+      let decoded = raw;
+      try { decoded = JSON.parse(`"${raw}"`) as string; } catch { /* not a JSON string: taken as it stands */ }
+      this.opts.redactor.add(raw, 'token');
+      this.opts.redactor.add(decoded, 'token');
+    }
   }
 
   async close(): Promise<void> {

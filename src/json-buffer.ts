@@ -38,7 +38,34 @@ function stringEnd(buf: Buffer, at: number): number {
   return -1;
 }
 
-interface Layout { open: number; close: number; elements: Array<[number, number]> }
+/**
+ * Most elements of a `data` array parsed: past this a list is refused whole (a run could not hold it; 30 MB of {}
+ * are ten million objects). A large merchant's lists hold tens of thousands.
+ */
+export const MAX_LIST_ELEMENTS = 2_500_000;
+
+/** Thrown when `data` holds more than MAX_LIST_ELEMENTS elements: the body is not parsed at all. */
+export class TooManyElements extends Error {
+  readonly code = 'BODY_TOO_LARGE';
+  constructor() { super(`response body lists more than ${MAX_LIST_ELEMENTS.toLocaleString('en-US')} records in data; not parsed (the most a run holds)`); }
+}
+
+/** Element bounds as [start, end) pairs in one flat array: a tuple per element cost more than the elements. */
+class Bounds {
+  private a = new Uint32Array(1024);
+  length = 0;
+  push(start: number, end: number): void {
+    if (this.length * 2 + 2 > this.a.length) { const b = new Uint32Array(this.a.length * 2); b.set(this.a); this.a = b; }
+    this.a[this.length * 2] = start;
+    this.a[this.length * 2 + 1] = end;
+    if (++this.length > MAX_LIST_ELEMENTS) throw new TooManyElements();
+  }
+  start(k: number): number { return this.a[k * 2]!; }
+  end(k: number): number { return this.a[k * 2 + 1]!; }
+  clear(): void { this.length = 0; }
+}
+
+interface Layout { open: number; close: number; elements: Bounds }
 
 /** Where the top-level `data` array is, and where each of its elements starts and ends; undefined if unsure. */
 function layout(buf: Buffer): Layout | undefined {
@@ -65,7 +92,7 @@ function layout(buf: Buffer): Layout | undefined {
             j++;
             while (isSpace(buf[j])) j++;
             if (buf[j] !== OPEN_BRACKET) return undefined;
-            found = { open: j, close: -1, elements: [] };
+            found = { open: j, close: -1, elements: new Bounds() };
             inData = true;
             elementStart = j + 1;
             depth = 2;
@@ -80,21 +107,20 @@ function layout(buf: Buffer): Layout | undefined {
     } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
       if (inData && depth === 2) {
         if (b !== CLOSE_BRACKET) return undefined;
-        found!.elements.push([elementStart, i]);
+        found!.elements.push(elementStart, i);
         found!.close = i;
         inData = false;
       }
       depth--;
       if (depth === 0) break;
     } else if (b === COMMA && inData && depth === 2) {
-      found!.elements.push([elementStart, i]);
+      found!.elements.push(elementStart, i);
       elementStart = i + 1;
     }
   }
   if (!found || found.close < 0) return undefined;
   // "[ ]": one stretch of white space is no element.
-  const only = found.elements.length === 1 ? found.elements[0]! : undefined;
-  if (only && buf.subarray(only[0], only[1]).every((b) => isSpace(b))) found.elements = [];
+  if (found.elements.length === 1 && buf.subarray(found.elements.start(0), found.elements.end(0)).every((b) => isSpace(b))) found.elements.clear();
   return found;
 }
 
@@ -109,7 +135,7 @@ export function parseJsonBuffer(buf: Buffer): unknown {
       const envelope = parseJsonExact(`${buf.toString('utf8', 0, l.open)}[]${buf.toString('utf8', l.close + 1)}`) as { data: unknown[] };
       const data = new Array<unknown>(l.elements.length);
       for (let k = 0; k < l.elements.length; k++) {
-        const [from, to] = l.elements[k]!;
+        const [from, to] = [l.elements.start(k), l.elements.end(k)];
         data[k] = parseJsonExact(buf.toString('utf8', from, to), hasLongDigitRun(buf, from, to));
       }
       envelope.data = data;

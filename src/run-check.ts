@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Exchange } from './http.js';
 import { NetworkError, reportable } from './http.js';
 import type { SharedRequests } from './api.js';
+import { capText } from './untrusted-text.js';
 import { Blocked, CheckFailure, type Check, type CheckContext, type CheckResult, type FuzzFailure, type Requirement } from './check.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
@@ -46,6 +47,17 @@ export function transportNotes(evidence: Exchange[]): string[] {
 /** Exchanges kept as evidence per check, twice over (see record in runCheck). */
 export const EVIDENCE_MAX = 50;
 
+/**
+ * Bounds of what a check says: messages quote server data (a 5 MB id), and a check over two million records could
+ * note each. Past these the text is cut, saying how much more there was (report.json, junit.xml, the job summary
+ * and the terminal all render these strings).
+ */
+const MESSAGE_CHARS = 20_000;
+const NOTE_CHARS = 4_000;
+const NOTES_MAX = 200;
+/** Redacted with this much text past a cut, so a secret across the cut is replaced whole before cutting. */
+const CUT_MARGIN = 16_384;
+
 /** Runs one check and turns whatever happened into its result; secrets are redacted here, before anything leaves. */
 export async function runCheck(check: Check, shared: SharedRequests): Promise<CheckResult> {
   const started = performance.now();
@@ -68,6 +80,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     evidence.push(e);
   };
   const notes: string[] = [];
+  let notesLeftOut = 0;
   let observation: string | undefined;
   let fuzz: FuzzFailure | undefined;
   let fingerprints: readonly string[] = [];
@@ -80,7 +93,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     api,
     send: (spec) => api.send(spec),
     fail(message, keys) { throw new CheckFailure(message, keys); },
-    note(text) { notes.push(text); },
+    note(text) { if (notes.length < NOTES_MAX) notes.push(text); else notesLeftOut++; },
     observe(text) { observation = text; },
     secret(value) {
       // The altered token shares all but one character with the real one: what they share is a secret as well
@@ -91,15 +104,20 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     setFuzz(f) { fuzz = f; },
   };
 
+  const fit = (text: string, max: number): string => capText(redactor.redactMessage(text.length > max + CUT_MARGIN ? text.slice(0, max + CUT_MARGIN) : text), max);
   const done = (status: CheckResult['status'], message: string): CheckResult => ({
     status,
-    message: redactor.redact(message),
+    message: fit(message, MESSAGE_CHARS),
     // Exchanges are recorded raw: the ones kept are redacted here, with every secret known by now.
     evidence: evidence.map((e) => reportable(e, redactor)),
-    notes: [...notes, ...transportNotes(evidence), ...(omitted ? [`evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`] : [])].map((n) => redactor.redact(n)),
-    ...(observation !== undefined ? { observation: redactor.redact(observation) } : {}),
+    notes: [
+      ...notes, ...transportNotes(evidence),
+      ...(notesLeftOut ? [`${notesLeftOut} more notes left out (the first ${NOTES_MAX} are kept)`] : []),
+      ...(omitted ? [`evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`] : []),
+    ].map((n) => fit(n, NOTE_CHARS)),
+    ...(observation !== undefined ? { observation: fit(observation, MESSAGE_CHARS) } : {}),
     ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
-    ...(status === 'failed' ? { fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) => redactor.redact(f)) } : {}),
+    ...(status === 'failed' ? { fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) => redactor.redactMessage(f)) } : {}),
     ...(sampled !== undefined && status !== 'skipped' ? { sampled: redactor.redact(sampled) } : {}),
     duration_ms: Math.round(performance.now() - started),
   });

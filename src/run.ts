@@ -3,6 +3,7 @@ import { HttpClient } from './http.js';
 import { Redactor } from './redact.js';
 import { SharedRequests } from './api.js';
 import { runCheck, unmetRequirement } from './run-check.js';
+import { setQuoteFilter } from './assertions.js';
 import type { Check, CheckResult, Sweep } from './check.js';
 
 /** A redactor that knows every configured secret. */
@@ -49,7 +50,10 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
 
 /** One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests. */
 export function createRun(config: Config, checks: Check[], deadlineAt: number): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
-  const client = clientFor(config, redactorFor(config), { deadlineAt });
+  const redactor = redactorFor(config);
+  // Values quoted in messages are server text: the run's redactor treats them so (see show in assertions.ts).
+  setQuoteFilter((s) => redactor.redactQuoted(s));
+  const client = clientFor(config, redactor, { deadlineAt });
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   return { check: (c) => runCheck(c, shared), close: () => client.close() };
 }

@@ -82,37 +82,74 @@ export const timeFormats = {
 
 export interface SchemaError { path: string; message: string }
 
-let ajv: Ajv2020 | undefined;
-const compiled = new Map<string, ValidateFunction>();
+/**
+ * The Ajv instances of the process, each with every schema file added once and compiled on first use: `full`
+ * collects every error (allErrors), `quick` stops at the first. A valid value is judged by `quick` alone; only an
+ * invalid one of bounded size is validated again to list its problems (a body of two million {} would otherwise
+ * collect 18 million errors).
+ */
+const instances: { full?: Ajv2020; quick?: Ajv2020 } = {};
+const compiled = { full: new Map<string, ValidateFunction>(), quick: new Map<string, ValidateFunction>() };
 
-/** The one Ajv instance of the process: every schema file is added once, each is compiled on first use and kept. */
-function instance(): Ajv2020 {
-  if (ajv) return ajv;
-  ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+function instance(kind: 'full' | 'quick' = 'full'): Ajv2020 {
+  const existing = instances[kind];
+  if (existing) return existing;
+  const ajv = new Ajv2020({ allErrors: kind === 'full', strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats(ajv, ['uri', 'date-time']);
   for (const [name, fn] of Object.entries(timeFormats)) ajv.addFormat(name, { type: 'string', validate: fn });
   for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json'))) {
     ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as AnySchemaObject);
   }
+  instances[kind] = ajv;
   return ajv;
 }
 
-function validator(ref: string): ValidateFunction {
-  let fn = compiled.get(ref);
+function validator(ref: string, kind: 'full' | 'quick' = 'full'): ValidateFunction {
+  let fn = compiled[kind].get(ref);
   if (!fn) {
-    fn = instance().getSchema(ref);
+    fn = instance(kind).getSchema(ref);
     if (!fn) throw new Error(`unknown schema ${ref}`);
-    compiled.set(ref, fn);
+    compiled[kind].set(ref, fn);
   }
   return fn;
 }
 
+/** Most problems validate() returns for one value: the rest are not listed (messages show five). */
+export const MAX_SCHEMA_ERRORS = 50;
+/** Values with more nodes than this are not validated with every error collected: only the first is shown. */
+const FULL_VALIDATION_NODES = 5000;
+/** Longest server-chosen text (a key name, a path) in a schema message. */
+const NAME_CHARS = 80;
+
+/** True when the value has at most `budget` nodes (arrays, objects and their members), counted without recursion. */
+function smallValue(value: unknown, budget = FULL_VALIDATION_NODES): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    const members = Array.isArray(v) ? v : Object.values(v);
+    seen += members.length + 1;
+    if (seen > budget) return false;
+    for (const m of members) if (m !== null && typeof m === 'object') stack.push(m);
+  }
+  return true;
+}
+
+/** A server-chosen name for a message: JSON-quoted and cut short. */
+const quotedName = (s: string): string => {
+  const q = JSON.stringify(s);
+  return q.length > NAME_CHARS ? `${q.slice(0, NAME_CHARS)}…` : q;
+};
+
 function describe(e: ErrorObject, prefix: string): SchemaError {
-  const path = prefix + e.instancePath;
+  // instancePath holds the server's key names: bounded like any other server string.
+  const full = prefix + e.instancePath;
+  const path = full.length > 2 * NAME_CHARS ? `${full.slice(0, 2 * NAME_CHARS)}…` : full;
   let message = e.message ?? e.keyword;
   if (e.keyword === 'required') message = `missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
   else if (e.keyword === 'const') message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
-  else if (e.keyword === 'additionalProperties') message = `has unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  else if (e.keyword === 'additionalProperties') message = `has unknown key ${quotedName((e.params as { additionalProperty: string }).additionalProperty)}`;
   else if (e.keyword === 'enum') message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
   return { path: path || '/', message };
 }
@@ -123,21 +160,38 @@ function describe(e: ErrorObject, prefix: string): SchemaError {
  */
 const byName = new Map<string, ValidateFunction>();
 
-export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: unknown, at = ''): SchemaError[] {
-  // By the name as given: validate runs once per record (hundreds of thousands of times at a large merchant).
-  let fn = byName.get(schema);
+const quickByName = new Map<string, ValidateFunction>();
+
+function byNameOf(schema: string, kind: 'full' | 'quick'): ValidateFunction {
+  const memo = kind === 'full' ? byName : quickByName;
+  let fn = memo.get(schema);
   if (!fn) {
     const [name, fragment] = schema.split('#') as [string, string | undefined];
-    fn = validator(idOf(name) + (fragment ? `#${fragment}` : ''));
-    byName.set(schema, fn);
+    fn = validator(idOf(name) + (fragment ? `#${fragment}` : ''), kind);
+    memo.set(schema, fn);
   }
-  if (fn(value)) return [];
+  return fn;
+}
+
+/** True when the value matches the schema: the cheap test (stops at the first problem, collects nothing). */
+export function isValid(schema: SchemaName | `${SchemaName}#${string}`, value: unknown): boolean {
+  const quick = byNameOf(schema, 'quick');
+  return quick(value) || (hasBigInt(value) && quick(withNumbers(value)));
+}
+
+export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: unknown, at = ''): SchemaError[] {
+  // By the name as given: validate runs once per record (hundreds of thousands of times at a large merchant).
+  const quick = byNameOf(schema, 'quick');
+  if (quick(value)) return [];
   // Integers past 2^53 arrive as bigints (src/exact-json.ts), which a validator does not take for integers: judge
   // their number form. Only on failure, so a valid record pays nothing.
   if (hasBigInt(value)) {
     value = withNumbers(value);
-    if (fn(value)) return [];
+    if (quick(value)) return [];
   }
+  // Every problem of a value of bounded size; of a huge one (a list of millions inside a record), the first only.
+  const fn = smallValue(value) ? byNameOf(schema, 'full') : quick;
+  if (fn !== quick) fn(value);
   // anyOf/oneOf produce one error per branch; the deepest errors say the most, so keep distinct ones only.
   const seen = new Set<string>();
   const out: SchemaError[] = [];
@@ -146,6 +200,7 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
     const d = describe(e, at);
     const k = d.path + d.message;
     if (!seen.has(k)) { seen.add(k); out.push(d); }
+    if (out.length >= MAX_SCHEMA_ERRORS) break;
   }
   return out;
 }
@@ -191,7 +246,7 @@ function declared(schema: Json, base: string): Declared {
  * Fields present in value that the schema does not declare: a server may add fields (extra properties are allowed),
  * and we report them as INFO notes. Each distinct path is listed once (array indexes folded to []).
  */
-export function undeclaredFields(name: SchemaName, value: unknown, at = ''): string[] {
+export function undeclaredFields(name: SchemaName, value: unknown, at = '', max = MAX_UNDECLARED): string[] {
   const found = new Set<string>();
   // The path is a stack of segments joined only for a finding: building a string per visited field cost more than
   // the walk itself on 50,000 orders. Primitives are not descended into.
@@ -211,7 +266,9 @@ export function undeclaredFields(name: SchemaName, value: unknown, at = ''): str
     const props = declared(schema, base);
     for (const k of Object.keys(v)) {
       const d = props.get(k);
-      if (!d) { found.add(`${path.join('')}.${k}`); continue; }
+      // Key names are the server's: bounded, and so is how many are kept (a record may have a million).
+      if (!d) { if (found.size < max) found.add(`${path.join('')}.${k.length > NAME_CHARS ? `${k.slice(0, NAME_CHARS)}…` : k}`); continue; }
+      // Only declared fields are walked, and the schemas nest a few levels: no depth to guard beyond that.
       const child = (v as Record<string, unknown>)[k];
       if (child === null || typeof child !== 'object') continue;
       path.push(`.${k}`);
@@ -223,6 +280,9 @@ export function undeclaredFields(name: SchemaName, value: unknown, at = ''): str
   walk(schemaObject(base) as Json, base, value);
   return [...found];
 }
+
+/** Distinct undeclared field paths kept per value. */
+const MAX_UNDECLARED = 100;
 
 const branches = new WeakMap<Json, Json | null>();
 /** The first non-null branch of an anyOf (a nullable object), cached per schema node. */

@@ -1,6 +1,7 @@
 import { defineChecks, type CheckContext } from '../src/check.js';
 import { isRecord, successData } from '../src/api.js';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../src/endpoints.js';
+import { SAFE_SECRET_LENGTH } from '../src/redact.js';
 import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, show } from '../src/assertions.js';
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
@@ -66,6 +67,8 @@ export const authChecks = defineChecks('auth', [
       const data = expectSuccess(ctx, r, `GET ${AUTH_PATH} with a valid key pair`);
       const token = isRecord(data) ? data.app_token : undefined;
       if (typeof token !== 'string' || token === '') ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string app_token in data, got ${show(token)}`);
+      // Such a token is a word as much as a secret: it is hidden in what the server sent, not in the tool's own text.
+      if (typeof token === 'string' && token.length < SAFE_SECRET_LENGTH) ctx.note(`the issued app_token has ${token.length} characters, too few to redact safely everywhere: it is redacted in server data (evidence, quoted values) but may remain readable in the tool's own text`);
     },
   },
   {

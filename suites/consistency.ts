@@ -168,7 +168,7 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
     if (o.merchant_id !== '' && o.merchant_id !== merchantId) found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`, recordKey('order', o.id, 'merchant_id'));
   }
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`, `records carry another merchant_id than GET /merchant (${JSON.stringify(merchantId)})`]), found.fingerprints);
+  if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${show(merchantId)})`, `records carry another merchant_id than GET /merchant (${show(merchantId)})`]), found.fingerprints);
 }
 
 async function orders(ctx: CheckContext): Promise<readonly Rec[]> { return ctx.api.list('/orders'); }

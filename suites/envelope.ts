@@ -2,7 +2,7 @@ import { defineChecks, type CheckContext } from '../src/check.js';
 import { isRecord } from '../src/api.js';
 import type { Reply } from '../src/http.js';
 import { formatErrors, validate } from '../src/schemas.js';
-import { describeReply } from '../src/assertions.js';
+import { describeReply, show } from '../src/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
 
 /** The successful answers of endpoints 1–7, each fetched once per run. */
@@ -36,7 +36,7 @@ export const envelopeChecks = defineChecks('envelope', [
     spec: '§2.1',
     async run(ctx) {
       const withMsg = (await successReplies(ctx)).filter(({ reply }) => isRecord(reply.json) && reply.json.status === 'SUCCESS' && 'msg' in reply.json);
-      if (withMsg.length) ctx.fail(`§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `GET ${x.path} (msg ${JSON.stringify((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`);
+      if (withMsg.length) ctx.fail(`§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `GET ${x.path} (msg ${show((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`);
     },
   },
 ]);

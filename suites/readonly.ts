@@ -1,7 +1,7 @@
 import { defineChecks, type CheckContext } from '../src/check.js';
 import { isRecord, successData } from '../src/api.js';
 import { NetworkError, type Reply } from '../src/http.js';
-import { describeReply, show } from '../src/assertions.js';
+import { describeReply, jsonText, show } from '../src/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 
@@ -50,7 +50,7 @@ export function dataChanges(before: unknown, after: unknown): string[] {
   // big bodies once).
   if (sameJson(before, after)) return [];
   if (Array.isArray(before) && Array.isArray(after)) {
-    const index = (xs: unknown[]): Map<string, unknown> => new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? show(x.id) : `#${i}`, x]));
+    const index = (xs: unknown[]): Map<string, unknown> => new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? jsonText(x.id) : `#${i}`, x]));
     const [b, a] = [index(before), index(after)];
     const out: string[] = [];
     for (const [id, x] of b) {

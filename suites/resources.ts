@@ -2,8 +2,8 @@ import { defineChecks, type Check, type CheckContext } from '../src/check.js';
 import { isRecord } from '../src/api.js';
 import type { Resource } from '../src/api.js';
 import { detailPath } from '../src/endpoints.js';
-import { formatErrors, validate, type SchemaName } from '../src/schemas.js';
-import { expectShape, expectSuccess, records } from '../src/assertions.js';
+import { formatErrors, isValid, validate, type SchemaName } from '../src/schemas.js';
+import { expectShape, expectSuccess, records, show } from '../src/assertions.js';
 import { Findings } from '../src/findings.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
@@ -69,12 +69,15 @@ export const resourceChecks: Check[] = [
       title: "Each order device also carries the sample's members (device_id, remark, status, created_at, updated_at, seat_id, version_name)",
       async run(ctx) {
         const orders = records(await ctx.api.list('/orders'));
+        // The first few problems as text, the rest counted (two million orders must not become two million strings).
         const problems: string[] = [];
+        let problemCount = 0;
         orders.forEach((o, i) => {
+          if (problemCount >= 3) { if (!isValid('device#/$defs/complete', o.device)) problemCount++; return; }
           const errors = validate('device#/$defs/complete', o.device, `/data/${i}/device`);
-          if (errors.length) problems.push(`order ${String(o.id)}: ${formatErrors(errors, 4)}`);
+          if (errors.length) { problemCount++; problems.push(`order ${show(o.id, 40)}: ${formatErrors(errors, 4)}`); }
         });
-        if (problems.length) ctx.fail(`§2.4: a builder should emit the members of both device lists; the sample's (device_id, remark, status, created_at, updated_at, seat_id, version_name) are missing in ${problems.length} of ${orders.length} orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): ${problems.slice(0, 3).join('; ')}`);
+        if (problemCount) ctx.fail(`§2.4: a builder should emit the members of both device lists; the sample's (device_id, remark, status, created_at, updated_at, seat_id, version_name) are missing in ${problemCount} of ${orders.length} orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): ${problems.slice(0, 3).join('; ')}`);
       },
     },
   ]),

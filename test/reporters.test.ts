@@ -135,7 +135,7 @@ describe('GitHub Actions output', () => {
     // In the report's stable order (area, then id), not in completion order.
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^::warning title=K-01 KNOWN::known failure \(baseline: ticket 42\)/);
-    expect(lines[1]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key]%0A::set-env name=X::y');
+    expect(lines[1]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key] ⏎ ::set-env name=X::y');
     expect(lines[2]).toMatch(/^::warning title=S-01 WARN::/);
   });
 

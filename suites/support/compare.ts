@@ -39,15 +39,22 @@ export function fieldValid(shape: keyof typeof FIELD_SCHEMA, field: string, valu
   return validate(`${FIELD_SCHEMA[shape]}${field}` as `dish#${string}`, value).length === 0;
 }
 
-/** JSON equality (key order ignored). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Rec)[k], (b as Rec)[k]));
+/** JSON equality (key order ignored). Iterative: server data may nest 100,000 deep, past any call stack. */
+export function sameJson(x: unknown, y: unknown): boolean {
+  const pairs: Array<[unknown, unknown]> = [[x, y]];
+  while (pairs.length) {
+    const [a, b] = pairs.pop()!;
+    if (a === b) continue;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    for (const k of ka) {
+      if (!Object.hasOwn(b, k)) return false;
+      pairs.push([(a as Rec)[k], (b as Rec)[k]]);
+    }
+  }
+  return true;
 }
 
 /** 5 and "5": the same text, one side a number. */

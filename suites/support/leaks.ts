@@ -1,5 +1,6 @@
 import type { CheckContext } from '../../src/check.js';
 import { isRecord } from '../../src/api.js';
+import { show } from '../../src/assertions.js';
 import { NetworkError } from '../../src/http.js';
 
 /**
@@ -22,5 +23,5 @@ export async function sensitiveValues(ctx: CheckContext): Promise<Array<{ what: 
 
 export function leakedValue(body: string, values: Array<{ what: string; value: string }>): string | undefined {
   const hit = values.find((v) => body.includes(v.value));
-  return hit && `${hit.what} (${JSON.stringify(hit.value)})`;
+  return hit && `${hit.what} (${show(hit.value)})`;
 }
