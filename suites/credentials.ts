@@ -10,20 +10,27 @@ import type { Reply } from '../src/http.js';
 import { AUTH_PATH, detailPath } from '../src/endpoints.js';
 import { NetworkError } from '../src/http.js';
 
-/** Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members). */
+/**
+ * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),
+ * from parent links. Iterative: a hostile body may nest deeper than the stack.
+ */
 function walk(root: unknown, visit: (path: () => string, key: string | undefined, value: unknown) => void): void {
-  const stack: string[] = [];
-  const path = (): string => stack.join('').replace(/^\./, '');
-  const go = (v: unknown, key: string | undefined): void => {
-    visit(path, key, v);
-    if (typeof v !== 'object' || v === null) return;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) { stack.push(`[${i}]`); go(v[i], undefined); stack.pop(); }
-      return;
-    }
-    for (const k of Object.keys(v)) { stack.push(`.${k}`); go((v as Record<string, unknown>)[k], k); stack.pop(); }
+  interface Node { v: unknown; key: string | undefined; seg: string; parent: Node | undefined }
+  const pathOf = (n: Node): string => {
+    const segs: string[] = [];
+    for (let at: Node | undefined = n; at; at = at.parent) segs.push(at.seg);
+    return segs.reverse().join('').replace(/^\./, '');
   };
-  go(root, undefined);
+  const stack: Node[] = [{ v: root, key: undefined, seg: '', parent: undefined }];
+  while (stack.length) {
+    const n = stack.pop()!;
+    visit(() => pathOf(n), n.key, n.v);
+    const v = n.v;
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) { for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: undefined, seg: `[${i}]`, parent: n }); continue; }
+    const ks = Object.keys(v);
+    for (let i = ks.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[ks[i]!], key: ks[i], seg: `.${ks[i]}`, parent: n });
+  }
 }
 
 /**
@@ -37,14 +44,16 @@ function scanOf(tree: unknown): { strings: Set<string>; keys: Set<string> } {
   if (cached) return cached;
   const strings = new Set<string>();
   const keys = new Set<string>();
-  const go = (v: unknown): void => {
-    if (typeof v === 'string') { strings.add(v); return; }
-    if (typeof v !== 'object' || v === null) return;
-    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) go(v[i]); return; }
+  // Iterative: a hostile body may nest deeper than the stack.
+  const stack: unknown[] = [tree];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') { strings.add(v); continue; }
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) stack.push(v[i]); continue; }
     const ks = Object.keys(v);
-    for (let i = 0; i < ks.length; i++) { keys.add(ks[i]!); go((v as Record<string, unknown>)[ks[i]!]); }
-  };
-  go(tree);
+    for (let i = 0; i < ks.length; i++) { keys.add(ks[i]!); stack.push((v as Record<string, unknown>)[ks[i]!]); }
+  }
   const out = { strings, keys };
   if (typeof tree === 'object' && tree !== null) scans.set(tree, out);
   return out;
