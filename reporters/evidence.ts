@@ -11,6 +11,8 @@ import type { Report } from '../src/report.js';
 /** Redaction markers (`[REDACTED:token]`, `[REDACTED:public-key]`, …) become these shell variables in curl lines. */
 const SHELL_VARS: Record<string, string> = {
   token: 'OPEN_TOKEN',
+  'other-token': 'OTHER_OPEN_TOKEN',
+  'issued-token': 'ISSUED_TOKEN',
   'public-key': 'CONFORMANCE_SECRET',
   'secret-key': 'CONFORMANCE_KEY',
   'other-public-key': 'CONFORMANCE_OTHER_SECRET',
@@ -78,10 +80,33 @@ export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
 }
 
 /** A token for $OPEN_TOKEN, fetched the way the suite does (§5.2): needs CONFORMANCE_SECRET and CONFORMANCE_KEY. */
-export function tokenCommand(baseUrl: string, opts: CurlOptions = {}): string {
+/** The tokens a reproduction can fetch itself (§5.2), each from its application's key pair. */
+const TOKEN_SOURCES = {
+  token: { publicKey: 'public-key', secretKey: 'secret-key' },
+  'other-token': { publicKey: 'other-public-key', secretKey: 'other-secret-key' },
+} as const;
+
+/** A token for $OPEN_TOKEN (or $OTHER_OPEN_TOKEN), fetched the way the suite does (§5.2) from the key pair's variables. */
+export function tokenCommand(baseUrl: string, opts: CurlOptions = {}, kind: keyof typeof TOKEN_SOURCES = 'token'): string {
   const tls = opts.insecure ? ' -k' : opts.caFile ? ` --cacert ${singleQuote(opts.caFile)}` : '';
-  return `export OPEN_TOKEN="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
-    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:public-key]&key=[REDACTED:secret-key]`)} | jq -r .data.app_token)"`;
+  const src = TOKEN_SOURCES[kind];
+  return `export ${shellVarFor(kind)}="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
+    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:${src.publicKey}]&key=[REDACTED:${src.secretKey}]`)} | jq -r .data.app_token)"`;
+}
+
+/**
+ * How to get every credential some curl lines use, in the order to run them: the key pairs' variables to export,
+ * then the token commands. Only what the lines need: a report of app-only findings asks for no other_app key.
+ */
+export function credentialSteps(lines: string[], baseUrl: string, opts: CurlOptions = {}): string[] {
+  const used = new Set(lines.flatMap((l) => [...l.matchAll(/\$\{?([A-Z_]+)/g)].map((m) => m[1]!)));
+  const steps: string[] = [];
+  const vars = (kinds: string[]): string[] => kinds.map(shellVarFor);
+  if (used.has('OPEN_TOKEN')) steps.push(`# ${vars(['public-key', 'secret-key']).map((v) => `$${v}`).join(' and ')}: the application's key pair (app)`, tokenCommand(baseUrl, opts, 'token'));
+  if (used.has('OTHER_OPEN_TOKEN')) steps.push(`# ${vars(['other-public-key', 'other-secret-key']).map((v) => `$${v}`).join(' and ')}: the key pair of the second merchant's application (other_app)`, tokenCommand(baseUrl, opts, 'other-token'));
+  if (used.has('CONFORMANCE_DISABLED_TOKEN')) steps.push('# $CONFORMANCE_DISABLED_TOKEN: the token issued to the disabled application before it was disabled (disabled_app.token)');
+  if (used.has('ISSUED_TOKEN')) steps.push('# $ISSUED_TOKEN: a token the server issued to a key pair that is neither app nor other_app (shown redacted in the evidence)');
+  return steps;
 }
 
 /** A body excerpt pretty-printed when it is complete JSON, else as it came. */

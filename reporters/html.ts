@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AREAS, type Level } from '../src/check.js';
 import type { Exchange } from '../src/http.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report } from '../src/report.js';
-import { curlCommand, curlOptionsOf, prettyBody, sizeNote, tokenCommand, type CurlOptions } from './evidence.js';
+import { credentialSteps, curlCommand, curlOptionsOf, prettyBody, sizeNote, type CurlOptions } from './evidence.js';
 import { citedKeys, shippedSections } from '../src/spec-text.js';
 import { html, trusted, type Html } from './html-escape.js';
 
@@ -239,6 +239,19 @@ ${rows.length ? html`<table><tr><th>ID</th><th>Check</th><th>Observed</th></tr>$
 ${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th></tr>${noteRows}</table>` : ''}`;
 }
 
+/**
+ * Before the curl lines of the findings: how to get each credential they use (export the key pairs' variables, then
+ * fetch each token), named for what it is. Only when there are findings.
+ */
+function reproduceBox(report: Report, curl: CurlOptions): Html | '' {
+  const cards = [...findingsOf(report), ...unfinishedOf(report)];
+  if (!cards.length) return '';
+  const steps = credentialSteps(cards.flatMap((c) => c.evidence.map((e) => curlCommand(e, curl))), report.target.base_url, curl);
+  if (!steps.length) return '';
+  return html`<p class="note">To reproduce a finding, set the credentials its curl lines use, then run them (the tokens are fetched the way the suite does, §5.2):</p>
+<pre class="curl" id="reproduce">${steps.join('\n')}</pre>`;
+}
+
 /** A filter of the toolbar: every value that occurs, or all. */
 function select(id: string, label: string, values: readonly string[]): Html {
   return html`<label>${label} <select id="${id}"><option value="">all</option>${values.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>`;
@@ -276,8 +289,7 @@ ${harness}
 ${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select('f-area', 'area', AREAS.filter((a) => report.summary.by_area[a]))}${select('f-outcome', 'outcome', OUTCOME_ORDER.filter((o) => report.summary[o]))}
 <input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
 ${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
-${findings ? html`<p class="note">To reproduce a finding, set the application's keys and fetch a token first (the curl lines use <code>$OPEN_TOKEN</code>, <code>$CONFORMANCE_SECRET</code>, <code>$CONFORMANCE_KEY</code>):</p>
-<pre class="curl">${tokenCommand(report.target.base_url, curl)}</pre>` : ''}
+${reproduceBox(report, curl)}
 ${checksSection(report, curl)}
 <h2 id="profile">Implementation profile</h2>${profile(report)}
 ${specAppendix(report)}

@@ -137,13 +137,15 @@ async function runCommand(argv: string[]): Promise<number> {
     const redactor = redactorFor(config);
     activeRedactor = redactor;
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
+    let unverified: string[];
     try {
-      await preflight(config, redactor);
+      unverified = await preflight(config, redactor);
     } catch (e) {
       if (e instanceof SetupError) { err(`conformance: ${e.message}\n`); return EXIT.incomplete; }
       throw e;
     }
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
+    for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
     if (selected.length < ALL_CHECKS.length) out(`Selection: ${selected.length} of ${ALL_CHECKS.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`);
     if (!config.base_url.startsWith('https:')) out('Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n');

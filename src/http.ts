@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
-import type { Redactor } from './redact.js';
+import type { Redactor, SecretKind } from './redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
 import { capText } from './untrusted-text.js';
 import { parseJsonExact, stringifyJson } from './exact-json.js';
@@ -560,7 +560,7 @@ export class HttpClient {
         // A big body that is not JSON is kept as text: the checks quote it.
         if (big && jsonError !== undefined) text = buf.toString('utf8');
       }
-      this.learnTokens(json, text);
+      this.learnTokens(json, text, url);
       this.breaker.answered(endpoint);
       const durationMs = performance.now() - started;
       const resHeaders: Record<string, string> = {};
@@ -658,17 +658,30 @@ export class HttpClient {
    * body, and from the text of a body that does not parse (cut short, trailing bytes, not quite JSON), where any
    * "app_token": "…" is taken, decoded when it is a complete JSON string, as it stands (to the cut) otherwise.
    */
-  private learnTokens(json: unknown, text: string | undefined): void {
+  private learnTokens(json: unknown, text: string | undefined, url: string): void {
     const token = (json as { data?: { app_token?: unknown } } | undefined)?.data?.app_token;
-    if (typeof token === 'string') this.opts.redactor.add(token, 'token');
+    if (typeof token !== 'string' && (text === undefined || !text.includes('app_token'))) return;
+    const kind = this.tokenKind(url);
+    if (typeof token === 'string') this.opts.redactor.add(token, kind);
     if (json !== undefined || text === undefined || !text.includes('app_token')) return;
     for (const m of text.slice(0, 1 << 20).matchAll(/["']?app_token["']?\s*[:=]\s*["']?((?:[^"'\\\s,}&]|\\.)+)/g)) {
       const raw = m[1]!;
       let decoded = raw;
       try { decoded = JSON.parse(`"${raw}"`) as string; } catch { /* not a JSON string: taken as it stands */ }
-      this.opts.redactor.add(raw, 'token');
-      this.opts.redactor.add(decoded, 'token');
+      this.opts.redactor.add(raw, kind);
+      this.opts.redactor.add(decoded, kind);
     }
+  }
+
+  /**
+   * Whose token an answer carries, by the public key its request sent (the /auth query's secret): app's, other_app's,
+   * or some other key pair's (a refused one, the disabled application's).
+   */
+  private tokenKind(url: string): SecretKind {
+    let secret: string | null = null;
+    try { secret = new URL(url).searchParams.get('secret'); } catch { /* no query: not /auth */ }
+    const of = secret === null ? undefined : this.opts.redactor.kindOf(secret);
+    return of === 'other-public-key' ? 'other-token' : of === 'public-key' || secret === null ? 'token' : 'issued-token';
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,8 @@ function notTheApi(r: Reply): boolean {
  * Authenticates every configured application once (no retries: a 429 storm must not hold the run before its first
  * line). The disabled application is not among them: being refused is what its checks expect.
  */
-export async function preflight(config: Config, redactor: Redactor): Promise<void> {
+/** Returns warnings for the run's first lines (what the preflight could not verify). */
+export async function preflight(config: Config, redactor: Redactor): Promise<string[]> {
   const apps = APPS(config);
   if (config.other_app && config.other_app.secret === config.app.secret) {
     throw new ConfigError('other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)');
@@ -60,6 +61,9 @@ export async function preflight(config: Config, redactor: Redactor): Promise<voi
       }
       const answer = redactor.redact(describeReply(r));
       if (successData(r).ok) { merchants.push({ app, merchant: merchantOf(r) }); continue; }
+      // Rate limited: neither a refusal nor a missing endpoint, so no setup problem can be named. The run goes on;
+      // its own budget for rate-limit waits ends a storm as INCOMPLETE, with a report.
+      if (r.status === 429) return [`the server answered the preflight's GET ${AUTH_PATH} with HTTP 429 (rate limited): the key pairs are not verified before the run, which waits within its budget (3 × timeout_ms)`];
       if (notTheApi(r)) {
         throw new SetupError(`no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${answer}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`);
       }
@@ -69,6 +73,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<voi
     if (a?.merchant && b?.merchant && ((a.merchant.id !== undefined && a.merchant.id === b.merchant.id) || (typeof a.merchant.merchant_id === 'string' && a.merchant.merchant_id !== '' && a.merchant.merchant_id === b.merchant.merchant_id))) {
       throw new SetupError(`other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(JSON.stringify(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`);
     }
+    return [];
   } finally {
     await client.close();
   }

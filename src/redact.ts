@@ -18,7 +18,12 @@
  * without rewriting the tool's own words: they are replaced in what the server sent (the evidence, and values
  * messages quote through show()), never in the tool's own text.
  */
-export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'altered-token' | 'other-public-key' | 'other-secret-key' | 'disabled-public-key' | 'disabled-secret-key' | 'disabled-token';
+/**
+ * What a secret is, as its redaction marker says: `[REDACTED:other-token]`. Tokens are named for the application
+ * they were issued to (token: app's; other-token: other_app's; issued-token: a key pair that is neither), so a
+ * reproduction line says which credential it needs.
+ */
+export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'other-token' | 'issued-token' | 'altered-token' | 'other-public-key' | 'other-secret-key' | 'disabled-public-key' | 'disabled-secret-key' | 'disabled-token';
 
 import { randomBytes } from 'node:crypto';
 
@@ -289,6 +294,11 @@ export class Redactor {
   }
 
   /** Every secret as [kind, value] pairs (kind first so the value never lands in a log by accident of order). */
+  /** The kind a value was added as (the value exactly as added), or undefined. */
+  kindOf(value: string): SecretKind | undefined {
+    return this.secrets.get(value);
+  }
+
   entries(): Array<[SecretKind, string]> {
     return [...this.secrets].map(([v, k]) => [k, v]);
   }
