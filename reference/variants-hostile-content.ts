@@ -7,7 +7,7 @@ import { eachRecord, onPath, withBody, withData } from './kit.js';
  * would set window.__pwned, open a dialog, log to the console or make a request — the browser test watches for all
  * four. The data itself is conforming (names and remarks are free strings); two deliberate breaks make checks fail
  * so that the payloads also reach failure messages and evidence: a success envelope of /dishes carries a msg, and
- * the first seat of /seats has a status that is a payload string.
+ * the first seat of /seats has a status that is a payload string; and a SHOULD break (a device without version_name).
  */
 export const PAYLOADS = [
   `<script>window.__pwned=1;alert('xss-script');console.log('xss-script')</script>`,
@@ -49,4 +49,7 @@ export const hostileContent: Variant[] = [
     withBody(r, (b) => { if (b.status === 'SUCCESS') b.msg = pick(0); })),
   onPath('hostile-seat-status', 'The first seat of /seats has a payload status', ['/seats'], (r) =>
     withData(r, (d) => eachRecord(d, (x, i) => { if (i === 0) x.status = pick(2); }))),
+  // A SHOULD break as well (a warning, not a failure), so the report has warnings to filter and render.
+  onPath('hostile-device-sample-members', 'The first order\'s device lacks the sample\'s version_name', ['/orders'], (r) =>
+    withData(r, (d) => eachRecord(d, (x, i) => { if (i === 0) delete x.device.version_name; }))),
 ];

@@ -1,6 +1,27 @@
-import { ok, type Variant } from './server.js';
+import { stringify as losslessStringify } from 'lossless-json';
+import { ok, type ApiReply, type Variant } from './server.js';
 import type { Dish, Seat } from './fixtures.js';
-import { eachRecord, withData } from './kit.js';
+import { eachRecord, isSuccess, withData } from './kit.js';
+
+/** Per server: the token that expires, and how often it was used. */
+const expiring = new WeakMap<object, { token: string; uses: number }>();
+
+/** Snowflake-style 64-bit ids: every dish, seat and order id is this plus its fixture id (far past 2^53). */
+const SNOWFLAKE_BASE = 1_300_000_000_000_000_000n;
+const snow = (n: number): number | bigint => (n > 0 ? SNOWFLAKE_BASE + BigInt(n) : n);
+type R = Record<string, any>;
+const snowDish = (d: R): R => ({ ...d, id: snow(d.id), ...(d.pivot ? { pivot: { ...d.pivot, order_id: snow(d.pivot.order_id), dish_id: snow(d.pivot.dish_id) } } : {}) });
+const snowSeat = (s: R): R => ({ ...s, id: snow(s.id) });
+const snowOrder = (o: R): R => ({ ...o, id: snow(o.id), seat_id: snow(o.seat_id), seat: o.seat ? snowSeat(o.seat) : o.seat, device: { ...o.device, seat_id: snow(o.device.seat_id) }, dishes: o.dishes.map(snowDish) });
+
+/** The reply with its records' ids made 64-bit, written as exact JSON digits (JSON.stringify cannot print a bigint). */
+function snowflaked(reply: ApiReply, path: string): ApiReply {
+  if (!isSuccess(reply)) return reply;
+  const body = reply.body as R;
+  const map = path === '/dishes' ? (d: R[]) => d.map(snowDish) : path === '/seats' ? (d: R[]) => d.map(snowSeat) : path === '/orders' ? (d: R[]) => d.map(snowOrder)
+    : path.startsWith('/dishes/') ? snowDish : path.startsWith('/seats/') ? snowSeat : undefined;
+  return map ? { ...reply, raw: losslessStringify({ ...body, data: map(body.data) })! } : reply;
+}
 
 /**
  * Conforming variants: each uses the spec's latitude (issue list "The spec's latitude") and must pass with zero
@@ -51,6 +72,33 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
+    // §5.6: token lifetime is not shown. A server may keep one live token per application.
+    name: 'new-token-revokes-previous',
+    description: "issuing a new token to an application ends that application's earlier tokens",
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || !isSuccess(r)) return r;
+      const fresh = (r.body as { data: { app_token: string } }).data.app_token;
+      const app = world.tokens.get(fresh);
+      for (const [t, a] of world.tokens) if (a === app && t !== fresh) world.tokens.delete(t);
+      return r;
+    },
+  },
+  {
+    // §5.6: token lifetime is not shown. A token may expire during a run; the suite renews it once.
+    name: 'first-token-expires',
+    description: 'the first token of the application under test used for data stops working after 40 data requests (an expiry)',
+    handle: (req, next, world) => {
+      const token = req.headers['open-token'];
+      if (req.path !== '/auth' && typeof token === 'string' && req.app === world.fixtures.apps[0]) {
+        const t = expiring.get(world) ?? { token, uses: 0 };
+        expiring.set(world, t);
+        if (token === t.token && ++t.uses > 40) return world.render.error(401, 'Application not authenticated: token expired');
+      }
+      return next();
+    },
+  },
+  {
     name: 'extra-fields-and-nulls',
     description: 'extra fields on every object, nulls where allowed, phone and email_verified_at omitted',
     render: {
@@ -61,6 +109,39 @@ export const LATITUDE_VARIANTS: Variant[] = [
     handle: (req, next) => {
       const r = next();
       return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { o.remark = null; o.waiter_id = null; o.device.version_name = null; o.channel = 'kiosk'; })) : r;
+    },
+  },
+  {
+    // §7 defines an error by its envelope code; the spec says nothing of HTTP statuses (ERR-05 only observes).
+    name: 'errors-any-http-status',
+    description: 'every error goes out with HTTP 400, whatever its envelope code (401, 404 …)',
+    handle: (_req, next) => { const r = next(); return r.http !== 200 ? { ...r, http: 400 } : r; },
+  },
+  {
+    // §2.4 names order_table_number and the seat, never says they agree (judgement: a table renumbered since).
+    name: 'order-table-number-not-seat',
+    description: 'order 5001 has order_table_number 7 while its seat 11 is table 1 (renumbered after the order)',
+    handle: (req, next) => { const r = next(); return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) o.order_table_number = 7; })) : r; },
+  },
+  {
+    // SEC-02 names credential material by field name: names that merely contain such a word are not it.
+    name: 'credential-lookalike-fields',
+    description: 'dishes carry token_count, secretary, keywords and is_secret_menu; the merchant a passport_country',
+    render: {
+      dish: (d) => ({ ...d, token_count: 2, secretary: null, keywords: ['spicy'], is_secret_menu: false }),
+      merchant: (m) => ({ ...m, passport_country: 'CN' }),
+    },
+  },
+  {
+    // §2.5 gives the e-mail no syntax; §2.4–2.5 "ISO 8601 UTC with fractional seconds" has more than one spelling.
+    name: 'idn-email-and-utc-spellings',
+    description: 'merchant 1\'s e-mail is internationalized (店主@金龙酒家.example, RFC 6531); merchant times carry one fraction digit and the +00:00 offset; device times a comma fraction',
+    render: {
+      merchant: (m) => ({ ...m, ...(m.id === 1 ? { email: '店主@金龙酒家.example' } : {}), created_at: m.created_at.replace(/\.\d+Z$/, '.5+00:00'), updated_at: m.updated_at.replace(/\.\d+Z$/, '.25Z') }),
+    },
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { o.device.created_at = o.device.created_at.replace('.', ','); })) : r;
     },
   },
   {
@@ -96,19 +177,6 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
-    // Not in the latitude list, but nothing in the spec forbids it: orders keep what they were placed with. The
-    // consistency checks note such references instead of failing them.
-    name: 'deleted-records-in-old-orders',
-    description: 'dish 103 and seat 12 were deleted: /dishes and /seats omit them, their details answer 404, old orders 5001 and 5002 still embed them',
-    handle: (req, next, world) => {
-      if (req.path === '/dishes/103' || req.path === '/seats/12') return world.render.error(404, 'Record not found');
-      const r = next();
-      if (req.path === '/dishes') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 103));
-      if (req.path === '/seats') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 12));
-      return r;
-    },
-  },
-  {
     // The spec does not say ids are global: merchant 2 numbering its records in its own space is conforming, and
     // the isolation checks must not mistake its dish 101 for merchant 1's.
     name: 'per-merchant-ids',
@@ -132,6 +200,21 @@ export const LATITUDE_VARIANTS: Variant[] = [
         if (o.seat_id) { o.seat_id -= shift.seats; o.seat.id -= shift.seats; o.device.seat_id = o.seat_id; }
         for (const x of o.dishes) { x.id -= shift.dishes; x.pivot.dish_id -= shift.dishes; }
       }));
+    },
+  },
+  {
+    // §2 types ids as int with no range: POS systems use 64-bit snowflake ids, which JSON.parse would round.
+    name: 'snowflake-ids',
+    description: 'dish, seat and order ids (and every reference to them: pivot, seat_id, seat.id, device.seat_id) are 64-bit snowflake ids above 2^53, e.g. 1300000000000000101',
+    handle: (req, next, world) => {
+      const detail = /^\/(dishes|seats)\/([0-9]+)$/.exec(req.path);
+      if (detail) {
+        // Only the 64-bit ids name records; the small fixture ids behind them do not.
+        const small = BigInt(detail[2]!) - SNOWFLAKE_BASE;
+        if (small <= 0n || small >= 2n ** 31n) return world.render.error(404, 'Record not found');
+        req.path = `/${detail[1]}/${small}`;
+      }
+      return snowflaked(next(), detail ? `/${detail[1]}/` : req.path);
     },
   },
   {

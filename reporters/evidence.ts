@@ -1,4 +1,5 @@
 import type { Exchange } from '../src/http.js';
+import { parseJsonExact, stringifyJson } from '../src/exact-json.js';
 import type { Report } from '../src/report.js';
 
 /**
@@ -113,7 +114,7 @@ export function prettyBody(excerpt: string, truncated: boolean): { text: string;
   if (!truncated) {
     const t = excerpt.trim();
     if (t.startsWith('{') || t.startsWith('[')) {
-      try { return { text: JSON.stringify(JSON.parse(t), null, 2), json: true }; } catch { /* not JSON: shown raw */ }
+      try { return { text: stringifyJson(parseJsonExact(t), 2) ?? t, json: true }; } catch { /* not JSON: shown raw */ }
     }
   }
   return { text: excerpt, json: false };

@@ -4,7 +4,8 @@ import type { Config, Credentials } from './config.js';
 import type { Exchange, HttpClient, Reply, RequestSpec } from './http.js';
 import { NetworkError } from './http.js';
 import { Blocked, type Sweep } from './check.js';
-import { AUTH_PATH, detailPath } from './endpoints.js';
+import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
+import { isIdLike } from './exact-json.js';
 // Used inside functions only: the import cycle with assertions.ts (which reads isRecord from here) is harmless.
 import { show } from './assertions.js';
 
@@ -16,6 +17,9 @@ export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !==
 
 /** The records of each list reply's data array (replies are read-only to checks, so this never goes stale). */
 const recordsOf = new WeakMap<unknown[], Rec[]>();
+
+/** A refusal of the credential (§5.4): code 401 in the envelope, or HTTP 401. */
+export const refusesToken = (r: Reply): boolean => r.status === 401 || (isRecord(r.json) && r.json.code === 401);
 
 /** The success envelope of §2.1 / §4 rule 1, without judging anything else. */
 export function successData(reply: Reply): { ok: true; data: unknown } | { ok: false; why: string } {
@@ -35,8 +39,86 @@ export class SharedRequests {
   /** Per detail still cached: its sweep, and which of the sweep's readers have read it. */
   private readonly detailReads = new Map<string, { sweep: Sweep; readBy: Set<string> }>();
 
+  /**
+   * Token lifetime is not shown (§5.6): a server may end an application's tokens (a new one issued, an expiry).
+   * The run's tokens, which application each is, which have worked, and the one renewal each application gets.
+   */
+  private readonly runTokens = new Map<string, Who>();
+  private readonly worked = new Set<string>();
+  private readonly authRound = new Map<Who, number>();
+  private readonly renewal = new Map<Who, Promise<string | undefined>>();
+  private readonly aliveProbe = new Map<string, Promise<boolean>>();
+  /** What the server did to the run's tokens, for INFO-AUTH-TOKEN (the implementation profile). */
+  readonly tokenEvents: string[] = [];
+
   /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
   constructor(readonly config: Config, readonly client: HttpClient, private readonly readers = new Map<Sweep, Set<string>>()) {}
+
+  /** The key of the current /auth of an application: a renewal starts a new round. */
+  authKey(who: Who): string { return `auth:${who}:${this.authRound.get(who) ?? 0}`; }
+
+  /** A token /auth issued to the run (Api.token). */
+  isRunToken(token: string | undefined): Who | undefined { return token === undefined ? undefined : this.runTokens.get(token); }
+  registerToken(token: string, who: Who): void { this.runTokens.set(token, who); }
+  /** Every token /auth issued to the run so far, with its application. */
+  issuedTokens(): Array<{ who: Who; token: string }> { return [...this.runTokens].map(([token, who]) => ({ who, token })); }
+
+  /**
+   * A request sent with one of the run's tokens came back: when it was refused and that token had worked before
+   * and GET /merchant now refuses it too, the token has ended. The application authenticates once more (once per
+   * run) and the request is sent again with the new token; what happened is noted, and the check goes on as if
+   * nothing happened, since the spec leaves token lifetime open. Anything else returns the reply as it came.
+   */
+  async afterTokenReply(spec: RequestSpec, reply: Reply, retry: (token: string) => Promise<Reply>, send: (spec: RequestSpec) => Promise<Reply>, note: (text: string) => void): Promise<Reply> {
+    const who = this.isRunToken(spec.token);
+    if (!who || !spec.token) return reply;
+    if (!refusesToken(reply)) {
+      if (successData(reply).ok) this.worked.add(spec.token);
+      return reply;
+    }
+    if (!this.worked.has(spec.token)) return reply;
+    const fresh = await this.renewIfEnded(who, spec.token, `${spec.method ?? 'GET'} ${spec.path}`, send);
+    if (fresh === undefined) return reply;
+    note(`the run's token of ${who} was refused (401) after it had worked (§5.6: token lifetime not shown): authenticated once more and sent ${spec.method ?? 'GET'} ${spec.path} again with the new token`);
+    return retry(fresh);
+  }
+
+  private async renewIfEnded(who: Who, stale: string, where: string, send: (spec: RequestSpec) => Promise<Reply>): Promise<string | undefined> {
+    const pending = this.renewal.get(who);
+    if (pending) { const t = await pending; return t !== stale ? t : undefined; }
+    if (!(await this.stillWorks(stale, send))) {
+      // Checked again after the wait: another request may have started the renewal meanwhile.
+      const started = this.renewal.get(who);
+      if (started) { const t = await started; return t !== stale ? t : undefined; }
+      const renewing = (async (): Promise<string | undefined> => {
+        this.authRound.set(who, (this.authRound.get(who) ?? 0) + 1);
+        const c = this.config[who]!;
+        const r = await send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
+        this.cache.set(this.authKey(who), Promise.resolve(r));
+        const s = successData(r);
+        const token = s.ok && isRecord(s.data) && typeof s.data.app_token === 'string' && s.data.app_token !== '' ? s.data.app_token : undefined;
+        if (token) this.registerToken(token, who);
+        this.tokenEvents.push(`the token issued to ${who} at the start of the run was refused with 401 after it had worked (first at ${where}, and GET /merchant refused it too); the run authenticated once more and ${token ? 'went on with the new token' : `got no new token (/auth ${s.ok ? 'carried no app_token' : s.why})`}`);
+        return token;
+      })();
+      renewing.catch(() => undefined);
+      this.renewal.set(who, renewing);
+      const t = await renewing;
+      return t !== stale ? t : undefined;
+    }
+    return undefined;
+  }
+
+  /** Whether GET /merchant still takes the token (asked at most once a second per token: a broken endpoint may refuse thousands). */
+  private stillWorks(token: string, send: (spec: RequestSpec) => Promise<Reply>): Promise<boolean> {
+    let p = this.aliveProbe.get(token);
+    if (!p) {
+      p = send({ path: '/merchant', token }).then((r) => !refusesToken(r), () => true);
+      this.aliveProbe.set(token, p);
+      void p.then(() => setTimeout(() => this.aliveProbe.delete(token), 1000).unref());
+    }
+    return p;
+  }
 
   once(key: string, spec: RequestSpec): Promise<Reply> {
     let p = this.cache.get(key);
@@ -76,7 +158,7 @@ export class SharedRequests {
   }
 
   /** The requests as one check sees them: what it uses joins its evidence, what it reads of a sweep counts as read. */
-  view(record: (e: Exchange) => void, checkId: string, sampled: (text: string) => void = () => undefined): Api { return new Api(this, record, checkId, sampled); }
+  view(record: (e: Exchange) => void, checkId: string, sampled: (text: string) => void = () => undefined, note: (text: string) => void = () => undefined): Api { return new Api(this, record, checkId, sampled, note); }
 }
 
 export class Api {
@@ -86,7 +168,29 @@ export class Api {
     private readonly checkId: string,
     /** Told when the check reads a seeded sample of a resource instead of every record (the run's coverage). */
     private readonly sampled: (text: string) => void = () => undefined,
+    /** A remark for the check's result (a renewed token). */
+    private readonly note: (text: string) => void = () => undefined,
   ) {}
+
+  /** The tokens /auth issued to the run so far (never to be printed: the redactor knows them). */
+  issuedTokens(): Array<{ who: Who; token: string }> { return this.shared.issuedTokens(); }
+
+  /** What the server did to the run's tokens during the run (renewals), for the implementation profile. */
+  get tokenEvents(): readonly string[] { return this.shared.tokenEvents; }
+
+  /**
+   * Sends a request of the check's own (recorded as its evidence); one sent with a run's token that has ended is
+   * sent again once the application has a new one (SharedRequests.afterTokenReply).
+   */
+  async send(spec: RequestSpec): Promise<Reply> {
+    const reply = await this.recorded(this.shared.client.send(spec));
+    return this.shared.afterTokenReply(spec, reply, (t) => this.fresh({ ...spec, token: t }), (s) => this.fresh(s), this.note);
+  }
+
+  /** A request of this check's own, recorded, sent as it is. */
+  private fresh(spec: RequestSpec): Promise<Reply> {
+    return this.recorded(this.shared.client.send(spec));
+  }
 
   get config(): Config { return this.shared.config; }
 
@@ -97,8 +201,9 @@ export class Api {
   }
 
   /** A shared request; its exchange joins the evidence of the check that awaits it. */
-  once(key: string, spec: RequestSpec): Promise<Reply> {
-    return this.recorded(this.shared.once(key, spec));
+  async once(key: string, spec: RequestSpec): Promise<Reply> {
+    const reply = await this.recorded(this.shared.once(key, spec));
+    return this.shared.afterTokenReply(spec, reply, (t) => this.recorded(this.shared.once(`${key}:token:${t}`, { ...spec, token: t })), (s) => this.fresh(s), this.note);
   }
 
   private async recorded(reply: Promise<Reply>): Promise<Reply> {
@@ -115,7 +220,7 @@ export class Api {
   /** GET /auth with an application's key pair (endpoint 1). */
   auth(who: Who = 'app'): Promise<Reply> {
     const c = this.credentials(who);
-    return this.once(`auth:${who}`, { path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
+    return this.once(this.shared.authKey(who), { path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
   }
 
   async token(who: Who = 'app'): Promise<string> {
@@ -127,6 +232,7 @@ export class Api {
     if (typeof token !== 'string' || token === '') {
       throw new Blocked(`no token for ${who}: /auth ${s.ok ? 'carried no app_token' : s.why} (see AUTH-01)`);
     }
+    this.shared.registerToken(token, who);
     return token;
   }
 
@@ -136,8 +242,12 @@ export class Api {
    */
   async get(path: string, who: Who = 'app', sweep?: Sweep): Promise<Reply> {
     const token = await this.token(who);
-    const key = `get:${who}:${path}`;
-    return this.recorded(sweep ? this.shared.readDetail(sweep, key, { path, token }, this.checkId) : this.shared.once(key, { path, token }));
+    // The token is part of the key: after a renewal the same GET is a new request.
+    const fetch = (t: string): Promise<Reply> => {
+      const key = `get:${who}:${t}:${path}`;
+      return this.recorded(sweep ? this.shared.readDetail(sweep, key, { path, token: t }, this.checkId) : this.shared.once(key, { path, token: t }));
+    };
+    return this.shared.afterTokenReply({ path, token }, await fetch(token), fetch, (s) => this.fresh(s), this.note);
   }
 
   /** The data of a successful GET; anything else blocks the check (the endpoint's own check reports it). */
@@ -171,9 +281,9 @@ export class Api {
    * The ids whose detail the run checks: all of them, or a seeded sample of max_details (issue: big merchants).
    * Deterministic for a given seed, so a finding replays.
    */
-  async detailIds(resource: Resource, who: Who = 'app'): Promise<{ ids: Array<string | number>; total: number; sampled: boolean }> {
+  async detailIds(resource: Resource, who: Who = 'app'): Promise<{ ids: RecordId[]; total: number; sampled: boolean }> {
     const items = await this.list(`/${resource}`, who);
-    const ids = items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
+    const ids = items.map((i) => i.id).filter(isIdLike);
     const max = this.shared.config.max_details;
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
     const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
@@ -191,7 +301,7 @@ export class Api {
   }
 
   /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who). */
-  detail(resource: Resource, id: string | number, who: Who = 'app'): Promise<Reply> {
+  detail(resource: Resource, id: RecordId, who: Who = 'app'): Promise<Reply> {
     return this.get(detailPath(resource, id), who, `${resource}:${who}`);
   }
 }

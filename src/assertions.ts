@@ -3,6 +3,7 @@ import type { Reply } from './http.js';
 import { isRecord, successData, type Rec } from './api.js';
 import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from './schemas.js';
 import { neutralizeMarkers } from './redact.js';
+import { stringifyJson } from './exact-json.js';
 
 /**
  * What every quoted server value goes through before it joins a message: by default forged redaction markers are
@@ -12,10 +13,13 @@ import { neutralizeMarkers } from './redact.js';
 let quoteFilter: (s: string) => string = neutralizeMarkers;
 export function setQuoteFilter(filter: (s: string) => string): void { quoteFilter = filter; }
 
-/** JSON text of a value, or a phrase when it cannot be rendered (nested deeper than JSON.stringify's stack). */
+/**
+ * JSON text of a value (integers past 2^53 with their exact digits), or a phrase when it cannot be rendered (nested
+ * deeper than JSON.stringify's stack).
+ */
 export function jsonText(v: unknown): string {
   try {
-    return JSON.stringify(v) ?? String(v);
+    return stringifyJson(v) ?? String(v);
   } catch {
     return '(a value nested too deeply to show)';
   }

@@ -74,6 +74,12 @@ export interface Check {
    * each reply only until every check that declares its sweep has read it, then lets it go.
    */
   sweeps?: Sweep[];
+  /**
+   * Calls /auth with a configured application's keys, so a server may issue a token (a broken one even for wrong
+   * keys) and, since token lifetime is not shown (§5.6), end the run's earlier one. Such checks run after every
+   * other check, one at a time, INFO ones last, and never change what another check relies on.
+   */
+  mintsTokens?: boolean;
   run(ctx: CheckContext): Promise<void>;
 }
 

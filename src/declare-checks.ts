@@ -21,14 +21,20 @@ export function selectChecks(all: Check[], only: string[]): Check[] {
  * Every area runs at once, each check as soon as what it needs has arrived (requests are capped by the client,
  * not by grouping). Only 'readonly' waits until all else is done and runs its checks one by one: its unsafe
  * methods are the one thing that may change a broken server's data, and no other check may read that change.
+ * Last, one by one, come the checks that call /auth again (Check.mintsTokens): a server may end the run's token
+ * when it issues a new one (§5.6), and by then no other check needs it; MUST ones first, the profile's own
+ * token-lifetime probe (INFO, auth area) very last.
  * @param run the run, asked for when a test starts (library mode creates it in a beforeAll)
  */
 export function declareChecks(selected: Check[], run: () => ConformanceRun, info?: () => RunInfo): void {
-  const ordered = [...AREAS.filter((a) => a !== 'readonly'), 'readonly' as const];
-  for (const area of ordered) {
-    const checks = selected.filter((c) => c.area === area);
+  const mintOrder = (c: Check): number => (c.level !== 'INFO' ? 0 : c.area === 'auth' ? 2 : 1);
+  const phases: Array<{ area: string; concurrent: boolean; checks: Check[] }> = [
+    ...AREAS.filter((a) => a !== 'readonly').map((a) => ({ area: a, concurrent: true, checks: selected.filter((c) => c.area === a && !c.mintsTokens) })),
+    { area: 'readonly', concurrent: false, checks: selected.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
+    { area: 'token-minting', concurrent: false, checks: selected.filter((c) => c.mintsTokens).sort((a, b) => mintOrder(a) - mintOrder(b)) },
+  ];
+  for (const { area, concurrent, checks } of phases) {
     if (!checks.length) continue;
-    const concurrent = area !== 'readonly';
     describe(area, { concurrent }, () => {
       for (const check of checks) {
         const meta = { check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area } };

@@ -24,6 +24,10 @@ export const DATA_ENDPOINTS: Endpoint[] = [
 
 export const AUTH_PATH = '/auth';
 
-export function detailPath(resource: 'dishes' | 'seats', id: string | number): string {
+/** An id as the server wrote it: a number, an exact bigint past 2^53 (src/exact-json.ts), or a string. */
+export type RecordId = string | number | bigint;
+
+/** The detail path of a record; a bigint prints its exact digits. */
+export function detailPath(resource: 'dishes' | 'seats', id: RecordId): string {
   return `/${resource}/${id}`;
 }

@@ -8,6 +8,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Redactor, SecretKind } from './redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
 import { capText } from './untrusted-text.js';
+import { parseJsonExact, stringifyJson } from './exact-json.js';
 
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
 const EXCERPT_CHARS = 4096;
@@ -551,7 +552,7 @@ export class HttpClient {
       let text: string | undefined;
       if (json === undefined) {
         if (!big) text = buf.toString('utf8');
-        try { json = text !== undefined ? JSON.parse(text) : parseJsonBuffer(buf); } catch (e) {
+        try { json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf); } catch (e) {
           if (e instanceof TooManyElements) throw e;
           jsonError = (e as Error).message;
         }
@@ -580,7 +581,7 @@ export class HttpClient {
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
         Object.defineProperty(reply, 'text', {
           // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
-          get: () => { try { return JSON.stringify(json); } catch { return '(a body nested too deeply to render again)'; } },
+          get: () => { try { return stringifyJson(json) ?? ''; } catch { return '(a body nested too deeply to render again)'; } },
           enumerable: true, configurable: true,
         });
       }

@@ -11,6 +11,8 @@
  * in a top-level key), the whole text is parsed the usual way, so a malformed body fails with JSON.parse's message.
  */
 
+import { hasLongDigitRun, parseJsonExact } from './exact-json.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -122,19 +124,25 @@ function layout(buf: Buffer): Layout | undefined {
   return found;
 }
 
-/** JSON.parse(buf.toString('utf8')), the same value or the same error, for a body of valid UTF-8. */
+/**
+ * JSON.parse(buf.toString('utf8')), the same value or the same error, for a body of valid UTF-8 — with integers past
+ * 2^53 exact (parseJsonExact: only the pieces that hold a 16-digit run take the slower lossless parse).
+ */
 export function parseJsonBuffer(buf: Buffer): unknown {
   const l = layout(buf);
   if (l) {
     try {
-      const envelope = JSON.parse(`${buf.toString('utf8', 0, l.open)}[]${buf.toString('utf8', l.close + 1)}`) as { data: unknown[] };
+      const envelope = parseJsonExact(`${buf.toString('utf8', 0, l.open)}[]${buf.toString('utf8', l.close + 1)}`) as { data: unknown[] };
       const data = new Array<unknown>(l.elements.length);
-      for (let k = 0; k < l.elements.length; k++) data[k] = JSON.parse(buf.toString('utf8', l.elements.start(k), l.elements.end(k)));
+      for (let k = 0; k < l.elements.length; k++) {
+        const [from, to] = [l.elements.start(k), l.elements.end(k)];
+        data[k] = parseJsonExact(buf.toString('utf8', from, to), hasLongDigitRun(buf, from, to));
+      }
       envelope.data = data;
       return envelope;
     } catch {
       // Not valid piece by piece: the whole text, for JSON.parse's own verdict and message.
     }
   }
-  return JSON.parse(buf.toString('utf8'));
+  return parseJsonExact(buf.toString('utf8'));
 }

@@ -87,19 +87,11 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   let sampled: string | undefined;
   const redactor = shared.client.redactor;
 
+  const api = shared.view(record, check.id, (text) => { sampled = sampled ? `${sampled}; ${text}` : text; }, (text) => { if (!notes.includes(text)) notes.push(text); });
   const ctx: CheckContext = {
     config: shared.config,
-    api: shared.view(record, check.id, (text) => { sampled = sampled ? `${sampled}; ${text}` : text; }),
-    async send(spec) {
-      try {
-        const r = await shared.client.send(spec);
-        record(r.exchange);
-        return r;
-      } catch (e) {
-        if (e instanceof NetworkError) record(e.exchange);
-        throw e;
-      }
-    },
+    api,
+    send: (spec) => api.send(spec),
     fail(message, keys) { throw new CheckFailure(message, keys); },
     note(text) { if (notes.length < NOTES_MAX) notes.push(text); else notesLeftOut++; },
     observe(text) { observation = text; },

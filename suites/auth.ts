@@ -99,16 +99,23 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-04',
-    title: 'The merchant in /auth equals the merchant of /merchant',
+    title: 'The merchant in /auth equals the merchant of /merchant, for every configured application',
     level: 'MUST',
     spec: '§2.6, §4 endpoint 2, §1',
     async run(ctx) {
-      const s = successData(await ctx.api.auth());
-      if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) return;
-      const m = await ctx.api.merchant();
-      const a = s.data.merchant;
-      const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
-      if (diff.length) ctx.fail(`the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`, diff.map((k) => `merchant.${k}`));
+      const problems: string[] = [];
+      const keys: string[] = [];
+      // Every application: the isolation checks learn who other_app is from its /auth (suites/support/tenants.ts).
+      for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
+        const s = successData(await ctx.api.auth(who));
+        if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) continue;
+        const m = await ctx.api.merchant(who);
+        const a = s.data.merchant;
+        const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
+        if (diff.length) problems.push(`${who}: the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
+        keys.push(...diff.map((k) => (who === 'app' ? `merchant.${k}` : `${who}:merchant.${k}`)));
+      }
+      if (problems.length) ctx.fail(problems.join('; '), keys);
     },
   },
   {
@@ -130,6 +137,7 @@ export const authChecks = defineChecks('auth', [
     title: '/auth without secret or without key is refused with 400 or 401 and no token',
     level: 'MUST',
     spec: '§4 endpoint 1, §7',
+    mintsTokens: true,
     async run(ctx) {
       const { secret, key } = ctx.config.app;
       for (const [label, query] of [['without key', { secret }], ['without secret', { key }], ['with neither', {}]] as const) {
@@ -142,6 +150,7 @@ export const authChecks = defineChecks('auth', [
     title: '/auth with a wrong secret key is refused with 401 and no token',
     level: 'MUST',
     spec: '§5.4, §7',
+    mintsTokens: true,
     run: (ctx) => expectAuthRefused(ctx, { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` }, 'with a wrong secret key', [401]),
   },
   {
@@ -149,6 +158,7 @@ export const authChecks = defineChecks('auth', [
     title: '/auth with an unknown public key is refused with 401 and no token',
     level: 'MUST',
     spec: '§5.4, §7',
+    mintsTokens: true,
     run: (ctx) => expectAuthRefused(ctx, { secret: 'conformance-unknown-public-key', key: ctx.config.app.key }, 'with an unknown public key', [401]),
   },
   {

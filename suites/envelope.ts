@@ -31,7 +31,8 @@ export const envelopeChecks = defineChecks('envelope', [
   {
     id: 'ENV-02',
     title: 'msg is absent on success',
-    level: 'SHOULD',
+    // §2.1's field table: "It is absent on success" (a field table is normative: MUST).
+    level: 'MUST',
     spec: '§2.1',
     async run(ctx) {
       const withMsg = (await successReplies(ctx)).filter(({ reply }) => isRecord(reply.json) && reply.json.status === 'SUCCESS' && 'msg' in reply.json);

@@ -6,6 +6,8 @@ import { formatErrors, validate } from '../src/schemas.js';
 import { NetworkError } from '../src/http.js';
 import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
+import { isIdLike } from '../src/exact-json.js';
+import type { RecordId } from '../src/endpoints.js';
 
 /**
  * Fuzzed dish_id and seat_id (issue 3 "Fuzzing with fast-check", §4 endpoints 4 and 6, §7). Property: every answer
@@ -61,11 +63,11 @@ async function judge(ctx: CheckContext, t: Target, raw: string, token: string): 
   return undefined;
 }
 
-async function target(ctx: CheckContext, resource: Resource, theirs: Tenant | undefined): Promise<{ t: Target; mine: Array<string | number>; other: Array<string | number> }> {
-  const ids = (items: readonly Rec[]): Array<string | number> => items.map((i) => i.id).filter((id): id is string | number => typeof id === 'number' || typeof id === 'string');
+async function target(ctx: CheckContext, resource: Resource, theirs: Tenant | undefined): Promise<{ t: Target; mine: RecordId[]; other: RecordId[] }> {
+  const ids = (items: readonly Rec[]): RecordId[] => items.map((i) => i.id).filter(isIdLike);
   const mine = ids(await ctx.api.list(`/${resource}`));
   const mineSet = new Set(mine.map(String));
-  let other: Array<string | number> = [];
+  let other: RecordId[] = [];
   if (ctx.config.other_app) {
     try { other = ids(await ctx.api.list(`/${resource}`, 'other_app')).filter((id) => !mineSet.has(String(id))); } catch (e) {
       if (e instanceof NetworkError) throw e;

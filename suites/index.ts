@@ -10,9 +10,10 @@ import { profileChecks } from './profile.js';
 import { consistencyChecks } from './consistency.js';
 import { isolationChecks } from './isolation.js';
 import { fuzzChecks } from './fuzz.js';
+import { credentialChecks } from './credentials.js';
 
 /** Every check of the suite, in the order a vendor would fix things (by area, then as declared). */
-export const ALL_CHECKS: Check[] = [...authChecks, ...envelopeChecks, ...resourceChecks, ...errorChecks, ...readonlyChecks, ...transportChecks, ...profileChecks, ...consistencyChecks, ...isolationChecks, ...fuzzChecks]
+export const ALL_CHECKS: Check[] = [...authChecks, ...credentialChecks, ...envelopeChecks, ...resourceChecks, ...errorChecks, ...readonlyChecks, ...transportChecks, ...profileChecks, ...consistencyChecks, ...isolationChecks, ...fuzzChecks]
   .map((c, i) => ({ c, i }))
   .sort((a, b) => AREAS.indexOf(a.c.area) - AREAS.indexOf(b.c.area) || a.i - b.i)
   .map(({ c }) => c);

@@ -20,7 +20,9 @@ const NOUN: Record<Resource, Kind> = { dishes: 'dish', seats: 'seat' };
 async function tenants(ctx: CheckContext, me: Side, other: Side): Promise<{ mine: Tenant; theirs: Tenant }> {
   const [mine, theirs] = await Promise.all([tenantOf(ctx, me.who), tenantOf(ctx, other.who)]);
   if (sameJson(mine.id, theirs.id) || (typeof mine.merchantId === 'string' && mine.merchantId !== '' && mine.merchantId === theirs.merchantId)) {
-    throw new Blocked(`other_app belongs to the same merchant as app (id ${show(mine.id)}): isolation needs an application of a second merchant`);
+    // The configuration, not the server, says who is who: other_app is an application of a second merchant. A server
+    // that names one merchant for both would otherwise turn every isolation check off by its own word.
+    ctx.fail(`/auth names the same merchant (id ${show(mine.id)}, merchant_id ${show(mine.merchantId)}) for app and for other_app, which is configured as an application of a second merchant: the server answers one application with the other's merchant, so nothing can be kept apart (§1). Judgement: the configuration is trusted; if both applications really belong to one merchant, configure other_app with an application of another merchant`, ['tenants:same-merchant']);
   }
   return { mine, theirs };
 }

@@ -3,10 +3,10 @@
  * ("not shown"). They never fail; their observation is the message. Each sits in the area it observes.
  */
 import { defineChecks, Blocked, type CheckContext } from '../src/check.js';
-import { isRecord, successData } from '../src/api.js';
+import { isRecord, refusesToken, successData } from '../src/api.js';
 import { NetworkError, type Reply } from '../src/http.js';
 import { AUTH_PATH } from '../src/endpoints.js';
-import { envelopeCode, show } from '../src/assertions.js';
+import { describeReply, envelopeCode, show } from '../src/assertions.js';
 import { allErrorProbes, listQueryProbes, unknownIdProbes } from './errors.js';
 import { unsafeProbe } from './readonly.js';
 import { sameJson } from './support/compare.js';
@@ -37,17 +37,26 @@ export const profileChecks = [
   ...defineChecks('auth', [
     {
       id: 'INFO-AUTH-TOKEN',
-      title: 'Whether /auth issues a new token on every call',
+      title: 'Whether /auth issues a new token on every call, and whether the earlier token still works',
       level: 'INFO',
       spec: '§5.2, §5.6',
+      mintsTokens: true,
       async run(ctx) {
-        const first = await ctx.api.token();
         const c = ctx.config.app;
-        const again = successData(await ctx.send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } }));
-        const second = again.ok && isRecord(again.data) ? again.data.app_token : undefined;
-        if (typeof second !== 'string') return ctx.observe(`a second /auth call ${again.ok ? 'carried no app_token' : again.why}`);
-        // Tokens are never shown, only whether they are equal.
-        ctx.observe(second === first ? 'the same token on every /auth call' : 'a new token on every /auth call');
+        const mint = async (): Promise<string | undefined> => {
+          const s = successData(await ctx.send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } }));
+          const t = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
+          return typeof t === 'string' && t !== '' ? t : undefined;
+        };
+        const renewals = ctx.api.tokenEvents.length ? `; during the run: ${ctx.api.tokenEvents.join('; ')}` : '';
+        const first = await mint();
+        const second = first === undefined ? undefined : await mint();
+        if (first === undefined || second === undefined) return ctx.observe(`a /auth call carried no app_token${renewals}`);
+        // Tokens are never shown, only whether they are equal and still accepted.
+        if (second === first) return ctx.observe(`the same token on every /auth call${renewals}`);
+        const old = await ctx.send({ path: '/merchant', token: first });
+        const fate = successData(old).ok ? 'the earlier token still works' : refusesToken(old) ? 'the earlier token is refused (401) once a new one is issued' : `the earlier token then gets ${describeReply(old)}`;
+        ctx.observe(`a new token on every /auth call; ${fate}${renewals}`);
       },
     },
   ]),
@@ -110,13 +119,13 @@ export const profileChecks = [
       title: 'What happens to a request without the Content-Type header',
       level: 'INFO',
       spec: '§4 (Content-Type required)',
+      mintsTokens: true,
       async run(ctx) {
         const token = await ctx.api.token();
         const c = ctx.config.app;
-        const [auth, merchant] = await Promise.all([
-          sendOrError(ctx, { path: AUTH_PATH, query: { secret: c.secret, key: c.key }, contentType: false }),
-          sendOrError(ctx, { path: '/merchant', token, contentType: false }),
-        ]);
+        // /merchant first: the /auth call may issue a token that ends the run's (§5.6).
+        const merchant = await sendOrError(ctx, { path: '/merchant', token, contentType: false });
+        const auth = await sendOrError(ctx, { path: AUTH_PATH, query: { secret: c.secret, key: c.key }, contentType: false });
         const phrase = (r: Reply | string): string => (typeof r === 'string' ? `no response (${r})` : successData(r).ok ? 'answered as usual (SUCCESS)' : `refused (${errorPhrase(r)})`);
         ctx.observe(grouped([{ label: `GET ${AUTH_PATH}`, phrase: phrase(auth) }, { label: 'GET /merchant', phrase: phrase(merchant) }]) + ' — without Content-Type');
       },

@@ -1,14 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseJsonBuffer } from '../src/json-buffer.js';
+import { parseJsonExact, stringifyJson } from '../src/exact-json.js';
 
-/** The same value with the same key order, or the same error message, as JSON.parse of the decoded bytes. */
+/**
+ * The same value with the same key order, or the same error message, as JSON.parse of the decoded bytes (with
+ * integers past 2^53 exact, as parseJsonExact gives them: test/exact-json.test.ts shows that is JSON.parse otherwise).
+ */
 function expectSameAsJsonParse(text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   let expected: { value: string } | { error: string };
-  try { expected = { value: JSON.stringify(JSON.parse(bytes.toString('utf8'))) }; } catch (e) { expected = { error: (e as Error).message }; }
+  try { expected = { value: stringifyJson(parseJsonExact(bytes.toString('utf8'))) ?? '' }; } catch (e) { expected = { error: (e as Error).message }; }
   let actual: { value: string } | { error: string };
-  try { actual = { value: JSON.stringify(parseJsonBuffer(bytes)) }; } catch (e) { actual = { error: (e as Error).message }; }
+  try { actual = { value: stringifyJson(parseJsonBuffer(bytes)) ?? '' }; } catch (e) { actual = { error: (e as Error).message }; }
   expect(actual).toEqual(expected);
 }
 
@@ -57,6 +61,7 @@ describe('parseJsonBuffer: JSON.parse of a big body, element by element (src/jso
     ['an unclosed list', '{"data":[1,2'],
     ['a byte order mark', '\ufeff{"data":[1]}'],
     ['a list at the top', '[{"data":[1]}]'],
+    ['snowflake ids past 2^53', '{"data":[{"id":1300000000000000101,"seat_id":0},{"id":-9007199254740993}],"code":200}'],
     ['white space around everything', ' \r\n\t{ "data" : [ 1 , 2 ] } \n'],
   ])('%s', (_name, text) => expectSameAsJsonParse(text));
 });

@@ -60,7 +60,7 @@ describe('library mode: conformanceSuite in a project\'s own Vitest (examples/vi
 
   test('against a broken server: the same checks fail as in the CLI (a MUST failure fails the Vitest run), a SHOULD failure only warns', async () => {
     const must = MUTANTS.find((m) => m.name === 'status-lowercase')!;
-    const should = MUTANTS.find((m) => m.name === 'msg-on-success')!;
+    const should = MUTANTS.find((m) => m.name === 'device-field-table-only')!; // ORD-02, SHOULD (ENV-02 is MUST since issue 11)
     expect(must.kills.length).toBeGreaterThan(0);
     await withServer([must], async (srv) => {
       const run = await vitestRun(exampleProject(), { TARGET_URL: srv.baseUrl });

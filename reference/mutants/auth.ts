@@ -20,7 +20,26 @@ function skipsTokenCheck(endpoint: string, path: string, kills: string[]): Mutan
   };
 }
 
+/** The secret key of the merchant's own application, as a careless merchant model would carry it. */
+const keyOf = (world: Parameters<NonNullable<Mutant['handle']>>[2], merchant: number): string => world.fixtures.apps.find((a) => a.merchant === merchant && !a.disabled)!.key;
+
 export const authMutants: Mutant[] = [
+  {
+    name: 'merchant-carries-secret-key',
+    description: "the merchant record (/merchant and /auth's merchant) carries its application's secret key in a field named integration",
+    kills: ['SEC-01'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/merchant' && req.path !== '/auth') return r;
+      return withData(r, (d) => { const m = req.path === '/auth' ? d.merchant : d; m.integration = `POS link ${keyOf(world, m.id)}`; });
+    },
+  },
+  {
+    name: 'merchant-password-hash',
+    description: 'the merchant record carries the console password hash and a remember_token (a Laravel user model published whole)',
+    kills: ['SEC-02'],
+    render: { merchant: (m) => ({ ...m, password: `$2y$10$${'N9qo8uLOickgx2ZMRZoMye'}${'IjZAgcfl7p92ldGxad68LJZdL17lhWy'}`, remember_token: `rt${m.id}Xk29fQ0aZ` }) },
+  },
   skipsTokenCheck('merchant', '/merchant', ['UNAUTH-MERCHANT', 'AUTH-10']),
   skipsTokenCheck('dishes', '/dishes', ['UNAUTH-DISHES', 'AUTH-10']),
   skipsTokenCheck('dish', '/dishes/:id', ['UNAUTH-DISH', 'AUTH-10']),

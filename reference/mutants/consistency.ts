@@ -60,8 +60,17 @@ export const consistencyMutants: Mutant[] = [
     kills: ['CONS-10'],
   },
   {
-    ...onPath('cons-order-table-number', 'order 5001 has order_table_number 7 while its seat 11 is table 1', ['/orders'],
-      (r) => withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) o.order_table_number = 7; }))),
-    kills: ['CONS-11'],
+    // Was a conforming variant until issue 11: §4 says /dishes and /seats answer all the merchant's dishes and seats,
+    // so a dish an order names must be listed, and a reference no endpoint knows resolves nowhere.
+    name: 'unlisted-records-in-old-orders',
+    description: 'dish 103 and seat 12 were deleted: /dishes and /seats omit them, their details answer 404, old orders 5001 and 5002 still embed them',
+    kills: ['CONS-12'],
+    handle: (req, next, world) => {
+      if (req.path === '/dishes/103' || req.path === '/seats/12') return world.render.error(404, 'Record not found');
+      const r = next();
+      if (req.path === '/dishes') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 103));
+      if (req.path === '/seats') return withData(r, (d) => d.filter((x: { id: number }) => x.id !== 12));
+      return r;
+    },
   },
 ];

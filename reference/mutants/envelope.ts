@@ -38,6 +38,10 @@ export const resourceMutants: Mutant[] = [
     kills: ['SEAT-02'],
   },
   {
+    ...onPath('device-no-uuid', "/orders devices lack the field table's uuid", ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => { delete x.device.uuid; }))),
+    kills: ['ORD-01'],
+  },
+  {
     ...onPath('order-amount-float', '/orders renders amount with a fraction', ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.amount += 0.5; }))),
     kills: ['ORD-01'],
   },

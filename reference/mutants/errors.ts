@@ -1,5 +1,5 @@
 import type { Mutant } from './types.js';
-import { onPath, pathIs } from '../kit.js';
+import { onPath, pathIs, withData } from '../kit.js';
 import type { ApiReply, ApiRequest, World } from '../server.js';
 
 /** The interfaces of §4 (below the base path); anything else is an unknown interface (§7 code 404). */
@@ -49,13 +49,9 @@ export const errorMutants: Mutant[] = [
     },
   },
   {
-    name: 'errors-all-http-400',
-    description: 'every error goes out with HTTP 400, whatever its envelope code (401, 404 …)',
-    kills: ['ERR-05'],
-    handle: (_req, next) => {
-      const r = next();
-      return r.http !== 200 ? { ...r, http: 400 } : r;
-    },
+    ...onPath('list-query-applied', 'list endpoints apply limit/per_page: with ?limit=1 they answer SUCCESS with the first record only', LISTS, (r, req) =>
+      (req.query.has('limit') || req.query.has('per_page') ? withData(r, (d) => d.slice(0, 1)) : r)),
+    kills: ['ERR-06'],
   },
   {
     ...onPath('list-query-500', 'list endpoints answer code 500 to query parameters', LISTS, (r, req, world) =>

@@ -10,7 +10,35 @@ import { ok, type ApiRequest } from '../server.js';
 const tokenOf = (req: ApiRequest, merchant: number): boolean => req.merchant?.id === merchant;
 const idOf = (req: ApiRequest): number => Number(decodeURIComponent(req.path.split('/')[2] ?? ''));
 
+/** How often each server was asked /auth by merchant 2's application (the preflight asks first). */
+const otherAuths = new WeakMap<object, number>();
+
 export const isolationMutants: Mutant[] = [
+  {
+    // The server's word about identity must not turn the isolation checks off: they fail instead of skipping. (Told
+    // so from the first /auth on, the preflight stops the run: a configuration that names one merchant twice.)
+    name: 'iso-other-app-claims-merchant-1',
+    description: "from its second /auth on, merchant 2's application is told it is merchant 1, by /auth and /merchant alike (its data stays merchant 2's)",
+    kills: ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      const isOther = req.path === '/auth' && req.query.get('secret') === world.fixtures.apps[1]!.secret;
+      if (isOther) otherAuths.set(world, (otherAuths.get(world) ?? 0) + 1);
+      if ((otherAuths.get(world) ?? 0) < 2) return r;
+      if (isOther) return withData(r, (d) => ({ ...d, merchant: world.render.merchant(world.merchants.get(1)!) }));
+      return req.path === '/merchant' && tokenOf(req, 2) ? withData(r, () => world.render.merchant(world.merchants.get(1)!)) : r;
+    },
+  },
+  {
+    name: 'auth-other-app-merchant-differs',
+    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
+    kills: ['AUTH-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
+      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
+    },
+  },
   {
     name: 'iso-dish-detail-leak-a',
     description: "with merchant 1's token, /dishes/:id answers merchant 2's dishes (no merchant filter on the detail)",
@@ -45,7 +73,8 @@ export const isolationMutants: Mutant[] = [
   {
     name: 'iso-embedded-dish-leak-a',
     description: "with merchant 1's token, order 5002 also embeds merchant 2's dish 201 (a join without the merchant filter)",
-    kills: ['ISO-02'],
+    // Dish 201 is no dish of merchant 1's list either: the reference resolves nowhere for merchant 1 (CONS-12).
+    kills: ['ISO-02', 'CONS-12'],
     handle: (req, next, world) => {
       const r = next();
       if (!tokenOf(req, 1) || req.path !== '/orders') return r;

@@ -2,6 +2,8 @@ import type { CheckContext } from '../../src/check.js';
 import { isRecord, successData, type Rec, type Resource, type Who } from '../../src/api.js';
 import { show } from '../../src/assertions.js';
 import { validate } from '../../src/schemas.js';
+import { isIdLike } from '../../src/exact-json.js';
+import type { RecordId } from '../../src/endpoints.js';
 import { NetworkError } from '../../src/http.js';
 export { Findings, recordKey } from '../../src/findings.js';
 
@@ -57,11 +59,12 @@ export function sameJson(x: unknown, y: unknown): boolean {
 
 /** 5 and "5": the same text, one side a number. */
 export function sameText(a: unknown, b: unknown): boolean {
-  return (typeof a === 'number' && typeof b === 'string' && String(a) === b) || (typeof b === 'number' && typeof a === 'string' && String(b) === a);
+  const numeric = (x: unknown): boolean => typeof x === 'number' || typeof x === 'bigint';
+  return (numeric(a) && typeof b === 'string' && String(a) === b) || (numeric(b) && typeof a === 'string' && String(b) === a);
 }
 
 /** Two ids name the same record: compared as text, since an id of the wrong type is the shape checks' finding. */
-export const sameId = (a: unknown, b: unknown): boolean => (typeof a === 'number' || typeof a === 'string') && String(a) === String(b);
+export const sameId = (a: unknown, b: unknown): boolean => isIdLike(a) && isIdLike(b) && String(a) === String(b);
 
 export interface FieldDiff { field: string; a: unknown; b: unknown }
 
@@ -100,7 +103,7 @@ export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string):
  * The detail record of an id through the run's sweep of details (fetched once per run, with DISH-02/SEAT-02),
  * or undefined when the detail did not answer a record: that is the detail check's finding, not consistency's.
  */
-export async function detailRecord(ctx: CheckContext, resource: Resource, id: string | number, who: Who = 'app'): Promise<Rec | undefined> {
+export async function detailRecord(ctx: CheckContext, resource: Resource, id: RecordId, who: Who = 'app'): Promise<Rec | undefined> {
   try {
     const s = successData(await ctx.api.detail(resource, id, who));
     return s.ok && isRecord(s.data) ? s.data : undefined;
@@ -125,7 +128,7 @@ export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats'
 export function byId(items: readonly Rec[]): Map<string, Rec> {
   const m = new Map<string, Rec>();
   for (const i of items) {
-    const k = typeof i.id === 'number' || typeof i.id === 'string' ? String(i.id) : undefined;
+    const k = isIdLike(i.id) ? String(i.id) : undefined;
     if (k !== undefined && !m.has(k)) m.set(k, i);
   }
   return m;

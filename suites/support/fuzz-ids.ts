@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { RecordId } from '../../src/endpoints.js';
 
 /**
  * Generated dish_id / seat_id path segments (issue 3, "Fuzzing with fast-check"). A generated value is the raw
@@ -37,6 +38,7 @@ export function namedId(raw: string): bigint | undefined {
 export function isExactlyThatId(raw: string, id: unknown): boolean {
   const n = namedId(raw);
   if (n === undefined) return false;
+  if (typeof id === 'bigint') return id === n;
   if (typeof id === 'number') return Number.isSafeInteger(id) && id >= 0 && BigInt(id) === n;
   return typeof id === 'string' && /^[0-9]+$/.test(id) && BigInt(id) === n;
 }
@@ -48,7 +50,7 @@ const enc = (v: string): string => {
 /** Boundaries where integer parsing goes wrong: int32, uint32, 2^53 (doubles), int64, uint64. */
 export const BOUNDS: readonly bigint[] = [2n ** 31n - 1n, 2n ** 31n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n];
 
-const toBig = (ids: Array<string | number>): bigint[] => ids.filter((i) => /^[0-9]+$/.test(String(i))).map((i) => BigInt(i));
+const toBig = (ids: RecordId[]): bigint[] => ids.filter((i) => /^[0-9]+$/.test(String(i))).map((i) => BigInt(i));
 
 /** A real id written in another digit script (fullwidth, Arabic-Indic): looks like the id, is not it. */
 const otherDigits = (n: bigint, zero: number): string => [...String(n)].map((c) => String.fromCodePoint(zero + Number(c))).join('');
@@ -60,7 +62,7 @@ const mantissa = (n: bigint): string => { const s = String(n); return s.length >
  * Segments for one endpoint: mine are the merchant's own ids of that resource, theirs another merchant's
  * (other_app), not also mine. Each class has equal weight so a short run still visits them all.
  */
-export function segmentArbitrary(mine: Array<string | number>, theirs: Array<string | number>): fc.Arbitrary<string> {
+export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbitrary<string> {
   const realIds = toBig(mine);
   const real = fc.constantFrom(...(realIds.length ? realIds : [1n]));
   const text = (a: fc.Arbitrary<string>): fc.Arbitrary<string> => a.map(enc);
