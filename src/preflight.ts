@@ -3,6 +3,7 @@ import { ConfigError } from './config.js';
 import { NetworkError, type Reply } from './http.js';
 import { isRecord, successData } from './api.js';
 import { describeReply } from './assertions.js';
+import { stringifyJson } from './exact-json.js';
 import { AUTH_PATH } from './endpoints.js';
 import type { Redactor } from './redact.js';
 import { clientFor } from './run.js';
@@ -71,7 +72,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
     }
     const [a, b] = merchants;
     if (a?.merchant && b?.merchant && ((a.merchant.id !== undefined && a.merchant.id === b.merchant.id) || (typeof a.merchant.merchant_id === 'string' && a.merchant.merchant_id !== '' && a.merchant.merchant_id === b.merchant.merchant_id))) {
-      throw new SetupError(`other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(JSON.stringify(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`);
+      throw new SetupError(`other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(stringifyJson(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`);
     }
     return [];
   } finally {
