@@ -48,7 +48,12 @@ function toRecord(test: TestCase, redactor: Redactor): CheckRecord | undefined {
   if (!meta.check) return undefined;
   if (meta.result) return withOutcome({ ...meta.check, ...meta.result });
   const r = test.result();
-  const why = r.state === 'failed' ? r.errors?.map((e) => e.message).join('; ') : r.state === 'skipped' ? r.note : 'did not run';
+  // Our test skips itself only after writing its result: a test skipped without one was never run (the run was
+  // cancelled at its deadline or by a signal), so it did not finish; a test that failed without one broke.
+  if (r.state === 'skipped' || r.state === 'pending') {
+    return withOutcome({ ...meta.check, status: 'incomplete' as const, message: redactor.redact(`not finished: ${r.state === 'skipped' && r.note ? r.note : 'the run was stopped before this check ran'}`), evidence: [], notes: [], duration_ms: 0 });
+  }
+  const why = r.state === 'failed' ? r.errors?.map((e) => e.message).join('; ') : 'did not run';
   return withOutcome({
     ...meta.check,
     status: 'error' as const,

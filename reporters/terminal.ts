@@ -21,10 +21,10 @@ export const oneLine = (s: string): string => untrustedLine(s);
  * One check's line, ids aligned, in the results grouped by area. An INFO check that ran says what the server was
  * observed to do (where the spec says "not shown"): recorded, never judged.
  */
-export function checkLine(r: CheckRecord): string {
+export function checkLine(r: CheckRecord, idWidth = 18): string {
   const info = r.level === 'INFO' && r.outcome === 'passed';
   const tag = info ? paint(36, 'INFO'.padEnd(10)) : word(r.outcome);
-  return `  ${tag} ${r.id.padEnd(18)} ${r.title}${info ? ` — observed: ${oneLine(r.observation ?? r.message)}` : ''}`;
+  return `  ${tag} ${r.id.padEnd(idWidth)} ${r.title}${info ? ` — observed: ${oneLine(r.observation ?? r.message)}` : ''}`;
 }
 
 /** Past this much time a run says once how to get a faster verdict. */
@@ -96,12 +96,13 @@ export function summaryText(report: Report, reportFiles: string[], opts: { quiet
   const verdict = paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict]);
   const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`];
   if (!opts.quiet) {
-    // Every check, grouped by area in the order a vendor fixes things, by id within an area.
+    // Every check, grouped by area in the order a vendor fixes things, by id within an area; ids aligned.
+    const width = Math.max(0, ...report.checks.map((c) => c.id.length));
     for (const area of AREAS) {
       const c = report.summary.by_area[area];
       if (!c) continue;
       out.push('', `${area} (${countsText(c)}):`);
-      for (const r of report.checks) if (r.area === area) out.push(checkLine(r));
+      for (const r of report.checks) if (r.area === area) out.push(checkLine(r, width));
     }
   }
   const findings = findingsOf(report);

@@ -71,7 +71,7 @@ describe.concurrent('command-line conventions', () => {
       const ids = [...run.stdout.matchAll(/^ {2}\S+ +(INFO-\S+)/gm)].map((m) => m[1]);
       expect(ids).toEqual(['INFO-AUTH-TOKEN', ...ids.slice(1)]);
       expect(run.stdout.indexOf('\nauth (')).toBeLessThan(run.stdout.indexOf('\nerrors ('));
-      expect(run.stdout).toMatch(/^ {2}INFO {7}INFO-AUTH-TOKEN +Whether \/auth issues a new token on every call — observed: \S/m);
+      expect(run.stdout).toMatch(/^ {2}INFO {7}INFO-AUTH-TOKEN +Whether \/auth issues a new token on every call.* — observed: \S/m);
     });
   });
 });
