@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test files spawn the CLI and wait on it: two files at a time keep both cores busy.
+    maxWorkers: 2,
   },
 });
