@@ -203,18 +203,19 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
  * Reference records for embedded ones: the list (one request, a Map: linear in orders × dishes), and for ids the
  * list lacks a few details. An id the list lacks is CONS-12's finding; here it is only what cannot be compared.
  */
-async function referenceRecords(ctx: CheckContext, resource: Resource, wanted: Set<string>): Promise<Map<string, Rec>> {
-  const map = byId(await ctx.api.list(`/${resource}`));
+async function referenceRecords(ctx: CheckContext, resource: Resource, wanted: Set<string>): Promise<Map<string, { rec: Rec; source: string }>> {
+  // Each reference says where it came from, so a finding names what it really compared with.
+  const map = new Map([...byId(await ctx.api.list(`/${resource}`))].map(([id, rec]) => [id, { rec, source: `GET /${resource}` }]));
   const missing = [...wanted].filter((id) => !map.has(id));
   const fetched = missing.slice(0, MAX_FALLBACK_DETAILS);
   await Promise.all(fetched.map(async (id) => {
     const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
-    if (d && sameId(d.id, id)) map.set(id, d);
+    if (d && sameId(d.id, id)) map.set(id, { rec: d, source: `GET ${detailPath(resource, id)}` });
   }));
   return map;
 }
 
-/** CONS-08: the seat embedded in an order equals /seats/:seat_id in the seat fields it carries. */
+/** CONS-08: the seat embedded in an order equals its record in GET /seats (its detail where the list lacks it). */
 async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
   const embedded: Array<{ o: Rec; seat: Rec; id: string }> = [];
@@ -230,9 +231,9 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   for (const { o, seat, id } of embedded) {
     const ref = seats.get(id);
     if (!ref) { skips.add('neither GET /seats nor the first details asked answer the seat (see CONS-12)', `order ${show(o.id)}'s seat ${id}`); continue; }
-    const c = compareRecords('seat', seat, ref);
-    if (c.diffs.length) found.add(`order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', `GET /seats/${id}`)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:seat.${f}`));
-    remarks.add(`order ${show(o.id)}'s seat ${id}`, { ...c, extra: [] }, 'the order', `GET /seats/${id}`);
+    const c = compareRecords('seat', seat, ref.rec);
+    if (c.diffs.length) found.add(`order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:seat.${f}`));
+    remarks.add(`order ${show(o.id)}'s seat ${id}`, { ...c, extra: [] }, 'the order', ref.source);
   }
   remarks.flush(ctx);
   skips.flush(ctx);
@@ -258,7 +259,7 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
   if (found.length) ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);
 }
 
-/** CONS-10: each dish embedded in an order equals /dishes/:id in its dish fields (§2.2). */
+/** CONS-10: each dish embedded in an order equals its record in GET /dishes (its detail where the list lacks it). */
 async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   const embedded: Array<{ o: Rec; d: Rec; id: string }> = [];
   const skips = new Skips();
@@ -274,8 +275,8 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   for (const { o, d, id } of embedded) {
     const ref = dishes.get(id);
     if (!ref) { skips.add('neither GET /dishes nor the first details asked answer the dish (see CONS-12)', `order ${show(o.id)}'s dish ${id}`); continue; }
-    const c = compareRecords('dish', d, ref);
-    if (c.diffs.length) found.add(`order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', `GET /dishes/${id}`)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:${recordKey('dish', id)}:${f}`));
+    const c = compareRecords('dish', d, ref.rec);
+    if (c.diffs.length) found.add(`order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:${recordKey('dish', id)}:${f}`));
   }
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length), found.fingerprints);
@@ -393,7 +394,7 @@ export const consistencyChecks: Check[] = defineChecks('consistency', [
   },
   {
     id: 'CONS-08', level: 'MUST', spec: '§2.3, §2.4, §4 endpoint 6',
-    title: 'The seat embedded in an order equals GET /seats/:seat_id in its seat fields',
+    title: 'The seat embedded in an order equals its record in GET /seats (or GET /seats/:id where the list lacks it) in its seat fields',
     run: orderSeatEqualsSeat,
   },
   {
@@ -403,7 +404,7 @@ export const consistencyChecks: Check[] = defineChecks('consistency', [
   },
   {
     id: 'CONS-10', level: 'MUST', spec: '§2.2, §2.4, §4 endpoint 4',
-    title: 'Each dish embedded in an order equals GET /dishes/:id in its dish fields',
+    title: 'Each dish embedded in an order equals its record in GET /dishes (or GET /dishes/:id where the list lacks it) in its dish fields',
     run: orderDishesEqualDishes,
   },
   {
