@@ -144,6 +144,8 @@ async function runCommand(argv: string[]): Promise<number> {
       if (e instanceof SetupError) { err(`conformance: ${e.message}\n`); return EXIT.incomplete; }
       throw e;
     }
+    // rate_limit holds for the whole run: the checks' client (in the worker) starts its pace after the preflight's.
+    if (config.rate_limit) await new Promise((r) => setTimeout(r, Math.ceil(((config.other_app ? 2 : 1) * 1000) / config.rate_limit!)));
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
