@@ -43,7 +43,15 @@ const GROUPS: Array<[OptionGroup | 'general', string]> = [
   ['target', 'Target and credentials'], ['selection', 'Selection'], ['limits', 'Limits'], ['output', 'Output'], ['general', 'General'],
 ];
 
-const COMMANDS = ['catalogue', 'baseline', 'diff', 'merge'];
+/** The subcommands, each given its own arguments; their names are also what "did you mean" offers. */
+const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
+  catalogue: () => { out(catalogueMarkdown()); return 0; },
+  baseline: (a) => baselineCommand(a, out),
+  diff: (a) => diffCommand(a, out),
+  merge: (a) => mergeCommand(a, out),
+  openapi: (a) => openapiCommand(a, out),
+  serve: (a) => serveCommand(a, out),
+};
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
 function helpLine(flag: string, short: string | undefined, value: string | undefined, help: string, extra = ''): string {
@@ -93,8 +101,7 @@ async function runCommand(argv: string[]): Promise<number> {
     const message = (e as Error).message.split('\n')[0]!;
     const flag = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
     const word = /Unexpected argument '([^']+)'/.exec(message)?.[1];
-    const hint = flag ? didYouMean(flag.replace(/^-+/, ''), Object.keys(RUN_FLAGS)).replace(/(did you mean )/, '$1--').replace(/, /g, ', --').replace(/ or /, ' or --')
-      : word ? didYouMean(word, COMMANDS) : '';
+    const hint = flag ? didYouMean(flag, Object.keys(RUN_FLAGS).map((f) => `--${f}`)) : word ? didYouMean(word, Object.keys(COMMANDS)) : '';
     throw new ConfigError(`${message}${hint} (see --help)`);
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
@@ -144,8 +151,6 @@ async function runCommand(argv: string[]): Promise<number> {
       if (e instanceof SetupError) { err(`conformance: ${e.message}\n`); return EXIT.incomplete; }
       throw e;
     }
-    // rate_limit holds for the whole run: the checks' client (in the worker) starts its pace after the preflight's.
-    if (config.rate_limit) await new Promise((r) => setTimeout(r, Math.ceil(((config.other_app ? 2 : 1) * 1000) / config.rate_limit!)));
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
@@ -193,13 +198,8 @@ function interruptions(): { promise: Promise<string>; dispose(): void } {
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    if (argv[0] === 'catalogue') { out(catalogueMarkdown()); return 0; }
-    if (argv[0] === 'baseline') return baselineCommand(argv.slice(1), out);
-    if (argv[0] === 'diff') return diffCommand(argv.slice(1), out);
-    if (argv[0] === 'merge') return mergeCommand(argv.slice(1), out);
-    if (argv[0] === 'openapi') return openapiCommand(argv.slice(1), out);
-    if (argv[0] === 'serve') return await serveCommand(argv.slice(1), out);
-    return await runCommand(argv);
+    const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
+    return await (command ? command(argv.slice(1)) : runCommand(argv));
   } catch (e) {
     if (e instanceof ConfigError) { err(`conformance: ${e.message}\n`); return EXIT.usage; }
     const detail = process.env.CONFORMANCE_DEBUG ? `\n${(e as Error).stack}` : '';

@@ -40,9 +40,9 @@ function notTheApi(r: Reply): boolean {
 
 /**
  * Authenticates every configured application once (no retries: a 429 storm must not hold the run before its first
- * line). The disabled application is not among them: being refused is what its checks expect.
+ * line). The disabled application is not among them: being refused is what its checks expect. Returns warnings for
+ * the run's first lines (what it could not verify).
  */
-/** Returns warnings for the run's first lines (what the preflight could not verify). */
 export async function preflight(config: Config, redactor: Redactor): Promise<string[]> {
   const apps = APPS(config);
   if (config.other_app && config.other_app.secret === config.app.secret) {
@@ -50,11 +50,13 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
   }
   const client = clientFor(config, redactor, { retry: { max: 0, capMs: 0 } });
   const base = redactor.redact(config.base_url);
+  let sent = 0;
   try {
     const merchants: Array<{ app: App; merchant: { id: unknown; merchant_id: unknown } | undefined }> = [];
     for (const app of apps) {
       let r: Reply;
       try {
+        sent++;
         r = await client.send({ path: AUTH_PATH, query: { secret: app.creds.secret, key: app.creds.key } });
       } catch (e) {
         if (e instanceof NetworkError) throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
@@ -77,5 +79,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
     return [];
   } finally {
     await client.close();
+    // rate_limit holds for the whole run: the checks' client (another process, its own pace) starts after these.
+    if (config.rate_limit && sent) await new Promise((r) => setTimeout(r, Math.ceil((sent * 1000) / config.rate_limit!)));
   }
 }
