@@ -58,7 +58,7 @@ export const OPTIONS: Option[] = [
   { key: 'timeout_ms', flag: 'timeout-ms', env: 'CONFORMANCE_TIMEOUT_MS', kind: 'int', group: 'limits', value: 'ms', default: '10000', help: 'Per-request deadline in ms (default 10000)' },
   { key: 'deadline_ms', flag: 'deadline-ms', env: 'CONFORMANCE_DEADLINE_MS', kind: 'int', group: 'limits', value: 'ms', default: '600000', help: 'Deadline for the whole run in ms (default 600000)' },
   { key: 'concurrency', flag: 'concurrency', env: 'CONFORMANCE_CONCURRENCY', kind: 'int', group: 'limits', value: 'n', default: '4', help: 'Most requests in flight at once (default 4)' },
-  { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', group: 'limits', value: 'per-second', default: 'no limit', help: 'Most requests per second (default: no limit)' },
+  { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', group: 'limits', value: 'per-second', default: 'no limit', help: 'Most requests started in any second (paced 5% under it; default: no limit)' },
   { key: 'max_body_bytes', flag: 'max-body-bytes', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', group: 'limits', value: 'bytes', default: '104857600', help: 'Abort responses larger than this (default 104857600)' },
   { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', group: 'limits', value: 'n', default: 'all', help: 'Check a seeded sample of N detail records per resource (default: all)' },
   { key: 'fuzz.runs', flag: 'fuzz-runs', env: 'CONFORMANCE_FUZZ_RUNS', kind: 'int', group: 'selection', value: 'n', default: '50', help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)' },

@@ -241,7 +241,9 @@ class Gate {
     if (this.rate) {
       const now = Date.now();
       const at = Math.max(now, this.nextStart);
-      this.nextStart = at + 1000 / this.rate;
+      // Paced 5% under the cap: a request's way to the server (a new connection, a busy host) can delay one start
+      // and not the next, and the server, not our clock, is who counts "requests in a second".
+      this.nextStart = at + (1000 * PACE_MARGIN) / this.rate;
       if (at > now) await sleep(at - now);
     }
   }
@@ -252,6 +254,9 @@ class Gate {
     if (next) next(); else this.active--;
   }
 }
+
+/** How much wider than 1/rate the gap between two starts is. */
+const PACE_MARGIN = 1.05;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
