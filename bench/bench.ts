@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { formatTable, runBench, type SizeName } from './lib.js';
 
 const { values } = parseArgs({

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { validate, type SchemaName } from '../src/schemas.js';
+import { validate, type SchemaName } from '../core/schemas.js';
 
 export interface PlannedRequest {
   method: string;

@@ -17,11 +17,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { startReferenceServer, type RunningServer, type Variant } from '../reference/server.js';
 import { CREDENTIALS, FIXTURE_ENV, LARGE, type Size } from '../reference/fixtures.js';
 import type { FloorPlan, FloorResult, PlannedRequest } from './floor.js';
-import { openApiDocument, serializeOpenApi } from '../src/openapi.js';
+import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
 import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from './openapi2.js';
 

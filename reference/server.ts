@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { baseFixtures, grow, type App, type Dish, type Fixtures, type Merchant, type Order, type Seat, type Size } from './fixtures.js';
 
 /** A request as the API sees it, after the base path is stripped. */

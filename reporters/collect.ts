@@ -1,6 +1,6 @@
 import type { Reporter, TestCase, TestModule, SerializedError } from 'vitest/node';
-import { withOutcome, type CheckRecord } from '../src/report.js';
-import type { Redactor } from '../src/redact.js';
+import { withOutcome, type CheckRecord } from '../core/report.js';
+import type { Redactor } from '../core/redact.js';
 
 /**
  * Reads each check's result from Vitest's public test objects (meta written by the check's test) as it finishes,

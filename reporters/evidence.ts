@@ -1,6 +1,6 @@
-import type { Exchange } from '../src/http.js';
-import { parseJsonExact, stringifyJson } from '../src/exact-json.js';
-import type { Report } from '../src/report.js';
+import type { Exchange } from '../core/http.js';
+import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
+import type { Report } from '../core/report.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,

@@ -1,8 +1,8 @@
 import { appendFile } from 'node:fs/promises';
-import type { Level } from '../src/check.js';
-import type { Redactor } from '../src/redact.js';
-import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
-import { untrustedLine } from '../src/untrusted-text.js';
+import type { Level } from '../core/check.js';
+import type { Redactor } from '../core/redact.js';
+import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../core/report.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 
 /**
  * GitHub Actions niceties: `::error` annotations for failed MUST checks (GITHUB_ACTIONS=true) and a Markdown job

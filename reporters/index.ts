@@ -1,5 +1,5 @@
-import type { ReportFormat } from '../src/config.js';
-import type { Report } from '../src/report.js';
+import type { ReportFormat } from '../core/config.js';
+import type { Report } from '../core/report.js';
 import { writeJsonReport } from './json.js';
 import { writeJunitReport } from './junit.js';
 import { writeHtmlReport } from './html.js';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Report } from '../src/report.js';
+import type { Report } from '../core/report.js';
 
 /** report.json: the whole result model; the other reports and `conformance diff` read it back. */
 export async function writeJsonReport(report: Report, dir: string): Promise<string> {

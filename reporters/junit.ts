@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AREAS } from '../src/check.js';
-import { blocksVerdict, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../src/report.js';
+import { AREAS } from '../core/check.js';
+import { blocksVerdict, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
 
 /**

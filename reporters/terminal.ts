@@ -1,6 +1,6 @@
-import { AREAS, type Area, type Level } from '../src/check.js';
-import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../src/report.js';
-import { untrustedLine } from '../src/untrusted-text.js';
+import { AREAS, type Area, type Level } from '../core/check.js';
+import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../core/report.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 import { curlOptionsOf, exchangeText } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */

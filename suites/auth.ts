@@ -1,12 +1,12 @@
-import { defineChecks, type CheckContext } from '../src/check.js';
-import { isRecord, successData } from '../src/api.js';
-import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../src/endpoints.js';
-import { SAFE_SECRET_LENGTH } from '../src/redact.js';
-import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, show } from '../src/assertions.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { isRecord, successData } from '../core/api.js';
+import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
+import { SAFE_SECRET_LENGTH } from '../core/redact.js';
+import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, show } from '../core/assertions.js';
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
 import { sameJson } from './support/compare.js';
-import { Findings } from '../src/findings.js';
+import { Findings } from '../core/findings.js';
 
 /** The wrong-token variants of §5.4: each must get code 401 and no data. */
 function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {

@@ -3,8 +3,8 @@
  * alone and provides the run's config; the checks themselves are declared as data in the area modules.
  */
 import { afterAll, inject } from 'vitest';
-import { createRun } from '../src/run.js';
-import { declareChecks } from '../src/declare-checks.js';
+import { createRun } from '../core/run.js';
+import { declareChecks } from '../core/declare-checks.js';
 import { ALL_CHECKS } from './index.js';
 
 const only = new Set(inject('conformanceOnly'));

@@ -1,9 +1,9 @@
-import { Blocked, defineChecks, type Check, type CheckContext } from '../src/check.js';
-import { isRecord, type Rec, type Resource } from '../src/api.js';
-import { show } from '../src/assertions.js';
-import { detailPath } from '../src/endpoints.js';
-import { isIdLike, isIntegerValue } from '../src/exact-json.js';
-import { NetworkError } from '../src/http.js';
+import { Blocked, defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { isRecord, type Rec, type Resource } from '../core/api.js';
+import { show } from '../core/assertions.js';
+import { detailPath } from '../core/endpoints.js';
+import { isIdLike, isIntegerValue } from '../core/exact-json.js';
+import { NetworkError } from '../core/http.js';
 import {
   byId, compareRecords, sameJson, describeDiffs, detailRecord, fieldValid, Findings, optionalList, recordKey, sameId, type Comparison, type FieldDiff, type Kind,
 } from './support/compare.js';

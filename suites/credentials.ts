@@ -4,11 +4,11 @@
  * or an issued token anywhere else is a leak (MUST); a record that carries credential material of its own (a
  * password hash, a field named like a secret or a token) is one a builder should not publish (SHOULD).
  */
-import { Blocked, defineChecks, type CheckContext } from '../src/check.js';
-import { successData, type Who } from '../src/api.js';
-import type { Reply } from '../src/http.js';
-import { AUTH_PATH, detailPath } from '../src/endpoints.js';
-import { NetworkError } from '../src/http.js';
+import { Blocked, defineChecks, type CheckContext } from '../core/check.js';
+import { successData, type Who } from '../core/api.js';
+import type { Reply } from '../core/http.js';
+import { AUTH_PATH, detailPath } from '../core/endpoints.js';
+import { NetworkError } from '../core/http.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),

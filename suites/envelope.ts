@@ -1,8 +1,8 @@
-import { defineChecks, type CheckContext } from '../src/check.js';
-import { isRecord } from '../src/api.js';
-import type { Reply } from '../src/http.js';
-import { formatErrors, validate } from '../src/schemas.js';
-import { describeReply, show } from '../src/assertions.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { isRecord } from '../core/api.js';
+import type { Reply } from '../core/http.js';
+import { formatErrors, validate } from '../core/schemas.js';
+import { describeReply, show } from '../core/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
 
 /** The successful answers of endpoints 1–7, each fetched once per run. */

@@ -1,12 +1,12 @@
-import { Blocked, CheckFailure, defineChecks, type CheckContext } from '../src/check.js';
-import { isRecord, successData, type Resource } from '../src/api.js';
-import type { Reply } from '../src/http.js';
-import { AUTH_PATH, detailPath } from '../src/endpoints.js';
-import { carriesData, describeReply, envelopeCode, expectError, show } from '../src/assertions.js';
-import { formatErrors, validate } from '../src/schemas.js';
+import { Blocked, CheckFailure, defineChecks, type CheckContext } from '../core/check.js';
+import { isRecord, successData, type Resource } from '../core/api.js';
+import type { Reply } from '../core/http.js';
+import { AUTH_PATH, detailPath } from '../core/endpoints.js';
+import { carriesData, describeReply, envelopeCode, expectError, show } from '../core/assertions.js';
+import { formatErrors, validate } from '../core/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
-import { Findings } from '../src/findings.js';
+import { Findings } from '../core/findings.js';
 
 /**
  * The error answers of §7 the suite provokes. Each is sent once per run through ctx.api.once, so the MUST checks

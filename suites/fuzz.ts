@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { Blocked, defineChecks, type Check, type CheckContext } from '../src/check.js';
-import { isRecord, successData, type Rec, type Resource } from '../src/api.js';
-import { describeReply, show } from '../src/assertions.js';
-import { formatErrors, validate } from '../src/schemas.js';
-import { NetworkError } from '../src/http.js';
+import { Blocked, defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { isRecord, successData, type Rec, type Resource } from '../core/api.js';
+import { describeReply, show } from '../core/assertions.js';
+import { formatErrors, validate } from '../core/schemas.js';
+import { NetworkError } from '../core/http.js';
 import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
-import { isIdLike } from '../src/exact-json.js';
-import type { RecordId } from '../src/endpoints.js';
+import { isIdLike } from '../core/exact-json.js';
+import type { RecordId } from '../core/endpoints.js';
 
 /**
  * Fuzzed dish_id and seat_id (issue 3 "Fuzzing with fast-check", §4 endpoints 4 and 6, §7). Property: every answer

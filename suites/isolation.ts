@@ -1,9 +1,9 @@
-import { Blocked, defineChecks, type Check, type CheckContext } from '../src/check.js';
-import { isRecord, successData, type Rec, type Resource, type Who } from '../src/api.js';
+import { Blocked, defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { isRecord, successData, type Rec, type Resource, type Who } from '../core/api.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
-import { describeReply, envelopeCode, show } from '../src/assertions.js';
-import { detailPath } from '../src/endpoints.js';
-import { NetworkError } from '../src/http.js';
+import { describeReply, envelopeCode, show } from '../core/assertions.js';
+import { detailPath } from '../core/endpoints.js';
+import { NetworkError } from '../core/http.js';
 import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';
 
 /**

@@ -2,11 +2,11 @@
  * The implementation profile: INFO checks that record what the server chose where the spec leaves it open
  * ("not shown"). They never fail; their observation is the message. Each sits in the area it observes.
  */
-import { defineChecks, Blocked, type CheckContext } from '../src/check.js';
-import { isRecord, refusesToken, successData } from '../src/api.js';
-import { NetworkError, type Reply } from '../src/http.js';
-import { AUTH_PATH } from '../src/endpoints.js';
-import { describeReply, envelopeCode, show } from '../src/assertions.js';
+import { defineChecks, Blocked, type CheckContext } from '../core/check.js';
+import { isRecord, refusesToken, successData } from '../core/api.js';
+import { NetworkError, type Reply } from '../core/http.js';
+import { AUTH_PATH } from '../core/endpoints.js';
+import { describeReply, envelopeCode, show } from '../core/assertions.js';
 import { allErrorProbes, listQueryProbes, unknownIdProbes } from './errors.js';
 import { unsafeProbe } from './readonly.js';
 import { sameJson } from './support/compare.js';

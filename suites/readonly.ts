@@ -1,7 +1,7 @@
-import { defineChecks, type CheckContext } from '../src/check.js';
-import { isRecord, successData } from '../src/api.js';
-import { NetworkError, type Reply } from '../src/http.js';
-import { describeReply, jsonText, show } from '../src/assertions.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { isRecord, successData } from '../core/api.js';
+import { NetworkError, type Reply } from '../core/http.js';
+import { describeReply, jsonText, show } from '../core/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 

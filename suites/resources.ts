@@ -1,10 +1,10 @@
-import { defineChecks, type Check, type CheckContext } from '../src/check.js';
-import { isRecord } from '../src/api.js';
-import type { Resource } from '../src/api.js';
-import { detailPath } from '../src/endpoints.js';
-import { formatErrors, isValid, validate, type SchemaName } from '../src/schemas.js';
-import { expectShape, expectSuccess, records, show } from '../src/assertions.js';
-import { Findings } from '../src/findings.js';
+import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { isRecord } from '../core/api.js';
+import type { Resource } from '../core/api.js';
+import { detailPath } from '../core/endpoints.js';
+import { formatErrors, isValid, validate, type SchemaName } from '../core/schemas.js';
+import { expectShape, expectSuccess, records, show } from '../core/assertions.js';
+import { Findings } from '../core/findings.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
 function listShape(id: string, path: '/dishes' | '/seats' | '/orders', schema: SchemaName, spec: string, noun: string): Omit<Check, 'area'> {

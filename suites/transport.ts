@@ -1,8 +1,8 @@
-import { defineChecks, Blocked, type CheckContext } from '../src/check.js';
-import { isRecord, successData } from '../src/api.js';
-import { NetworkError, type Reply } from '../src/http.js';
-import { AUTH_PATH } from '../src/endpoints.js';
-import { describeReply, show } from '../src/assertions.js';
+import { defineChecks, Blocked, type CheckContext } from '../core/check.js';
+import { isRecord, successData } from '../core/api.js';
+import { NetworkError, type Reply } from '../core/http.js';
+import { AUTH_PATH } from '../core/endpoints.js';
+import { describeReply, show } from '../core/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { unknownInterface } from './errors.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { withServer } from './helpers/target.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect, test } from 'vitest';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../core/paths.js';
 import type { BenchResult } from '../bench/lib.js';
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { MAX_SCHEMA_ERRORS, isValid, undeclaredFields, validate } from '../src/schemas.js';
-import { jsonText, show } from '../src/assertions.js';
-import { Findings, recordKey } from '../src/findings.js';
+import { MAX_SCHEMA_ERRORS, isValid, undeclaredFields, validate } from '../core/schemas.js';
+import { jsonText, show } from '../core/assertions.js';
+import { Findings, recordKey } from '../core/findings.js';
 import { sameJson } from '../suites/support/compare.js';
-import { capText } from '../src/untrusted-text.js';
+import { capText } from '../core/untrusted-text.js';
 
 /** Issue 12, items 2, 6 and 10 as pure functions: what the server sends never makes work or output unbounded. */
 

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { ALL_CHECKS } from '../suites/index.js';
-import { catalogueMarkdown, optionsMarkdown } from '../src/catalogue.js';
+import { catalogueMarkdown, optionsMarkdown } from '../app/catalogue.js';
 import { syncReadmeBlock } from './helpers/readme.js';
 
 test('check ids are unique and well formed, and every check cites a spec section', () => {
@@ -26,8 +26,8 @@ test('the README shows the catalogue and the settings as the code declares them'
 test('the spec shipped with the package is the project spec, and every § a check cites exists in it', async () => {
   const { existsSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { packageRoot } = await import('../src/paths.js');
-  const { citedKeys, shippedSections, SPEC_FILE } = await import('../src/spec-text.js');
+  const { packageRoot } = await import('../core/paths.js');
+  const { citedKeys, shippedSections, SPEC_FILE } = await import('../core/spec-text.js');
   const shared = join(packageRoot, '..', 'shared', 'spec', 'open-platform-api.md');
   if (existsSync(shared)) expect(readFileSync(SPEC_FILE, 'utf8'), 'spec/ must be a copy of ../shared/spec: copy it again').toBe(readFileSync(shared, 'utf8'));
   const sections = shippedSections();

@@ -5,7 +5,7 @@ import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { MUTANTS } from '../reference/mutants/index.js';
-import { validate } from '../src/schemas.js';
+import { validate } from '../core/schemas.js';
 
 const SECRETS = [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key, CREDENTIALS.disabled_app.secret, CREDENTIALS.disabled_app.key, CREDENTIALS.disabled_app.token];
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { hasLongDigitRun, parseJsonExact, stringifyJson, withNumbers } from '../src/exact-json.js';
-import { parseJsonBuffer } from '../src/json-buffer.js';
-import { validate } from '../src/schemas.js';
-import { show } from '../src/assertions.js';
-import { detailPath } from '../src/endpoints.js';
+import { hasLongDigitRun, parseJsonExact, stringifyJson, withNumbers } from '../core/exact-json.js';
+import { parseJsonBuffer } from '../core/json-buffer.js';
+import { validate } from '../core/schemas.js';
+import { show } from '../core/assertions.js';
+import { detailPath } from '../core/endpoints.js';
 import { byId, sameId } from '../suites/support/compare.js';
 
 const SNOWFLAKE = '1300000000000000101';

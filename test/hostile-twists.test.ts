@@ -8,9 +8,9 @@ import { xmllint } from './helpers/xmllint.js';
 import type { RunningServer, Variant } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import * as T from '../reference/hostile-twists.js';
-import { validate } from '../src/schemas.js';
-import { HttpClient, NetworkError } from '../src/http.js';
-import { Redactor } from '../src/redact.js';
+import { validate } from '../core/schemas.js';
+import { HttpClient, NetworkError } from '../core/http.js';
+import { Redactor } from '../core/redact.js';
 import { startReferenceServer } from '../reference/server.js';
 
 /**

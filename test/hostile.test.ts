@@ -9,9 +9,9 @@ import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
 import * as H from '../reference/hostile.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { validate } from '../src/schemas.js';
-import { HttpClient, NetworkError } from '../src/http.js';
-import { Redactor } from '../src/redact.js';
+import { validate } from '../core/schemas.js';
+import { HttpClient, NetworkError } from '../core/http.js';
+import { Redactor } from '../core/redact.js';
 import { startReferenceServer } from '../reference/server.js';
 
 /**

@@ -10,10 +10,10 @@ import { xmllint } from './helpers/xmllint.js';
 import { bigReport } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
 import { renderHtml } from '../reporters/html.js';
-import { findingsOf, OUTCOMES } from '../src/report.js';
-import { packageRoot } from '../src/paths.js';
-import { validate } from '../src/schemas.js';
-import type { Report } from '../src/report.js';
+import { findingsOf, OUTCOMES } from '../core/report.js';
+import { packageRoot } from '../core/paths.js';
+import { validate } from '../core/schemas.js';
+import type { Report } from '../core/report.js';
 
 /** Debian's chromium (apt-get install chromium; .ci/run does it), never a downloaded browser build. */
 const CHROMIUM = '/usr/bin/chromium';

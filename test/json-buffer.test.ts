@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { parseJsonBuffer } from '../src/json-buffer.js';
-import { parseJsonExact, stringifyJson } from '../src/exact-json.js';
+import { parseJsonBuffer } from '../core/json-buffer.js';
+import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
 
 /**
  * The same value with the same key order, or the same error message, as JSON.parse of the decoded bytes (with

@@ -3,9 +3,9 @@ import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { loadMeter, peakRate, rateLimited, unavailable } from '../reference/hostile.js';
 import { startReferenceServer } from '../reference/server.js';
-import { HttpClient, retryAfterMs } from '../src/http.js';
-import { Redactor } from '../src/redact.js';
-import { validate } from '../src/schemas.js';
+import { HttpClient, retryAfterMs } from '../core/http.js';
+import { Redactor } from '../core/redact.js';
+import { validate } from '../core/schemas.js';
 
 /**
  * The load the suite puts on a server, measured by the server: most requests in flight at once and the most

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { buildReport, withOutcome, type CheckRecord, type Report } from '../src/report.js';
-import { mergeReports, mergedText, type MergedReport } from '../src/merge.js';
-import { validate } from '../src/schemas.js';
+import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
+import { mergeReports, mergedText, type MergedReport } from '../app/merge.js';
+import { validate } from '../core/schemas.js';
 import { runCli } from './helpers/cli.js';
 
 function rec(id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST'): CheckRecord {

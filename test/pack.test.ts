@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { runCli } from './helpers/cli.js';
 
 // What a vendor gets from the registry: the packed tarball, installed under node_modules, run through npx.

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { BIN } from './helpers/cli.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
-import { validate } from '../src/schemas.js';
-import { HttpClient, NetworkError } from '../src/http.js';
-import { Redactor } from '../src/redact.js';
+import { validate } from '../core/schemas.js';
+import { HttpClient, NetworkError } from '../core/http.js';
+import { Redactor } from '../core/redact.js';
 
 interface Sandbox { baseUrl: string; caFile?: string; output(): string; stop(): Promise<number | null> }
 

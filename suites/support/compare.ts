@@ -1,11 +1,11 @@
-import type { CheckContext } from '../../src/check.js';
-import { isRecord, successData, type Rec, type Resource, type Who } from '../../src/api.js';
-import { show } from '../../src/assertions.js';
-import { validate } from '../../src/schemas.js';
-import { isIdLike } from '../../src/exact-json.js';
-import type { RecordId } from '../../src/endpoints.js';
-import { NetworkError } from '../../src/http.js';
-export { Findings, recordKey } from '../../src/findings.js';
+import type { CheckContext } from '../../core/check.js';
+import { isRecord, successData, type Rec, type Resource, type Who } from '../../core/api.js';
+import { show } from '../../core/assertions.js';
+import { validate } from '../../core/schemas.js';
+import { isIdLike } from '../../core/exact-json.js';
+import type { RecordId } from '../../core/endpoints.js';
+import { NetworkError } from '../../core/http.js';
+export { Findings, recordKey } from '../../core/findings.js';
 
 /**
  * Field-by-field comparison of two renderings of the same record (a list item and its detail, an embedded dish

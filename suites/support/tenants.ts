@@ -1,6 +1,6 @@
-import type { CheckContext } from '../../src/check.js';
-import { isRecord, successData, type Rec, type Who } from '../../src/api.js';
-import { show } from '../../src/assertions.js';
+import type { CheckContext } from '../../core/check.js';
+import { isRecord, successData, type Rec, type Who } from '../../core/api.js';
+import { show } from '../../core/assertions.js';
 
 /** A merchant's identity: its id (records' user_id, §2.2, §2.3) and its merchant_id (§2.3, §2.4). */
 export interface Tenant { id: unknown; merchantId: unknown }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/paths.js';
-import { replaceBlock, writeBlock } from '../../src/catalogue.js';
+import { packageRoot } from '../../core/paths.js';
+import { replaceBlock, writeBlock } from '../../app/catalogue.js';
 
 const README = join(packageRoot, 'README.md');
 

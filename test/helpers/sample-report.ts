@@ -1,6 +1,6 @@
-import type { Exchange } from '../../src/http.js';
-import { buildReport, withOutcome, type CheckRecord, type Report } from '../../src/report.js';
-import type { Area, Level, Status } from '../../src/check.js';
+import type { Exchange } from '../../core/http.js';
+import { buildReport, withOutcome, type CheckRecord, type Report } from '../../core/report.js';
+import type { Area, Level, Status } from '../../core/check.js';
 
 /** A recorded exchange as src/http.ts writes it (already redacted). */
 export function exchange(over: { url?: string; status?: number; body?: string; headers?: Record<string, string>; error?: string } = {}): Exchange {

@@ -1,12 +1,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { createVitest } from 'vitest/node';
-import type { Config } from './config.js';
-import { redactedConfig } from './config.js';
-import { packageRoot } from './paths.js';
-import { buildReport, withOutcome, type CatalogueEntry, type CheckRecord, type Report } from './report.js';
-import type { Redactor } from './redact.js';
-import type { Area, Level } from './check.js';
+import type { Config } from '../core/config.js';
+import { redactedConfig } from '../core/config.js';
+import { packageRoot } from '../core/paths.js';
+import { buildReport, withOutcome, type CatalogueEntry, type CheckRecord, type Report } from '../core/report.js';
+import type { Redactor } from '../core/redact.js';
+import type { Area, Level } from '../core/check.js';
 import { ResultCollector } from '../reporters/collect.js';
 import { REPORT_FILES, writeReports } from '../reporters/index.js';
 
@@ -71,7 +71,7 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     execArgv: WORKER_FLAGS,
     // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
     // cost of a run). Only the entry file goes through Vitest's runner.
-    server: { deps: { external: [/\/dist\/(src|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] } },
+    server: { deps: { external: [/\/dist\/(core|app|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] } },
     maxWorkers: 1,
     isolate: false,
     fileParallelism: false,

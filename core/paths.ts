@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package root, found from this module whether it runs from src/ (tests) or dist/src/ (the CLI). */
+/** The package root, found from this module whether it runs from core/ (tests) or dist/core/ (the CLI). */
 function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
-import { ConfigError } from './config.js';
-import { judge, outcomeOf, type CheckRecord, type Report } from './report.js';
-import { formatErrors, validate } from './schemas.js';
+import { ConfigError } from '../core/config.js';
+import { judge, outcomeOf, type CheckRecord, type Report } from '../core/report.js';
+import { formatErrors, validate } from '../core/schemas.js';
 import { readReport } from './diff.js';
 
 /**

@@ -3,9 +3,9 @@ import { mkdirSync } from 'node:fs';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import { ResultCollector } from '../reporters/collect.js';
 import { writeReports } from '../reporters/index.js';
-import { buildReport } from './report.js';
-import { Redactor } from './redact.js';
-import type { ReportFormat } from './config.js';
+import { buildReport } from '../core/report.js';
+import { Redactor } from '../core/redact.js';
+import type { ReportFormat } from '../core/config.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 export interface ConformanceReporterOptions {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from './config.js';
-import { outcomeOf, OUTCOMES, type CheckRecord, type Outcome, type Report } from './report.js';
-import { formatErrors, validate } from './schemas.js';
+import { ConfigError } from '../core/config.js';
+import { outcomeOf, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../core/report.js';
+import { formatErrors, validate } from '../core/schemas.js';
 import { oneLine } from '../reporters/terminal.js';
 
 /**

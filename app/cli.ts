@@ -1,12 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from './config.js';
-import { tool } from './paths.js';
-import { redactorFor } from './run.js';
+import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from '../core/config.js';
+import { tool } from '../core/paths.js';
+import { redactorFor } from '../core/run.js';
 import { runSuite, writeReportDir } from './suite-runner.js';
 import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
 import { listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../core/suggest.js';
 import { startDemo } from './demo.js';
 import { catalogueMarkdown } from './catalogue.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
@@ -15,7 +15,7 @@ import { mergeCommand } from './merge.js';
 import { openapiCommand } from './openapi-command.js';
 import { serveCommand } from './serve.js';
 import { githubOutputs } from '../reporters/github.js';
-import { inertBlock, untrustedLines } from './untrusted-text.js';
+import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;

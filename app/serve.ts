@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from './config.js';
+import { ConfigError } from '../core/config.js';
 import { CREDENTIALS, FAULT_HEADER, FaultSyntaxError, describeFault, parseRunFault, type RunFault, type RunningServer } from './demo.js';
 import { startSandbox } from './sandbox.js';
 

@@ -1,12 +1,12 @@
-import type { Config, Credentials } from './config.js';
-import { ConfigError } from './config.js';
-import { NetworkError, type Reply } from './http.js';
-import { isRecord, successData } from './api.js';
-import { describeReply } from './assertions.js';
-import { stringifyJson } from './exact-json.js';
-import { AUTH_PATH } from './endpoints.js';
-import type { Redactor } from './redact.js';
-import { clientFor } from './run.js';
+import type { Config, Credentials } from '../core/config.js';
+import { ConfigError } from '../core/config.js';
+import { NetworkError, type Reply } from '../core/http.js';
+import { isRecord, successData } from '../core/api.js';
+import { describeReply } from '../core/assertions.js';
+import { stringifyJson } from '../core/exact-json.js';
+import { AUTH_PATH } from '../core/endpoints.js';
+import type { Redactor } from '../core/redact.js';
+import { clientFor } from '../core/run.js';
 
 /**
  * A setup problem found before any check ran: the target cannot be reached, /auth is not where base_url says, or

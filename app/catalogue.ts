@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ALL_CHECKS } from '../suites/index.js';
-import { OPTIONS } from './config.js';
+import { OPTIONS } from '../core/config.js';
 
 /** The README's check catalogue, generated from the declarations. */
 export function catalogueMarkdown(): string {

@@ -9,9 +9,9 @@
  * --shard, --merge-reports, filters and watch mode apply as to any test.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { resolveConfig, redactedConfig, type Config } from './config.js';
-import { createRun, redactorFor } from './run.js';
-import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from './declare-checks.js';
+import { resolveConfig, redactedConfig, type Config } from '../core/config.js';
+import { createRun, redactorFor } from '../core/run.js';
+import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from '../core/declare-checks.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 /** The run's settings as in the YAML config file (schemas/config.schema.json): base_url and app are required. */

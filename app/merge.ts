@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError } from './config.js';
+import { ConfigError } from '../core/config.js';
 import { readReport } from './diff.js';
-import { OUTCOMES, summarize, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report, type Verdict } from './report.js';
-import { tool } from './paths.js';
+import { OUTCOMES, summarize, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report, type Verdict } from '../core/report.js';
+import { tool } from '../core/paths.js';
 import { oneLine } from '../reporters/terminal.js';
 
 /**

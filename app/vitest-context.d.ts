@@ -1,6 +1,6 @@
-import type { Config } from './config.js';
-import type { CheckResult, Level, Area } from './check.js';
-import type { RunInfo } from './declare-checks.js';
+import type { Config } from '../core/config.js';
+import type { CheckResult, Level, Area } from '../core/check.js';
+import type { RunInfo } from '../core/declare-checks.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError } from './config.js';
-import { openApiDocument, serializeOpenApi } from './openapi.js';
+import { ConfigError } from '../core/config.js';
+import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
 import { fixtureExamples } from './demo.js';
 
 /** The document with the reference fixtures' answers as examples: what `conformance openapi` writes. */
