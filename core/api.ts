@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import pMap from 'p-map';
 import type { Config, Credentials } from './config.js';
-import type { Exchange, HttpClient, Reply, RequestSpec } from './http.js';
-import { NetworkError } from './http.js';
+import type { HttpClient } from './http.js';
+import type { Exchange, Reply, RequestSpec } from './exchange.js';
+import { NetworkError } from './exchange.js';
 import { Blocked, type Sweep } from './check.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';

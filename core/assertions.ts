@@ -1,5 +1,5 @@
 import type { CheckContext } from './check.js';
-import type { Reply } from './http.js';
+import type { Reply } from './exchange.js';
 import { isRecord, successData, type Rec } from './api.js';
 import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from './schemas.js';
 import { neutralizeMarkers } from './redact.js';

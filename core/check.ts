@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import type { Exchange, Reply, RequestSpec } from './http.js';
+import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import type { Api, Resource, Who } from './api.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'INFO';

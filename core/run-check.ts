@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
-import type { Exchange } from './http.js';
-import { NetworkError, reportable } from './http.js';
+import type { Exchange } from './exchange.js';
+import { NetworkError, reportable } from './exchange.js';
 import type { SharedRequests } from './api.js';
 import { capText } from './untrusted-text.js';
 import { Blocked, CheckFailure, type Check, type CheckContext, type CheckResult, type FuzzFailure, type Requirement } from './check.js';

@@ -3,7 +3,7 @@ import { isRecord, type Rec, type Resource } from '../core/api.js';
 import { show } from '../core/assertions.js';
 import { detailPath } from '../core/endpoints.js';
 import { isIdLike, isIntegerValue } from '../core/exact-json.js';
-import { NetworkError } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 import {
   byId, compareRecords, sameJson, describeDiffs, detailRecord, fieldValid, Findings, optionalList, recordKey, sameId, type Comparison, type FieldDiff, type Kind,
 } from './support/compare.js';

@@ -6,9 +6,9 @@
  */
 import { Blocked, defineChecks, type CheckContext } from '../core/check.js';
 import { successData, type Who } from '../core/api.js';
-import type { Reply } from '../core/http.js';
+import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
-import { NetworkError } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),

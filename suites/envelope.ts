@@ -1,6 +1,6 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord } from '../core/api.js';
-import type { Reply } from '../core/http.js';
+import type { Reply } from '../core/exchange.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { describeReply, show } from '../core/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';

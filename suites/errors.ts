@@ -1,6 +1,6 @@
 import { Blocked, CheckFailure, defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, successData, type Resource } from '../core/api.js';
-import type { Reply } from '../core/http.js';
+import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { carriesData, describeReply, envelopeCode, expectError, show } from '../core/assertions.js';
 import { formatErrors, validate } from '../core/schemas.js';

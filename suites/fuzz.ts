@@ -3,7 +3,7 @@ import { Blocked, defineChecks, type Check, type CheckContext } from '../core/ch
 import { isRecord, successData, type Rec, type Resource } from '../core/api.js';
 import { describeReply, show } from '../core/assertions.js';
 import { formatErrors, validate } from '../core/schemas.js';
-import { NetworkError } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { isIdLike } from '../core/exact-json.js';

@@ -3,7 +3,7 @@ import { isRecord, successData, type Rec, type Resource, type Who } from '../cor
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { describeReply, envelopeCode, show } from '../core/assertions.js';
 import { detailPath } from '../core/endpoints.js';
-import { NetworkError } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { defineChecks, Blocked, type CheckContext } from '../core/check.js';
 import { isRecord, refusesToken, successData } from '../core/api.js';
-import { NetworkError, type Reply } from '../core/http.js';
+import { NetworkError, type Reply } from '../core/exchange.js';
 import { AUTH_PATH } from '../core/endpoints.js';
 import { describeReply, envelopeCode, show } from '../core/assertions.js';
 import { allErrorProbes, listQueryProbes, unknownIdProbes } from './errors.js';

@@ -1,6 +1,6 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, successData } from '../core/api.js';
-import { NetworkError, type Reply } from '../core/http.js';
+import { NetworkError, type Reply } from '../core/exchange.js';
 import { describeReply, jsonText, show } from '../core/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';

@@ -1,6 +1,6 @@
 import { defineChecks, Blocked, type CheckContext } from '../core/check.js';
 import { isRecord, successData } from '../core/api.js';
-import { NetworkError, type Reply } from '../core/http.js';
+import { NetworkError, type Reply } from '../core/exchange.js';
 import { AUTH_PATH } from '../core/endpoints.js';
 import { describeReply, show } from '../core/assertions.js';
 import { dataEndpointPaths } from './support/paths.js';

@@ -4,7 +4,7 @@ import { show } from '../../core/assertions.js';
 import { validate } from '../../core/schemas.js';
 import { isIdLike } from '../../core/exact-json.js';
 import type { RecordId } from '../../core/endpoints.js';
-import { NetworkError } from '../../core/http.js';
+import { NetworkError } from '../../core/exchange.js';
 export { Findings, recordKey } from '../../core/findings.js';
 
 /**
