@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from '../core/config.js';
 import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/run.js';
+import { readProgress } from '../core/progress.js';
 import { runSuite, writeReportDir } from './suite-runner.js';
 import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
@@ -158,11 +162,17 @@ async function runCommand(argv: string[]): Promise<number> {
     if (!config.base_url.startsWith('https:')) out('Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n');
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     if (config.max_details !== undefined) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
-    const progress = quiet ? undefined : new Progress(selected.length, out, process.stdout.isTTY === true);
+    const progressDir = quiet ? undefined : mkdtempSync(join(tmpdir(), 'conformance-progress-'));
+    const progressFile = progressDir && join(progressDir, 'requests.json');
+    const progress = progressFile ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile)) : undefined;
     const report = await runSuite(config, {
       selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
+      ...(progressFile ? { progressFile } : {}),
       onRecord: (r) => { if (baseline) markRecord(r, baseline); progress?.finished(); },
-    }).finally(() => progress?.end());
+    }).finally(() => {
+      progress?.end();
+      if (progressDir) rmSync(progressDir, { recursive: true, force: true });
+    });
     const files = await writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
     // own annotations after it.

@@ -28,6 +28,8 @@ export interface SuiteOptions {
   interrupted: Promise<string>;
   onRecord?: (r: CheckRecord) => void;
   redactor: Redactor;
+  /** Where the checks' process keeps its count of requests sent and planned (core/progress.ts). */
+  progressFile?: string;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     testTimeout: Math.max(1000, opts.deadlineAt - Date.now()) + 10_000,
     hookTimeout: 30_000,
     passWithNoTests: false,
-    provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt },
+    provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt, ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}) },
   }, { logLevel: 'silent', clearScreen: false });
   // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
   // write the report of what finished.

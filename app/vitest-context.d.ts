@@ -9,6 +9,8 @@ declare module 'vitest' {
     conformanceOnly: string[];
     /** Epoch ms at which the run's deadline passes: the HTTP client stops every request then. */
     conformanceDeadlineAt: number;
+    /** Where the worker keeps its count of requests sent and planned (core/progress.ts) for the CLI's progress line. */
+    conformanceProgressFile?: string;
   }
 }
 

@@ -9,6 +9,7 @@ import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';
 // Used inside functions only: the import cycle with assertions.ts (which reads isRecord from here) is harmless.
 import { show } from './assertions.js';
+import { RequestTally } from './progress.js';
 
 export type Who = 'app' | 'other_app';
 export type Resource = 'dishes' | 'seats';
@@ -52,8 +53,16 @@ export class SharedRequests {
   /** What the server did to the run's tokens, for INFO-AUTH-TOKEN (the implementation profile). */
   readonly tokenEvents: string[] = [];
 
+  /** What the run has sent and still plans to send (the CLI's progress line). */
+  readonly tally: RequestTally;
+
   /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
-  constructor(readonly config: Config, readonly client: HttpClient, private readonly readers = new Map<Sweep, Set<string>>()) {}
+  constructor(readonly config: Config, readonly client: HttpClient, private readonly readers = new Map<Sweep, Set<string>>()) {
+    this.tally = new RequestTally(new Set(readers.keys()));
+  }
+
+  /** Every request of the run's checks goes out here, so the tally counts it. */
+  send(spec: RequestSpec, detail = false): Promise<Reply> { return this.tally.track(this.client.send(spec), detail); }
 
   /** The key of the current /auth of an application: a renewal starts a new round. */
   authKey(who: Who): string { return `auth:${who}:${this.authRound.get(who) ?? 0}`; }
@@ -121,10 +130,10 @@ export class SharedRequests {
     return p;
   }
 
-  once(key: string, spec: RequestSpec): Promise<Reply> {
+  once(key: string, spec: RequestSpec, detail = false): Promise<Reply> {
     let p = this.cache.get(key);
     if (!p) {
-      p = this.client.send(spec);
+      p = this.send(spec, detail);
       p.catch(() => undefined); // a failure is reported to each check that awaits it
       this.cache.set(key, p);
     }
@@ -133,7 +142,7 @@ export class SharedRequests {
 
   /** A detail of a sweep, read by a check: kept until every unfinished reader of the sweep has read it. */
   readDetail(sweep: Sweep, key: string, spec: RequestSpec, reader: string): Promise<Reply> {
-    const reply = this.once(key, spec);
+    const reply = this.once(key, spec, true);
     const pending = this.readers.get(sweep);
     if (pending?.has(reader)) {
       let r = this.detailReads.get(key);
@@ -184,13 +193,13 @@ export class Api {
    * sent again once the application has a new one (SharedRequests.afterTokenReply).
    */
   async send(spec: RequestSpec): Promise<Reply> {
-    const reply = await this.recorded(this.shared.client.send(spec));
+    const reply = await this.recorded(this.shared.send(spec));
     return this.shared.afterTokenReply(spec, reply, (t) => this.fresh({ ...spec, token: t }), (s) => this.fresh(s), this.note);
   }
 
   /** A request of this check's own, recorded, sent as it is. */
   private fresh(spec: RequestSpec): Promise<Reply> {
-    return this.recorded(this.shared.client.send(spec));
+    return this.recorded(this.shared.send(spec));
   }
 
   get config(): Config { return this.shared.config; }
@@ -286,6 +295,7 @@ export class Api {
     const items = await this.list(`/${resource}`, who);
     const ids = items.map((i) => i.id).filter(isIdLike);
     const max = this.shared.config.max_details;
+    this.shared.tally.planSweep(`${resource}:${who}`, max === undefined ? ids.length : Math.min(max, ids.length));
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
     const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
     this.sampled(`${max} of ${ids.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (max_details, seed ${this.shared.config.fuzz.seed})`);

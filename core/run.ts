@@ -4,6 +4,7 @@ import { Redactor } from './redact.js';
 import { SharedRequests } from './api.js';
 import { runCheck, unmetRequirement } from './run-check.js';
 import { setQuoteFilter } from './assertions.js';
+import { writeProgress } from './progress.js';
 import type { Check, CheckResult, Sweep } from './check.js';
 
 /** A redactor that knows every configured secret. */
@@ -48,12 +49,16 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
   return readers;
 }
 
-/** One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests. */
-export function createRun(config: Config, checks: Check[], deadlineAt: number): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
+/**
+ * One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests.
+ * @param progressFile where to keep the count of requests sent and planned for the CLI's progress line
+ */
+export function createRun(config: Config, checks: Check[], deadlineAt: number, progressFile?: string): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
   const redactor = redactorFor(config);
   // Values quoted in messages are server text: the run's redactor treats them so (see show in assertions.ts).
   setQuoteFilter((s) => redactor.redactQuoted(s));
   const client = clientFor(config, redactor, { deadlineAt });
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
-  return { check: (c) => runCheck(c, shared), close: () => client.close() };
+  const stopProgress = progressFile ? writeProgress(shared.tally, progressFile) : undefined;
+  return { check: (c) => runCheck(c, shared), close: () => { stopProgress?.(); return client.close(); } };
 }

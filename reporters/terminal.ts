@@ -1,6 +1,7 @@
 import { AREAS, type Area, type Level } from '../core/check.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../core/report.js';
 import { untrustedLine } from '../core/untrusted-text.js';
+import type { RequestProgress } from '../core/progress.js';
 import { curlOptionsOf, exchangeText } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
@@ -27,22 +28,41 @@ export function checkLine(r: CheckRecord, idWidth = 18): string {
   return `  ${tag} ${r.id.padEnd(idWidth)} ${r.title}${info ? ` — observed: ${oneLine(r.observation ?? r.message)}` : ''}`;
 }
 
-/** Past this much time a run says once how to get a faster verdict. */
+/** When a run's expected length passes this, it says once how to get a faster verdict. */
 const SLOW_RUN_MS = 120_000;
+/** The request rate is taken over this much of the recent past (a run speeds up once its lists are in). */
+const RATE_WINDOW_MS = 10_000;
+
+/** A duration for people: "45 s", "3 min 20 s", "1 h 05 min". */
+export function durationText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${String(s % 60).padStart(2, '0')} s` : ''}`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
 
 /**
- * Progress while checks run: on a terminal one live line (checks done of all, the checks still running, elapsed
- * time), rewritten in place; elsewhere (CI logs) a plain line at most every 10 s. Results themselves are printed
- * once, grouped by area, when the run ends.
+ * Progress while checks run: on a terminal one live line, rewritten in place; elsewhere (CI logs) a plain line at
+ * most every 10 s. The line says checks done of all, requests done of planned (planned once every list a sweep
+ * reads is in), the request rate and an estimate of the time left. When the run is expected to take more than two
+ * minutes, one line says how to get a faster verdict. Results themselves are printed once, grouped by area, when
+ * the run ends.
  */
 export class Progress {
   private done = 0;
   private readonly started = performance.now();
   private timer: NodeJS.Timeout | undefined;
   private hinted = false;
+  private lastPlain = this.started;
+  private requests: RequestProgress | undefined;
+  /** Recent (time, requests settled) pairs, for the rate. */
+  private readonly recent: Array<[number, number]> = [];
 
-  constructor(private readonly total: number, private readonly write: (s: string) => void, private readonly live: boolean) {
-    this.timer = setInterval(() => this.tick(), live ? 1000 : 10_000);
+  /**
+   * @param readRequests the run's request tally as the checks' process last wrote it (undefined before it has)
+   */
+  constructor(private readonly total: number, private readonly write: (s: string) => void, private readonly live: boolean, private readonly readRequests: () => RequestProgress | undefined = () => undefined) {
+    this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
   }
 
@@ -51,19 +71,55 @@ export class Progress {
     if (this.live) this.draw();
   }
 
-  private line(): string {
-    const s = Math.round((performance.now() - this.started) / 1000);
-    return `checks ${this.done}/${this.total} done · ${s} s`;
+  /** Requests per second over the recent past, once there is a past to speak of. */
+  private rate(): number | undefined {
+    const first = this.recent[0];
+    const last = this.recent.at(-1);
+    if (!first || !last || last[0] - first[0] < 2000) return undefined;
+    return ((last[1] - first[1]) * 1000) / (last[0] - first[0]);
+  }
+
+  /** The time left, when the plan is known and requests are moving. */
+  private left(): number | undefined {
+    const r = this.rate();
+    const p = this.requests;
+    if (!r || !p || p.planned === undefined) return undefined;
+    return ((p.planned - p.settled) / r) * 1000;
+  }
+
+  private line(now = performance.now()): string {
+    const parts = [`checks ${this.done}/${this.total} done`];
+    const p = this.requests;
+    if (p) {
+      parts.push(`requests ${p.settled}/${p.planned ?? '?'}${p.planned === undefined ? ' (planned once the lists are in)' : ''}`);
+      const r = this.rate();
+      if (r !== undefined) parts.push(`${r < 10 ? r.toFixed(1) : Math.round(r)} req/s`);
+      const left = this.left();
+      if (left !== undefined) parts.push(`about ${durationText(left)} left`);
+    }
+    parts.push(`${durationText(now - this.started)} elapsed`);
+    return parts.join(' · ');
   }
 
   private draw(): void { this.write(`\r\x1b[2K${this.line()}`); }
 
   private tick(): void {
+    const now = performance.now();
+    this.requests = this.readRequests() ?? this.requests;
+    if (this.requests) {
+      this.recent.push([now, this.requests.settled]);
+      while (this.recent.length > 2 && now - this.recent[0]![0] > RATE_WINDOW_MS) this.recent.shift();
+    }
     if (this.live) this.draw();
-    else this.write(`progress: ${this.line()}\n`);
-    if (!this.hinted && performance.now() - this.started > SLOW_RUN_MS) {
+    else if (now - this.lastPlain >= 10_000) {
+      this.lastPlain = now;
+      this.write(`progress: ${this.line(now)}\n`);
+    }
+    const expected = (now - this.started) + (this.left() ?? 0);
+    if (!this.hinted && expected > SLOW_RUN_MS) {
       this.hinted = true;
-      this.write(`${this.live ? '\r\x1b[2K' : ''}This run is taking a while: --max-details N checks a seeded sample of N records per resource (a PARTIAL verdict), and --concurrency N sends more requests at once, if the server allows.\n`);
+      const about = this.left() !== undefined ? `is expected to take about ${durationText(expected)}` : 'is taking a while';
+      this.write(`${this.live ? '\r\x1b[2K' : ''}This run ${about}: --max-details N checks a seeded sample of N records per resource (a PARTIAL verdict, the sample stated), and --concurrency N sends more requests at once, if the server allows.\n`);
     }
   }
 

@@ -10,7 +10,7 @@ import { ALL_CHECKS } from './index.js';
 const only = new Set(inject('conformanceOnly'));
 const selected = ALL_CHECKS.filter((c) => only.has(c.id));
 
-const run = createRun(inject('conformanceConfig'), selected, inject('conformanceDeadlineAt'));
+const run = createRun(inject('conformanceConfig'), selected, inject('conformanceDeadlineAt'), inject('conformanceProgressFile'));
 afterAll(() => run.close());
 
 declareChecks(selected, () => run);

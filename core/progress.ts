@@ -1,0 +1,83 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+/**
+ * What a run has sent so far and what it still plans to send, as the Vitest worker tells the CLI (which draws the
+ * progress line: rate, estimate of the time left).
+ */
+export interface RequestProgress {
+  /** Requests sent (a retry of a 429 counts once: it is the same exchange). */
+  sent: number;
+  /** Requests that have come back or failed. */
+  settled: number;
+  /**
+   * Requests planned: those sent, plus the detail requests of the sweeps still to send. Known once every sweep's
+   * list is in (until then undefined); it can still grow by the few requests of checks that decide as they go.
+   */
+  planned?: number;
+}
+
+/**
+ * Counts the run's requests and the detail requests its sweeps will send (a sweep's size is known once its list is
+ * in). One per run, in the worker.
+ */
+export class RequestTally {
+  private sent = 0;
+  private settled = 0;
+  private detailsSent = 0;
+  private readonly sweepSizes = new Map<string, number>();
+
+  /** sweeps: the detail sweeps that some check of the run reads (their sizes come with planSweep). */
+  constructor(private readonly sweeps: ReadonlySet<string>) {}
+
+  /** A request goes out; `detail` when it is the first request for a detail of a sweep. */
+  track<T>(reply: Promise<T>, detail = false): Promise<T> {
+    this.sent++;
+    if (detail) this.detailsSent++;
+    const settle = (): void => { this.settled++; };
+    reply.then(settle, settle);
+    return reply;
+  }
+
+  /** The number of details a sweep reads (all the ids of its list, or the max_details sample), once known. */
+  planSweep(sweep: string, details: number): void {
+    if (this.sweeps.has(sweep) && !this.sweepSizes.has(sweep)) this.sweepSizes.set(sweep, details);
+  }
+
+  snapshot(): RequestProgress {
+    const known = [...this.sweeps].every((s) => this.sweepSizes.has(s));
+    let details = 0;
+    for (const n of this.sweepSizes.values()) details += n;
+    return {
+      sent: this.sent,
+      settled: this.settled,
+      ...(known ? { planned: Math.max(this.sent, this.sent + details - this.detailsSent) } : {}),
+    };
+  }
+}
+
+/** How often the worker writes its tally for the CLI: often enough for a live line, rarely enough to cost nothing. */
+const WRITE_EVERY_MS = 500;
+
+/**
+ * Writes the tally to a file the CLI reads (the worker is another process; a whole small file replaced by a rename,
+ * so a reader never sees half of one). Returns a function that writes the last snapshot and stops.
+ */
+export function writeProgress(tally: RequestTally, file: string): () => void {
+  const write = (): void => {
+    try {
+      writeFileSync(`${file}.tmp`, JSON.stringify(tally.snapshot()));
+      renameSync(`${file}.tmp`, file);
+    } catch { /* progress is a courtesy: a full disk must not fail the run */ }
+  };
+  const timer = setInterval(write, WRITE_EVERY_MS);
+  timer.unref();
+  return () => { clearInterval(timer); write(); };
+}
+
+/** The tally as the worker last wrote it; undefined before it has (or if the file is unreadable). */
+export function readProgress(file: string): RequestProgress | undefined {
+  try {
+    const p = JSON.parse(readFileSync(file, 'utf8')) as RequestProgress;
+    return typeof p.sent === 'number' && typeof p.settled === 'number' ? p : undefined;
+  } catch { return undefined; }
+}
