@@ -4,15 +4,13 @@ import type { Config, Credentials } from './config.js';
 import type { HttpClient } from './http.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import { NetworkError } from './exchange.js';
-import { Blocked, type Sweep } from './check.js';
+import { Blocked } from './check-errors.js';
+import type { Resource, Sweep, Who } from './resources.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';
-// Used inside functions only: the import cycle with assertions.ts (which reads isRecord from here) is harmless.
-import { show } from './assertions.js';
+import { show } from './quote.js';
 import { RequestTally } from './progress.js';
 
-export type Who = 'app' | 'other_app';
-export type Resource = 'dishes' | 'seats';
 export type Rec = Record<string, unknown>;
 
 export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);

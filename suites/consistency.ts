@@ -1,6 +1,8 @@
-import { Blocked, defineChecks, type Check, type CheckContext } from '../core/check.js';
-import { isRecord, type Rec, type Resource } from '../core/api.js';
-import { show } from '../core/assertions.js';
+import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { Blocked } from '../core/check-errors.js';
+import { isRecord, type Rec } from '../core/api.js';
+import type { Resource } from '../core/resources.js';
+import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { isIdLike, isIntegerValue } from '../core/exact-json.js';
 import { NetworkError } from '../core/exchange.js';

@@ -4,8 +4,10 @@
  * or an issued token anywhere else is a leak (MUST); a record that carries credential material of its own (a
  * password hash, a field named like a secret or a token) is one a builder should not publish (SHOULD).
  */
-import { Blocked, defineChecks, type CheckContext } from '../core/check.js';
-import { successData, type Who } from '../core/api.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { Blocked } from '../core/check-errors.js';
+import { successData } from '../core/api.js';
+import type { Who } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';

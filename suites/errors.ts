@@ -1,8 +1,11 @@
-import { Blocked, CheckFailure, defineChecks, type CheckContext } from '../core/check.js';
-import { isRecord, successData, type Resource } from '../core/api.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { Blocked, CheckFailure } from '../core/check-errors.js';
+import { isRecord, successData } from '../core/api.js';
+import type { Resource } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
-import { carriesData, describeReply, envelopeCode, expectError, show } from '../core/assertions.js';
+import { carriesData, describeReply, envelopeCode, expectError } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
-import { Blocked, defineChecks, type Check, type CheckContext } from '../core/check.js';
-import { isRecord, successData, type Rec, type Resource } from '../core/api.js';
-import { describeReply, show } from '../core/assertions.js';
+import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { Blocked } from '../core/check-errors.js';
+import { isRecord, successData, type Rec } from '../core/api.js';
+import type { Resource } from '../core/resources.js';
+import { describeReply } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { NetworkError } from '../core/exchange.js';
 import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';

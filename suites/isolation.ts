@@ -1,7 +1,10 @@
-import { Blocked, defineChecks, type Check, type CheckContext } from '../core/check.js';
-import { isRecord, successData, type Rec, type Resource, type Who } from '../core/api.js';
+import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { Blocked } from '../core/check-errors.js';
+import { isRecord, successData, type Rec } from '../core/api.js';
+import type { Resource, Who } from '../core/resources.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
-import { describeReply, envelopeCode, show } from '../core/assertions.js';
+import { describeReply, envelopeCode } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
 import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';

@@ -1,9 +1,10 @@
 import { defineChecks, type Check, type CheckContext } from '../core/check.js';
 import { isRecord } from '../core/api.js';
-import type { Resource } from '../core/api.js';
+import type { Resource } from '../core/resources.js';
 import { detailPath } from '../core/endpoints.js';
 import { formatErrors, isValid, validate, type SchemaName } from '../core/schemas.js';
-import { expectShape, expectSuccess, records, show } from '../core/assertions.js';
+import { expectShape, expectSuccess, records } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { Findings } from '../core/findings.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */

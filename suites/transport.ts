@@ -1,8 +1,10 @@
-import { defineChecks, Blocked, type CheckContext } from '../core/check.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { Blocked } from '../core/check-errors.js';
 import { isRecord, successData } from '../core/api.js';
 import { NetworkError, type Reply } from '../core/exchange.js';
 import { AUTH_PATH } from '../core/endpoints.js';
-import { describeReply, show } from '../core/assertions.js';
+import { describeReply } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { unknownInterface } from './errors.js';
 

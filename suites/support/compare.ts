@@ -1,6 +1,7 @@
 import type { CheckContext } from '../../core/check.js';
-import { isRecord, successData, type Rec, type Resource, type Who } from '../../core/api.js';
-import { show } from '../../core/assertions.js';
+import { isRecord, successData, type Rec } from '../../core/api.js';
+import type { Resource, Who } from '../../core/resources.js';
+import { show } from '../../core/quote.js';
 import { validate } from '../../core/schemas.js';
 import { isIdLike } from '../../core/exact-json.js';
 import type { RecordId } from '../../core/endpoints.js';

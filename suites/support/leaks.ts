@@ -1,6 +1,6 @@
 import type { CheckContext } from '../../core/check.js';
 import { isRecord } from '../../core/api.js';
-import { show } from '../../core/assertions.js';
+import { show } from '../../core/quote.js';
 import { NetworkError } from '../../core/exchange.js';
 
 /**
