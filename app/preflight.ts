@@ -1,6 +1,6 @@
 import type { Config, Credentials } from '../core/config.js';
 import { ConfigError } from '../core/config.js';
-import { NetworkError, type Reply } from '../core/http.js';
+import { NetworkError, type Reply } from '../core/exchange.js';
 import { isRecord, successData } from '../core/api.js';
 import { describeReply } from '../core/assertions.js';
 import { stringifyJson } from '../core/exact-json.js';

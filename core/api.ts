@@ -1,17 +1,16 @@
 import fc from 'fast-check';
 import pMap from 'p-map';
 import type { Config, Credentials } from './config.js';
-import type { Exchange, HttpClient, Reply, RequestSpec } from './http.js';
-import { NetworkError } from './http.js';
-import { Blocked, type Sweep } from './check.js';
+import type { HttpClient } from './http.js';
+import type { Exchange, Reply, RequestSpec } from './exchange.js';
+import { NetworkError } from './exchange.js';
+import { Blocked } from './check-errors.js';
+import type { ListPath, Resource, Sweep, Who } from './resources.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';
-// Used inside functions only: the import cycle with assertions.ts (which reads isRecord from here) is harmless.
-import { show } from './assertions.js';
+import { show } from './quote.js';
 import { RequestTally } from './progress.js';
 
-export type Who = 'app' | 'other_app';
-export type Resource = 'dishes' | 'seats';
 export type Rec = Record<string, unknown>;
 
 export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -277,7 +276,7 @@ export class Api {
     return d;
   }
 
-  async list(path: '/dishes' | '/seats' | '/orders', who: Who = 'app'): Promise<readonly Rec[]> {
+  async list(path: ListPath, who: Who = 'app'): Promise<readonly Rec[]> {
     const d = await this.data(path, who);
     if (!Array.isArray(d)) throw new Blocked(`GET ${path} carried no array`);
     // Once per list, not once per check that reads it: a large merchant's list holds 50,000 orders.

@@ -1,42 +1,8 @@
 import type { CheckContext } from './check.js';
-import type { Reply } from './http.js';
+import type { Reply } from './exchange.js';
 import { isRecord, successData, type Rec } from './api.js';
 import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from './schemas.js';
-import { neutralizeMarkers } from './redact.js';
-import { stringifyJson } from './exact-json.js';
-
-/**
- * What every quoted server value goes through before it joins a message: by default forged redaction markers are
- * neutralised; a run sets its redactor's redactQuoted (src/run.ts), which also replaces secrets too short to be
- * replaced in the tool's own words (a token "NOT"). Messages are finished by redactMessage (src/run-check.ts).
- */
-let quoteFilter: (s: string) => string = neutralizeMarkers;
-export function setQuoteFilter(filter: (s: string) => string): void { quoteFilter = filter; }
-
-/**
- * JSON text of a value (integers past 2^53 with their exact digits), or a phrase when it cannot be rendered (nested
- * deeper than JSON.stringify's stack).
- */
-export function jsonText(v: unknown): string {
-  try {
-    return stringifyJson(v) ?? String(v);
-  } catch {
-    return '(a value nested too deeply to show)';
-  }
-}
-
-/**
- * A short, safe rendering of a server value for messages: JSON, filtered (see setQuoteFilter) before it is cut, so
- * the cut never leaves a readable part of a secret, and at most `max` characters (the server chooses its length).
- */
-export function show(v: unknown, max = 120): string {
-  if (v === undefined) return 'nothing';
-  // Filtered with a margin past the cut, so a secret across it is replaced whole; a huge value is cut first.
-  const limit = max + 16_384;
-  const text = jsonText(typeof v === 'string' && v.length > limit ? v.slice(0, limit) : v);
-  const s = quoteFilter(text.length > limit ? text.slice(0, limit) : text);
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
+import { filtered, show } from './quote.js';
 
 /** What an answer was, in one phrase: "HTTP 500, code 500, status \"ERROR\"". */
 export function describeReply(r: Reply): string {
@@ -89,7 +55,7 @@ export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknow
   }
   if (extra.size) {
     const list = [...extra];
-    ctx.note(`${what}: fields the spec does not list (allowed): ${list.slice(0, 10).map((f) => quoteFilter(f)).join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`);
+    ctx.note(`${what}: fields the spec does not list (allowed): ${list.slice(0, 10).map((f) => filtered(f)).join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`);
   }
 }
 

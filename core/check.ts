@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
-import type { Exchange, Reply, RequestSpec } from './http.js';
-import type { Api, Resource, Who } from './api.js';
+import type { Exchange, Reply, RequestSpec } from './exchange.js';
+import type { Api } from './api.js';
+import type { Sweep } from './resources.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 
@@ -18,9 +19,6 @@ export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_toke
  * itself broke).
  */
 export type Status = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'error';
-
-/** The detail of every listed record of a resource, read with one application's token: e.g. "dishes:app". */
-export type Sweep = `${Resource}:${Who}`;
 
 export interface FuzzFailure { seed: number; path: string; counterexample: string; shrinks: number; replay: string }
 
@@ -82,14 +80,6 @@ export interface Check {
   mintsTokens?: boolean;
   run(ctx: CheckContext): Promise<void>;
 }
-
-/** Thrown by ctx.fail: the server broke the rule. */
-export class CheckFailure extends Error {
-  constructor(message: string, readonly fingerprints: readonly string[] = []) { super(message); }
-}
-
-/** A check could not run because something it builds on is missing (that failure is reported by its own check). */
-export class Blocked extends Error {}
 
 export function defineChecks(area: Area, checks: Array<Omit<Check, 'area'>>): Check[] {
   return checks.map((c) => ({ ...c, area }));

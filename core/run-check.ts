@@ -1,9 +1,10 @@
 import type { Config } from './config.js';
-import type { Exchange } from './http.js';
-import { NetworkError, reportable } from './http.js';
+import type { Exchange } from './exchange.js';
+import { NetworkError, reportable } from './exchange.js';
 import type { SharedRequests } from './api.js';
 import { capText } from './untrusted-text.js';
-import { Blocked, CheckFailure, type Check, type CheckContext, type CheckResult, type FuzzFailure, type Requirement } from './check.js';
+import type { Check, CheckContext, CheckResult, FuzzFailure, Requirement } from './check.js';
+import { Blocked, CheckFailure } from './check-errors.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
   other_app: (c) => (c.other_app ? undefined : 'not configured: needs other_app (an application of a second merchant: --other-secret/--other-key)'),

@@ -3,9 +3,10 @@ import { HttpClient } from './http.js';
 import { Redactor } from './redact.js';
 import { SharedRequests } from './api.js';
 import { runCheck, unmetRequirement } from './run-check.js';
-import { setQuoteFilter } from './assertions.js';
+import { setQuoteFilter } from './quote.js';
 import { writeProgress } from './progress.js';
-import type { Check, CheckResult, Sweep } from './check.js';
+import type { Check, CheckResult } from './check.js';
+import type { Sweep } from './resources.js';
 
 /** A redactor that knows every configured secret. */
 export function redactorFor(config: Config): Redactor {

@@ -1,4 +1,4 @@
-import type { Exchange } from '../core/http.js';
+import type { Exchange } from '../core/exchange.js';
 import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
 import type { Report } from '../core/report.js';
 

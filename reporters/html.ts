@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AREAS, type Level } from '../core/check.js';
-import type { Exchange } from '../core/http.js';
+import type { Exchange } from '../core/exchange.js';
 import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report } from '../core/report.js';
 import { credentialSteps, curlCommand, curlOptionsOf, prettyBody, sizeNote, type CurlOptions } from './evidence.js';
 import { citedKeys, shippedSections } from '../core/spec-text.js';

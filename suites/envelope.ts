@@ -1,8 +1,9 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord } from '../core/api.js';
-import type { Reply } from '../core/http.js';
+import type { Reply } from '../core/exchange.js';
 import { formatErrors, validate } from '../core/schemas.js';
-import { describeReply, show } from '../core/assertions.js';
+import { describeReply } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 
 /** The successful answers of endpoints 1–7, each fetched once per run. */

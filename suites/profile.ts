@@ -2,11 +2,13 @@
  * The implementation profile: INFO checks that record what the server chose where the spec leaves it open
  * ("not shown"). They never fail; their observation is the message. Each sits in the area it observes.
  */
-import { defineChecks, Blocked, type CheckContext } from '../core/check.js';
+import { defineChecks, type CheckContext } from '../core/check.js';
+import { Blocked } from '../core/check-errors.js';
 import { isRecord, refusesToken, successData } from '../core/api.js';
-import { NetworkError, type Reply } from '../core/http.js';
+import { NetworkError, type Reply } from '../core/exchange.js';
 import { AUTH_PATH } from '../core/endpoints.js';
-import { describeReply, envelopeCode, show } from '../core/assertions.js';
+import { describeReply, envelopeCode } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { allErrorProbes, listQueryProbes, unknownIdProbes } from './errors.js';
 import { unsafeProbe } from './readonly.js';
 import { sameJson } from './support/compare.js';

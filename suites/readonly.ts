@@ -1,7 +1,8 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, successData } from '../core/api.js';
-import { NetworkError, type Reply } from '../core/http.js';
-import { describeReply, jsonText, show } from '../core/assertions.js';
+import { NetworkError, type Reply } from '../core/exchange.js';
+import { describeReply } from '../core/assertions.js';
+import { jsonText, show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 

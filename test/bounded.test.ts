@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { MAX_SCHEMA_ERRORS, isValid, undeclaredFields, validate } from '../core/schemas.js';
-import { jsonText, show } from '../core/assertions.js';
+import { jsonText, show } from '../core/quote.js';
 import { Findings, recordKey } from '../core/findings.js';
 import { sameJson } from '../suites/support/compare.js';
 import { capText } from '../core/untrusted-text.js';

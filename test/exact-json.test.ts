@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { hasLongDigitRun, parseJsonExact, stringifyJson, withNumbers } from '../core/exact-json.js';
 import { parseJsonBuffer } from '../core/json-buffer.js';
 import { validate } from '../core/schemas.js';
-import { show } from '../core/assertions.js';
+import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { byId, sameId } from '../suites/support/compare.js';
 

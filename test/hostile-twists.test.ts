@@ -9,7 +9,8 @@ import type { RunningServer, Variant } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import * as T from '../reference/hostile-twists.js';
 import { validate } from '../core/schemas.js';
-import { HttpClient, NetworkError } from '../core/http.js';
+import { HttpClient } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 import { Redactor } from '../core/redact.js';
 import { startReferenceServer } from '../reference/server.js';
 

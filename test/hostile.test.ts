@@ -10,7 +10,8 @@ import type { Variant } from '../reference/server.js';
 import * as H from '../reference/hostile.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { validate } from '../core/schemas.js';
-import { HttpClient, NetworkError } from '../core/http.js';
+import { HttpClient } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 import { Redactor } from '../core/redact.js';
 import { startReferenceServer } from '../reference/server.js';
 

@@ -3,7 +3,8 @@ import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { loadMeter, peakRate, rateLimited, unavailable } from '../reference/hostile.js';
 import { startReferenceServer } from '../reference/server.js';
-import { HttpClient, retryAfterMs } from '../core/http.js';
+import { HttpClient } from '../core/http.js';
+import { retryAfterMs } from '../core/pacing.js';
 import { Redactor } from '../core/redact.js';
 import { validate } from '../core/schemas.js';
 

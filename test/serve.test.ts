@@ -5,7 +5,8 @@ import { Agent, request } from 'undici';
 import { BIN } from './helpers/cli.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { validate } from '../core/schemas.js';
-import { HttpClient, NetworkError } from '../core/http.js';
+import { HttpClient } from '../core/http.js';
+import { NetworkError } from '../core/exchange.js';
 import { Redactor } from '../core/redact.js';
 
 interface Sandbox { baseUrl: string; caFile?: string; output(): string; stop(): Promise<number | null> }

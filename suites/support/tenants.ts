@@ -1,6 +1,7 @@
 import type { CheckContext } from '../../core/check.js';
-import { isRecord, successData, type Rec, type Who } from '../../core/api.js';
-import { show } from '../../core/assertions.js';
+import { isRecord, successData, type Rec } from '../../core/api.js';
+import type { Who } from '../../core/resources.js';
+import { show } from '../../core/quote.js';
 
 /** A merchant's identity: its id (records' user_id, §2.2, §2.3) and its merchant_id (§2.3, §2.4). */
 export interface Tenant { id: unknown; merchantId: unknown }

@@ -1,4 +1,4 @@
-import type { Exchange } from '../../core/http.js';
+import type { Exchange } from '../../core/exchange.js';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../../core/report.js';
 import type { Area, Level, Status } from '../../core/check.js';
 

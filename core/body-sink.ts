@@ -1,0 +1,132 @@
+/**
+ * Where response bodies go while they arrive (memory while a shared budget allows, then a temporary file), and the
+ * parsed big bodies shared between identical answers.
+ */
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+/**
+ * Bodies held in memory while they arrive, across all requests in flight: past this, a body goes on arriving into a
+ * temporary file. Until a body is complete nobody knows whether it stays under max_body_bytes, so without this a
+ * few concurrent floods of max_body_bytes each would hold several times the cap in memory.
+ */
+const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
+const BODY_ALWAYS_IN_MEMORY = 1024 * 1024;
+
+/**
+ * One body past the memory budget arrives at a time; the others wait with their sockets paused (TCP backpressure).
+ * Reading a stream costs memory beyond the bytes kept (socket buffers, garbage awaiting collection): floods read in
+ * parallel would add that up. Total time is no worse: parallel big downloads share the same bandwidth and CPU.
+ */
+export class Lane {
+  private busy = false;
+  private readonly queue: Array<() => void> = [];
+  async acquire(): Promise<void> {
+    if (!this.busy) { this.busy = true; return; }
+    await new Promise<void>((r) => this.queue.push(r));
+  }
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next(); else this.busy = false;
+  }
+}
+
+/** What all requests' sinks share: bytes held in memory, the lane for bodies past the budget, the spill folder. */
+export interface BodyPool { held: number; lane: Lane; spillDir(): string }
+
+/** Where response bodies accumulate: in memory while the shared budget allows, then in a temporary file. */
+export class BodySink {
+  private chunks: Buffer[] = [];
+  private held = 0;
+  private file: FileHandle | undefined;
+  private path: string | undefined;
+  private laned = false;
+  /** Set by discard(): a spill still opening its file must close and remove it (not leave it to the GC). */
+  private discarded = false;
+
+  constructor(private readonly pool: BodyPool) {}
+
+  /** Keeps a chunk; returns a promise only when it went to disk (the fast path stays synchronous). */
+  add(chunk: Buffer): Promise<void> | undefined {
+    // The first MiB of every body is always kept: small answers never queue behind a flood for the lane.
+    const fits = this.held + chunk.length <= BODY_ALWAYS_IN_MEMORY || this.pool.held + chunk.length <= MEMORY_BUDGET_BYTES;
+    if (!this.path && fits) {
+      this.chunks.push(chunk);
+      this.held += chunk.length;
+      this.pool.held += chunk.length;
+      return undefined;
+    }
+    return this.toDisk(chunk);
+  }
+
+  private async toDisk(chunk: Buffer): Promise<void> {
+    if (!this.path) {
+      await this.pool.lane.acquire();
+      this.laned = true;
+      this.path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
+      const file = await open(this.path, 'w');
+      if (this.discarded) { await file.close(); await rm(this.path, { force: true }); return; }
+      this.file = file;
+      for (const c of this.chunks) await file.write(c);
+      this.release();
+    }
+    if (this.discarded || !this.file) return;
+    await this.file.write(chunk);
+  }
+
+  private release(): void {
+    this.pool.held -= this.held;
+    this.held = 0;
+    this.chunks = [];
+  }
+
+  /** True once the body went to disk: only then do take() and discard() need awaiting. */
+  get onDisk(): boolean { return this.path !== undefined; }
+
+  /** The whole body of a sink that stayed in memory (synchronous: the common, fast path). */
+  takeInMemory(total: number): Buffer {
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, total);
+    this.release();
+    return buf;
+  }
+
+  /** The whole body; the sink is empty afterwards. */
+  async take(total: number): Promise<Buffer> {
+    if (!this.path) return this.takeInMemory(total);
+    await this.file!.close();
+    this.file = undefined;
+    try { return await readFile(this.path); } finally { await this.discard(); }
+  }
+
+  /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */
+  discard(): Promise<void> | undefined {
+    this.discarded = true;
+    if (!this.path && !this.laned) { this.release(); return undefined; }
+    return this.discardFile();
+  }
+
+  private async discardFile(): Promise<void> {
+    this.release();
+    if (this.file) await this.file.close().catch(() => undefined);
+    this.file = undefined;
+    if (this.path) await rm(this.path, { force: true });
+    this.path = undefined;
+    if (this.laned) { this.laned = false; this.pool.lane.release(); }
+  }
+}
+
+/** Bodies from this size on are parsed once per distinct content and not kept as text (see BigBodies, send). */
+export const BIG_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Parsed big bodies by content hash. The same 65 MB list fetched again (the read-only probes' GETs before and after,
+ * a list with ignored query parameters) is parsed once and its tree shared: replies are read-only to checks (the
+ * shared memoized requests already hand one reply to many checks). Held weakly: a tree nobody keeps is collected.
+ */
+export class BigBodies {
+  private readonly seen = new Map<string, WeakRef<object>>();
+  static key(buf: Buffer): string { return `${buf.length}:${createHash('sha256').update(buf).digest('base64')}`; }
+  get(key: string): unknown { return this.seen.get(key)?.deref(); }
+  set(key: string, json: unknown): void { if (typeof json === 'object' && json !== null) this.seen.set(key, new WeakRef(json)); }
+}

@@ -1,0 +1,89 @@
+/**
+ * When a request may start: the concurrency cap and rate pacing (Gate), the breaker for endpoints that stopped
+ * answering, and the 429 retry policy (Retry-After, the run's budget for waits).
+ */
+import type { RequestSpec } from './exchange.js';
+
+export const RETRY_DEFAULTS = { max: 3, capMs: 60_000 };
+/**
+ * The run's budget for 429 waits, in timeouts: a server that answers every request 429 Retry-After: 60 would
+ * otherwise hold the run for retries × 60 s per request. Once spent, a 429 is no longer waited for: the request
+ * ends as a NetworkError (RETRY_BUDGET), which leaves its check incomplete rather than failed.
+ */
+export const RETRY_BUDGET_TIMEOUTS = 3;
+/** Consecutive timeouts on one endpoint after which further requests to it are not sent (see Breaker). */
+export const BREAKER_TIMEOUTS = 3;
+
+/** Most requests in flight at once, and a minimum spacing between starts when a rate is set. */
+export class Gate {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Index of the next waiter: Array.shift() is O(n), and a large merchant queues 20,000 detail requests here. */
+  private head = 0;
+  private nextStart = 0;
+  private pausedUntil = 0;
+  constructor(private readonly limit: number, private readonly rate?: number) {}
+
+  /** A 429 slows everyone down, not only the request that got it: no request starts before `until`. */
+  pause(until: number): void { this.pausedUntil = Math.max(this.pausedUntil, until); }
+
+  /** How much wall time pausing until `until` adds to the pause already set (what it costs the retry budget). */
+  added(until: number): number { return Math.max(0, until - Math.max(Date.now(), this.pausedUntil)); }
+
+  async enter(): Promise<void> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    else this.active++;
+    if (this.pausedUntil > Date.now()) {
+      // Re-check after waking: another 429 may have pushed the pause further while this request slept.
+      while (this.pausedUntil > Date.now()) await sleep(this.pausedUntil - Date.now());
+    }
+    if (this.rate) {
+      const now = Date.now();
+      const at = Math.max(now, this.nextStart);
+      // Paced 5% under the cap: a request's way to the server (a new connection, a busy host) can delay one start
+      // and not the next, and the server, not our clock, is who counts "requests in a second".
+      this.nextStart = at + (1000 * PACE_MARGIN) / this.rate;
+      if (at > now) await sleep(at - now);
+    }
+  }
+
+  leave(): void {
+    const next = this.head < this.waiting.length ? this.waiting[this.head++] : undefined;
+    if (this.head === this.waiting.length) { this.waiting.length = 0; this.head = 0; }
+    if (next) next(); else this.active--;
+  }
+}
+
+/** How much wider than 1/rate the gap between two starts is. */
+const PACE_MARGIN = 1.05;
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The endpoint a request belongs to, for the breaker: /dishes/abc?x=1 → GET /dishes/* (paths are below base_url). */
+export function endpointOf(method: string, spec: RequestSpec): string {
+  const path = spec.path.split('?')[0]!;
+  const segs = path.split('/');
+  return `${method} ${spec.baseUrl ?? ''}${segs.length > 2 ? `${segs.slice(0, -1).join('/')}/*` : path}`;
+}
+
+/**
+ * Stops sending to an endpoint that has stopped answering: after BREAKER_TIMEOUTS consecutive timeouts, further
+ * requests to the same endpoint fail at once (a hanging detail endpoint would otherwise cost timeout_ms per fuzzed
+ * id). Any response from the endpoint closes the breaker again.
+ */
+export class Breaker {
+  private readonly timeouts = new Map<string, number>();
+  /** The key is worked out only once some endpoint has timed out: never, on a healthy server. */
+  isOpen(key: () => string): boolean { return this.timeouts.size > 0 && (this.timeouts.get(key()) ?? 0) >= BREAKER_TIMEOUTS; }
+  answered(key: () => string): void { if (this.timeouts.size) this.timeouts.delete(key()); }
+  timedOut(key: string): void { this.timeouts.set(key, (this.timeouts.get(key) ?? 0) + 1); }
+}
+
+/** Milliseconds a Retry-After value asks for: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined if invalid. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

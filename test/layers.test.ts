@@ -1,0 +1,130 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, test } from 'vitest';
+import { packageRoot } from '../core/paths.js';
+
+/**
+ * The layers of the code base and what each may import: schemas ← core ← suites, reporters, reference ← app.
+ * test/ and bench/ may import anything and are not scanned. Every import counts, type-only ones too: a type import
+ * still ties the two modules' meaning together, and it is how cycles start.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  core: ['core', 'schemas'],
+  suites: ['suites', 'core', 'schemas'],
+  reporters: ['reporters', 'core', 'schemas'],
+  reference: ['reference', 'core', 'schemas'],
+  app: ['app', 'suites', 'reporters', 'reference', 'core', 'schemas'],
+};
+
+/** Source files of the layers, as paths relative to the package root ("core/http.ts"). */
+function sources(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(join(packageRoot, dir), { withFileTypes: true })) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(path);
+      else if (e.name.endsWith('.ts')) out.push(path);
+    }
+  };
+  for (const layer of Object.keys(MAY_IMPORT)) walk(layer);
+  return out.sort();
+}
+
+/** Each file's relative imports (static, type-only, re-exports, dynamic import()), resolved to package paths. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(packageRoot, file), 'utf8'), true, true);
+    const targets = importedFiles
+      .map((i) => i.fileName)
+      .filter((name) => name.startsWith('.'))
+      .map((name) => relative(packageRoot, resolve(packageRoot, dirname(file), name)).replace(/\.js$/, '.ts'));
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+const layerOf = (path: string): string => path.split('/')[0]!;
+
+/** Every import cycle, each as one closed path "a.ts → b.ts → a.ts" through a strongly connected component. */
+function cycles(graph: Map<string, string[]>): string[] {
+  // Tarjan's strongly connected components; a component of two or more files (or a file importing itself) is a cycle.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)!.includes(v)) components.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return components.map((component) => {
+    // The shortest way back to the component's first file, found breadth first within the component.
+    const members = new Set(component);
+    const start = component[0]!;
+    const came = new Map<string, string>();
+    const queue = [start];
+    while (queue.length) {
+      const v = queue.shift()!;
+      for (const w of graph.get(v)!) {
+        if (!members.has(w) || came.has(w)) continue;
+        came.set(w, v);
+        if (w === start) queue.length = 0;
+        else queue.push(w);
+      }
+    }
+    const back: string[] = [];
+    for (let v = came.get(start)!; v !== start; v = came.get(v)!) back.push(v);
+    return [start, ...back.reverse(), start].join(' → ');
+  });
+}
+
+describe('layers', () => {
+  const graph = importGraph(sources());
+
+  test('scans every layer', () => {
+    for (const layer of Object.keys(MAY_IMPORT)) expect([...graph.keys()].some((f) => layerOf(f) === layer)).toBe(true);
+  });
+
+  test('no layer imports a layer above it', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      const allowed = MAY_IMPORT[layerOf(file)]!;
+      for (const t of targets) {
+        if (!allowed.includes(layerOf(t))) upward.push(`${file} imports ${t} (${layerOf(file)} may import ${allowed.join(', ')})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  test('no import cycles, type-only imports included', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  test('the cycle finder names a cycle', () => {
+    const g = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts', 'd.ts']], ['d.ts', []]]);
+    expect(cycles(g)).toEqual(['a.ts → b.ts → c.ts → a.ts']);
+    expect(cycles(new Map([['a.ts', ['a.ts']]]))).toEqual(['a.ts → a.ts']);
+  });
+});
