@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config.js';
 import { createRun } from '../core/run.js';
-import { RecordedSource, type RecordedExchange } from '../core/recorded-source.js';
+import { bodyBytes, RecordedSource, type RecordedExchange } from '../core/recorded-source.js';
 import { HarError, parseHar, type HarRoles } from '../core/har.js';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
@@ -58,7 +58,7 @@ export function applicationsOf(exchanges: readonly RecordedExchange[], base: str
     const app = apps.get(JSON.stringify([secret, key])) ?? { secret, key, uses: 0 };
     apps.set(JSON.stringify([secret, key]), app);
     let data: { app_token?: unknown; merchant?: { id?: unknown } } | undefined;
-    try { data = (JSON.parse(x.response?.body ?? '') as { code?: unknown; data?: typeof data }).data; } catch { /* not JSON: no token */ }
+    try { data = (JSON.parse(x.response ? bodyBytes(x.response).toString('utf8') : '') as { code?: unknown; data?: typeof data }).data; } catch { /* not JSON: no token */ }
     if (typeof data?.app_token === 'string' && data.app_token !== '') { app.token = data.app_token; app.merchant = data.merchant?.id; }
   }
   const withToken = [...apps.values()].filter((a) => a.token !== undefined);
