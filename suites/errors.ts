@@ -14,7 +14,7 @@ import { errorPhrase, grouped } from './support/observations.js';
 
 /**
  * The error answers of §7 the suite provokes. Each is sent once per run through ctx.api.once, so the MUST checks
- * here, the SHOULD on HTTP statuses and the INFO profile (suites/profile.ts) judge the same answers.
+ * here, the SHOULD on HTTP statuses and the INFO profile (INFO-ERR-*, below) judge the same answers.
  */
 
 export const UNKNOWN_INTERFACE = '/conformance-unknown-interface';
