@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from '../core/config.js';
+import { ConfigError, DEFAULTS, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from '../core/config.js';
 import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/run.js';
 import { readProgress } from '../core/progress.js';
@@ -161,7 +161,9 @@ async function runCommand(argv: string[]): Promise<number> {
     if (selected.length < ALL_CHECKS.length) out(`Selection: ${selected.length} of ${ALL_CHECKS.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`);
     if (!config.base_url.startsWith('https:')) out('Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n');
     // Sampling is never silent: said here, and as a note on each check that used the sample.
-    if (config.max_details !== undefined) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
+    // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
+    // the coverage and the verdict say so.)
+    if (config.max_details !== undefined && config.max_details !== DEFAULTS.max_details) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
     const progressDir = quiet ? undefined : mkdtempSync(join(tmpdir(), 'conformance-progress-'));
     const progressFile = progressDir && join(progressDir, 'requests.json');
     const progress = progressFile ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile)) : undefined;

@@ -3,6 +3,7 @@
  * server at the fixture size and at a large merchant; prints the table and writes bench/results/latest.json.
  *
  *   npm run bench -- [--sizes fixture,large] [--runs-fixture 5] [--runs-large 3] [--concurrency 8] [--seed 1]
+ *                    [--latency 20,50|none] [--runs-latency 1]
  *                    [--no-dredd] [--out bench/results/latest.json] [--readme]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ const { values } = parseArgs({
     'runs-fixture': { type: 'string', default: '5' },
     'runs-large': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '8' },
+    latency: { type: 'string', default: '20,50' },
+    'runs-latency': { type: 'string', default: '1' },
     seed: { type: 'string', default: '1' },
     'no-dredd': { type: 'boolean', default: false },
     out: { type: 'string', default: join(packageRoot, 'bench', 'results', 'latest.json') },
@@ -29,6 +32,8 @@ const result = await runBench({
   sizes,
   runs: { fixture: Number(values['runs-fixture']), large: Number(values['runs-large']) },
   concurrency: Number(values.concurrency),
+  latencies: values.latency === 'none' ? [] : values.latency.split(',').map(Number).filter((n) => n > 0),
+  runsLatency: Number(values['runs-latency']),
   seed: Number(values.seed),
   dredd: !values['no-dredd'],
   log: (line) => process.stderr.write(`${line}\n`),

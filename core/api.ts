@@ -5,7 +5,7 @@ import type { HttpClient } from './http.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import { NetworkError } from './exchange.js';
 import { Blocked } from './check-errors.js';
-import type { Resource, Sweep, Who } from './resources.js';
+import type { ListPath, Resource, Sweep, Who } from './resources.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';
 import { show } from './quote.js';
@@ -276,7 +276,7 @@ export class Api {
     return d;
   }
 
-  async list(path: '/dishes' | '/seats' | '/orders', who: Who = 'app'): Promise<readonly Rec[]> {
+  async list(path: ListPath, who: Who = 'app'): Promise<readonly Rec[]> {
     const d = await this.data(path, who);
     if (!Array.isArray(d)) throw new Blocked(`GET ${path} carried no array`);
     // Once per list, not once per check that reads it: a large merchant's list holds 50,000 orders.

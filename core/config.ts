@@ -60,7 +60,7 @@ export const OPTIONS: Option[] = [
   { key: 'concurrency', flag: 'concurrency', env: 'CONFORMANCE_CONCURRENCY', kind: 'int', group: 'limits', value: 'n', default: '4', help: 'Most requests in flight at once (default 4)' },
   { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', group: 'limits', value: 'per-second', default: 'no limit', help: 'Most requests started in any second (paced 5% under it; default: no limit)' },
   { key: 'max_body_bytes', flag: 'max-body-bytes', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', group: 'limits', value: 'bytes', default: '104857600', help: 'Abort responses larger than this (default 104857600)' },
-  { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', group: 'limits', value: 'n', default: 'all', help: 'Check a seeded sample of N detail records per resource (default: all)' },
+  { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', group: 'limits', value: 'n|all', default: '1000', help: 'Check a seeded sample of N detail records of a resource that has more (a PARTIAL verdict, the sample stated); all: every one (default 1000)' },
   { key: 'fuzz.runs', flag: 'fuzz-runs', env: 'CONFORMANCE_FUZZ_RUNS', kind: 'int', group: 'selection', value: 'n', default: '50', help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)' },
   { key: 'fuzz.seed', flag: 'seed', env: 'CONFORMANCE_FUZZ_SEED', kind: 'int', group: 'selection', value: 'n', default: 'random, printed', help: 'Seed for fuzzing and sampling (default: random, printed)' },
   { key: 'fuzz.path', flag: 'fuzz-path', env: 'CONFORMANCE_FUZZ_PATH', kind: 'string', group: 'selection', value: 'path', help: 'Replay path printed with a fuzz failure' },
@@ -144,6 +144,7 @@ export const DEFAULTS = {
   timeout_ms: 10_000,
   deadline_ms: 600_000,
   concurrency: 4,
+  max_details: 1000 as number | undefined,
   max_body_bytes: 100 * 1024 * 1024,
   fuzz_runs: 50,
   report_dir: 'conformance-report',
@@ -217,13 +218,19 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     concurrency: t.concurrency ?? DEFAULTS.concurrency,
     ...(t.rate_limit !== undefined ? { rate_limit: t.rate_limit } : {}),
     max_body_bytes: t.max_body_bytes ?? DEFAULTS.max_body_bytes,
-    ...(t.max_details !== undefined ? { max_details: t.max_details } : {}),
+    ...maxDetails(t.max_details as number | 'all' | undefined),
     fuzz: { runs: fuzz.runs ?? DEFAULTS.fuzz_runs, seed: fuzz.seed ?? Math.floor(Math.random() * 2 ** 31), ...(fuzz.path ? { path: fuzz.path } : {}) },
     report: { dir: report.dir ?? DEFAULTS.report_dir, formats: report.formats ?? DEFAULTS.formats },
     ...(t.baseline ? { baseline: t.baseline } : {}),
     unsafe_methods: t.unsafe_methods ?? false,
     strict: t.strict ?? false,
   };
+}
+
+/** max_details as given, the default sample size when not given; 'all' (every detail) leaves it out. */
+function maxDetails(given: number | 'all' | undefined): { max_details?: number } {
+  const n = given === 'all' ? undefined : given ?? DEFAULTS.max_details;
+  return n === undefined ? {} : { max_details: n };
 }
 
 /** A CA file that cannot be read or holds no certificate is the user's mistake: say so now (exit 2), not at connect. */

@@ -1,33 +1,34 @@
 import type { SchemaName } from './schemas.js';
+import { RESOURCES, type Noun, type Resource, type ResourceName } from './resources.js';
 
 /** §4's endpoint table: the data endpoints 2–7 and what each answers. */
 export interface Endpoint {
   n: number;
-  name: 'merchant' | 'dishes' | 'dish' | 'seats' | 'seat' | 'orders';
+  /** The list's (or the merchant's) name, or a detail endpoint's noun. */
+  name: ResourceName | Noun;
   /** Path with :id for detail endpoints. */
   path: string;
   schema: SchemaName;
   list: boolean;
   /** For detail endpoints: the list endpoint whose ids it takes. */
-  of?: 'dishes' | 'seats';
+  of?: Resource;
 }
 
-export const DATA_ENDPOINTS: Endpoint[] = [
-  { n: 2, name: 'merchant', path: '/merchant', schema: 'merchant', list: false },
-  { n: 3, name: 'dishes', path: '/dishes', schema: 'dish', list: true },
-  { n: 4, name: 'dish', path: '/dishes/:id', schema: 'dish', list: false, of: 'dishes' },
-  { n: 5, name: 'seats', path: '/seats', schema: 'seat', list: true },
-  { n: 6, name: 'seat', path: '/seats/:id', schema: 'seat', list: false, of: 'seats' },
-  { n: 7, name: 'orders', path: '/orders', schema: 'order', list: true },
-];
+/** The data endpoints in §4's order, derived from the resource table: each list, then its detail. */
+export const DATA_ENDPOINTS: Endpoint[] = (Object.keys(RESOURCES) as ResourceName[]).flatMap((name): Endpoint[] => {
+  const r: (typeof RESOURCES)[ResourceName] = RESOURCES[name];
+  const own: Endpoint = { n: r.endpoint, name, path: r.path, schema: r.schema, list: r.list };
+  if (!('detail' in r)) return [own];
+  return [own, { n: r.detail.endpoint, name: r.noun, path: `${r.path}/:id`, schema: r.schema, list: false, of: name as Resource }];
+});
 
-
+/** Endpoint 1 of §4: the access credential for a key pair. */
 export const AUTH_PATH = '/auth';
 
-/** An id as the server wrote it: a number, an exact bigint past 2^53 (src/exact-json.ts), or a string. */
+/** An id as the server wrote it: a number, an exact bigint past 2^53 (core/exact-json.ts), or a string. */
 export type RecordId = string | number | bigint;
 
 /** The detail path of a record; a bigint prints its exact digits. */
-export function detailPath(resource: 'dishes' | 'seats', id: RecordId): string {
-  return `/${resource}/${id}`;
+export function detailPath(resource: Resource, id: RecordId): string {
+  return `${RESOURCES[resource].path}/${id}`;
 }

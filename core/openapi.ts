@@ -1,5 +1,6 @@
 import { stringify as toYaml } from 'yaml';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from './endpoints.js';
+import { RESOURCES, type Resource } from './resources.js';
 import { FORMAT_PATTERNS, schemaObject, type SchemaName } from './schemas.js';
 import { tool } from './paths.js';
 
@@ -86,12 +87,16 @@ export function bundledSchemas(): Record<string, Json> {
   return out;
 }
 
-interface Operation { name: OperationName; n: number; path: string; id: string; summary: string; data: Json; pathParam?: string }
+interface Operation { name: OperationName; n: number; path: string; id: string; summary: string; data: Json; pathParam?: string; of?: Resource; list?: boolean }
 
-const OPERATION_IDS: Record<OperationName, string> = {
-  auth: 'getAccessCredential', merchant: 'getMerchant', dishes: 'listDishes', dish: 'getDish', seats: 'listSeats', seat: 'getSeat', orders: 'listOrders',
-};
-const SECTIONS: Partial<Record<SchemaName, string>> = { merchant: '§2.5', dish: '§2.2', seat: '§2.3', order: '§2.4' };
+const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+/** operationId: getAccessCredential for /auth; listDishes for a list, getDish and getMerchant for one record. */
+const operationId = (e: Endpoint | 'auth'): string =>
+  e === 'auth' ? 'getAccessCredential' : `${e.list ? 'list' : 'get'}${capitalized(e.name)}`;
+const OPERATION_IDS = Object.fromEntries([
+  ['auth', operationId('auth')], ...DATA_ENDPOINTS.map((e) => [e.name, operationId(e)]),
+]) as Record<OperationName, string>;
+const SECTIONS: Partial<Record<SchemaName, string>> = Object.fromEntries(Object.values(RESOURCES).map((r) => [r.schema, r.section]));
 /** The named success envelope of an operation: DishesEnvelope, DishEnvelope, AccessCredentialEnvelope, … */
 const envelopeName = (op: OperationName): string => `${OPERATION_IDS[op].replace(/^(get|list)/, '')}Envelope`;
 
@@ -99,13 +104,15 @@ function operations(): Operation[] {
   const auth: Operation = { name: 'auth', n: 1, path: AUTH_PATH, id: OPERATION_IDS.auth, summary: 'Endpoint 1: the access credential (API Token) for a key pair (§4, §5, §2.6)', data: componentRef('AuthResult') };
   return [auth, ...DATA_ENDPOINTS.map((e): Operation => {
     const schema = componentRef(API_SCHEMAS[e.schema]!);
-    const param = e.of ? `${e.name}_id` : undefined;
+    const param = e.of ? RESOURCES[e.of].detail.idField : undefined;
     const what = e.list ? `all ${e.name} of the current merchant` : e.of ? `one ${e.name} by id` : 'the merchant record';
     return {
       name: e.name, n: e.n, id: OPERATION_IDS[e.name], data: e.list ? { type: 'array', items: schema } : schema,
       path: param ? e.path.replace(':id', `{${param}}`) : e.path,
       summary: `Endpoint ${e.n}: ${what} (§4, ${SECTIONS[e.schema]})`,
       ...(param ? { pathParam: param } : {}),
+      ...(e.of ? { of: e.of } : {}),
+      list: e.list,
     };
   })];
 }
@@ -155,9 +162,10 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
         { name: 'key', in: 'query', required: true, description: 'Application secret key (§5.2).', schema: { type: 'string', minLength: 1 } },
       );
     }
-    if (op.pathParam) {
-      const sample = op.name === 'dish' ? '101' : '11';
-      parameters.push({ name: op.pathParam, in: 'path', required: true, description: `${op.name === 'dish' ? 'Dish' : 'Seat'} ID (§4: typed string).`, schema: { type: 'string' }, example: sample });
+    if (op.pathParam && op.of) {
+      const example = RESOURCES[op.of].detail.example;
+      const description = `${capitalized(op.name)} ID (§4: typed string).`;
+      parameters.push({ name: op.pathParam, in: 'path', required: true, description, schema: { type: 'string' }, example });
     }
     const responses: Json = { 200: okResponse(op, examples) };
     for (const code of ERROR_CODES) responses[code] = { $ref: `#/components/responses/Error${code}` };
@@ -165,7 +173,7 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
       get: {
         operationId: op.id,
         summary: op.summary,
-        description: `Request header Content-Type: application/json; charset=utf-8 (§4; OpenAPI does not describe Content-Type as a parameter). No body.${op.name === 'auth' ? ' No open-token (§4 rule 3).' : ' Needs the open-token header (§4 rule 4).'}${op.n === 3 || op.n === 5 || op.n === 7 ? ' No query parameters (§4 rule 2).' : ''}`,
+        description: `Request header Content-Type: application/json; charset=utf-8 (§4; OpenAPI does not describe Content-Type as a parameter). No body.${op.name === 'auth' ? ' No open-token (§4 rule 3).' : ' Needs the open-token header (§4 rule 4).'}${op.list ? ' No query parameters (§4 rule 2).' : ''}`,
         tags: [op.name === 'auth' ? 'authentication' : 'data'],
         ...(op.name === 'auth' ? { security: [] } : {}),
         ...(parameters.length ? { parameters } : {}),

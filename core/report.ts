@@ -135,7 +135,7 @@ export const blocksVerdict = (c: Pick<CheckRecord, 'outcome' | 'level'>): boolea
 /** Why a MUST check did not count towards full coverage, or undefined when it did. */
 function notJudged(c: CheckRecord): string | undefined {
   if (c.outcome === 'skipped') return c.unmet ? `needs ${c.unmet}` : c.message.startsWith('blocked') ? 'blocked' : 'skipped';
-  if (c.sampled) return 'sampled (max_details)';
+  if (c.sampled) return 'sampled (max_details; --max-details all checks every record)';
   return undefined;
 }
 

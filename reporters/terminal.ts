@@ -71,17 +71,17 @@ export class Progress {
     if (this.live) this.draw();
   }
 
-  /** Requests per second over the recent past, once there is a past to speak of. */
-  private rate(): number | undefined {
+  /** Requests per second over the recent past, once there is a past to speak of (at least `spanMs` of it). */
+  private rate(spanMs = 2000): number | undefined {
     const first = this.recent[0];
     const last = this.recent.at(-1);
-    if (!first || !last || last[0] - first[0] < 2000) return undefined;
+    if (!first || !last || last[0] - first[0] < spanMs) return undefined;
     return ((last[1] - first[1]) * 1000) / (last[0] - first[0]);
   }
 
   /** The time left, when the plan is known and requests are moving. */
-  private left(): number | undefined {
-    const r = this.rate();
+  private left(spanMs?: number): number | undefined {
+    const r = this.rate(spanMs);
     const p = this.requests;
     if (!r || !p || p.planned === undefined) return undefined;
     return ((p.planned - p.settled) / r) * 1000;
@@ -115,10 +115,12 @@ export class Progress {
       this.lastPlain = now;
       this.write(`progress: ${this.line(now)}\n`);
     }
-    const expected = (now - this.started) + (this.left() ?? 0);
+    // The hint trusts a rate taken over most of its window only: while the lists come in, the rate says little.
+    const left = this.left(RATE_WINDOW_MS * 0.8);
+    const expected = (now - this.started) + (left ?? 0);
     if (!this.hinted && expected > SLOW_RUN_MS) {
       this.hinted = true;
-      const about = this.left() !== undefined ? `is expected to take about ${durationText(expected)}` : 'is taking a while';
+      const about = left !== undefined ? `is expected to take about ${durationText(expected)}` : 'is taking a while';
       this.write(`${this.live ? '\r\x1b[2K' : ''}This run ${about}: --max-details N checks a seeded sample of N records per resource (a PARTIAL verdict, the sample stated), and --concurrency N sends more requests at once, if the server allows.\n`);
     }
   }

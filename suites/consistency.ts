@@ -1,13 +1,13 @@
 import { defineChecks, type Check, type CheckContext } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, type Rec } from '../core/api.js';
-import type { Resource } from '../core/resources.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Noun, type Resource } from '../core/resources.js';
 import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { isIdLike, isIntegerValue } from '../core/exact-json.js';
 import { NetworkError } from '../core/exchange.js';
 import {
-  byId, compareRecords, sameJson, describeDiffs, detailRecord, fieldValid, Findings, optionalList, recordKey, sameId, type Comparison, type FieldDiff, type Kind,
+  byId, compareRecords, sameJson, describeDiffs, detailRecord, fieldValid, Findings, optionalList, recordKey, sameId, type Comparison, type FieldDiff,
 } from './support/compare.js';
 
 /**
@@ -15,7 +15,6 @@ import {
  * broken rule fails one check; values the shape checks already reject are left to them (support/compare.ts).
  */
 
-const NOUN: Record<Resource, Kind> = { dishes: 'dish', seats: 'seat' };
 
 /** One fingerprint per differing field of a record (a non-empty list: the caller found at least one). */
 const fieldKeys = (diffs: readonly FieldDiff[], key: (field: string) => string): [string, ...string[]] =>
@@ -67,7 +66,7 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let checked = 0;
-  for (const resource of ['dishes', 'seats'] as const) {
+  for (const resource of DETAIL_RESOURCES) {
     const s = await ctx.api.detailIds(resource).catch((e: unknown) => {
       if (e instanceof NetworkError) throw e;
       ctx.note(`/${resource}: ${(e as Error).message}`);
@@ -79,9 +78,9 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
     await ctx.api.each(s.ids, async (id) => {
       const d = await detailRecord(ctx, resource, id);
       // No record, or a malformed id: the detail check's finding.
-      if (!d) return skips.add(`the detail answers no record (see ${resource === 'dishes' ? 'DISH-02' : 'SEAT-02'})`, detailPath(resource, id));
-      if (!fieldValid(NOUN[resource], 'id', d.id)) return skips.add(`the detail's id is malformed (see ${resource === 'dishes' ? 'DISH-02' : 'SEAT-02'})`, detailPath(resource, id));
-      if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${NOUN[resource]} ${show(d.id)} instead of ${NOUN[resource]} ${id}`, recordKey(NOUN[resource], id, 'id'));
+      if (!d) return skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, detailPath(resource, id));
+      if (!fieldValid(nounOf(resource), 'id', d.id)) return skips.add(`the detail's id is malformed (see ${RESOURCES[resource].detail.checks}-02)`, detailPath(resource, id));
+      if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${nounOf(resource)} ${show(d.id)} instead of ${nounOf(resource)} ${id}`, recordKey(nounOf(resource), id, 'id'));
     });
   }
   if (!checked) throw new Blocked('no dish or seat ids to ask for (see DISH-01, SEAT-01)');
@@ -91,7 +90,7 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
 
 /** CONS-02/03: every listed record equals its detail in every spec field. */
 async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<void> {
-  const kind = NOUN[resource];
+  const kind = nounOf(resource);
   const list = byId(await ctx.api.list(`/${resource}`));
   const s = await ctx.api.detailIds(resource);
   sampledNote(ctx, resource, s);
@@ -102,7 +101,7 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
     const item = list.get(String(id));
     const d = await detailRecord(ctx, resource, id);
     if (!item) return skips.add('not a record in the list', `${kind} ${id}`);
-    if (!d) return skips.add(`the detail answers no record (see ${resource === 'dishes' ? 'DISH-02' : 'SEAT-02'})`, `${kind} ${id}`);
+    if (!d) return skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
     if (!sameId(d.id, id)) return skips.add('the detail answers another id (see CONS-01)', `${kind} ${id}`);
     const c = compareRecords(kind, item, d);
     if (c.diffs.length) found.add(`${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`, ...fieldKeys(c.diffs, (f) => recordKey(kind, id, f)));
@@ -117,7 +116,7 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
 async function noDuplicateIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   let lists = 0;
-  for (const path of ['/dishes', '/seats', '/orders'] as const) {
+  for (const path of LIST_PATHS) {
     const items = await optionalList(ctx, path);
     if (!items) continue;
     lists++;
@@ -143,12 +142,12 @@ async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let n = 0;
-  for (const resource of ['dishes', 'seats'] as const) {
+  for (const resource of DETAIL_RESOURCES) {
     const items = await optionalList(ctx, `/${resource}`);
     for (const i of items ?? []) {
       n++;
-      if (!fieldValid(NOUN[resource], 'user_id', i.user_id)) { skips.add(`user_id is not an int (see ${resource === 'dishes' ? 'DISH-01' : 'SEAT-01'})`, `${NOUN[resource]} ${show(i.id)}`); continue; }
-      if (i.user_id !== id) found.add(`${NOUN[resource]} ${show(i.id)} has user_id ${show(i.user_id)}`, recordKey(NOUN[resource], i.id, 'user_id'));
+      if (!fieldValid(nounOf(resource), 'user_id', i.user_id)) { skips.add(`user_id is not an int (see ${RESOURCES[resource].detail.checks}-01)`, `${nounOf(resource)} ${show(i.id)}`); continue; }
+      if (i.user_id !== id) found.add(`${nounOf(resource)} ${show(i.id)} has user_id ${show(i.user_id)}`, recordKey(nounOf(resource), i.id, 'user_id'));
     }
   }
   skips.flush(ctx);
@@ -294,8 +293,8 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
   const merchant = await ctx.api.merchant().catch((e: unknown) => { if (e instanceof NetworkError) throw e; return undefined; });
   const found = new Findings();
   let named = 0;
-  for (const resource of ['dishes', 'seats'] as const) {
-    const kind = NOUN[resource];
+  for (const resource of DETAIL_RESOURCES) {
+    const kind = nounOf(resource);
     const items = await optionalList(ctx, `/${resource}`);
     if (!items) continue;
     const listed = byId(items);

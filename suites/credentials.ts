@@ -7,7 +7,7 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { successData } from '../core/api.js';
-import type { Who } from '../core/resources.js';
+import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
@@ -74,9 +74,9 @@ async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who
   for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
     const as = who === 'app' ? '' : ` (${who})`;
     await take(`GET ${AUTH_PATH}${as}`, who, () => ctx.api.auth(who));
-    for (const path of ['/merchant', '/dishes', '/seats', '/orders']) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
+    for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
     if (who !== 'app') continue;
-    for (const resource of ['dishes', 'seats'] as const) {
+    for (const resource of DETAIL_RESOURCES) {
       const ids = await ctx.api.detailIds(resource).then((s) => s.ids, (e: unknown) => { if (e instanceof Blocked || e instanceof NetworkError) return []; throw e; });
       await ctx.api.each(ids, (id) => take(`GET ${detailPath(resource, id)}`, who, () => ctx.api.detail(resource, id)));
     }
@@ -84,8 +84,6 @@ async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who
   return n;
 }
 
-/** "GET /dishes/1300000000000000101" → "GET /dishes/:id": one fingerprint per endpoint and field, not per record. */
-const endpointLabel = (what: string): string => what.replace(/^(GET \/(?:dishes|seats))\/\S+/, '$1/:id');
 
 /** /auth's own fields: data.app_secret and data.app_key echo the key pair, data.app_token is the token (§2.6). */
 const AUTH_FIELDS = new Set(['data.app_secret', 'data.app_key', 'data.app_token']);

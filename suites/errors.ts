@@ -1,7 +1,7 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { Blocked, CheckFailure } from '../core/check-errors.js';
 import { isRecord, successData } from '../core/api.js';
-import type { Resource } from '../core/resources.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { carriesData, describeReply, envelopeCode, expectError } from '../core/assertions.js';
@@ -23,7 +23,6 @@ export const NON_NUMERIC_ID = 'conformance-unknown-id';
 const PAST_MAX = 1_000_000n;
 /** List-endpoint query parameters a server might be tempted to honour (§4 rule 2: none accepted). */
 export const LIST_QUERY: Record<string, string> = { page: '2', limit: '1', per_page: '1', conformance_probe: '1' };
-export const LIST_PATHS = ['/dishes', '/seats', '/orders'] as const;
 
 /** key: the probe's fingerprint, stable across runs (no id that depends on the data). */
 export interface ErrorProbe { kind: string; request: string; key: string; reply: Reply }
@@ -53,7 +52,7 @@ export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Pr
   return Promise.all((await unknownIds(ctx, resource)).map(async (id) => {
     const path = detailPath(resource, encodeURIComponent(id));
     const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}`;
-    return { kind: `unknown ${resource === 'dishes' ? 'dish' : 'seat'} id`, request: `GET ${path}`, key, reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }) };
+    return { kind: `unknown ${nounOf(resource)} id`, request: `GET ${path}`, key, reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }) };
   }));
 }
 
@@ -75,8 +74,7 @@ export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
   const parts = await Promise.allSettled([
     unknownInterface(ctx, true).then((p) => [p]),
     unknownInterface(ctx, false).then((p) => [p]),
-    unknownIdProbes(ctx, 'dishes'),
-    unknownIdProbes(ctx, 'seats'),
+    ...DETAIL_RESOURCES.map((resource) => unknownIdProbes(ctx, resource)),
     noTokenProbes(ctx),
     authWithoutParams(ctx).then((p) => [p]),
   ]);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { defineChecks, type Check, type CheckContext } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, successData, type Rec } from '../core/api.js';
-import type { Resource } from '../core/resources.js';
+import { nounOf, type Resource } from '../core/resources.js';
 import { describeReply } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -23,7 +23,6 @@ import type { RecordId } from '../core/endpoints.js';
  * seed comes from config and the result goes into the report. Requests go through ctx.send (concurrency cap).
  */
 
-const NOUN: Record<Resource, string> = { dishes: 'dish', seats: 'seat' };
 
 /** The property's verdict on one answer: thrown so fast-check shrinks towards the smallest failing ids. */
 class FuzzFinding extends Error {}
@@ -38,7 +37,7 @@ interface Target {
 
 /** Judges one answer; undefined when it is one the spec allows. */
 async function judge(ctx: CheckContext, t: Target, raw: string, token: string): Promise<string | undefined> {
-  const noun = NOUN[t.resource];
+  const noun = nounOf(t.resource);
   const path = `/${t.resource}/${raw}`;
   const asked = `${JSON.stringify(decodedSegment(raw))}${namedId(raw) === undefined ? ' (names no id)' : ''}`;
   const expected = namedId(raw) === undefined ? 'expected an error with code 400 or 404' : `expected ${noun} ${namedId(raw)} or an error with code 400 or 404`;

@@ -1,13 +1,13 @@
 import { defineChecks, type Check, type CheckContext } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, successData, type Rec } from '../core/api.js';
-import type { Resource, Who } from '../core/resources.js';
+import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Resource, type Who } from '../core/resources.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { describeReply, envelopeCode } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
-import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS, type Kind } from './support/compare.js';
+import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS } from './support/compare.js';
 
 /**
  * §1 "Every data endpoint returns data belonging to the merchant that owns the application credential": with
@@ -18,7 +18,6 @@ import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SP
 interface Side { who: Who; label: string }
 const A: Side = { who: 'app', label: 'merchant A' };
 const B: Side = { who: 'other_app', label: 'merchant B' };
-const NOUN: Record<Resource, Kind> = { dishes: 'dish', seats: 'seat' };
 
 async function tenants(ctx: CheckContext, me: Side, other: Side): Promise<{ mine: Tenant; theirs: Tenant }> {
   const [mine, theirs] = await Promise.all([tenantOf(ctx, me.who), tenantOf(ctx, other.who)]);
@@ -31,13 +30,13 @@ async function tenants(ctx: CheckContext, me: Side, other: Side): Promise<{ mine
 }
 
 /** The same record: every spec field both carry is equal (5 and "5" alike); the name or table number at least. */
-function sameSpecFields(kind: Kind, a: Rec, b: Rec): boolean {
+function sameSpecFields(kind: Noun, a: Rec, b: Rec): boolean {
   const fields = SPEC_FIELDS[kind].filter((f) => Object.hasOwn(a, f) && Object.hasOwn(b, f));
   return fields.length > 0 && fields.every((f) => sameJson(a[f], b[f]) || sameText(a[f], b[f]));
 }
 
 /** A record of mine that is really theirs: it carries their user_id/merchant_id, or equals their record of that id. */
-function theirRecord(kind: Kind, rec: Rec, theirList: Map<string, Rec>, theirs: Tenant): string | undefined {
+function theirRecord(kind: Noun, rec: Rec, theirList: Map<string, Rec>, theirs: Tenant): string | undefined {
   const mark = ownerMark(rec, theirs);
   if (mark) return mark;
   const same = theirList.get(String(rec.id));
@@ -63,7 +62,7 @@ function theirRecords(items: readonly Rec[] | undefined, mine: Tenant, mark: (r:
   return byId((items ?? []).filter((i) => !mark(i, mine)));
 }
 
-async function listOf(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders', side: Side): Promise<readonly Rec[] | undefined> {
+async function listOf(ctx: CheckContext, path: ListPath, side: Side): Promise<readonly Rec[] | undefined> {
   try { return await ctx.api.list(path, side.who); } catch (e) {
     if (e instanceof NetworkError) throw e;
     ctx.note(`GET ${path} with ${side.label}'s token not used: ${(e as Error).message}`);
@@ -76,8 +75,8 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
   const { mine: myTenant, theirs } = await tenants(ctx, me, other);
   const found = new Findings();
   let probed = 0;
-  for (const resource of ['dishes', 'seats'] as const) {
-    const noun = NOUN[resource];
+  for (const resource of DETAIL_RESOURCES) {
+    const noun = nounOf(resource);
     const theirList = await listOf(ctx, `/${resource}`, other);
     if (!theirList) continue;
     const theirById = theirRecords(theirList, myTenant);
@@ -129,7 +128,7 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     listOf(ctx, '/seats', other).then((l) => theirRecords(l, mine)),
     listOf(ctx, '/orders', other).then((l) => theirRecords(l, mine, orderMark)),
   ]);
-  const theirLists: Record<Kind, Map<string, Rec>> = { dish: theirDishes, seat: theirSeats };
+  const theirLists: Record<Noun, Map<string, Rec>> = { dish: theirDishes, seat: theirSeats };
   let looked = 0;
 
   try {
@@ -141,8 +140,8 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     ctx.note(`GET /merchant with ${me.label}'s token not used: ${(e as Error).message}`);
   }
 
-  for (const resource of ['dishes', 'seats'] as const) {
-    const noun = NOUN[resource];
+  for (const resource of DETAIL_RESOURCES) {
+    const noun = nounOf(resource);
     const items = await listOf(ctx, `/${resource}`, me);
     if (!items) continue;
     looked++;

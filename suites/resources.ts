@@ -1,17 +1,18 @@
 import { defineChecks, type Check, type CheckContext } from '../core/check.js';
 import { isRecord } from '../core/api.js';
-import type { Resource } from '../core/resources.js';
+import { RESOURCES, type Resource } from '../core/resources.js';
 import { detailPath } from '../core/endpoints.js';
-import { formatErrors, isValid, validate, type SchemaName } from '../core/schemas.js';
+import { formatErrors, isValid, validate } from '../core/schemas.js';
 import { expectShape, expectSuccess, records } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { Findings } from '../core/findings.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
-function listShape(id: string, path: '/dishes' | '/seats' | '/orders', schema: SchemaName, spec: string, noun: string): Omit<Check, 'area'> {
+function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: string): Omit<Check, 'area'> {
+  const { path, schema } = RESOURCES[resource];
   return {
     id, level: 'MUST', spec,
-    title: `GET ${path} answers an array of ${noun} of the shape of ${spec.split(',')[0]}`,
+    title: `GET ${path} answers an array of ${resource} of the shape of ${spec.split(',')[0]}`,
     async run(ctx) {
       const data = expectSuccess(ctx, await ctx.api.get(path), `GET ${path}`);
       if (!Array.isArray(data)) return ctx.fail(`GET ${path}: expected data to be an array, got ${data === null ? 'null' : typeof data}`);
@@ -22,7 +23,8 @@ function listShape(id: string, path: '/dishes' | '/seats' | '/orders', schema: S
 }
 
 /** §4 endpoints 4 and 6: the detail of every listed id (or a seeded sample) answers one record of the shape. */
-function detailShape(id: string, resource: Resource, spec: string, noun: string): Omit<Check, 'area'> {
+function detailShape(id: string, resource: Resource, spec: string): Omit<Check, 'area'> {
+  const { noun, schema } = RESOURCES[resource];
   return {
     id, level: 'MUST', spec, sweeps: [`${resource}:app`],
     title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id`,
@@ -36,12 +38,12 @@ function detailShape(id: string, resource: Resource, spec: string, noun: string)
         const reply = await ctx.api.detail(resource, itemId);
         const data = expectSuccess(ctx, reply, `GET ${path}`);
         if (itemId === ids[0]) firstData = data;
-        const errors = validate(resource === 'dishes' ? 'dish' : 'seat', data, '/data');
+        const errors = validate(schema, data, '/data');
         if (errors.length) found.add(`GET ${path}: ${formatErrors(errors, 3)}`, ...errors.map((e) => `${noun}:${String(itemId)}${e.path.replace(/^\/data/, '')}`) as [string, ...string[]]);
       });
       if (found.length) ctx.fail(`${found.length} of ${ids.length} details do not match the ${noun} shape: ${found.items.slice(0, 5).join('; ')}`, found.fingerprints);
       const first = ids[0];
-      if (first !== undefined) expectShape(ctx, resource === 'dishes' ? 'dish' : 'seat', firstData, `GET ${detailPath(resource, first)}`);
+      if (first !== undefined) expectShape(ctx, schema, firstData, `GET ${detailPath(resource, first)}`);
     },
   };
 }
@@ -56,15 +58,15 @@ export const resourceChecks: Check[] = [
     },
   }]),
   ...defineChecks('dishes', [
-    listShape('DISH-01', '/dishes', 'dish', '§2.2, §4 endpoint 3', 'dishes'),
-    detailShape('DISH-02', 'dishes', '§2.2, §4 endpoint 4', 'dish'),
+    listShape('DISH-01', 'dishes', '§2.2, §4 endpoint 3'),
+    detailShape('DISH-02', 'dishes', '§2.2, §4 endpoint 4'),
   ]),
   ...defineChecks('seats', [
-    listShape('SEAT-01', '/seats', 'seat', '§2.3, §3, §4 endpoint 5', 'seats'),
-    detailShape('SEAT-02', 'seats', '§2.3, §3, §4 endpoint 6', 'seat'),
+    listShape('SEAT-01', 'seats', '§2.3, §3, §4 endpoint 5'),
+    detailShape('SEAT-02', 'seats', '§2.3, §3, §4 endpoint 6'),
   ]),
   ...defineChecks('orders', [
-    listShape('ORD-01', '/orders', 'order', '§2.4, §2.2, §4 endpoint 7', 'orders'),
+    listShape('ORD-01', 'orders', '§2.4, §2.2, §4 endpoint 7'),
     {
       id: 'ORD-02', level: 'SHOULD', spec: '§2.4 (device)',
       title: "Each order device also carries the sample's members (device_id, remark, status, created_at, updated_at, seat_id, version_name)",

@@ -3,6 +3,7 @@ import { Blocked } from '../core/check-errors.js';
 import { isRecord, successData } from '../core/api.js';
 import { NetworkError, type Reply } from '../core/exchange.js';
 import { AUTH_PATH } from '../core/endpoints.js';
+import { endpointLabel } from '../core/resources.js';
 import { describeReply } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
@@ -57,7 +58,6 @@ function invalidUtf8At(reply: Reply): string {
 }
 
 /** A request as a fingerprint: the endpoint, with a detail's id folded to :id (ids change with the data). */
-const endpointKey = (request: string): string => request.replace(/^(\w+ \/(?:dishes|seats))\/[^\s]+/, '$1/:id');
 
 export const transportChecks = defineChecks('transport', [
   {
@@ -70,7 +70,7 @@ export const transportChecks = defineChecks('transport', [
       const keys: string[] = [];
       for (const { request, reply } of await sampleReplies(ctx)) {
         const p = contentTypeProblem(reply.headers['content-type']);
-        if (p) { problems.push(`${request}: ${p}`); keys.push(endpointKey(request)); }
+        if (p) { problems.push(`${request}: ${p}`); keys.push(endpointLabel(request)); }
       }
       if (problems.length) ctx.fail(`expected Content-Type application/json (charset utf-8 or none), got ${problems.join('; ')}`, keys);
     },
@@ -82,7 +82,7 @@ export const transportChecks = defineChecks('transport', [
     spec: '§1, §4',
     async run(ctx) {
       const bad = (await sampleReplies(ctx)).filter(({ reply }) => !reply.utf8);
-      if (bad.length) ctx.fail(`expected UTF-8 bodies (§1), got ${bad.map(({ request, reply }) => `${request}: invalid UTF-8 ${invalidUtf8At(reply)}`).join('; ')} (U+FFFD marks the bytes that are not UTF-8)`, bad.map(({ request }) => endpointKey(request)));
+      if (bad.length) ctx.fail(`expected UTF-8 bodies (§1), got ${bad.map(({ request, reply }) => `${request}: invalid UTF-8 ${invalidUtf8At(reply)}`).join('; ')} (U+FFFD marks the bytes that are not UTF-8)`, bad.map(({ request }) => endpointLabel(request)));
     },
   },
   {

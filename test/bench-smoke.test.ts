@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect, test } from 'vitest';
 import { packageRoot } from '../core/paths.js';
-import type { BenchResult } from '../bench/lib.js';
+import type { BenchResult, Row } from '../bench/lib.js';
 
 /**
  * The benchmark is a measurement, not a test (npm run bench); this runs its machinery small — fixture size, one run,
@@ -12,14 +12,15 @@ import type { BenchResult } from '../bench/lib.js';
  */
 test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'latest.json');
-  const r = spawnSync(process.execPath, [join(packageRoot, 'dist', 'bench', 'bench.js'), '--sizes', 'fixture', '--runs-fixture', '1', '--no-dredd', '--out', out],
-    { cwd: packageRoot, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [join(packageRoot, 'dist', 'bench', 'bench.js'), '--sizes', 'fixture', '--runs-fixture', '1', '--latency', '20', '--no-dredd', '--out', out],
+    { cwd: packageRoot, encoding: 'utf8', timeout: 100_000 });
   expect(r.status, r.stderr).toBe(0);
 
   const result = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
-  expect(result.settings).toMatchObject({ concurrency: 8, seed: 1, sizes: ['fixture'], runs: { fixture: 1 } });
-  expect(result.rows.map((x) => [x.size, x.tool])).toEqual([['fixture', 'floor'], ['fixture', 'suite'], ['n/a', 'empty'], ['n/a', 'vitest']]);
-  const [floor, suite, empty, vitest] = result.rows as [BenchResult['rows'][number], BenchResult['rows'][number], BenchResult['rows'][number], BenchResult['rows'][number]];
+  expect(result.settings).toMatchObject({ concurrency: 8, seed: 1, sizes: ['fixture'], runs: { fixture: 1 }, latencies_ms: [20] });
+  expect(result.rows.map((x) => [x.size, x.tool, x.latency_ms])).toEqual([['fixture', 'floor', undefined], ['fixture', 'suite', undefined], ['n/a', 'empty', undefined], ['n/a', 'vitest', undefined],
+    ['fixture', 'physical', 20], ['fixture', 'suite', 20], ['fixture', 'default', 20]]);
+  const [floor, suite, empty, vitest, physical, far, defaults] = result.rows as Array<BenchResult['rows'][number]> as [Row, Row, Row, Row, Row, Row, Row];
   // The floor replays exactly the requests the suite sent (the server counted both).
   expect(suite.requests).toBeGreaterThan(50);
   expect(floor.requests).toBe(suite.requests);
@@ -29,7 +30,15 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   expect(floor.note).toBeUndefined();
   // The preflight's /auth of each configured application, and AUTH-01's own token request.
   expect(empty.requests).toBe(3);
-  for (const x of result.rows) {
+  // At +20 ms: the physical floor is the arithmetic of the issue (requests × round trip ÷ concurrency + the replay's
+  // time), the exhaustive run is measured against it, and the defaults' run gets its verdict.
+  expect(physical.runs).toBe(0);
+  expect(physical.requests).toBe(far.requests);
+  expect(physical.wall_ms).toBe(Math.round((far.requests * 20) / 8 + floor.wall_ms));
+  expect(far.ratio).toBeCloseTo(far.wall_ms / physical.wall_ms, 1);
+  expect(far.exit_codes).toEqual([0]);
+  expect(defaults.exit_codes).toEqual([0]);
+  for (const x of result.rows.filter((r) => r.tool !== 'physical')) {
     expect(x.runs).toBe(1);
     expect(x.wall_ms).toBeGreaterThan(0);
     expect(x.peak_rss_mib).toBeGreaterThan(10);
@@ -42,6 +51,7 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   // The printed table: a header, one line per row, the targets, where the JSON went.
   expect(r.stdout).toContain('| size | what | runs | requests | wall (median) | suite/floor | req/s | peak RSS |');
   expect(r.stdout).toMatch(new RegExp(`\\| fixture \\| suite: whole CLI run \\(bin/conformance\\.js\\) \\| 1 \\| ${suite.requests} \\| ${suite.wall_ms} ms \\| ${suite.ratio!.toFixed(2)} × \\|`));
-  expect(r.stdout).toMatch(/Targets:\n- (MET|MISSED): fixture: whole CLI run/);
+  expect(r.stdout).toMatch(/Targets:\n- (MET|NOT MET): fixture: whole CLI run/);
+  expect(r.stdout).toContain(`| fixture +20 ms | physical floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`);
   expect(r.stdout).toContain(`Written: ${out}`);
-}, 90_000);
+}, 120_000);

@@ -32,6 +32,15 @@ describe('config', () => {
     expect(c.base_url).toBe('https://file.test/open');
   });
 
+  test('max_details: a sample of 1000 per resource unless set; all checks every record', () => {
+    const base = { base_url: 'https://x.test', app: { secret: 'a', key: 'b' } };
+    expect(resolveConfig({ file: base, env: {}, flags: {} }).max_details).toBe(1000);
+    expect(resolveConfig({ file: base, env: {}, flags: { 'max-details': 'all' } }).max_details).toBeUndefined();
+    expect(resolveConfig({ file: { ...base, max_details: 'all' }, env: {}, flags: {} }).max_details).toBeUndefined();
+    expect(resolveConfig({ file: base, env: { CONFORMANCE_MAX_DETAILS: '20' }, flags: {} }).max_details).toBe(20);
+    expect(() => resolveConfig({ file: base, env: {}, flags: { 'max-details': 'some' } })).toThrow(ConfigError);
+  });
+
   test('an unset ${VAR} in the file is a one-line config error naming the key', () => {
     const dir = fs.mkdtempSync(join(os.tmpdir(), 'c-'));
     const f = join(dir, 'c.yaml');

@@ -26,7 +26,7 @@ describe('progress against a slow server', () => {
     let pid: number | undefined;
     let interrupted = false;
     const progressLine = /^progress: checks \d+\/\d+ done · requests (\d+)\/(\d+) · ([\d.]+) req\/s · about (.+) left · (.+) elapsed$/m;
-    const run = await runCli(targetArgs(srv, ['--concurrency', '1']), {
+    const run = await runCli(targetArgs(srv, ['--concurrency', '1', '--max-details', 'all']), {
       env: targetEnv,
       timeoutMs: 120_000,
       onSpawn: (p) => { pid = p; },

@@ -35,7 +35,7 @@ describe.concurrent('verdicts you can trust', () => {
   test('a large merchant with a short deadline: INCOMPLETE, exit 3, a report of what finished, no failure', async () => {
     const srv = await startReferenceServer({ https: true, size: LARGE });
     try {
-      const run = await runCli(targetArgs(srv, ['--deadline-ms', '3000']), { env: targetEnv, timeoutMs: 60_000 });
+      const run = await runCli(targetArgs(srv, ['--deadline-ms', '3000', '--max-details', 'all']), { env: targetEnv, timeoutMs: 60_000 });
       const r = run.report!;
       expect(run.code).toBe(3);
       expect(r.verdict).toBe('incomplete');

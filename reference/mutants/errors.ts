@@ -1,23 +1,25 @@
 import type { Mutant } from './types.js';
 import { onPath, pathIs, withData } from '../kit.js';
 import type { ApiReply, ApiRequest, World } from '../server.js';
+import { AUTH_PATH } from '../../core/endpoints.js';
+import { DETAIL_RESOURCES, LIST_PATHS, RESOURCE_PATHS, RESOURCES, type Resource } from '../../core/resources.js';
 
 /** The interfaces of §4 (below the base path); anything else is an unknown interface (§7 code 404). */
-const KNOWN = /^\/(auth|merchant|dishes|seats|orders)$|^\/(dishes|seats)\/[^/]+$/;
+const KNOWN = new RegExp(
+  `^(?:${[AUTH_PATH, ...RESOURCE_PATHS].join('|')})$|^(?:${DETAIL_RESOURCES.map((r) => RESOURCES[r].path).join('|')})/[^/]+$`,
+);
 
 /**
  * An unknown id of 7 to 9 digits (the ids ERR-02/03 make up are the largest id plus a million). Narrow on
  * purpose: the fuzz checks draw other unknown ids, and each mutant must be caught by exactly its own checks.
  */
-function unknownBigId(req: ApiRequest, world: World, resource: 'dishes' | 'seats'): boolean {
+function unknownBigId(req: ApiRequest, world: World, resource: Resource): boolean {
   if (req.method !== 'GET' || !req.merchant || !pathIs(req, `/${resource}/:id`)) return false;
   const raw = req.path.slice(resource.length + 2);
   if (!/^[1-9][0-9]{6,8}$/.test(raw)) return false;
-  const rec = (resource === 'dishes' ? world.dishes : world.seats).get(Number(raw));
+  const rec = world[resource].get(Number(raw));
   return !rec || rec.user_id !== req.merchant.id;
 }
-
-const LISTS = ['/dishes', '/seats', '/orders'];
 
 export const errorMutants: Mutant[] = [
   {
@@ -49,12 +51,12 @@ export const errorMutants: Mutant[] = [
     },
   },
   {
-    ...onPath('list-query-applied', 'list endpoints apply limit/per_page: with ?limit=1 they answer SUCCESS with the first record only', LISTS, (r, req) =>
+    ...onPath('list-query-applied', 'list endpoints apply limit/per_page: with ?limit=1 they answer SUCCESS with the first record only', LIST_PATHS, (r, req) =>
       (req.query.has('limit') || req.query.has('per_page') ? withData(r, (d) => d.slice(0, 1)) : r)),
     kills: ['ERR-06'],
   },
   {
-    ...onPath('list-query-500', 'list endpoints answer code 500 to query parameters', LISTS, (r, req, world) =>
+    ...onPath('list-query-500', 'list endpoints answer code 500 to query parameters', LIST_PATHS, (r, req, world) =>
       ([...req.query.keys()].length && req.method === 'GET' ? world.render.error(500, 'System exception: unexpected parameter') : r)),
     kills: ['ERR-06'],
   },

@@ -1,6 +1,6 @@
 import type { CheckContext } from '../../core/check.js';
 import { isRecord, successData, type Rec } from '../../core/api.js';
-import type { Resource, Who } from '../../core/resources.js';
+import type { ListPath, Noun, Resource, Who } from '../../core/resources.js';
 import { show } from '../../core/quote.js';
 import { validate } from '../../core/schemas.js';
 import { isIdLike } from '../../core/exact-json.js';
@@ -14,10 +14,8 @@ export { Findings, recordKey } from '../../core/findings.js';
  * business of the shape checks (DISH-0x, SEAT-0x, ORD-01), so one broken rule fails one check, not three.
  */
 
-export type Kind = 'dish' | 'seat';
-
 /** The spec's fields of each record (§2.2, §2.3), id left out: the id is how the two sides were paired. */
-export const SPEC_FIELDS: Record<Kind, readonly string[]> = {
+export const SPEC_FIELDS: Record<Noun, readonly string[]> = {
   dish: ['name', 'price', 'stock', 'unit', 'category_id', 'user_id', 'created_at', 'updated_at'],
   seat: ['table_number', 'remark', 'status', 'merchant_id', 'user_id', 'created_at', 'updated_at'],
 };
@@ -33,7 +31,7 @@ const FIELD_SCHEMA = {
  * Latitude (issue 2): fields typed string in the field table and shown as numbers in the sample may come either
  * way. 5 and "5" are the same value here; "05" and 5 are not (a table label is text).
  */
-const NUMBER_OR_STRING: Record<Kind, ReadonlySet<string>> = { dish: new Set(), seat: new Set(['table_number', 'status']) };
+const NUMBER_OR_STRING: Record<Noun, ReadonlySet<string>> = { dish: new Set(), seat: new Set(['table_number', 'status']) };
 
 /** True when the value is well-formed for that field of the spec's shape. */
 export function fieldValid(shape: keyof typeof FIELD_SCHEMA, field: string, value: unknown): boolean {
@@ -79,7 +77,7 @@ export interface Comparison {
 }
 
 /** Compares the spec fields present on both sides; fields present on one side only are the shape checks' finding. */
-export function compareRecords(kind: Kind, a: Rec, b: Rec): Comparison {
+export function compareRecords(kind: Noun, a: Rec, b: Rec): Comparison {
   const out: Comparison = { diffs: [], latitude: [], extra: [] };
   for (const field of SPEC_FIELDS[kind]) {
     if (!Object.hasOwn(a, field) || !Object.hasOwn(b, field)) continue;
@@ -115,7 +113,7 @@ export async function detailRecord(ctx: CheckContext, resource: Resource, id: Re
 }
 
 /** A list of the run, or undefined with a note when it is unavailable (its own check reports why). */
-export async function optionalList(ctx: CheckContext, path: '/dishes' | '/seats' | '/orders'): Promise<readonly Rec[] | undefined> {
+export async function optionalList(ctx: CheckContext, path: ListPath): Promise<readonly Rec[] | undefined> {
   try {
     return await ctx.api.list(path);
   } catch (e) {
