@@ -49,24 +49,27 @@ export function distStaleness(root: string, maxReasons = 5): Staleness {
   const folders = includedFolders(root);
   const expected = new Set<string>();
   let stale = false;
+  let count = 0;
   const configTime = Math.max(...CONFIGS.filter((c) => existsSync(join(root, c))).map((c) => mtime(join(root, c))));
   for (const source of folders.flatMap((d) => filesUnder(join(root, d), isSource))) {
     const base = join(dist, relative(root, source)).slice(0, -'.ts'.length);
     const sourceTime = mtime(source);
-    for (const out of [`${base}.js`, `${base}.d.ts`]) {
-      expected.add(out);
-      const rel = relative(root, out);
-      if (!existsSync(out)) { stale = true; say(`${rel} is missing`); continue; }
-      const outTime = mtime(out);
-      if (outTime < sourceTime) { stale = true; say(`${relative(root, source)} changed after ${rel} was built`); }
-      else if (outTime < configTime) { stale = true; say(`a tsconfig changed after ${rel} was built`); }
-    }
+    const outs = [`${base}.js`, `${base}.d.ts`];
+    for (const out of outs) expected.add(out);
+    // One reason per source, the first that applies.
+    const missing = outs.find((out) => !existsSync(out));
+    const oldest = missing ? 0 : Math.min(...outs.map(mtime));
+    const reason = missing ? `${relative(root, missing)} is missing`
+      : oldest < sourceTime ? `${relative(root, source)} changed after its build`
+        : oldest < configTime ? `a tsconfig changed after ${relative(root, source)} was built` : undefined;
+    if (reason) { stale = true; count++; say(reason); }
   }
   const orphans = folders
     .filter((d) => existsSync(join(dist, d)))
     .flatMap((d) => filesUnder(join(dist, d), isOutput))
     .filter((out) => !expected.has(out));
-  for (const o of orphans) { stale = true; say(`${relative(root, o)} has no source any more`); }
+  for (const o of orphans) { stale = true; count++; say(`${relative(root, o)} has no source any more`); }
+  if (count > reasons.length) reasons.push(`${count - reasons.length} more`);
   return { stale, reasons, orphans };
 }
 
