@@ -6,7 +6,7 @@ import { ConfigError, DEFAULTS, OPTIONS, readConfigFile, resolveConfig, type Con
 import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/run.js';
 import { readProgress } from '../core/progress.js';
-import { runSuite, writeReportDir } from './suite-runner.js';
+import type { SuiteOptions } from './suite-runner.js';
 import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
 import { listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
@@ -147,14 +147,31 @@ async function runCommand(argv: string[]): Promise<number> {
     const baseline = entries && entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
+    const progressDir = quiet ? undefined : mkdtempSync(join(tmpdir(), 'conformance-progress-'));
+    const progressFile = progressDir && join(progressDir, 'requests.json');
+    let progress: Progress | undefined;
+    const suiteOptions: SuiteOptions = {
+      selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
+      ...(progressFile ? { progressFile } : {}),
+      onRecord: (r) => { if (baseline) markRecord(r, baseline); progress?.finished(); },
+    };
+    // Vitest is loaded and created while the preflight waits for the server (most of a small run's fixed cost).
+    const runner = import('./suite-runner.js');
+    const opening = runner.then((m) => m.openSuite(config, suiteOptions));
+    opening.catch(() => undefined);
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     let unverified: string[];
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
+      await opening.then((o) => o.close(), () => undefined);
+      if (progressDir) rmSync(progressDir, { recursive: true, force: true });
       if (e instanceof SetupError) { err(`conformance: ${e.message}\n`); return EXIT.incomplete; }
       throw e;
     }
+    // Until Vitest is created its own signal handlers exit at once; from the first line on, a signal ends the run
+    // with the report of what finished.
+    const suite = await opening;
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
@@ -164,18 +181,12 @@ async function runCommand(argv: string[]): Promise<number> {
     // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
     // the coverage and the verdict say so.)
     if (config.max_details !== undefined && config.max_details !== DEFAULTS.max_details) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
-    const progressDir = quiet ? undefined : mkdtempSync(join(tmpdir(), 'conformance-progress-'));
-    const progressFile = progressDir && join(progressDir, 'requests.json');
-    const progress = progressFile ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile)) : undefined;
-    const report = await runSuite(config, {
-      selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
-      ...(progressFile ? { progressFile } : {}),
-      onRecord: (r) => { if (baseline) markRecord(r, baseline); progress?.finished(); },
-    }).finally(() => {
+    progress = progressFile ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile)) : undefined;
+    const report = await suite.run().finally(() => {
       progress?.end();
       if (progressDir) rmSync(progressDir, { recursive: true, force: true });
     });
-    const files = await writeReportDir(report, config);
+    const files = await (await runner).writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
     // own annotations after it.
     out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));

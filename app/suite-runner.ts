@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { createVitest } from 'vitest/node';
+import { createVitest, type Vitest } from 'vitest/node';
 import type { Config } from '../core/config.js';
 import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
@@ -51,14 +51,18 @@ const CLOSE_MS = 200;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => { setTimeout(r, ms).unref(); });
 
+/** Vitest created for a run, not started yet: `run` starts it and builds the report. */
+export interface OpenSuite {
+  run(): Promise<Report>;
+  /** Closes Vitest without running anything (the preflight stopped the run). */
+  close(): Promise<void>;
+}
+
 /**
- * Runs the selected checks through Vitest (one worker, no per-file isolation) and builds the report. The run ends
- * at the deadline or an interruption within about a second, whatever the checks are doing: what finished is
- * reported, what did not is incomplete, and the report says why.
+ * Creates Vitest for a run (one worker, no per-file isolation) without starting it, so the CLI can do this while its
+ * preflight waits for the server: loading and creating Vitest is most of a small run's fixed cost.
  */
-export async function runSuite(config: Config, opts: SuiteOptions): Promise<Report> {
-  const started = new Date();
-  const t0 = performance.now();
+export async function openSuite(config: Config, opts: SuiteOptions): Promise<OpenSuite> {
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
   const signalsBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   const vitest = await createVitest('test', {
@@ -89,6 +93,17 @@ export async function runSuite(config: Config, opts: SuiteOptions): Promise<Repo
     for (const l of process.listeners(signal)) if (!signalsBefore.has(l)) process.off(signal, l);
   }
 
+  return { run: () => runSuite(config, opts, vitest, collector), close: () => vitest.close().catch(() => undefined) };
+}
+
+/**
+ * Runs the selected checks and builds the report. The run ends at the deadline or an interruption within about a
+ * second, whatever the checks are doing: what finished is reported, what did not is incomplete, and the report says
+ * why.
+ */
+async function runSuite(config: Config, opts: SuiteOptions, vitest: Vitest, collector: ResultCollector): Promise<Report> {
+  const started = new Date();
+  const t0 = performance.now();
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {
     setTimeout(() => r(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`), Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS).unref();
