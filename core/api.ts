@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import pMap from 'p-map';
 import type { Config, Credentials } from './config.js';
-import type { HttpClient } from './http.js';
+import type { ExchangeSource } from './exchange-source.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import { NetworkError } from './exchange.js';
 import { Blocked } from './check-errors.js';
@@ -55,7 +55,7 @@ export class SharedRequests {
   readonly tally: RequestTally;
 
   /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
-  constructor(readonly config: Config, readonly client: HttpClient, private readonly readers = new Map<Sweep, Set<string>>()) {
+  constructor(readonly config: Config, readonly client: ExchangeSource, private readonly readers = new Map<Sweep, Set<string>>()) {
     this.tally = new RequestTally(new Set(readers.keys()));
   }
 

@@ -50,6 +50,8 @@ export interface Reply {
   /** Parsed body, or undefined when it is not JSON (see jsonError). */
   json: unknown;
   jsonError?: string;
+  /** The body's bytes when they are not UTF-8 (text has replacement characters): a recording keeps them as sent. */
+  raw?: Buffer;
   durationMs: number;
   exchange: Exchange;
 }

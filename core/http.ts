@@ -171,7 +171,7 @@ export class HttpClient {
         response: { status: res.status, headers: resHeaders, body_excerpt: head, body_bytes: bytes, truncated },
         duration_ms: Math.round(durationMs),
       });
-      const reply: Reply = { status: res.status, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), durationMs, exchange };
+      const reply: Reply = { status: res.status, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), ...(utf8 ? {} : { raw: buf }), durationMs, exchange };
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).

@@ -7,6 +7,11 @@ export const resourceMutants: Mutant[] = [
     kills: ['MER-01', 'AUTH-02'],
   },
   {
+    // /auth's merchant stays right (AUTH-02), so only MER-01 judges the text; AUTH-04 has no record to compare.
+    ...onPath('merchant-double-encoded', '/merchant answers its record JSON-encoded twice (data is a string)', ['/merchant'], (r) => withData(r, (d) => JSON.stringify(d))),
+    kills: ['MER-01'],
+  },
+  {
     ...onPath('dish-price-string', '/dishes renders price as a string', ['/dishes'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.price = String(x.price); }))),
     kills: ['DISH-01'],
   },
