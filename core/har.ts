@@ -27,6 +27,7 @@ export interface HarRoles {
   fuzz?: { runs: number; seed: number };
 }
 
+/** A HAR file read: its exchanges, the roles a run wrote beside them, and what was left out. */
 export interface ParsedHar {
   exchanges: RecordedExchange[];
   roles?: HarRoles;
@@ -34,6 +35,7 @@ export interface ParsedHar {
   leftOut: string[];
 }
 
+/** The file is not a HAR (not JSON, no log.entries). */
 export class HarError extends Error {}
 
 /** Header lists as the rest of the suite has them: lower-case names, repeated headers joined, HTTP/2 pseudo-headers out. */
