@@ -81,6 +81,9 @@ export interface Check {
   run(ctx: CheckContext): Promise<void>;
 }
 
-export function defineChecks(area: Area, checks: Array<Omit<Check, 'area'>>): Check[] {
+/** A check as its area's file declares it: everything but the area, which defineChecks adds. */
+export type CheckDeclaration = Omit<Check, 'area'>;
+
+export function defineChecks(area: Area, checks: CheckDeclaration[]): Check[] {
   return checks.map((c) => ({ ...c, area }));
 }

@@ -77,6 +77,16 @@ export const authMutants: Mutant[] = [
     kills: ['AUTH-04'],
   },
   {
+    name: 'auth-other-app-merchant-differs',
+    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
+    kills: ['AUTH-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
+      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
+    },
+  },
+  {
     name: 'auth-missing-key-succeeds',
     description: '/auth without key still issues a token',
     kills: ['AUTH-06'],

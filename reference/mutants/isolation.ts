@@ -30,16 +30,6 @@ export const isolationMutants: Mutant[] = [
     },
   },
   {
-    name: 'auth-other-app-merchant-differs',
-    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
-    kills: ['AUTH-04'],
-    handle: (req, next, world) => {
-      const r = next();
-      if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
-      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
-    },
-  },
-  {
     name: 'iso-dish-detail-leak-a',
     description: "with merchant 1's token, /dishes/:id answers merchant 2's dishes (no merchant filter on the detail)",
     // Fuzzing draws merchant B's ids as well and sees B's record.
