@@ -11,8 +11,10 @@ import { isIdLike } from './exact-json.js';
 import { show } from './quote.js';
 import { RequestTally } from './progress.js';
 
+/** A JSON object as a server sent it: its fields are untrusted and unknown until checked. */
 export type Rec = Record<string, unknown>;
 
+/** True for a JSON object (not null, not an array): the only values whose fields a check may read. */
 export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The records of each list reply's data array (replies are read-only to checks, so this never goes stale). */
@@ -169,6 +171,7 @@ export class SharedRequests {
   view(record: (e: Exchange) => void, checkId: string, sampled: (text: string) => void = () => undefined, note: (text: string) => void = () => undefined): Api { return new Api(this, record, checkId, sampled, note); }
 }
 
+/** The requests one check sees: shared, memoized ones (token, lists, details) whose exchanges join its evidence. */
 export class Api {
   constructor(
     private readonly shared: SharedRequests,

@@ -5,6 +5,7 @@
 import type { Redactor } from './redact.js';
 import type { Reply, RequestSpec } from './exchange.js';
 
+/** Where the Api gets its replies: the live client or a recording, behind the same two members. */
 export interface ExchangeSource {
   /** The run's redactor: secrets the source learns (tokens in /auth answers) are added to it. */
   readonly redactor: Redactor;

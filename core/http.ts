@@ -16,6 +16,7 @@ import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
 import { transfer } from './transfer.js';
 import { learnTokens } from './issued-tokens.js';
 
+/** The client's settings, from the run's configuration (core/run.ts clientFor). */
 export interface ClientOptions {
   baseUrl: string;
   timeoutMs: number;
@@ -31,6 +32,7 @@ export interface ClientOptions {
   retryBudgetMs?: number;
 }
 
+/** The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap and 429 retries. */
 export class HttpClient {
   private readonly agent: Agent;
   private readonly gate: Gate;

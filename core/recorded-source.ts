@@ -31,6 +31,7 @@ export class NotRecorded extends NetworkError {
  * asked for one apart from a check that got answers.
  */
 const unrecorded = new WeakMap<Exchange, string>();
+/** Why an exchange of a RecordedSource has no answer ("not in the recording: …"), or undefined. */
 export const unrecordedRequest = (e: Exchange): string | undefined => unrecorded.get(e);
 
 /** The parts of a request that choose its recorded answer. */
@@ -42,6 +43,7 @@ function requestKey(method: string, url: URL, base: URL, token: string | undefin
   return JSON.stringify([method.toUpperCase(), where, query, token ?? null]);
 }
 
+/** An ExchangeSource that answers from a recording and sends nothing: checks run in milliseconds. */
 export class RecordedSource implements ExchangeSource {
   private readonly base: URL;
   /** Per request key: its recorded answers in order, with and without the Content-Type request header. */
