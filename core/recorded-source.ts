@@ -21,6 +21,9 @@ export interface RecordedExchange {
   duration_ms?: number;
 }
 
+/** A recorded body's bytes, as they came. */
+export const bodyBytes = (r: NonNullable<RecordedExchange['response']>): Buffer => Buffer.from(r.body, r.encoding === 'base64' ? 'base64' : 'utf8');
+
 /** The request was not in the recording: nothing can be said of its answer. */
 export class NotRecorded extends NetworkError {
   constructor(readonly request: string, exchange: Exchange) { super(`not in the recording: ${request}`, exchange, 'NOT_RECORDED', true); }
@@ -92,7 +95,7 @@ export class RecordedSource implements ExchangeSource {
 
 /** The recorded answer as the HTTP client would have given it, its tokens learnt by the redactor as live. */
 function replyOf(response: NonNullable<RecordedExchange['response']>, request: Exchange['request'], redactor: Redactor, durationMs: number): Reply {
-  const buf = Buffer.from(response.body, response.encoding === 'base64' ? 'base64' : 'utf8');
+  const buf = bodyBytes(response);
   const utf8 = isUtf8(buf);
   const text = buf.toString('utf8');
   let json: unknown;
