@@ -9,7 +9,12 @@ import { CREDENTIALS } from '../reference/fixtures.js';
  */
 export async function startDemo(overrides: Partial<Config>): Promise<{ server: RunningServer; config: Config }> {
   const server = await startReferenceServer({ https: true });
-  const config: Config = {
+  return { server, config: demoConfig(server, overrides) };
+}
+
+/** The config that checks a reference server with all three applications and unsafe methods (nothing skipped). */
+export function demoConfig(server: RunningServer, overrides: Partial<Config>): Config {
+  return {
     base_url: server.baseUrl,
     app: { ...CREDENTIALS.app },
     other_app: { ...CREDENTIALS.other_app },
@@ -25,7 +30,6 @@ export async function startDemo(overrides: Partial<Config>): Promise<{ server: R
     strict: false,
     ...overrides,
   };
-  return { server, config };
 }
 
 // The app-level commands (openapi, serve) reach the reference server through here only: the demo's gateway.

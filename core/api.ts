@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import pMap from 'p-map';
 import type { Config, Credentials } from './config.js';
-import type { HttpClient } from './http.js';
+import type { ExchangeSource } from './exchange-source.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import { NetworkError } from './exchange.js';
 import { Blocked } from './check-errors.js';
@@ -11,8 +11,10 @@ import { isIdLike } from './exact-json.js';
 import { show } from './quote.js';
 import { RequestTally } from './progress.js';
 
+/** A JSON object as a server sent it: its fields are untrusted and unknown until checked. */
 export type Rec = Record<string, unknown>;
 
+/** True for a JSON object (not null, not an array): the only values whose fields a check may read. */
 export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The records of each list reply's data array (replies are read-only to checks, so this never goes stale). */
@@ -55,7 +57,7 @@ export class SharedRequests {
   readonly tally: RequestTally;
 
   /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
-  constructor(readonly config: Config, readonly client: HttpClient, private readonly readers = new Map<Sweep, Set<string>>()) {
+  constructor(readonly config: Config, readonly client: ExchangeSource, private readonly readers = new Map<Sweep, Set<string>>()) {
     this.tally = new RequestTally(new Set(readers.keys()));
   }
 
@@ -169,6 +171,7 @@ export class SharedRequests {
   view(record: (e: Exchange) => void, checkId: string, sampled: (text: string) => void = () => undefined, note: (text: string) => void = () => undefined): Api { return new Api(this, record, checkId, sampled, note); }
 }
 
+/** The requests one check sees: shared, memoized ones (token, lists, details) whose exchanges join its evidence. */
 export class Api {
   constructor(
     private readonly shared: SharedRequests,

@@ -105,4 +105,5 @@ export function carriesData(r: Reply): boolean {
   return true;
 }
 
+/** The JSON objects of a list (anything else in it is left to the shape checks). */
 export const records = (v: unknown): Rec[] => (Array.isArray(v) ? v.filter(isRecord) : []);

@@ -3,10 +3,12 @@ import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import type { Api } from './api.js';
 import type { Sweep } from './resources.js';
 
+/** How much a rule weighs: MUST (field tables, numbered rules: gates), SHOULD (warns), INFO (observes). */
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 
 /** Areas in the order a vendor would fix things; reports group and sort by them. */
 export const AREAS = ['auth', 'envelope', 'merchant', 'dishes', 'seats', 'orders', 'consistency', 'isolation', 'errors', 'readonly', 'fuzz', 'transport'] as const;
+/** The spec area a check belongs to (one of AREAS). */
 export type Area = (typeof AREAS)[number];
 
 /** What a check needs beyond the application's own key pair; without it the check is skipped, visibly. */
@@ -20,8 +22,10 @@ export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_toke
  */
 export type Status = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'error';
 
+/** The smallest generated case a fuzz check failed on, with the seed and path that replay it. */
 export interface FuzzFailure { seed: number; path: string; counterexample: string; shrinks: number; replay: string }
 
+/** What one check concluded, with the evidence behind it, before the baseline and the outcome model apply. */
 export interface CheckResult {
   status: Status;
   message: string;
@@ -40,6 +44,9 @@ export interface CheckResult {
   duration_ms: number;
 }
 
+/**
+ * Everything a check's run function gets: the configuration, the shared requests, its own requests and its verdicts.
+ */
 export interface CheckContext {
   readonly config: Config;
   /** Shared, memoized requests of the run (the token, lists, details); their exchanges join this check's evidence. */
@@ -59,6 +66,7 @@ export interface CheckContext {
   setFuzz(f: FuzzFailure): void;
 }
 
+/** One check: its declaration (id, level, title, the spec sections it cites, what it needs) and its run function. */
 export interface Check {
   id: string;
   title: string;
@@ -81,6 +89,10 @@ export interface Check {
   run(ctx: CheckContext): Promise<void>;
 }
 
-export function defineChecks(area: Area, checks: Array<Omit<Check, 'area'>>): Check[] {
+/** A check as its area's file declares it: everything but the area, which defineChecks adds. */
+export type CheckDeclaration = Omit<Check, 'area'>;
+
+/** Declares an area's checks: each declaration gets the area, nothing else is added or changed. */
+export function defineChecks(area: Area, checks: CheckDeclaration[]): Check[] {
   return checks.map((c) => ({ ...c, area }));
 }

@@ -5,9 +5,12 @@ import { didYouMean } from './suggest.js';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { validate } from './schemas.js';
 
+/** An application's key pair as §5.2 names it: the public key (secret) and the secret key (key). */
 export interface Credentials { secret: string; key: string }
+/** The report files a run can write besides the terminal summary. */
 export type ReportFormat = 'json' | 'junit' | 'html';
 
+/** A run's resolved settings: defaults, then the file, the environment and the flags, validated. */
 export interface Config {
   base_url: string;
   app: Credentials;
@@ -33,6 +36,7 @@ export class ConfigError extends Error {}
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
 /** Where --help lists an option. */
 export type OptionGroup = 'target' | 'selection' | 'limits' | 'output';
+/** One setting as the config file, the environment and the command line spell it, with its help text. */
 export interface Option {
   key: string; flag: string; env: string; kind: Kind; secret?: boolean; help: string; group: OptionGroup;
   /** What the value is, as --help shows it: <url>, <ms>, <file>… (none for switches). */
@@ -140,6 +144,7 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   return tree;
 }
 
+/** The value of every setting nobody gave. */
 export const DEFAULTS = {
   timeout_ms: 10_000,
   deadline_ms: 600_000,

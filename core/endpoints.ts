@@ -19,7 +19,8 @@ export const DATA_ENDPOINTS: Endpoint[] = (Object.keys(RESOURCES) as ResourceNam
   const r: (typeof RESOURCES)[ResourceName] = RESOURCES[name];
   const own: Endpoint = { n: r.endpoint, name, path: r.path, schema: r.schema, list: r.list };
   if (!('detail' in r)) return [own];
-  return [own, { n: r.detail.endpoint, name: r.noun, path: `${r.path}/:id`, schema: r.schema, list: false, of: name as Resource }];
+  const detail: Endpoint = { n: r.detail.endpoint, name: r.noun, path: `${r.path}/:id`, schema: r.schema, list: false };
+  return [own, { ...detail, of: name as Resource }];
 });
 
 /** Endpoint 1 of §4: the access credential for a key pair. */

@@ -5,11 +5,14 @@
 import type { Redactor } from './redact.js';
 import { capText } from './untrusted-text.js';
 
+/** The Content-Type every request carries (§4), unless a check leaves it out on purpose. */
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** Characters of a response body kept as evidence (the rest is counted in body_bytes). */
 export const EXCERPT_CHARS = 4096;
 /** Characters recorded past the excerpt, so a secret that straddles the cut is redacted whole before cutting. */
 export const EXCERPT_MARGIN = 1024;
 
+/** One request as a check asks for it; the client adds the base URL, the headers and the query. */
 export interface RequestSpec {
   method?: string;
   /** Path relative to base_url (leading slash), sent as given: fuzzed ids are not re-encoded. */
@@ -39,8 +42,10 @@ export interface Exchange {
   retries?: RetryRecord[];
 }
 
+/** A 429 answer that was waited out and retried (§8 leaves rate limits open). */
 export interface RetryRecord { status: number; retry_after?: string; waited_ms: number }
 
+/** A whole answer as checks read it: status, headers, text, parsed JSON (exact integers) and its exchange. */
 export interface Reply {
   status: number;
   headers: Record<string, string>;
@@ -50,6 +55,8 @@ export interface Reply {
   /** Parsed body, or undefined when it is not JSON (see jsonError). */
   json: unknown;
   jsonError?: string;
+  /** The body's bytes when they are not UTF-8 (text has replacement characters): a recording keeps them as sent. */
+  raw?: Buffer;
   durationMs: number;
   exchange: Exchange;
 }

@@ -16,6 +16,7 @@ import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
 import { transfer } from './transfer.js';
 import { learnTokens } from './issued-tokens.js';
 
+/** The client's settings, from the run's configuration (core/run.ts clientFor). */
 export interface ClientOptions {
   baseUrl: string;
   timeoutMs: number;
@@ -31,6 +32,7 @@ export interface ClientOptions {
   retryBudgetMs?: number;
 }
 
+/** The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap and 429 retries. */
 export class HttpClient {
   private readonly agent: Agent;
   private readonly gate: Gate;
@@ -171,7 +173,7 @@ export class HttpClient {
         response: { status: res.status, headers: resHeaders, body_excerpt: head, body_bytes: bytes, truncated },
         duration_ms: Math.round(durationMs),
       });
-      const reply: Reply = { status: res.status, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), durationMs, exchange };
+      const reply: Reply = { status: res.status, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), ...(utf8 ? {} : { raw: buf }), durationMs, exchange };
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).

@@ -45,4 +45,5 @@ export function describeError(e: unknown, timeoutMs: number, deadlinePassed: boo
   return { code, message: text };
 }
 
+/** The error that aborts a response past max_body_bytes (code BODY_TOO_LARGE). */
 export const tooLarge = (message: string): Error => Object.assign(new Error(message), { code: 'BODY_TOO_LARGE' });

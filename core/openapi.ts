@@ -17,6 +17,7 @@ export type OperationName = 'auth' | Endpoint['name'];
 
 /** The error codes of §7; each may come with any endpoint (§7: which error applies where is not shown). */
 export const ERROR_CODES = [400, 401, 404, 500] as const;
+/** One of the error codes of §7. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Whole response bodies (envelopes) to show as examples; the reference fixtures provide them (reference/examples.ts). */

@@ -4,6 +4,7 @@
  */
 import type { RequestSpec } from './exchange.js';
 
+/** 429 handling unless configured: at most 3 retries, each waiting Retry-After capped at 60 s. */
 export const RETRY_DEFAULTS = { max: 3, capMs: 60_000 };
 /**
  * The run's budget for 429 waits, in timeouts: a server that answers every request 429 Retry-After: 60 would
@@ -57,6 +58,7 @@ export class Gate {
 /** How much wider than 1/rate the gap between two starts is. */
 const PACE_MARGIN = 1.05;
 
+/** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The endpoint a request belongs to, for the breaker: /dishes/abc?x=1 → GET /dishes/* (paths are below base_url). */

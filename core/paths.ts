@@ -13,8 +13,11 @@ function findPackageRoot(): string {
   return dir;
 }
 
+/** The folder holding package.json, whether run from the sources, from dist/ or from an installed package. */
 export const packageRoot = findPackageRoot();
+/** The JSON Schemas shipped with the package (schemas/). */
 export const schemasDir = join(packageRoot, 'schemas');
 
 const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+/** This tool's name and version, as reports state them. */
 export const tool = { name: pkg.name, version: pkg.version };

@@ -8,6 +8,7 @@ import { stringifyJson } from './exact-json.js';
  * replaced in the tool's own words (a token "NOT"). Messages are finished by redactMessage (core/run-check.ts).
  */
 let quoteFilter: (s: string) => string = neutralizeMarkers;
+/** Sets the filter every quoted server value goes through (a run passes its redactor's redactQuoted). */
 export function setQuoteFilter(filter: (s: string) => string): void { quoteFilter = filter; }
 
 /** Server text as it may join a message without JSON quoting (a field name): through the same filter as show. */

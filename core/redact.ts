@@ -270,6 +270,7 @@ function compose(outer: View, inner: View): View {
   return { text: inner.text, start, end };
 }
 
+/** A run's secrets, and the one way anything is redacted before it is printed or written. */
 export class Redactor {
   private readonly secrets = new Map<string, SecretKind>();
   private readonly kinds: SecretKind[] = [];

@@ -42,6 +42,7 @@ export const OUTCOMES: Record<Outcome, {
   passed: { word: 'PASS', finding: false, gates: false, severity: 8 },
 };
 
+/** The outcomes from the most severe to the least: the order every renderer lists them in. */
 export const OUTCOME_ORDER = (Object.keys(OUTCOMES) as Outcome[]).sort((a, b) => OUTCOMES[a].severity - OUTCOMES[b].severity);
 
 /** What a baseline said about a check (src/baseline.ts). */
@@ -53,6 +54,7 @@ export interface BaselineMark {
   new_fingerprints?: string[];
 }
 
+/** A check as the report holds it: its result, its declaration, its outcome and its baseline mark. */
 export interface CheckRecord extends CheckResult {
   id: string;
   title: string;
@@ -64,7 +66,9 @@ export interface CheckRecord extends CheckResult {
   baseline?: BaselineMark;
 }
 
+/** The run's verdict: CONFORMANT, PASSED PARTIAL, NOT CONFORMANT or INCOMPLETE. */
 export type Verdict = 'conformant' | 'partial' | 'not conformant' | 'incomplete';
+/** The exit code of a run: 0 conformant or partial, 1 not conformant, 3 incomplete (or partial under --strict). */
 export type ExitCode = 0 | 1 | 3;
 
 /** Words of the verdict, as the terminal's first summary line, the HTML badge and the job summary show them. */
@@ -75,6 +79,7 @@ export const VERDICT_WORD: Record<Verdict, string> = {
   incomplete: 'INCOMPLETE',
 };
 
+/** How many checks ended in each outcome. */
 export type Counts = Record<Outcome, number>;
 
 /** How much of the catalogue's MUST checks the run judged: CONFORMANT needs all of them. */
@@ -88,6 +93,7 @@ export interface Coverage {
   text: string;
 }
 
+/** The whole result of a run, as report.json holds it and every renderer reads it. */
 export interface Report {
   tool: { name: string; version: string };
   target: { base_url: string };
@@ -111,6 +117,7 @@ export interface Report {
 /** The catalogue as the report model needs it (the CLI passes the suites' declarations; the core imports none). */
 export interface CatalogueEntry { id: string; level: Level }
 
+/** Counts with every outcome at zero. */
 export const zero = (): Counts => Object.fromEntries(OUTCOME_ORDER.map((o) => [o, 0])) as Counts;
 
 /** A check's outcome from its status, its level and what the baseline said of it. */
@@ -139,6 +146,7 @@ function notJudged(c: CheckRecord): string | undefined {
   return undefined;
 }
 
+/** How many of the catalogue's MUST checks the run judged, and why the others were not. */
 export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): Coverage {
   const ran = new Map(checks.map((c) => [c.id, c]));
   const must = catalogue.filter((c) => c.level === 'MUST');
@@ -175,6 +183,7 @@ export function verdictOf(checks: CheckRecord[], harnessErrors: string[], covera
   return { verdict: 'conformant', exit_code: 0, reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})` };
 }
 
+/** The counts of outcomes: in all, by level and by area. */
 export function summarize(checks: CheckRecord[]): Report['summary'] {
   const total = zero();
   const by_level: Record<Level, Counts> = { MUST: zero(), SHOULD: zero(), INFO: zero() };
@@ -222,6 +231,7 @@ export function judge(report: Omit<Report, 'verdict' | 'exit_code' | 'verdict_re
   return { ...report, checks, verdict: v.verdict, exit_code: v.exit_code, verdict_reason: v.reason, coverage, summary: summarize(checks) };
 }
 
+/** The report of a finished run: its checks with their outcomes, the coverage and the verdict. */
 export function buildReport(args: {
   checks: CheckRecord[]; baseUrl: string; startedAt: Date; durationMs: number; strict: boolean; catalogue: CatalogueEntry[];
   fuzz: { seed: number; runs: number }; config: Record<string, unknown>; errors: string[];

@@ -54,7 +54,9 @@ export type Resource = { [K in ResourceName]: Table[K] extends { detail: object 
 export type Noun = Table[Resource]['noun'];
 
 /** The path of a list endpoint: /dishes, /seats, /orders. */
-export type ListPath = { [K in ResourceName]: Table[K] extends { list: true } ? Table[K]['path'] : never }[ResourceName];
+export type ListPath = {
+  [K in ResourceName]: Table[K] extends { list: true } ? Table[K]['path'] : never;
+}[ResourceName];
 
 const names = Object.keys(RESOURCES) as ResourceName[];
 

@@ -5,6 +5,7 @@ import type { SharedRequests } from './api.js';
 import { capText } from './untrusted-text.js';
 import type { Check, CheckContext, CheckResult, FuzzFailure, Requirement } from './check.js';
 import { Blocked, CheckFailure } from './check-errors.js';
+import { unrecordedRequest } from './recorded-source.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
   other_app: (c) => (c.other_app ? undefined : 'not configured: needs other_app (an application of a second merchant: --other-secret/--other-key)'),
@@ -70,9 +71,13 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   let usual = 0;
   let unusual = 0;
   let omitted = 0;
+  // Requests of this check a recording did not hold (core/recorded-source.ts): what it judged is not the whole.
+  const unrecorded: string[] = [];
   const record = (e: Exchange): void => {
     if (seen.has(e)) return;
     seen.add(e);
+    const asked = unrecordedRequest(e);
+    if (asked !== undefined) { unrecorded.push(asked); return; }
     const status = e.response?.status ?? 0;
     const standsOut = status < 200 || status > 299 || !!e.retries?.length;
     if (usual + unusual < EVIDENCE_MAX) usual++;
@@ -125,26 +130,36 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
 
   const unmet = unmetRequirement(check, shared.config);
   if (unmet) return { ...done('skipped', unmet.why), unmet: unmet.requirement };
-  try {
-    await check.run(ctx);
-    return done('passed', observation ?? 'as the spec requires');
-  } catch (e) {
-    if (e instanceof Blocked) return done('skipped', `blocked: ${e.message}`);
-    // No usable response (a timeout, a broken connection, the run's deadline): nothing was judged. The spec sets no
-    // time limit, so this is never the server's failure; the check is incomplete.
-    if (e instanceof NetworkError) return done('incomplete', `could not finish: ${e.message}`);
-    if (e instanceof CheckFailure) {
-      // INFO checks record, they never fail: what went wrong is what the server did.
-      if (check.level === 'INFO') return done('passed', observation ?? e.message);
-      fingerprints = e.fingerprints;
-      return done('failed', e.message);
+  const result = await judged();
+  // A finding in recorded answers stands; anything else, with a request the recording lacked, judged nothing whole.
+  if (unrecorded.length && result.status !== 'failed' && result.status !== 'error') {
+    const more = unrecorded.length > 1 ? ` (and ${unrecorded.length - 1} more)` : '';
+    return done('skipped', `not in the recording: ${unrecorded[0]!}${more}`);
+  }
+  return result;
+
+  async function judged(): Promise<CheckResult> {
+    try {
+      await check.run(ctx);
+      return done('passed', observation ?? 'as the spec requires');
+    } catch (e) {
+      if (e instanceof Blocked) return done('skipped', `blocked: ${e.message}`);
+      // No usable response (a timeout, a broken connection, the run's deadline): nothing was judged. The spec sets no
+      // time limit, so this is never the server's failure; the check is incomplete.
+      if (e instanceof NetworkError) return done('incomplete', `could not finish: ${e.message}`);
+      if (e instanceof CheckFailure) {
+        // INFO checks record, they never fail: what went wrong is what the server did.
+        if (check.level === 'INFO') return done('passed', observation ?? e.message);
+        fingerprints = e.fingerprints;
+        return done('failed', e.message);
+      }
+      // One line and where it happened, no stack trace (CONFORMANCE_DEBUG=1 keeps the stack for us).
+      const err = e as Error;
+      const at = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?$/m.exec(err?.stack?.split('\n')[1] ?? '')?.[1]?.replace(/^.*\/(dist\/)?/, '');
+      const detail = process.env.CONFORMANCE_DEBUG ? ` | ${err?.stack?.split('\n').slice(1, 6).join(' | ')}` : '';
+      return done('error', `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`);
+    } finally {
+      shared.finished(check.id);
     }
-    // One line and where it happened, no stack trace (CONFORMANCE_DEBUG=1 keeps the stack for us).
-    const err = e as Error;
-    const at = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?$/m.exec(err?.stack?.split('\n')[1] ?? '')?.[1]?.replace(/^.*\/(dist\/)?/, '');
-    const detail = process.env.CONFORMANCE_DEBUG ? ` | ${err?.stack?.split('\n').slice(1, 6).join(' | ')}` : '';
-    return done('error', `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`);
-  } finally {
-    shared.finished(check.id);
   }
 }

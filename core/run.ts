@@ -7,6 +7,7 @@ import { setQuoteFilter } from './quote.js';
 import { writeProgress } from './progress.js';
 import type { Check, CheckResult } from './check.js';
 import type { Sweep } from './resources.js';
+import type { ExchangeSource } from './exchange-source.js';
 
 /** A redactor that knows every configured secret. */
 export function redactorFor(config: Config): Redactor {
@@ -50,16 +51,20 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
   return readers;
 }
 
+/** Where a run's exchanges come from, given the run's redactor: live HTTP unless a recording is given. */
+export type SourceOf = (redactor: Redactor) => ExchangeSource;
+
 /**
- * One conformance run inside the Vitest worker: one client, one redactor, one cache of shared requests.
+ * One conformance run inside the Vitest worker: one exchange source, one redactor, one cache of shared requests.
  * @param progressFile where to keep the count of requests sent and planned for the CLI's progress line
+ * @param sourceOf the exchange source (core/recorded-source.ts for a recording); the HTTP client by default
  */
-export function createRun(config: Config, checks: Check[], deadlineAt: number, progressFile?: string): { check(c: Check): Promise<CheckResult>; close(): Promise<void> } {
+export function createRun(config: Config, checks: Check[], deadlineAt: number, progressFile?: string, sourceOf?: SourceOf): { check(c: Check): Promise<CheckResult>; close(): Promise<void>; redactor: Redactor } {
   const redactor = redactorFor(config);
   // Values quoted in messages are server text: the run's redactor treats them so (see show in assertions.ts).
   setQuoteFilter((s) => redactor.redactQuoted(s));
-  const client = clientFor(config, redactor, { deadlineAt });
+  const client = sourceOf ? sourceOf(redactor) : clientFor(config, redactor, { deadlineAt });
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   const stopProgress = progressFile ? writeProgress(shared.tally, progressFile) : undefined;
-  return { check: (c) => runCheck(c, shared), close: () => { stopProgress?.(); return client.close(); } };
+  return { check: (c) => runCheck(c, shared), close: () => { stopProgress?.(); return client.close(); }, redactor };
 }

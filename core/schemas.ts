@@ -8,6 +8,7 @@ import { hasBigInt, withNumbers } from './exact-json.js';
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
+/** The JSON Schemas of schemas/ by name (the file name without .json). */
 export type SchemaName =
   | 'envelope.success' | 'envelope.error' | 'dish' | 'order-dish' | 'seat' | 'order'
   | 'device' | 'merchant' | 'auth-result' | 'config' | 'report' | 'baseline';
@@ -80,6 +81,7 @@ export const timeFormats = {
   'spec-email': isEmail,
 };
 
+/** One schema violation: where in the value (a JSON pointer) and what is wrong. */
 export interface SchemaError { path: string; message: string }
 
 /**
@@ -179,6 +181,7 @@ export function isValid(schema: SchemaName | `${SchemaName}#${string}`, value: u
   return quick(value) || (hasBigInt(value) && quick(withNumbers(value)));
 }
 
+/** Validates a value against a schema (or one of its $defs): every violation, at most MAX_SCHEMA_ERRORS. */
 export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: unknown, at = ''): SchemaError[] {
   // By the name as given: validate runs once per record (hundreds of thousands of times at a large merchant).
   const quick = byNameOf(schema, 'quick');
@@ -205,6 +208,7 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
   return out;
 }
 
+/** Schema violations in one line, the first `max` of them and how many more. */
 export function formatErrors(errors: SchemaError[], max = 5): string {
   const shown = errors.slice(0, max).map((e) => `${e.path} ${e.message}`);
   if (errors.length > max) shown.push(`… and ${errors.length - max} more`);

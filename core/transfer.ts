@@ -4,7 +4,12 @@ import { tooLarge } from './network-errors.js';
 import type { Flight } from './timeouts.js';
 
 /** A response as it arrived: status, raw headers and the whole body, before any parsing. */
-export interface Transferred { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; bytes: number }
+export interface Transferred {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  bytes: number;
+}
 
 /**
  * Sends one request and collects its whole body into a BodySink, through undici's dispatcher API: no stream, no

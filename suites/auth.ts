@@ -1,5 +1,5 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
-import { isRecord, successData } from '../core/api.js';
+import { isRecord, refusesToken, successData } from '../core/api.js';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact.js';
 import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess } from '../core/assertions.js';
@@ -188,4 +188,29 @@ export const authChecks = defineChecks('auth', [
     },
   },
   ...unauth,
+  // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
+  {
+    id: 'INFO-AUTH-TOKEN',
+    title: 'Whether /auth issues a new token on every call, and whether the earlier token still works',
+    level: 'INFO',
+    spec: '§5.2, §5.6',
+    mintsTokens: true,
+    async run(ctx) {
+      const c = ctx.config.app;
+      const mint = async (): Promise<string | undefined> => {
+        const s = successData(await ctx.send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } }));
+        const t = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
+        return typeof t === 'string' && t !== '' ? t : undefined;
+      };
+      const renewals = ctx.api.tokenEvents.length ? `; during the run: ${ctx.api.tokenEvents.join('; ')}` : '';
+      const first = await mint();
+      const second = first === undefined ? undefined : await mint();
+      if (first === undefined || second === undefined) return ctx.observe(`a /auth call carried no app_token${renewals}`);
+      // Tokens are never shown, only whether they are equal and still accepted.
+      if (second === first) return ctx.observe(`the same token on every /auth call${renewals}`);
+      const old = await ctx.send({ path: '/merchant', token: first });
+      const fate = successData(old).ok ? 'the earlier token still works' : refusesToken(old) ? 'the earlier token is refused (401) once a new one is issued' : `the earlier token then gets ${describeReply(old)}`;
+      ctx.observe(`a new token on every /auth call; ${fate}${renewals}`);
+    },
+  },
 ]);

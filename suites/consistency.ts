@@ -1,4 +1,4 @@
-import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, type Rec } from '../core/api.js';
 import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Noun, type Resource } from '../core/resources.js';
@@ -14,7 +14,6 @@ import {
  * §2, §4: the same record read through different endpoints is the same record. Each rule is its own check so a
  * broken rule fails one check; values the shape checks already reject are left to them (support/compare.ts).
  */
-
 
 /** One fingerprint per differing field of a record (a non-empty list: the caller found at least one). */
 const fieldKeys = (diffs: readonly FieldDiff[], key: (field: string) => string): [string, ...string[]] =>
@@ -61,6 +60,12 @@ class Skips {
   }
 }
 
+const CONS_01: CheckDeclaration = {
+  id: 'CONS-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6', sweeps: ['dishes:app', 'seats:app'],
+  title: 'GET /dishes/X and GET /seats/X answer the record with id X',
+  run: detailIdsMatch,
+};
+
 /** CONS-01: GET /:resource/X answers the record with id X. */
 async function detailIdsMatch(ctx: CheckContext): Promise<void> {
   const found = new Findings();
@@ -88,6 +93,17 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
   if (found.length) ctx.fail(found.summary('details answer another id than the one asked for', checked), found.fingerprints);
 }
 
+const CONS_02: CheckDeclaration = {
+  id: 'CONS-02', level: 'MUST', spec: '§2.2, §4 endpoints 3 and 4', sweeps: ['dishes:app'],
+  title: 'Every dish of GET /dishes equals its GET /dishes/:id field by field',
+  run: (ctx) => listEqualsDetail(ctx, 'dishes'),
+};
+const CONS_03: CheckDeclaration = {
+  id: 'CONS-03', level: 'MUST', spec: '§2.3, §4 endpoints 5 and 6', sweeps: ['seats:app'],
+  title: 'Every seat of GET /seats equals its GET /seats/:id field by field',
+  run: (ctx) => listEqualsDetail(ctx, 'seats'),
+};
+
 /** CONS-02/03: every listed record equals its detail in every spec field. */
 async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<void> {
   const kind = nounOf(resource);
@@ -111,6 +127,12 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length), found.fingerprints);
 }
+
+const CONS_04: CheckDeclaration = {
+  id: 'CONS-04', level: 'MUST', spec: '§2.2–§2.4, §4 endpoints 3, 5, 7',
+  title: 'No id appears twice in GET /dishes, GET /seats or GET /orders',
+  run: noDuplicateIds,
+};
 
 /** CONS-04: ids are unique within each list. */
 async function noDuplicateIds(ctx: CheckContext): Promise<void> {
@@ -136,6 +158,12 @@ async function merchantIds(ctx: CheckContext): Promise<{ id: number | bigint; me
   return { id: m.id, merchantId: m.merchant_id };
 }
 
+const CONS_05: CheckDeclaration = {
+  id: 'CONS-05', level: 'MUST', spec: '§2.2, §2.3, §2.5',
+  title: "Every dish and seat carries user_id equal to the merchant's id",
+  run: userIdsAreMerchant,
+};
+
 /** CONS-05: dish.user_id and seat.user_id are the merchant's id (§2.2, §2.3 "user_id: Merchant ID"). */
 async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
   const { id } = await merchantIds(ctx);
@@ -153,6 +181,12 @@ async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary(`records do not carry the merchant's id (GET /merchant id is ${id})`, n), found.fingerprints);
 }
+
+const CONS_06: CheckDeclaration = {
+  id: 'CONS-06', level: 'MUST', spec: '§2.3, §2.4, §2.5',
+  title: "seat.merchant_id, and order.merchant_id when not empty, equal the merchant's merchant_id",
+  run: merchantIdsMatch,
+};
 
 /** CONS-06: seat.merchant_id, and order.merchant_id unless empty, are the merchant's merchant_id. */
 async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
@@ -176,6 +210,12 @@ async function orders(ctx: CheckContext): Promise<readonly Rec[]> { return ctx.a
 
 /** The seat an order names: seat_id when it is a well-formed non-zero int, else undefined (0: no seat applies). */
 const seatIdOf = (o: Rec): number | undefined => (fieldValid('order', 'seat_id', o.seat_id) && o.seat_id !== 0 ? (o.seat_id as number) : undefined);
+
+const CONS_07: CheckDeclaration = {
+  id: 'CONS-07', level: 'MUST', spec: '§2.4',
+  title: 'order.seat_id equals order.seat.id (seat_id 0: no seat)',
+  run: orderSeatIds,
+};
 
 /** CONS-07: order.seat_id equals order.seat.id; seat_id 0 means no seat (seat may be null then). */
 async function orderSeatIds(ctx: CheckContext): Promise<void> {
@@ -216,6 +256,12 @@ async function referenceRecords(ctx: CheckContext, resource: Resource, wanted: S
   return map;
 }
 
+const CONS_08: CheckDeclaration = {
+  id: 'CONS-08', level: 'MUST', spec: '§2.3, §2.4, §4 endpoint 6',
+  title: 'The seat embedded in an order equals its record in GET /seats (or GET /seats/:id where the list lacks it) in its seat fields',
+  run: orderSeatEqualsSeat,
+};
+
 /** CONS-08: the seat embedded in an order equals its record in GET /seats (its detail where the list lacks it). */
 async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
@@ -241,6 +287,12 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   if (found.length) ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length), found.fingerprints);
 }
 
+const CONS_09: CheckDeclaration = {
+  id: 'CONS-09', level: 'MUST', spec: '§2.2 (pivot)',
+  title: "pivot.order_id is the order's id and pivot.dish_id the dish's id",
+  run: pivotIds,
+};
+
 /** CONS-09: pivot.order_id is the order's id, pivot.dish_id the embedded dish's id. */
 async function pivotIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
@@ -259,6 +311,12 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);
 }
+
+const CONS_10: CheckDeclaration = {
+  id: 'CONS-10', level: 'MUST', spec: '§2.2, §2.4, §4 endpoint 4',
+  title: 'Each dish embedded in an order equals its record in GET /dishes (or GET /dishes/:id where the list lacks it) in its dish fields',
+  run: orderDishesEqualDishes,
+};
 
 /** CONS-10: each dish embedded in an order equals its record in GET /dishes (its detail where the list lacks it). */
 async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
@@ -282,6 +340,12 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length), found.fingerprints);
 }
+
+const CONS_12: CheckDeclaration = {
+  id: 'CONS-12', level: 'MUST', spec: '§4 endpoints 3 and 5 ("all dishes", "all seats"), §2.2, §2.4',
+  title: 'Every dish and seat an order names (embedded, pivot.dish_id, seat_id) is in GET /dishes or GET /seats',
+  run: referencesAreListed,
+};
 
 /**
  * CONS-12: §4 endpoints 3 and 5 answer *all* the merchant's dishes and seats. Every dish and seat an order names
@@ -332,6 +396,12 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
   if (found.length) ctx.fail(found.summary(['dish or seat an order names is missing from its list', 'dishes and seats that orders name are missing from their lists'], named), found.fingerprints);
 }
 
+const CONS_11: CheckDeclaration = {
+  id: 'CONS-11', level: 'INFO', spec: '§2.3, §2.4',
+  title: "order_table_number agrees with the table_number of the order's seat",
+  run: orderTableNumbers,
+};
+
 /** CONS-11: order_table_number is the table number of the order's seat (compared as numbers: "5" is 5). */
 async function orderTableNumbers(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
@@ -358,64 +428,5 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
 }
 
 export const consistencyChecks: Check[] = defineChecks('consistency', [
-  {
-    id: 'CONS-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6', sweeps: ['dishes:app', 'seats:app'],
-    title: 'GET /dishes/X and GET /seats/X answer the record with id X',
-    run: detailIdsMatch,
-  },
-  {
-    id: 'CONS-02', level: 'MUST', spec: '§2.2, §4 endpoints 3 and 4', sweeps: ['dishes:app'],
-    title: 'Every dish of GET /dishes equals its GET /dishes/:id field by field',
-    run: (ctx) => listEqualsDetail(ctx, 'dishes'),
-  },
-  {
-    id: 'CONS-03', level: 'MUST', spec: '§2.3, §4 endpoints 5 and 6', sweeps: ['seats:app'],
-    title: 'Every seat of GET /seats equals its GET /seats/:id field by field',
-    run: (ctx) => listEqualsDetail(ctx, 'seats'),
-  },
-  {
-    id: 'CONS-04', level: 'MUST', spec: '§2.2–§2.4, §4 endpoints 3, 5, 7',
-    title: 'No id appears twice in GET /dishes, GET /seats or GET /orders',
-    run: noDuplicateIds,
-  },
-  {
-    id: 'CONS-05', level: 'MUST', spec: '§2.2, §2.3, §2.5',
-    title: "Every dish and seat carries user_id equal to the merchant's id",
-    run: userIdsAreMerchant,
-  },
-  {
-    id: 'CONS-06', level: 'MUST', spec: '§2.3, §2.4, §2.5',
-    title: "seat.merchant_id, and order.merchant_id when not empty, equal the merchant's merchant_id",
-    run: merchantIdsMatch,
-  },
-  {
-    id: 'CONS-07', level: 'MUST', spec: '§2.4',
-    title: 'order.seat_id equals order.seat.id (seat_id 0: no seat)',
-    run: orderSeatIds,
-  },
-  {
-    id: 'CONS-08', level: 'MUST', spec: '§2.3, §2.4, §4 endpoint 6',
-    title: 'The seat embedded in an order equals its record in GET /seats (or GET /seats/:id where the list lacks it) in its seat fields',
-    run: orderSeatEqualsSeat,
-  },
-  {
-    id: 'CONS-09', level: 'MUST', spec: '§2.2 (pivot)',
-    title: "pivot.order_id is the order's id and pivot.dish_id the dish's id",
-    run: pivotIds,
-  },
-  {
-    id: 'CONS-10', level: 'MUST', spec: '§2.2, §2.4, §4 endpoint 4',
-    title: 'Each dish embedded in an order equals its record in GET /dishes (or GET /dishes/:id where the list lacks it) in its dish fields',
-    run: orderDishesEqualDishes,
-  },
-  {
-    id: 'CONS-11', level: 'INFO', spec: '§2.3, §2.4',
-    title: "order_table_number agrees with the table_number of the order's seat",
-    run: orderTableNumbers,
-  },
-  {
-    id: 'CONS-12', level: 'MUST', spec: '§4 endpoints 3 and 5 ("all dishes", "all seats"), §2.2, §2.4',
-    title: 'Every dish and seat an order names (embedded, pivot.dish_id, seat_id) is in GET /dishes or GET /seats',
-    run: referencesAreListed,
-  },
+  CONS_01, CONS_02, CONS_03, CONS_04, CONS_05, CONS_06, CONS_07, CONS_08, CONS_09, CONS_10, CONS_11, CONS_12,
 ]);

@@ -10,10 +10,11 @@ import { formatErrors, validate } from '../core/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 import { Findings } from '../core/findings.js';
+import { errorPhrase, grouped } from './support/observations.js';
 
 /**
  * The error answers of §7 the suite provokes. Each is sent once per run through ctx.api.once, so the MUST checks
- * here, the SHOULD on HTTP statuses and the INFO profile (suites/profile.ts) judge the same answers.
+ * here, the SHOULD on HTTP statuses and the INFO profile (INFO-ERR-*, below) judge the same answers.
  */
 
 export const UNKNOWN_INTERFACE = '/conformance-unknown-interface';
@@ -208,6 +209,44 @@ export const errorChecks = defineChecks('errors', [
         problems.push({ text: `GET ${path}?${q}: ${describeReply(query)}`, fingerprint: `GET ${path}?query` });
       }
       if (problems.length) ctx.fail(`expected the same data as without parameters (ignored) or an error envelope with code 400, got ${listed(problems.map((p) => p.text))}`, problems.map((p) => p.fingerprint));
+    },
+  },
+  // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
+  {
+    id: 'INFO-ERR-STATUS',
+    title: 'The HTTP status and envelope used for each kind of error',
+    level: 'INFO',
+    spec: '§7',
+    async run(ctx) {
+      const probes = await allErrorProbes(ctx);
+      ctx.observe(grouped(probes.map((p) => ({ label: p.kind, phrase: errorPhrase(p.reply) }))));
+    },
+  },
+  {
+    id: 'INFO-ERR-UNKNOWN-ID',
+    title: 'The error given for unknown dish and seat ids',
+    level: 'INFO',
+    spec: '§7, §4 endpoints 4 and 6',
+    async run(ctx) {
+      const probes = [...await unknownIdProbes(ctx, 'dishes'), ...await unknownIdProbes(ctx, 'seats')];
+      ctx.observe(grouped(probes.map((p) => ({ label: p.request, phrase: errorPhrase(p.reply, true) }))));
+    },
+  },
+  {
+    id: 'INFO-ERR-LIST-QUERY',
+    title: 'What list endpoints do with query parameters (ignore them or answer 400)',
+    level: 'INFO',
+    spec: '§4 rule 2',
+    async run(ctx) {
+      const items = (await listQueryProbes(ctx)).map(({ path, plain, query }) => {
+        const [p, q] = [successData(plain), successData(query)];
+        let phrase: string;
+        if (!q.ok) phrase = `refused (${errorPhrase(query)})`;
+        else if (!p.ok) phrase = 'SUCCESS (the plain list did not succeed, so not compared)';
+        else phrase = sameJson(p.data, q.data) ? 'ignored (the same data as without them)' : 'SUCCESS with other data than without them (applied or the data changed)';
+        return { label: path, phrase };
+      });
+      ctx.observe(`with ?page=2&limit=1&per_page=1&…: ${grouped(items)}`);
     },
   },
 ]);

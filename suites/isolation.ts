@@ -1,4 +1,4 @@
-import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, successData, type Rec } from '../core/api.js';
 import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Resource, type Who } from '../core/resources.js';
@@ -70,6 +70,17 @@ async function listOf(ctx: CheckContext, path: ListPath, side: Side): Promise<re
   }
 }
 
+const ISO_01: CheckDeclaration = {
+  id: 'ISO-01', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
+  title: "With merchant A's token, none of merchant B's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
+  run: (ctx) => theirIdsDoNotResolve(ctx, A, B),
+};
+const ISO_03: CheckDeclaration = {
+  id: 'ISO-03', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
+  title: "With merchant B's token, none of merchant A's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
+  run: (ctx) => theirIdsDoNotResolve(ctx, B, A),
+};
+
 /** ISO-01/03: none of the other merchant's dish or seat ids resolves by detail with my token. */
 async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): Promise<void> {
   const { mine: myTenant, theirs } = await tenants(ctx, me, other);
@@ -117,6 +128,17 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
   if (!probed) throw new Blocked(`${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`);
   if (found.length) ctx.fail(`${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`, found.fingerprints);
 }
+
+const ISO_02: CheckDeclaration = {
+  id: 'ISO-02', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:app', 'seats:app'],
+  title: "Merchant A's responses carry none of merchant B's records, user_id or merchant_id",
+  run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, A, B),
+};
+const ISO_04: CheckDeclaration = {
+  id: 'ISO-04', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:other_app', 'seats:other_app'],
+  title: "Merchant B's responses carry none of merchant A's records, user_id or merchant_id",
+  run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
+};
 
 /** ISO-02/04: nothing in my responses is the other merchant's record or carries its user_id or merchant_id. */
 async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, other: Side): Promise<void> {
@@ -179,25 +201,4 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   if (found.length) ctx.fail(`The responses of ${me.label} (${me.who}) carry data of ${other.label} (${other.who}: user_id ${show(theirs.id)}, merchant_id ${show(theirs.merchantId)}) in ${found.length} place${found.length > 1 ? 's' : ''}: ${found.list()}`, found.fingerprints);
 }
 
-export const isolationChecks: Check[] = defineChecks('isolation', [
-  {
-    id: 'ISO-01', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
-    title: "With merchant A's token, none of merchant B's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
-    run: (ctx) => theirIdsDoNotResolve(ctx, A, B),
-  },
-  {
-    id: 'ISO-02', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:app', 'seats:app'],
-    title: "Merchant A's responses carry none of merchant B's records, user_id or merchant_id",
-    run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, A, B),
-  },
-  {
-    id: 'ISO-03', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
-    title: "With merchant B's token, none of merchant A's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
-    run: (ctx) => theirIdsDoNotResolve(ctx, B, A),
-  },
-  {
-    id: 'ISO-04', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:other_app', 'seats:other_app'],
-    title: "Merchant B's responses carry none of merchant A's records, user_id or merchant_id",
-    run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
-  },
-]);
+export const isolationChecks: Check[] = defineChecks('isolation', [ISO_01, ISO_02, ISO_03, ISO_04]);

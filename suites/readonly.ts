@@ -5,6 +5,7 @@ import { describeReply } from '../core/assertions.js';
 import { jsonText, show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
+import { errorPhrase, grouped } from './support/observations.js';
 
 /** The methods §1 and §3 rule out ("read-only; no operation changes any state"). Sent only with unsafe_methods. */
 export const UNSAFE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -90,6 +91,19 @@ export const readonlyChecks = defineChecks('readonly', [
         ctx.fail(`after POST, PUT, PATCH and DELETE to ${paths.join(', ')}, expected the same data through GET as before, got: ${problems.join(' | ')} ` +
           '(the comparison assumes no other client changes the merchant during the run)');
       }
+    },
+  },
+  // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
+  {
+    id: 'INFO-RO-METHODS',
+    title: 'What the server answers to POST, PUT, PATCH and DELETE',
+    level: 'INFO',
+    spec: '§1, §3',
+    requires: ['unsafe_methods'],
+    async run(ctx) {
+      const { answers } = await unsafeProbe(ctx);
+      ctx.observe(grouped(answers.map((a) => ({ label: `${a.method} ${a.path}`, phrase: a.reply ? errorPhrase(a.reply) : `no response (${a.error})` })),
+        `all ${answers.length} requests (POST, PUT, PATCH and DELETE to ${[...new Set(answers.map((a) => a.path))].join(', ')})`));
     },
   },
 ]);

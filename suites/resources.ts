@@ -1,4 +1,4 @@
-import { defineChecks, type Check, type CheckContext } from '../core/check.js';
+import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { isRecord } from '../core/api.js';
 import { RESOURCES, type Resource } from '../core/resources.js';
 import { detailPath } from '../core/endpoints.js';
@@ -8,7 +8,7 @@ import { show } from '../core/quote.js';
 import { Findings } from '../core/findings.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
-function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: string): Omit<Check, 'area'> {
+function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: string): CheckDeclaration {
   const { path, schema } = RESOURCES[resource];
   return {
     id, level: 'MUST', spec,
@@ -23,7 +23,7 @@ function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: st
 }
 
 /** §4 endpoints 4 and 6: the detail of every listed id (or a seeded sample) answers one record of the shape. */
-function detailShape(id: string, resource: Resource, spec: string): Omit<Check, 'area'> {
+function detailShape(id: string, resource: Resource, spec: string): CheckDeclaration {
   const { noun, schema } = RESOURCES[resource];
   return {
     id, level: 'MUST', spec, sweeps: [`${resource}:app`],

@@ -4,10 +4,11 @@ import { isRecord, successData } from '../core/api.js';
 import { NetworkError, type Reply } from '../core/exchange.js';
 import { AUTH_PATH } from '../core/endpoints.js';
 import { endpointLabel } from '../core/resources.js';
-import { describeReply } from '../core/assertions.js';
+import { describeReply, envelopeCode } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { unknownInterface } from './errors.js';
+import { errorPhrase, grouped, sendOrError } from './support/observations.js';
 
 /** The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests) and one error answer. */
 export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
@@ -115,6 +116,38 @@ export const transportChecks = defineChecks('transport', [
         ctx.fail(`GET ${base}${path} over plain HTTP with the token: expected no merchant data (only HTTPS is supported), got ${describeReply(second)} with data ${show((second.json as { data?: unknown }).data, 80)}`);
       }
       ctx.note(`the plain HTTP origin answers API envelopes (${describeReply(first)}) but served no data with the token (${typeof second === 'string' ? second : describeReply(second)})`);
+    },
+  },
+  // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
+  {
+    id: 'INFO-TRANS-NO-CONTENT-TYPE',
+    title: 'What happens to a request without the Content-Type header',
+    level: 'INFO',
+    spec: '§4 (Content-Type required)',
+    mintsTokens: true,
+    async run(ctx) {
+      const token = await ctx.api.token();
+      const c = ctx.config.app;
+      // /merchant first: the /auth call may issue a token that ends the run's (§5.6).
+      const merchant = await sendOrError(ctx, { path: '/merchant', token, contentType: false });
+      const auth = await sendOrError(ctx, { path: AUTH_PATH, query: { secret: c.secret, key: c.key }, contentType: false });
+      const phrase = (r: Reply | string): string => (typeof r === 'string' ? `no response (${r})` : successData(r).ok ? 'answered as usual (SUCCESS)' : `refused (${errorPhrase(r)})`);
+      ctx.observe(grouped([{ label: `GET ${AUTH_PATH}`, phrase: phrase(auth) }, { label: 'GET /merchant', phrase: phrase(merchant) }]) + ' — without Content-Type');
+    },
+  },
+  {
+    id: 'INFO-TRANS-TIMING',
+    title: 'Response time per endpoint',
+    level: 'INFO',
+    spec: '§8',
+    async run(ctx) {
+      const times: string[] = [`GET ${AUTH_PATH} ${Math.round((await ctx.api.auth()).durationMs)} ms`];
+      const paths = await dataEndpointPaths(ctx).catch((e: unknown) => { if (e instanceof Blocked) return []; throw e; });
+      for (const { ep, path } of paths) {
+        const r = await ctx.api.get(path);
+        times.push(`GET ${ep.path} ${Math.round(r.durationMs)} ms (${r.bytes} bytes${envelopeCode(r) !== 200 ? `, ${errorPhrase(r)}` : ''})`);
+      }
+      ctx.observe(`${times.join('; ')} — first call of each during the run, under concurrency ${ctx.config.concurrency}`);
     },
   },
 ]);

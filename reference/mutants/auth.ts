@@ -1,6 +1,6 @@
 import type { Mutant } from './types.js';
-import { onPath, pathIs, withData, withBody } from '../kit.js';
-import { route, type ApiReply } from '../server.js';
+import { isSuccess, onPath, pathIs, withData, withBody } from '../kit.js';
+import { route, type ApiReply, type ApiRequest, type World } from '../server.js';
 
 const unauthorizedAnswer = (req: Parameters<NonNullable<Mutant['handle']>>[0], world: Parameters<NonNullable<Mutant['handle']>>[2]): ApiReply => {
   // Answer as if the first application's merchant had sent a valid token.
@@ -19,6 +19,22 @@ function skipsTokenCheck(endpoint: string, path: string, kills: string[]): Mutan
     },
   };
 }
+
+/**
+ * A data endpoint whose refusal (§5.4: code 401, no data) names one of the merchant's values in msg: only the
+ * endpoint's UNAUTH check reads refusal bodies for merchant data (AUTH-10 judges code and data of the disabled
+ * application's refusals).
+ */
+function refusalNames(endpoint: string, path: string, what: string, msg: (world: World, req: ApiRequest) => string, kill: string): Mutant {
+  return {
+    ...onPath(`unauth-msg-leaks-${endpoint}`, `The 401 answer of GET ${path} names ${what} in msg`, [path],
+      (r, req, world) => (req.app ? r : withBody(r, (b) => { b.msg = msg(world, req); }))),
+    kills: [kill],
+  };
+}
+
+/** Per server: the public keys /auth has issued a token for (auth-token-issued-once). */
+const tokensIssued = new WeakMap<World, Set<string>>();
 
 /** The secret key of the merchant's own application, as a careless merchant model would carry it. */
 const keyOf = (world: Parameters<NonNullable<Mutant['handle']>>[2], merchant: number): string => world.fixtures.apps.find((a) => a.merchant === merchant && !a.disabled)!.key;
@@ -59,6 +75,16 @@ export const authMutants: Mutant[] = [
     ...onPath('auth-merchant-differs', "/auth carries a merchant whose name differs from /merchant's", ['/auth'],
       (r) => withData(r, (d) => { d.merchant.name = `${d.merchant.name} (old)`; })),
     kills: ['AUTH-04'],
+  },
+  {
+    name: 'auth-other-app-merchant-differs',
+    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
+    kills: ['AUTH-04'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
+      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
+    },
   },
   {
     name: 'auth-missing-key-succeeds',
@@ -119,6 +145,34 @@ export const authMutants: Mutant[] = [
     ...onPath('unauth-leaks-merchant', 'The 401 answer of /merchant carries the merchant record', ['/merchant'],
       (r, req, world) => (req.app ? r : withBody(r, (b) => { b.data = world.render.merchant(world.merchants.get(1)!); }))),
     kills: ['UNAUTH-MERCHANT', 'AUTH-10'],
+  },
+  refusalNames('merchant', '/merchant', "the merchant's e-mail", (world) => `Application not authenticated; the owner ${world.merchants.get(1)!.email} can issue a token`, 'UNAUTH-MERCHANT'),
+  refusalNames('dishes', '/dishes', "the merchant's name", (world) => `Application not authenticated for ${world.merchants.get(1)!.name}`, 'UNAUTH-DISHES'),
+  refusalNames('dish', '/dishes/:id', "the dish's name", (world, req) => `Application not authenticated to read ${world.dishes.get(Number(req.path.split('/')[2]))?.name ?? 'this dish'}`, 'UNAUTH-DISH'),
+  refusalNames('seats', '/seats', 'the merchant_id', (world) => `Application not authenticated (merchant ${world.merchants.get(1)!.merchant_id})`, 'UNAUTH-SEATS'),
+  refusalNames('seat', '/seats/:id', 'an order number of the seat', (world, req) => {
+    const order = world.fixtures.orders.find((o) => String(o.seat_id) === req.path.split('/')[2]);
+    return `Application not authenticated${order ? `; seat busy with order ${order.order_number}` : ''}`;
+  }, 'UNAUTH-SEAT'),
+  {
+    name: 'auth-token-issued-once',
+    description: "/auth issues an application's token once: asked again for the same key pair, it refuses with 401 (token already issued)",
+    // The preflight's /auth gets the token; the run's own /auth is refused. Only AUTH-01 judges that answer: the
+    // checks that need a token are blocked, and AUTH-02/03 judge a success only.
+    kills: ['AUTH-01'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || !isSuccess(r)) return r;
+      const issued = tokensIssued.get(world) ?? new Set<string>();
+      tokensIssued.set(world, issued);
+      const secret = req.query.get('secret') ?? '';
+      if (!issued.has(secret)) { issued.add(secret); return r; }
+      return world.render.error(401, 'Application authentication error: a token was already issued');
+    },
+  },
+  {
+    ...onPath('auth-app-name-number', '/auth answers app_name as a number (the application id)', ['/auth'], (r) => withData(r, (d) => { d.app_name = 7; })),
+    kills: ['AUTH-02'],
   },
   {
     ...onPath('unauth-msg-leaks-order-number', 'The 401 answer of /orders names an order number in msg', ['/orders'],

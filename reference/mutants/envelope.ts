@@ -1,5 +1,5 @@
 import type { Mutant } from './types.js';
-import { eachRecord, onPath, withBody, withData } from '../kit.js';
+import { onPath, withBody } from '../kit.js';
 
 export const envelopeMutants: Mutant[] = [
   {
@@ -13,43 +13,5 @@ export const envelopeMutants: Mutant[] = [
   {
     ...onPath('msg-on-success', 'Success answers of /dishes carry msg "ok"', ['/dishes'], (r) => withBody(r, (b) => { if (b.status === 'SUCCESS') b.msg = 'ok'; })),
     kills: ['ENV-02'],
-  },
-];
-
-export const resourceMutants: Mutant[] = [
-  {
-    ...onPath('merchant-email-invalid', '/merchant answers an e-mail without @', ['/merchant', '/auth'], (r) => withData(r, (d) => { (d.merchant ?? d).email = 'owner.golden-dragon.example'; })),
-    kills: ['MER-01', 'AUTH-02'],
-  },
-  {
-    ...onPath('dish-price-string', '/dishes renders price as a string', ['/dishes'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.price = String(x.price); }))),
-    kills: ['DISH-01'],
-  },
-  {
-    ...onPath('dish-detail-time-iso', '/dishes/:id renders created_at as ISO 8601 instead of YYYY-MM-DD HH:MM', ['/dishes/:id'], (r) => withData(r, (d) => { d.created_at = '2024-03-01T12:30:00.000000Z'; })),
-    kills: ['DISH-02'],
-  },
-  {
-    ...onPath('seat-status-out-of-range', '/seats answers a seat status of 1', ['/seats'], (r) => withData(r, (d) => eachRecord(d, (x, i) => { if (i === 0) x.status = 1; }))),
-    kills: ['SEAT-01'],
-  },
-  {
-    ...onPath('seat-detail-id-string', '/seats/:id renders id as a string', ['/seats/:id'], (r) => withData(r, (d) => { d.id = String(d.id); })),
-    kills: ['SEAT-02'],
-  },
-  {
-    ...onPath('device-no-uuid', "/orders devices lack the field table's uuid", ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => { delete x.device.uuid; }))),
-    kills: ['ORD-01'],
-  },
-  {
-    ...onPath('order-amount-float', '/orders renders amount with a fraction', ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.amount += 0.5; }))),
-    kills: ['ORD-01'],
-  },
-  {
-    ...onPath('device-field-table-only', '/orders devices carry only the field-table members', ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => {
-      const { id, uuid, name, ip, data } = x.device;
-      x.device = { id, uuid, name, ip, data };
-    }))),
-    kills: ['ORD-02'],
   },
 ];

@@ -1,6 +1,7 @@
 import type { Mutant } from './types.js';
 import { authMutants } from './auth.js';
-import { envelopeMutants, resourceMutants } from './envelope.js';
+import { envelopeMutants } from './envelope.js';
+import { resourceMutants } from './resources.js';
 import { errorMutants } from './errors.js';
 import { readonlyMutants } from './readonly.js';
 import { transportMutants } from './transport.js';

@@ -30,16 +30,6 @@ export const isolationMutants: Mutant[] = [
     },
   },
   {
-    name: 'auth-other-app-merchant-differs',
-    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
-    kills: ['AUTH-04'],
-    handle: (req, next, world) => {
-      const r = next();
-      if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
-      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
-    },
-  },
-  {
     name: 'iso-dish-detail-leak-a',
     description: "with merchant 1's token, /dishes/:id answers merchant 2's dishes (no merchant filter on the detail)",
     // Fuzzing draws merchant B's ids as well and sees B's record.
@@ -49,6 +39,14 @@ export const isolationMutants: Mutant[] = [
       const d = world.dishes.get(idOf(req));
       return d && d.user_id !== 1 ? ok(world.render.dish(d)) : next();
     },
+  },
+  {
+    name: 'iso-seat-detail-leak-a',
+    description: "with merchant 1's token, /seats/21 answers merchant 2's seat 21 (no merchant filter on the detail)",
+    // Merchant 2's seat 21 only: the tests' fuzz seed (12345, 30 runs) never asks for it, so this is ISO-01's alone
+    // (FUZZ-01, which draws merchant B's ids too, would also catch it at a seed that does).
+    kills: ['ISO-01'],
+    handle: (req, next, world) => (tokenOf(req, 1) && req.path === '/seats/21' ? ok(world.render.seat(world.seats.get(21)!)) : next()),
   },
   {
     name: 'iso-seat-detail-leak-b',
@@ -82,6 +80,17 @@ export const isolationMutants: Mutant[] = [
         const o = d.find((x: { id: number }) => x.id === 5002);
         o.dishes.push({ ...world.render.dish(world.dishes.get(201)!), pivot: { order_id: 5002, dish_id: 201, price: 22.5, count: 1 } });
       });
+    },
+  },
+  {
+    name: 'iso-embedded-dish-merchant-id-a',
+    description: "with merchant 1's token, the dishes of order 5001 carry merchant 2's merchant_id (an extra column joined from the wrong merchant)",
+    // merchant_id is no dish field of §2.2: the shape and consistency checks allow and ignore it; it names merchant B.
+    kills: ['ISO-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (!tokenOf(req, 1) || req.path !== '/orders') return r;
+      return withData(r, (d) => { for (const x of d.find((o: { id: number }) => o.id === 5001).dishes) x.merchant_id = world.merchants.get(2)!.merchant_id; });
     },
   },
   {

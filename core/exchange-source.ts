@@ -1,0 +1,15 @@
+/**
+ * Where the checks' exchanges come from. The Api reads every reply through one ExchangeSource: the live HTTP client
+ * (core/http.ts), or a recording (core/recorded-source.ts). Checks never know which.
+ */
+import type { Redactor } from './redact.js';
+import type { Reply, RequestSpec } from './exchange.js';
+
+/** Where the Api gets its replies: the live client or a recording, behind the same two members. */
+export interface ExchangeSource {
+  /** The run's redactor: secrets the source learns (tokens in /auth answers) are added to it. */
+  readonly redactor: Redactor;
+  /** One request and its whole answer; a NetworkError when there is no usable answer. */
+  send(spec: RequestSpec): Promise<Reply>;
+  close(): Promise<void>;
+}
