@@ -188,11 +188,17 @@ async function startBenchServer(size: SizeName): Promise<{ srv: RunningServer; r
 // ---------------------------------------------------------------------------------------------------------------
 // The measured commands.
 
-/** The measured suite run: every detail (--max-details all) at the bench's concurrency; `defaults` leaves both to the CLI. */
+/**
+ * The measured suite run: every detail (--max-details all) at the bench's concurrency; `defaults` leaves both to the
+ * CLI. A request may take a minute (not the default 10 s): on a busy machine serving and reading the 65 MB list can
+ * take longer than 10 s, and a run whose requests time out is incomplete, which measures nothing.
+ */
 function suiteArgs(srv: RunningServer, o: BenchOptions, reportDir: string, extra: string[] = [], defaults = false): string[] {
   return [BIN, '--base-url', srv.baseUrl, '--ca-file', srv.caFile, ...(defaults ? [] : ['--concurrency', String(o.concurrency), '--max-details', 'all']),
-    '--seed', String(o.seed), '--report-dir', reportDir, ...extra];
+    '--timeout-ms', String(BENCH_TIMEOUT_MS), '--seed', String(o.seed), '--report-dir', reportDir, ...extra];
 }
+
+const BENCH_TIMEOUT_MS = 60_000;
 
 async function runSuiteOnce(srv: RunningServer, rec: Recorder, o: BenchOptions, extra: string[] = [], defaults = false): Promise<{ sample: Sample; requests: PlannedRequest[]; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
@@ -304,13 +310,16 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const empty: Sample[] = [];
       const vt: Sample[] = [];
       let planFile: string | undefined;
+      let planWhole = false;
       let floorNote: string | undefined;
       for (let i = 0; i < runs; i++) {
         const s = await runSuiteOnce(srv, rec, o);
         if (s.sample.exit_code !== 0) log(`[${size}] suite run ${i + 1} exited ${s.sample.exit_code}:\n${s.stdout.split('\n').filter((l) => !/^\s+PASS /.test(l)).slice(-30).join('\n')}`);
         suite.push(s.sample);
         log(`[${size}] suite  run ${i + 1}/${runs}: ${Math.round(s.sample.wall_ms)} ms, ${s.sample.requests} requests, peak RSS ${fmtMiB(s.sample.peak_rss_mib)}`);
-        if (!planFile) {
+        // The floor replays a whole run's requests: the first run that finished (an incomplete one sent fewer).
+        if (!planFile || (!planWhole && s.sample.exit_code === 0)) {
+          planWhole = s.sample.exit_code === 0;
           const u = new URL(srv.baseUrl);
           const plan: FloorPlan = { origin: u.origin, basePath: u.pathname, caFile: srv.caFile, concurrency: o.concurrency, requests: s.requests };
           // Kept next to the results (gitignored), so a floor run can be repeated alone: node dist/bench/floor.js <plan>.
