@@ -11,14 +11,7 @@ import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
 import { listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
 import { didYouMean } from '../core/suggest.js';
-import { startDemo } from './demo.js';
-import { catalogueMarkdown } from './catalogue.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
-import { diffCommand } from './diff.js';
-import { mergeCommand } from './merge.js';
-import { openapiCommand } from './openapi-command.js';
-import { serveCommand } from './serve.js';
-import { checkHarCommand } from './check-har.js';
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { ALL_CHECKS } from '../suites/index.js';
@@ -50,14 +43,16 @@ const GROUPS: Array<[OptionGroup | 'general', string]> = [
 ];
 
 /** The subcommands, each given its own arguments; their names are also what "did you mean" offers. */
+// Each loaded when named: a run's start pays for none of them (the reference server behind serve and --demo alone
+// costs more than a tenth of a second to load).
 const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
-  catalogue: () => { out(catalogueMarkdown()); return 0; },
+  catalogue: async () => { out((await import('./catalogue.js')).catalogueMarkdown()); return 0; },
   baseline: (a) => baselineCommand(a, out),
-  diff: (a) => diffCommand(a, out),
-  merge: (a) => mergeCommand(a, out),
-  openapi: (a) => openapiCommand(a, out),
-  serve: (a) => serveCommand(a, out),
-  'check-har': (a) => checkHarCommand(a, out),
+  diff: async (a) => (await import('./diff.js')).diffCommand(a, out),
+  merge: async (a) => (await import('./merge.js')).mergeCommand(a, out),
+  openapi: async (a) => (await import('./openapi-command.js')).openapiCommand(a, out),
+  serve: async (a) => (await import('./serve.js')).serveCommand(a, out),
+  'check-har': async (a) => (await import('./check-har.js')).checkHarCommand(a, out),
 };
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
@@ -133,7 +128,7 @@ async function runCommand(argv: string[]): Promise<number> {
     // file and flags. The environment is left out: its CONFORMANCE_* variables name the user's own target.
     const base = resolveConfig({ file: { ...file, base_url: 'http://demo.invalid', app: { secret: 'demo', key: 'demo' } }, env: {}, flags });
     const { base_url: _u, app: _a, other_app: _o, disabled_app: _d, tls: _t, unsafe_methods: _m, ...settings } = base;
-    const demo = await startDemo(settings);
+    const demo = await (await import('./demo.js')).startDemo(settings);
     config = demo.config;
     stop = () => demo.server.close();
     out(`Demo: the bundled reference server is listening at ${config.base_url}\n`);
