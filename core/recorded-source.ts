@@ -49,6 +49,7 @@ function requestKey(method: string, url: URL, base: URL, token: string | undefin
 /** An ExchangeSource that answers from a recording and sends nothing: checks run in milliseconds. */
 interface Slot { typed: RecordedExchange[]; untyped: RecordedExchange[]; next: number }
 
+/** Answers each request from the recording, in the order recorded; sends nothing (see the top of this file). */
 export class RecordedSource implements ExchangeSource {
   private readonly base: URL;
   /** Per request key: its recorded answers in order, with and without the Content-Type request header. */
