@@ -18,6 +18,7 @@ import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
 import { openapiCommand } from './openapi-command.js';
 import { serveCommand } from './serve.js';
+import { checkHarCommand } from './check-har.js';
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { ALL_CHECKS } from '../suites/index.js';
@@ -31,6 +32,7 @@ const RUN_ONLY: Array<{ flag: string; short?: string; value?: string; multiple?:
   { flag: 'only', value: 'id', multiple: true, group: 'selection', help: 'Run only this check (repeatable; a trailing * matches a prefix: ISO-*)' },
   { flag: 'skip', value: 'id', multiple: true, group: 'selection', help: 'Leave this check out (repeatable; a trailing * matches a prefix)' },
   { flag: 'list', group: 'selection', help: 'Print the catalogue of checks as a table and exit' },
+  { flag: 'record-har', value: 'file', group: 'output', help: 'Also write every exchange of the run to this HAR 1.2 file, secrets replaced by placeholders (replay it with check-har)' },
   { flag: 'quiet', short: 'q', group: 'output', help: 'Print the verdict and the findings only' },
   { flag: 'verbose', group: 'output', help: 'Also print every exchange of each finding, with its curl line' },
   { flag: 'no-color', group: 'output', help: 'No colour (also NO_COLOR=1; FORCE_COLOR=1 forces it)' },
@@ -55,6 +57,7 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
   merge: (a) => mergeCommand(a, out),
   openapi: (a) => openapiCommand(a, out),
   serve: (a) => serveCommand(a, out),
+  'check-har': (a) => checkHarCommand(a, out),
 };
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
@@ -79,6 +82,7 @@ export function usage(): string {
        conformance merge reports/*/report.json [--out merged.json]   one summary of many targets' reports
        conformance openapi [--out FILE] [--format yaml|json]   the API as an OpenAPI 3.1 document
        conformance serve [--port 8080] [--https] [--fault 500@0.1] ...   the reference server as a sandbox (serve --help)
+       conformance check-har capture.har [--base-url URL] [--report-dir DIR]   judge recorded traffic, send nothing (check-har --help)
 
 ${groups.join('\n\n')}
 
@@ -153,6 +157,7 @@ async function runCommand(argv: string[]): Promise<number> {
     const suiteOptions: SuiteOptions = {
       selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
       ...(progressFile ? { progressFile } : {}),
+      ...(typeof v['record-har'] === 'string' ? { recordHar: v['record-har'] } : {}),
       onRecord: (r) => { if (baseline) markRecord(r, baseline); progress?.finished(); },
     };
     // Vitest is loaded and created while the preflight waits for the server (most of a small run's fixed cost).

@@ -30,6 +30,8 @@ export interface SuiteOptions {
   redactor: Redactor;
   /** Where the checks' process keeps its count of requests sent and planned (core/progress.ts). */
   progressFile?: string;
+  /** --record-har: the file the run's exchanges are written to (HAR 1.2, secrets replaced by placeholders). */
+  recordHar?: string;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
     testTimeout: Math.max(1000, opts.deadlineAt - Date.now()) + 10_000,
     hookTimeout: 30_000,
     passWithNoTests: false,
-    provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt, ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}) },
+    provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt, ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}), ...(opts.recordHar ? { conformanceRecordHar: resolve(opts.recordHar) } : {}) },
   }, { logLevel: 'silent', clearScreen: false });
   // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
   // write the report of what finished.

@@ -21,6 +21,9 @@ export interface RecordedExchange {
   duration_ms?: number;
 }
 
+/** A recorded body's bytes, as they came. */
+export const bodyBytes = (r: NonNullable<RecordedExchange['response']>): Buffer => Buffer.from(r.body, r.encoding === 'base64' ? 'base64' : 'utf8');
+
 /** The request was not in the recording: nothing can be said of its answer. */
 export class NotRecorded extends NetworkError {
   constructor(readonly request: string, exchange: Exchange) { super(`not in the recording: ${request}`, exchange, 'NOT_RECORDED', true); }
@@ -44,10 +47,15 @@ function requestKey(method: string, url: URL, base: URL, token: string | undefin
 }
 
 /** An ExchangeSource that answers from a recording and sends nothing: checks run in milliseconds. */
+interface Slot { typed: RecordedExchange[]; untyped: RecordedExchange[]; next: number }
+
+/** Answers each request from the recording, in the order recorded; sends nothing (see the top of this file). */
 export class RecordedSource implements ExchangeSource {
   private readonly base: URL;
   /** Per request key: its recorded answers in order, with and without the Content-Type request header. */
-  private readonly byKey = new Map<string, { typed: RecordedExchange[]; untyped: RecordedExchange[]; next: number }>();
+  private readonly byKey = new Map<string, Slot>();
+  /** Method and path of every recorded request (whatever its token): what holds() looks up. */
+  private readonly paths = new Set<string>();
 
   constructor(recording: readonly RecordedExchange[], baseUrl: string, readonly redactor: Redactor) {
     this.base = new URL(baseUrl);
@@ -55,22 +63,38 @@ export class RecordedSource implements ExchangeSource {
       let url: URL;
       try { url = new URL(x.request.url); } catch { continue; }
       const key = requestKey(x.request.method, url, this.base, x.request.headers['open-token']);
+      this.paths.add(`${x.request.method.toUpperCase()} ${url.origin}${url.pathname}`);
       let slot = this.byKey.get(key);
       if (!slot) this.byKey.set(key, slot = { typed: [], untyped: [], next: 0 });
       (x.request.headers['content-type'] !== undefined ? slot.typed : slot.untyped).push(x);
     }
   }
 
-  async send(spec: RequestSpec): Promise<Reply> {
-    const method = spec.method ?? 'GET';
-    const url = new URL(`${(spec.baseUrl ?? this.base.href).replace(/\/+$/, '')}${spec.path}${spec.query ? `?${new URLSearchParams(spec.query).toString()}` : ''}`);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
-    if (spec.token !== undefined) headers['open-token'] = spec.token;
-    const slot = this.byKey.get(requestKey(method, url, this.base, spec.token));
+  private urlOf(spec: RequestSpec): URL {
+    return new URL(`${(spec.baseUrl ?? this.base.href).replace(/\/+$/, '')}${spec.path}${spec.query ? `?${new URLSearchParams(spec.query).toString()}` : ''}`);
+  }
+
+  /** The recorded answers to a request, in order. */
+  private answersTo(spec: RequestSpec, url: URL): { slot?: Slot; answers: RecordedExchange[] } {
+    const slot = this.byKey.get(requestKey(spec.method ?? 'GET', url, this.base, spec.token));
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
     // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
     const answers = spec.contentType === false ? slot?.untyped ?? [] : slot?.typed.length ? slot.typed : slot?.untyped ?? [];
+    return { ...(slot ? { slot } : {}), answers };
+  }
+
+  holds(spec: RequestSpec): boolean {
+    const url = this.urlOf(spec);
+    return this.paths.has(`${(spec.method ?? 'GET').toUpperCase()} ${url.origin}${url.pathname}`);
+  }
+
+  async send(spec: RequestSpec): Promise<Reply> {
+    const method = spec.method ?? 'GET';
+    const url = this.urlOf(spec);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
+    if (spec.token !== undefined) headers['open-token'] = spec.token;
+    const { slot, answers } = this.answersTo(spec, url);
     const request = { method, url: url.href, headers };
     if (!answers.length) {
       const asked = `${method} ${spec.baseUrl ? url.href : `${spec.path}${url.search}`}`;
@@ -92,7 +116,7 @@ export class RecordedSource implements ExchangeSource {
 
 /** The recorded answer as the HTTP client would have given it, its tokens learnt by the redactor as live. */
 function replyOf(response: NonNullable<RecordedExchange['response']>, request: Exchange['request'], redactor: Redactor, durationMs: number): Reply {
-  const buf = Buffer.from(response.body, response.encoding === 'base64' ? 'base64' : 'utf8');
+  const buf = bodyBytes(response);
   const utf8 = isUtf8(buf);
   const text = buf.toString('utf8');
   let json: unknown;

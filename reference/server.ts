@@ -1,10 +1,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { packageRoot } from '../core/paths.js';
+import { testTls } from './tls.js';
 import { baseFixtures, grow, type App, type Dish, type Fixtures, type Merchant, type Order, type Seat, type Size } from './fixtures.js';
 
 /** A request as the API sees it, after the base path is stripped. */
@@ -57,8 +55,8 @@ export interface ServerOptions {
   basePath?: string;
   size?: Size;
   variants?: Variant[];
-  /** With https: another key and certificate than reference/tls/server.* (e.g. the self-signed pair). */
-  tlsFiles?: { key: string; cert: string };
+  /** With https: another key and certificate (PEM) than the test CA's (reference/tls.ts), e.g. the self-signed pair. */
+  tls?: { key: string; cert: string };
   /** With https: also answer plain HTTP on the same port (the first byte tells a TLS handshake from HTTP). */
   plainAndTls?: boolean;
 }
@@ -66,13 +64,12 @@ export interface ServerOptions {
 export interface RunningServer {
   url: string;
   baseUrl: string;
+  /** The PEM file of the test CA that signed the server's certificate (reference/tls.ts): what a client trusts. */
   caFile: string;
   world: World;
   server: Server;
   close(): Promise<void>;
 }
-
-export const TLS_DIR = join(packageRoot, 'reference', 'tls');
 
 const isNumericId = (s: string): boolean => /^[0-9]+$/.test(s) && s.length < 16;
 
@@ -248,9 +245,8 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
     else send(res, answer, req.method === 'HEAD');
   };
 
-  const server = opts.https
-    ? createHttpsServer({ key: readFileSync(opts.tlsFiles?.key ?? join(TLS_DIR, 'server.key')), cert: readFileSync(opts.tlsFiles?.cert ?? join(TLS_DIR, 'server.pem')) }, handler)
-    : createHttpServer(handler);
+  const tls = await testTls();
+  const server = opts.https ? createHttpsServer(opts.tls ?? tls.server, handler) : createHttpServer(handler);
   server.keepAliveTimeout = 5000;
   const host = opts.host ?? '127.0.0.1';
   // A broken deployment: one port that speaks TLS to TLS clients and plain HTTP to the rest.
@@ -277,7 +273,7 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
   return {
     url,
     baseUrl: `${url}${basePath}`,
-    caFile: join(TLS_DIR, 'ca.pem'),
+    caFile: tls.ca.certFile,
     world,
     server,
     close: () => new Promise<void>((resolve) => {

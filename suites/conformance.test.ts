@@ -3,14 +3,29 @@
  * alone and provides the run's config; the checks themselves are declared as data in the area modules.
  */
 import { afterAll, inject } from 'vitest';
-import { createRun } from '../core/run.js';
+import { writeFileSync } from 'node:fs';
+import { clientFor, createRun, type SourceOf } from '../core/run.js';
+import { Recorder } from '../core/recorded-source.js';
+import { toHar } from '../core/har.js';
 import { declareChecks } from '../core/declare-checks.js';
 import { ALL_CHECKS } from './index.js';
 
 const only = new Set(inject('conformanceOnly'));
 const selected = ALL_CHECKS.filter((c) => only.has(c.id));
 
-const run = createRun(inject('conformanceConfig'), selected, inject('conformanceDeadlineAt'), inject('conformanceProgressFile'));
-afterAll(() => run.close());
+const config = inject('conformanceConfig');
+const deadlineAt = inject('conformanceDeadlineAt');
+const harFile = inject('conformanceRecordHar');
+// --record-har: the run's own client, with every exchange it answers kept whole for the HAR.
+let recorder: Recorder | undefined;
+const recording: SourceOf | undefined = harFile ? (r) => (recorder = new Recorder(clientFor(config, r, { deadlineAt }))) : undefined;
+const run = createRun(config, selected, deadlineAt, inject('conformanceProgressFile'), recording);
+afterAll(async () => {
+  await run.close();
+  if (harFile && recorder) {
+    const { app, other_app, disabled_app, fuzz } = config;
+    writeFileSync(harFile, JSON.stringify(toHar(recorder.exchanges, run.redactor, { app, ...(other_app ? { other_app } : {}), ...(disabled_app ? { disabled_app } : {}), fuzz })));
+  }
+});
 
 declareChecks(selected, () => run);

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../core/paths.js';
@@ -20,6 +20,13 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   expect(files).not.toContain('package/test/');
   // What ships is what a user runs: not the bench.
   expect(files).not.toContain('package/dist/bench/');
+  // Nothing a secret scanner flags: no PEM private key in any file (the reference server makes its TLS keys at start).
+  const unpacked = join(dir, 'unpacked');
+  mkdirSync(unpacked);
+  execFileSync('tar', ['-xzf', join(dir, tarball), '-C', unpacked]);
+  const keys = (readdirSync(unpacked, { recursive: true, encoding: 'utf8' }))
+    .filter((f) => statSync(join(unpacked, f)).isFile() && /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(readFileSync(join(unpacked, f), 'latin1')));
+  expect(keys, 'files with a PEM private key').toEqual([]);
   // The README inside the tarball has no broken relative link.
   const listed = new Set(files.split('\n').map((f) => f.replace(/^package\//, '')));
   const readme = execFileSync('tar', ['-xzOf', join(dir, tarball), 'package/README.md'], { encoding: 'utf8' });

@@ -1,19 +1,20 @@
 import { describe, expect, test } from 'vitest';
-import { join } from 'node:path';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv } from './helpers/target.js';
-import { startReferenceServer, TLS_DIR, type RunningServer } from '../reference/server.js';
+import { startReferenceServer, type RunningServer } from '../reference/server.js';
+import { testTls, TLS_NAMES } from '../reference/tls.js';
 
 /**
  * https:// targets: trusted through a CA file or accepted in insecure mode; otherwise one line that names the fix,
  * exit 3 (nothing could be checked), and no report.
  */
 
-const SELF_SIGNED = { key: join(TLS_DIR, 'self-signed.key'), cert: join(TLS_DIR, 'self-signed.pem') };
 const FIX = /--ca-file.*--insecure/;
 
 async function withTls<T>(opts: { selfSigned?: boolean; https?: boolean }, fn: (srv: RunningServer) => Promise<T>): Promise<T> {
-  const srv = await startReferenceServer({ https: opts.https ?? true, ...(opts.selfSigned ? { tlsFiles: SELF_SIGNED } : {}) });
+  const srv = await startReferenceServer({ https: opts.https ?? true, ...(opts.selfSigned ? { tls: (await testTls()).selfSigned } : {}) });
   try { return await fn(srv); } finally { await srv.close(); }
 }
 
@@ -59,7 +60,7 @@ describe.concurrent('TLS', () => {
 
   test('a self-signed certificate given as its own CA file (tls.ca_file through the environment)', async () => {
     await withTls({ selfSigned: true }, async (srv) => {
-      const run = await runCli(bare(srv, ['--only', 'AUTH-0*']), { env: { ...targetEnv, CONFORMANCE_CA_FILE: SELF_SIGNED.cert } });
+      const run = await runCli(bare(srv, ['--only', 'AUTH-0*']), { env: { ...targetEnv, CONFORMANCE_CA_FILE: (await testTls()).selfSigned.certFile } });
       expect(run.code, run.stdout.slice(-1500)).toBe(0);
     });
   });
@@ -70,5 +71,30 @@ describe.concurrent('TLS', () => {
       expect(run.code).toBe(3);
       expect(run.stderr).toMatch(/^conformance: cannot reach https:\S+: TLS handshake failed \(is the server speaking HTTPS\?\)\n$/);
     });
+  });
+});
+
+describe('the throw-away TLS material, made at start (nothing shipped)', () => {
+  test('one CA per process; it signs the server certificate for the loopback names; the self-signed one is signed by no CA', async () => {
+    const [tls, again] = await Promise.all([testTls(), testTls()]);
+    expect(again).toBe(tls);
+    const ca = new X509Certificate(tls.ca.cert);
+    const server = new X509Certificate(tls.server.cert);
+    const self = new X509Certificate(tls.selfSigned.cert);
+    expect(ca.ca).toBe(true);
+    expect(server.ca).toBe(false);
+    expect(server.checkIssued(ca)).toBe(true);
+    expect(server.verify(ca.publicKey)).toBe(true);
+    expect(self.checkIssued(ca)).toBe(false);
+    expect(self.verify(self.publicKey)).toBe(true);
+    for (const cert of [server, self]) {
+      for (const host of TLS_NAMES.dns) expect(cert.checkHost(host)).toBe(host);
+      for (const ip of TLS_NAMES.ip) expect(cert.checkIP(ip)).toBe(ip);
+      expect(cert.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    }
+    expect(server.checkPrivateKey(createPrivateKey(tls.server.key))).toBe(true);
+    // Clients take files: the certificates (never a key) are written where --ca-file can read them.
+    expect(readFileSync(tls.ca.certFile, 'utf8')).toBe(tls.ca.cert);
+    expect(readFileSync(tls.selfSigned.certFile, 'utf8')).toBe(tls.selfSigned.cert);
   });
 });
