@@ -6,7 +6,7 @@ import { filtered, show } from './quote.js';
 
 /** What an answer was, in one phrase: "HTTP 500, code 500, status \"ERROR\"". */
 export function describeReply(r: Reply): string {
-  // Redirects are never followed (src/http.ts): where one pointed is part of what happened.
+  // Redirects are never followed (core/http.ts): where one pointed is part of what happened.
   const location = r.status >= 300 && r.status < 400 ? r.headers.location : undefined;
   const http = `HTTP ${r.status}${location ? ` (a redirect to ${location}, not followed)` : ''}`;
   if (r.jsonError !== undefined) return `${http} with a body that is not JSON (${show(r.text, 60)})`;

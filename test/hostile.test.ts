@@ -235,7 +235,7 @@ describe.concurrent('the HTTP client against a hostile server', () => {
     tls: { insecure: false, ...(o.caFile ? { ca_file: o.caFile } : {}) }, redactor: new Redactor(),
   });
 
-  // Alone: the client forgives time its own event loop was busy (src/http.ts Timeouts), and the big bodies parsed
+  // Alone: the client forgives time its own event loop was busy (core/timeouts.ts), and the big bodies parsed
   // by the test beside it would make this one's timeouts, whose duration is asserted, forgiven.
   test.sequential('an endpoint that stopped answering is not sent more requests after 3 timeouts in a row', async () => {
     const srv = await startReferenceServer({ variants: [H.hangDetail] });
