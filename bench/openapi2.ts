@@ -28,6 +28,13 @@ function lower(node: unknown): unknown {
     if (k === '$ref' && typeof v === 'string') { out.$ref = v.replace('#/components/schemas/', '#/definitions/'); continue; }
     out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, lower(s)])) : lower(v);
   }
+  // 2.0's validator refuses a required member its schema does not list (2020-12 allows it: "present, any value"),
+  // so each such member is listed with no constraint.
+  if (Array.isArray(out.required)) {
+    const props = (out.properties ?? {}) as Json;
+    const missing = (out.required as string[]).filter((r) => !(r in props));
+    if (missing.length) out.properties = { ...props, ...Object.fromEntries(missing.map((r) => [r, {}])) };
+  }
   return out;
 }
 

@@ -68,7 +68,10 @@ export class Progress {
 
   finished(): void {
     this.done++;
-    if (this.live) this.draw();
+    if (this.live) {
+      this.requests = this.readRequests() ?? this.requests;
+      this.draw();
+    }
   }
 
   /** Requests per second over the recent past, once there is a past to speak of (at least `spanMs` of it). */
