@@ -185,6 +185,7 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
   const base = v['base-url'] ?? baseUrlOf(har.exchanges);
   if (!base)
     throw new ConfigError(`check-har: ${file} holds no /auth request to take the base URL from: give --base-url`);
+  if (!URL.canParse(base)) throw new ConfigError('check-har: --base-url is not a URL');
   const { roles, seen } = rolesOf(har.exchanges, base, har.roles);
 
   const config = resolveConfig({

@@ -60,6 +60,14 @@ function headerMap(list: HarHeader[] | undefined): Record<string, string> {
   return out;
 }
 
+const isHttpUrl = (url: string): boolean => {
+  try {
+    return /^https?:$/.test(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+};
+
 /** Reads a HAR file's text: every entry with a request and an answer (or a recorded failure to get one). */
 export function parseHar(text: string): ParsedHar {
   let doc: { log?: { entries?: HarEntry[]; _conformance?: HarRoles } };
@@ -75,7 +83,7 @@ export function parseHar(text: string): ParsedHar {
   entries.forEach((e, i) => {
     const method = e?.request?.method;
     const url = e?.request?.url;
-    if (typeof method !== 'string' || typeof url !== 'string' || !/^https?:/i.test(url)) {
+    if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url)) {
       leftOut.push(`entry ${i}: not an HTTP request`);
       return;
     }

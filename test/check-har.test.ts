@@ -254,4 +254,8 @@ test('check-har: usage errors exit 2', async () => {
   const bad = await runCli(['check-har', 'x.har'], { cwd: dir });
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/no log\.entries/);
+  writeFileSync(join(dir, 'y.har'), '{"log":{"entries":[]}}');
+  const noBase = await runCli(['check-har', 'y.har'], { cwd: dir });
+  expect([noBase.code, noBase.stderr]).toEqual([2, expect.stringMatching(/give --base-url/)]);
+  expect((await runCli(['check-har', 'y.har', '--base-url', 'nope'], { cwd: dir })).code).toBe(2);
 });
