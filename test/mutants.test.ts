@@ -8,20 +8,10 @@ import { syncReadmeBlock } from './helpers/readme.js';
 /**
  * MUST and SHOULD checks that no mutant can fail alone, and why: each fails only when another check fails too, so
  * a mutant that kills it kills one of `alongside` as well. The static test holds every mutant to that claim, and
- * fails when one of these gets an exclusive mutant after all (then it leaves this list).
+ * fails when one of these gets an exclusive mutant after all (then it leaves this list). Empty today: AUTH-05 judges
+ * refusals only and ENV-01 the envelope of answers that are not refusals, so each has a mutant of its own.
  */
-const NEVER_ALONE: Record<string, { why: string; alongside: string[] }> = {
-  'AUTH-05': {
-    why: 'it fails when a data endpoint does not answer SUCCESS with the token, and ENV-01 judges the same shared '
-      + 'replies against the success envelope',
-    alongside: ['ENV-01'],
-  },
-  'ENV-01': {
-    why: "every way to break the success envelope is also another check's: status or code (AUTH-05, AUTH-01 for "
-      + "/auth), a msg (ENV-02), no data (the endpoint's shape check)",
-    alongside: ['AUTH-05', 'AUTH-01', 'ENV-02', 'MER-01', 'DISH-01', 'DISH-02', 'SEAT-01', 'SEAT-02', 'ORD-01'],
-  },
-};
+const NEVER_ALONE: Record<string, { why: string; alongside: string[] }> = {};
 
 const gated = ALL_CHECKS.filter((c) => c.level !== 'INFO');
 const exclusive = (id: string): boolean => MUTANTS.some((m) => m.kills.length === 1 && m.kills[0] === id);
