@@ -25,7 +25,7 @@ export const envelopeChecks = defineChecks('envelope', [
         // A refusal is judged as a refusal (AUTH-01, AUTH-05, the error checks), not as a broken success.
         if (isRefusal(reply)) continue;
         const errors = validate('envelope.success', reply.json);
-        if (reply.jsonError !== undefined || errors.length) problems.push(`GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : formatErrors(errors, 3)}`);
+        if (reply.jsonError !== undefined || errors.length) problems.push(`GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : `${describeReply(reply)}: ${formatErrors(errors, 3)}`}`);
         else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`GET ${path}: no data member`);
       }
       if (problems.length) ctx.fail(`expected {status: "SUCCESS", code: 200, data} on every success: ${problems.join('; ')}`);
