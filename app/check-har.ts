@@ -13,7 +13,7 @@ import { summaryText } from '../reporters/terminal.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { writeReportDir } from './suite-runner.js';
 
-export const CHECK_HAR_USAGE = `Usage: conformance check-har capture.har [--base-url URL] [--report-dir DIR] [--reporter json,junit,html] [--strict] [-q]
+export const CHECK_HAR_USAGE = `Usage: conformance check-har capture.har [--base-url URL] [--report-dir DIR] [--reporter LIST] [--strict] [-q]
 
 Judges the exchanges recorded in a HAR file (browser devtools, mitmproxy's HAR export, Playwright's recordHar, or a
 run's --record-har) by every check that can be judged from them, and sends no request. A check that needs a
@@ -35,13 +35,20 @@ Exit codes as a run: 0 conformant or PARTIAL, 1 a MUST check failed, 2 usage err
 `;
 
 /** An application seen in the recording: the key pair its /auth sent, the token it got, whose merchant it is. */
-interface SeenApp { secret: string; key: string; token?: string; merchant?: unknown; uses: number }
+interface SeenApp {
+  secret: string;
+  key: string;
+  token?: string;
+  merchant?: unknown;
+  uses: number;
+}
 
 /** The base URL of the recording: the address /auth was called at. */
 export function baseUrlOf(exchanges: readonly RecordedExchange[]): string | undefined {
   for (const x of exchanges) {
     const u = new URL(x.request.url);
-    if (u.pathname.endsWith(AUTH_PATH) && u.searchParams.has('secret')) return `${u.origin}${u.pathname.slice(0, -AUTH_PATH.length)}`;
+    if (u.pathname.endsWith(AUTH_PATH) && u.searchParams.has('secret'))
+      return `${u.origin}${u.pathname.slice(0, -AUTH_PATH.length)}`;
   }
   return undefined;
 }
@@ -58,8 +65,17 @@ export function applicationsOf(exchanges: readonly RecordedExchange[], base: str
     const app = apps.get(JSON.stringify([secret, key])) ?? { secret, key, uses: 0 };
     apps.set(JSON.stringify([secret, key]), app);
     let data: { app_token?: unknown; merchant?: { id?: unknown } } | undefined;
-    try { data = (JSON.parse(x.response ? bodyBytes(x.response).toString('utf8') : '') as { code?: unknown; data?: typeof data }).data; } catch { /* not JSON: no token */ }
-    if (typeof data?.app_token === 'string' && data.app_token !== '') { app.token = data.app_token; app.merchant = data.merchant?.id; }
+    try {
+      data = (
+        JSON.parse(x.response ? bodyBytes(x.response).toString('utf8') : '') as { code?: unknown; data?: typeof data }
+      ).data;
+    } catch {
+      /* not JSON: no token */
+    }
+    if (typeof data?.app_token === 'string' && data.app_token !== '') {
+      app.token = data.app_token;
+      app.merchant = data.merchant?.id;
+    }
   }
   const withToken = [...apps.values()].filter((a) => a.token !== undefined);
   for (const x of exchanges) for (const a of withToken) if (x.request.headers['open-token'] === a.token) a.uses++;
@@ -67,7 +83,11 @@ export function applicationsOf(exchanges: readonly RecordedExchange[], base: str
 }
 
 /** Which application is which: as the run that wrote the HAR said, else by the /auth requests and token use. */
-function rolesOf(exchanges: readonly RecordedExchange[], base: string, written: HarRoles | undefined): { roles: HarRoles; seen: SeenApp[] } {
+function rolesOf(
+  exchanges: readonly RecordedExchange[],
+  base: string,
+  written: HarRoles | undefined,
+): { roles: HarRoles; seen: SeenApp[] } {
   const seen = applicationsOf(exchanges, base);
   if (written?.app) return { roles: written, seen };
   const [app, ...rest] = seen.filter((a) => a.token !== undefined);
@@ -92,15 +112,30 @@ function addRecordedSecrets(redactor: Redactor, exchanges: readonly RecordedExch
  * Runs every check over the recording, one at a time in the order of a run (the unsafe methods, then the checks
  * that call /auth again, last), so that a request asked twice gets its recorded answers in order.
  */
-async function judgeRecording(config: Config, exchanges: readonly RecordedExchange[], seen: SeenApp[]): Promise<{ records: CheckRecord[]; redactor: Redactor }> {
+async function judgeRecording(
+  config: Config,
+  exchanges: readonly RecordedExchange[],
+  seen: SeenApp[],
+): Promise<{ records: CheckRecord[]; redactor: Redactor }> {
   const phase = (c: (typeof ALL_CHECKS)[number]): number => (c.mintsTokens ? 2 : c.area === 'readonly' ? 1 : 0);
   const ordered = [...ALL_CHECKS].sort((a, b) => phase(a) - phase(b));
-  const run = createRun(config, ordered, Date.now() + config.deadline_ms, undefined, (r) => new RecordedSource(exchanges, config.base_url, r));
+  const run = createRun(
+    config,
+    ordered,
+    Date.now() + config.deadline_ms,
+    undefined,
+    (r) => new RecordedSource(exchanges, config.base_url, r),
+  );
   addRecordedSecrets(run.redactor, exchanges, seen);
   const records: CheckRecord[] = [];
   try {
-    for (const c of ordered) records.push(withOutcome({ id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, ...(await run.check(c)) }));
-  } finally { await run.close(); }
+    for (const c of ordered)
+      records.push(
+        withOutcome({ id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, ...(await run.check(c)) }),
+      );
+  } finally {
+    await run.close();
+  }
   return { records, redactor: run.redactor };
 }
 
@@ -109,20 +144,48 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: true, strict: true,
-      options: { 'base-url': { type: 'string' }, 'report-dir': { type: 'string' }, reporter: { type: 'string' }, 'max-details': { type: 'string' }, strict: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, help: { type: 'boolean', short: 'h' } },
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'base-url': { type: 'string' },
+        'report-dir': { type: 'string' },
+        reporter: { type: 'string' },
+        'max-details': { type: 'string' },
+        strict: { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
-  } catch (e) { throw new ConfigError(`check-har: ${(e as Error).message.split('\n')[0]} (see check-har --help)`); }
+  } catch (e) {
+    throw new ConfigError(`check-har: ${(e as Error).message.split('\n')[0]} (see check-har --help)`);
+  }
   const v = parsed.values;
-  if (v.help) { out(CHECK_HAR_USAGE); return 0; }
+  if (v.help) {
+    out(CHECK_HAR_USAGE);
+    return 0;
+  }
   if (parsed.positionals.length !== 1) throw new ConfigError('check-har: give one HAR file (see check-har --help)');
   const file = parsed.positionals[0]!;
   let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) { throw new ConfigError(`check-har: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(
+      `check-har: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
   let har;
-  try { har = parseHar(text); } catch (e) { if (e instanceof HarError) throw new ConfigError(`check-har: ${file}: ${e.message}`); throw e; }
+  try {
+    har = parseHar(text);
+  } catch (e) {
+    if (e instanceof HarError) throw new ConfigError(`check-har: ${file}: ${e.message}`);
+    throw e;
+  }
   const base = v['base-url'] ?? baseUrlOf(har.exchanges);
-  if (!base) throw new ConfigError(`check-har: ${file} holds no /auth request to take the base URL from: give --base-url`);
+  if (!base)
+    throw new ConfigError(`check-har: ${file} holds no /auth request to take the base URL from: give --base-url`);
+  if (!URL.canParse(base)) throw new ConfigError('check-har: --base-url is not a URL');
   const { roles, seen } = rolesOf(har.exchanges, base, har.roles);
 
   const config = resolveConfig({
@@ -137,20 +200,42 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
       ...(roles.fuzz ? { fuzz: roles.fuzz } : { fuzz: { seed: 0 } }),
     },
     env: {},
-    flags: { 'report-dir': v['report-dir'], reporter: v.reporter, strict: v.strict, 'max-details': v['max-details'] ?? (roles.fuzz ? undefined : 'all') },
+    flags: {
+      'report-dir': v['report-dir'],
+      reporter: v.reporter,
+      strict: v.strict,
+      'max-details': v['max-details'] ?? (roles.fuzz ? undefined : 'all'),
+    },
   });
   const started = new Date();
   const t0 = performance.now();
   const { records, redactor } = await judgeRecording(config, har.exchanges, seen);
   const report: Report = buildReport({
-    checks: records, baseUrl: redactor.redact(config.base_url), startedAt: started, durationMs: performance.now() - t0, strict: config.strict,
-    catalogue: ALL_CHECKS, fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs }, config: { ...redactedConfig(config), recording: redactor.redact(file) },
+    checks: records,
+    baseUrl: redactor.redact(config.base_url),
+    startedAt: started,
+    durationMs: performance.now() - t0,
+    strict: config.strict,
+    catalogue: ALL_CHECKS,
+    fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
+    config: { ...redactedConfig(config), recording: redactor.redact(file) },
     errors: [],
   });
   if (!v.quiet) {
-    out(`${tool.name} ${tool.version}: judging ${har.exchanges.length} recorded exchanges of ${redactor.redact(file)} at ${redactor.redact(config.base_url)}; no request is sent\n`);
-    out(`Applications: ${roles.app ? 'app' : 'none (no /auth answered a token)'}${roles.other_app ? ', other_app' : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`);
-    if (har.leftOut.length) out(inertBlock(redactor.redact(`Left out: ${har.leftOut.length} entries (${har.leftOut.slice(0, 3).join('; ')}${har.leftOut.length > 3 ? '; …' : ''})\n`)));
+    out(
+      `${tool.name} ${tool.version}: judging ${har.exchanges.length} recorded exchanges of ${redactor.redact(file)} at ${redactor.redact(config.base_url)}; no request is sent\n`,
+    );
+    out(
+      `Applications: ${roles.app ? 'app' : 'none (no /auth answered a token)'}${roles.other_app ? ', other_app' : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,
+    );
+    if (har.leftOut.length)
+      out(
+        inertBlock(
+          redactor.redact(
+            `Left out: ${har.leftOut.length} entries (${har.leftOut.slice(0, 3).join('; ')}${har.leftOut.length > 3 ? '; …' : ''})\n`,
+          ),
+        ),
+      );
   }
   const files = await writeReportDir(report, config);
   out(inertBlock(redactor.redact(summaryText(report, files, { quiet: v.quiet === true }))));

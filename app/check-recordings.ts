@@ -15,7 +15,15 @@ import type { Variant } from '../reference/server.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 /** One check's recording: the config it ran with (the fixture's public test credentials) and what it exchanged. */
-export interface CheckRecording { check: string; variant: string; status: Status; message: string; fingerprints?: string[]; config: Config; exchanges: RecordedExchange[] }
+export interface CheckRecording {
+  check: string;
+  variant: string;
+  status: Status;
+  message: string;
+  fingerprints?: string[];
+  config: Config;
+  exchanges: RecordedExchange[];
+}
 
 /** Settings of a capture: the mutation test's fuzz runs, and a fixed seed so the fuzz check's requests replay. */
 export const RECORDING_SETTINGS = { fuzz: { runs: 30, seed: 12345 } };
@@ -25,10 +33,24 @@ export async function recordCheck(check: Check, variants: Variant[]): Promise<Ch
   const server = await startReferenceServer({ https: true, variants });
   const cfg = demoConfig(server, RECORDING_SETTINGS);
   let recorder: Recorder | undefined;
-  const run = createRun(cfg, [check], Date.now() + cfg.deadline_ms, undefined, (r) => (recorder = new Recorder(clientFor(cfg, r))));
+  const run = createRun(
+    cfg,
+    [check],
+    Date.now() + cfg.deadline_ms,
+    undefined,
+    (r) => (recorder = new Recorder(clientFor(cfg, r))),
+  );
   try {
     const result = await run.check(check);
-    return { check: check.id, variant: variants.map((v) => v.name).join('+') || 'reference', status: result.status, message: result.message, ...(result.fingerprints ? { fingerprints: result.fingerprints } : {}), config: { ...cfg, tls: { insecure: false } }, exchanges: recorder!.exchanges };
+    return {
+      check: check.id,
+      variant: variants.map((v) => v.name).join('+') || 'reference',
+      status: result.status,
+      message: result.message,
+      ...(result.fingerprints ? { fingerprints: result.fingerprints } : {}),
+      config: { ...cfg, tls: { insecure: false } },
+      exchanges: recorder!.exchanges,
+    };
   } finally {
     await run.close();
     await server.close();
@@ -53,7 +75,9 @@ export async function recordAll(dir: string, only?: (c: Check) => boolean): Prom
       if (fail.status === 'failed') break;
     }
     writeFileSync(join(dir, `${check.id}.json`), `${JSON.stringify({ pass, ...(fail ? { fail } : {}) }, null, 1)}\n`);
-    lines.push(`${check.id}: pass ${pass.status} (${pass.exchanges.length} exchanges)${fail ? `, fail ${fail.status} against ${fail.variant} (${fail.exchanges.length} exchanges)` : ''}`);
+    lines.push(
+      `${check.id}: pass ${pass.status} (${pass.exchanges.length} exchanges)${fail ? `, fail ${fail.status} against ${fail.variant} (${fail.exchanges.length} exchanges)` : ''}`,
+    );
   }
   return lines;
 }

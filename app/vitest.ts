@@ -4,7 +4,7 @@
  *   import { conformanceSuite } from 'restaurant-open-platform-conformance/vitest';
  *   conformanceSuite(() => ({ base_url: server.baseUrl, app: { secret, key } }));
  *
- * One test per check, with the CLI's outcomes and levels (src/declare-checks.ts); add ConformanceReporter
+ * One test per check, with the CLI's outcomes and levels (core/declare-checks.ts); add ConformanceReporter
  * (restaurant-open-platform-conformance/reporter) to the project's reporters for the CLI's report files. Vitest's own
  * --shard, --merge-reports, filters and watch mode apply as to any test.
  */

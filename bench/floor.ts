@@ -1,7 +1,7 @@
 /**
  * The floor of a conformance run: a bare undici script that sends exactly the requests a suite run sent (recorded
  * by the reference server), at the same concurrency, and parses and schema-validates every body through
- * src/schemas.ts (compiled once). Nothing else: no Vitest, no evidence, no redaction, no report.
+ * core/schemas.ts (compiled once). Nothing else: no Vitest, no evidence, no redaction, no report.
  *
  * It keeps only the dependencies any client has: a request carrying an issued token waits for that token's /auth,
  * and a detail request (/dishes/:id, /seats/:id) with a valid token waits for its list, where the ids come from.

@@ -294,13 +294,27 @@ export class Api {
    */
   async detailIds(resource: Resource, who: Who = 'app'): Promise<{ ids: RecordId[]; total: number; sampled: boolean }> {
     const items = await this.list(`/${resource}`, who);
-    const ids = items.map((i) => i.id).filter(isIdLike);
+    const ids = this.heldByTheSource(resource, items.map((i) => i.id).filter(isIdLike), who);
     const max = this.shared.config.max_details;
     this.shared.tally.planSweep(`${resource}:${who}`, max === undefined ? ids.length : Math.min(max, ids.length));
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
     const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
     this.sampled(`${max} of ${ids.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (max_details, seed ${this.shared.config.fuzz.seed})`);
     return { ids: sample ?? [], total: ids.length, sampled: true };
+  }
+
+  /**
+   * The listed ids whose detail the exchange source can answer: all of them live; those in the recording for a
+   * recording, said as a sample of the run (a capture of ordinary traffic holds a few details, and the checks judge
+   * the details it holds rather than none).
+   */
+  private heldByTheSource(resource: Resource, listed: RecordId[], who: Who): RecordId[] {
+    const source = this.shared.client;
+    if (!source.holds) return listed;
+    // Whatever the token: an isolation check reads the other merchant's ids with its own token.
+    const held = listed.filter((id) => source.holds!({ path: detailPath(resource, id) }));
+    if (held.length < listed.length) this.sampled(`${held.length} of ${listed.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (the details in the recording)`);
+    return held;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { CheckContext } from './check.js';
+import { Blocked } from './check-errors.js';
 import type { Reply } from './exchange.js';
 import { isRecord, successData, type Rec } from './api.js';
 import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from './schemas.js';
@@ -6,7 +7,7 @@ import { filtered, show } from './quote.js';
 
 /** What an answer was, in one phrase: "HTTP 500, code 500, status \"ERROR\"". */
 export function describeReply(r: Reply): string {
-  // Redirects are never followed (src/http.ts): where one pointed is part of what happened.
+  // Redirects are never followed (core/http.ts): where one pointed is part of what happened.
   const location = r.status >= 300 && r.status < 400 ? r.headers.location : undefined;
   const http = `HTTP ${r.status}${location ? ` (a redirect to ${location}, not followed)` : ''}`;
   if (r.jsonError !== undefined) return `${http} with a body that is not JSON (${show(r.text, 60)})`;
@@ -23,12 +24,35 @@ export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknow
 }
 
 /**
- * Validates data (one record, or an array of records) against a schema, fails with the first errors, and notes
- * fields the spec does not list (allowed: a server may add fields).
+ * A refusal: the error envelope of §7 (code not 200, status not SUCCESS), or HTTP 401/403 whatever the body. An
+ * answer that is neither a refusal nor the success envelope is a malformed answer, not a refusal.
  */
-export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data'): void {
-  const many = Array.isArray(value);
-  const items: readonly unknown[] = many ? value : [value];
+export function isRefusal(r: Reply): boolean {
+  return r.status === 401 || r.status === 403 || (r.jsonError === undefined && validate('envelope.error', r.json).length === 0);
+}
+
+/**
+ * The data of an endpoint's answer, for a check that judges what the data holds. Each fault is one check's: a
+ * refusal is the token's (AUTH-05), an answer without an envelope carrying data is the envelope's (ENV-01); both
+ * block this check instead of failing it a second time. A malformed envelope around data (code "200", status
+ * "success") still shows the data, so its shape is judged.
+ */
+export function answeredData(r: Reply, what: string): unknown {
+  if (isRefusal(r)) throw new Blocked(`${what} was refused (${describeReply(r)}), so its data could not be judged (AUTH-05 reports the refusal)`);
+  if (r.jsonError !== undefined || !isRecord(r.json) || !('data' in r.json)) {
+    throw new Blocked(`${what} answered no envelope with data (${describeReply(r)}), so its data could not be judged (ENV-01 reports the envelope)`);
+  }
+  return r.json.data;
+}
+
+/**
+ * Validates data against a schema, fails with the first errors, and notes fields the spec does not list (allowed:
+ * a server may add fields). `many`: the data is a list of records, judged element by element; otherwise it is one
+ * record, and an array is not one.
+ */
+export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data', many = false): void {
+  if (!many && Array.isArray(value)) return ctx.fail(`${what}: expected one ${schema} record at ${at}, got an array of ${value.length}`, [`${schema}:array`]);
+  const items: readonly unknown[] = many && Array.isArray(value) ? value : [value];
   const path = (i: number): string => (many ? `${at}/${i}` : at);
   // The problems of the first records are listed (up to SHAPE_PROBLEMS); past that, records are only counted as
   // matching or not: two million {} must not become eighteen million error objects.

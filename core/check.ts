@@ -55,7 +55,7 @@ export interface CheckContext {
   send(spec: RequestSpec): Promise<Reply>;
   /**
    * Ends the check as failed: say what was expected and what came. fingerprints name what failed (see
-   * src/findings.ts); without them the check as a whole is the fingerprint.
+   * core/findings.ts); without them the check as a whole is the fingerprint.
    */
   fail(message: string, fingerprints?: readonly string[]): never;
   note(text: string): void;

@@ -1,7 +1,7 @@
 import { describe, test } from 'vitest';
 import { AREAS, type Check, type CheckResult } from './check.js';
 
-/** A conformance run as the declared tests use it (src/run.ts createRun). */
+/** A conformance run as the declared tests use it (core/run.ts createRun). */
 export interface ConformanceRun { check(c: Check): Promise<CheckResult>; close(): Promise<void> }
 
 /** What the report needs to know of a run, carried on each test's meta so a reporter in another process has it. */
@@ -14,7 +14,7 @@ export function selectChecks(all: Check[], only: string[]): Check[] {
 
 /**
  * Declares one Vitest test per check, grouped by area: the CLI's entry (suites/conformance.test.ts) and library mode
- * (src/vitest.ts) both declare through here. A test's outcome follows the check's level: a MUST failure, a check
+ * (app/vitest.ts) both declare through here. A test's outcome follows the check's level: a MUST failure, a check
  * that could not finish (incomplete) or an error of the suite fails the test; a SHOULD failure is a warning annotation on a passing test (it never gates); a skip
  * carries its reason. The whole result travels in task.meta for the reporters.
  *

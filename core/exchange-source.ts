@@ -12,4 +12,9 @@ export interface ExchangeSource {
   /** One request and its whole answer; a NetworkError when there is no usable answer. */
   send(spec: RequestSpec): Promise<Reply>;
   close(): Promise<void>;
+  /**
+   * Whether the source holds any answer for the request's method and path, whatever its token and query (a
+   * recording); absent when it answers anything (live).
+   */
+  holds?(spec: RequestSpec): boolean;
 }

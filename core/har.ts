@@ -7,13 +7,18 @@ import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from './config.js';
 import { tool } from './paths.js';
 
-interface HarHeader { name: string; value: string }
+interface HarHeader {
+  name: string;
+  value: string;
+}
 interface HarEntry {
   startedDateTime?: string;
   time?: number;
   request?: { method?: string; url?: string; headers?: HarHeader[] };
   response?: {
-    status?: number; headers?: HarHeader[]; _error?: string;
+    status?: number;
+    headers?: HarHeader[];
+    _error?: string;
     content?: { size?: number; mimeType?: string; text?: string; encoding?: string; _file?: string };
   };
   _error?: string;
@@ -45,15 +50,32 @@ function headerMap(list: HarHeader[] | undefined): Record<string, string> {
     if (typeof h?.name !== 'string' || typeof h.value !== 'string' || h.name.startsWith(':')) continue;
     const k = h.name.toLowerCase();
     // defineProperty: a header named __proto__ stays an own key.
-    Object.defineProperty(out, k, { value: Object.hasOwn(out, k) ? `${out[k]}, ${h.value}` : h.value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: Object.hasOwn(out, k) ? `${out[k]}, ${h.value}` : h.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
 
+const isHttpUrl = (url: string): boolean => {
+  try {
+    return /^https?:$/.test(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+};
+
 /** Reads a HAR file's text: every entry with a request and an answer (or a recorded failure to get one). */
 export function parseHar(text: string): ParsedHar {
   let doc: { log?: { entries?: HarEntry[]; _conformance?: HarRoles } };
-  try { doc = JSON.parse(text) as typeof doc; } catch (e) { throw new HarError(`not a HAR file: ${(e as Error).message}`); }
+  try {
+    doc = JSON.parse(text) as typeof doc;
+  } catch (e) {
+    throw new HarError(`not a HAR file: ${(e as Error).message}`);
+  }
   const entries = doc?.log?.entries;
   if (!Array.isArray(entries)) throw new HarError('not a HAR file: no log.entries array');
   const exchanges: RecordedExchange[] = [];
@@ -61,18 +83,30 @@ export function parseHar(text: string): ParsedHar {
   entries.forEach((e, i) => {
     const method = e?.request?.method;
     const url = e?.request?.url;
-    if (typeof method !== 'string' || typeof url !== 'string' || !/^https?:/i.test(url)) { leftOut.push(`entry ${i}: not an HTTP request`); return; }
+    if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url)) {
+      leftOut.push(`entry ${i}: not an HTTP request`);
+      return;
+    }
     const request = { method: method.toUpperCase(), url, headers: headerMap(e.request!.headers) };
     const time = typeof e.time === 'number' && e.time >= 0 ? { duration_ms: Math.round(e.time) } : {};
     const status = e.response?.status;
     const error = e.response?._error ?? e._error;
     // Devtools records a request that got no answer (refused, reset, blocked) with status 0.
-    if (typeof status !== 'number' || status <= 0) { exchanges.push({ request, error: typeof error === 'string' && error ? error : 'no response', ...time }); return; }
+    if (typeof status !== 'number' || status <= 0) {
+      exchanges.push({ request, error: typeof error === 'string' && error ? error : 'no response', ...time });
+      return;
+    }
     const c = e.response!.content ?? {};
     let body: { body: string; encoding?: 'base64' };
-    if (typeof c.text === 'string') body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
+    if (typeof c.text === 'string')
+      body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
     else if (c.size === 0) body = { body: '' };
-    else { leftOut.push(`${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`); return; }
+    else {
+      leftOut.push(
+        `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`,
+      );
+      return;
+    }
     exchanges.push({ request, response: { status, headers: headerMap(e.response!.headers), ...body }, ...time });
   });
   const roles = doc.log!._conformance;
@@ -87,7 +121,8 @@ export function placeholderOf(kind: SecretKind): string {
 
 /** Text with every secret the redactor knows replaced by its kind's placeholder. */
 function hider(redactor: Redactor): (s: string) => string {
-  return (s) => redactor.redactServerText(s).replace(/\[REDACTED:([a-z-]+)\]/g, (_, k: string) => placeholderOf(k as SecretKind));
+  return (s) =>
+    redactor.redactServerText(s).replace(/\[REDACTED:([a-z-]+)\]/g, (_, k: string) => placeholderOf(k as SecretKind));
 }
 
 /**
@@ -96,7 +131,8 @@ function hider(redactor: Redactor): (s: string) => string {
  */
 export function toHar(exchanges: readonly RecordedExchange[], redactor: Redactor, roles: HarRoles): unknown {
   const hide = hider(redactor);
-  const headers = (h: Record<string, string>): HarHeader[] => Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
+  const headers = (h: Record<string, string>): HarHeader[] =>
+    Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
   const hideRoles = (c: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
     c && Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? hide(v) : v]));
   const started = new Date().toISOString();
@@ -104,22 +140,78 @@ export function toHar(exchanges: readonly RecordedExchange[], redactor: Redactor
     log: {
       version: '1.2',
       creator: { name: tool.name, version: tool.version },
-      _conformance: { app: hideRoles(roles.app as unknown as Record<string, unknown>), other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>), disabled_app: hideRoles(roles.disabled_app), fuzz: roles.fuzz },
+      _conformance: {
+        app: hideRoles(roles.app as unknown as Record<string, unknown>),
+        other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
+        disabled_app: hideRoles(roles.disabled_app),
+        fuzz: roles.fuzz,
+      },
       entries: exchanges.map((x) => {
         const url = hide(x.request.url);
         let query: HarHeader[] = [];
-        try { query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value })); } catch { /* kept as it is */ }
-        const request = { method: x.request.method, url, httpVersion: 'HTTP/1.1', headers: headers(x.request.headers), queryString: query, cookies: [], headersSize: -1, bodySize: 0 };
+        try {
+          query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+        } catch {
+          /* kept as it is */
+        }
+        const request = {
+          method: x.request.method,
+          url,
+          httpVersion: 'HTTP/1.1',
+          headers: headers(x.request.headers),
+          queryString: query,
+          cookies: [],
+          headersSize: -1,
+          bodySize: 0,
+        };
         const time = x.duration_ms ?? 0;
-        const base = { startedDateTime: started, time, request, cache: {}, timings: { send: 0, wait: time, receive: 0 } };
-        if (!x.response) return { ...base, response: { status: 0, statusText: '', httpVersion: 'HTTP/1.1', headers: [], cookies: [], content: { size: 0, mimeType: '' }, redirectURL: '', headersSize: -1, bodySize: -1, _error: hide(x.error ?? 'no response') } };
+        const base = {
+          startedDateTime: started,
+          time,
+          request,
+          cache: {},
+          timings: { send: 0, wait: time, receive: 0 },
+        };
+        if (!x.response)
+          return {
+            ...base,
+            response: {
+              status: 0,
+              statusText: '',
+              httpVersion: 'HTTP/1.1',
+              headers: [],
+              cookies: [],
+              content: { size: 0, mimeType: '' },
+              redirectURL: '',
+              headersSize: -1,
+              bodySize: -1,
+              _error: hide(x.error ?? 'no response'),
+            },
+          };
         const r = x.response;
         // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
-        const content = r.encoding === 'base64'
-          ? { text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'), encoding: 'base64' }
-          : { text: hide(r.body) };
+        const content =
+          r.encoding === 'base64'
+            ? {
+                text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'),
+                encoding: 'base64',
+              }
+            : { text: hide(r.body) };
         const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
-        return { ...base, response: { status: r.status, statusText: '', httpVersion: 'HTTP/1.1', headers: headers(r.headers), cookies: [], content: { size, mimeType: r.headers['content-type'] ?? '', ...content }, redirectURL: r.headers.location ? hide(r.headers.location) : '', headersSize: -1, bodySize: size } };
+        return {
+          ...base,
+          response: {
+            status: r.status,
+            statusText: '',
+            httpVersion: 'HTTP/1.1',
+            headers: headers(r.headers),
+            cookies: [],
+            content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
+            redirectURL: r.headers.location ? hide(r.headers.location) : '',
+            headersSize: -1,
+            bodySize: size,
+          },
+        };
       }),
     },
   };

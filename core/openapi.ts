@@ -6,7 +6,7 @@ import { tool } from './paths.js';
 
 /**
  * The API as an OpenAPI 3.1 document, built from schemas/ (JSON Schema 2020-12, which OpenAPI 3.1 takes as it is) and
- * §4's endpoint table (src/endpoints.ts): one source for the suite's checks, the sandbox's documentation and the
+ * §4's endpoint table (core/endpoints.ts): one source for the suite's checks, the sandbox's documentation and the
  * tools other teams run (Schemathesis, Prism, Dredd, code generators).
  */
 

@@ -7,7 +7,15 @@
 import { isUtf8 } from 'node:buffer';
 import type { Redactor } from './redact.js';
 import type { ExchangeSource } from './exchange-source.js';
-import { EXCERPT_CHARS, EXCERPT_MARGIN, NetworkError, SPEC_CONTENT_TYPE, type Exchange, type Reply, type RequestSpec } from './exchange.js';
+import {
+  EXCERPT_CHARS,
+  EXCERPT_MARGIN,
+  NetworkError,
+  SPEC_CONTENT_TYPE,
+  type Exchange,
+  type Reply,
+  type RequestSpec,
+} from './exchange.js';
 import { parseJsonExact } from './exact-json.js';
 import { learnTokens } from './issued-tokens.js';
 
@@ -22,11 +30,17 @@ export interface RecordedExchange {
 }
 
 /** A recorded body's bytes, as they came. */
-export const bodyBytes = (r: NonNullable<RecordedExchange['response']>): Buffer => Buffer.from(r.body, r.encoding === 'base64' ? 'base64' : 'utf8');
+export const bodyBytes = (r: NonNullable<RecordedExchange['response']>): Buffer =>
+  Buffer.from(r.body, r.encoding === 'base64' ? 'base64' : 'utf8');
 
 /** The request was not in the recording: nothing can be said of its answer. */
 export class NotRecorded extends NetworkError {
-  constructor(readonly request: string, exchange: Exchange) { super(`not in the recording: ${request}`, exchange, 'NOT_RECORDED', true); }
+  constructor(
+    readonly request: string,
+    exchange: Exchange,
+  ) {
+    super(`not in the recording: ${request}`, exchange, 'NOT_RECORDED', true);
+  }
 }
 
 /**
@@ -42,38 +56,76 @@ function requestKey(method: string, url: URL, base: URL, token: string | undefin
   const basePath = base.pathname.replace(/\/+$/, '');
   const inBase = url.origin === base.origin && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`));
   const where = inBase ? url.pathname.slice(basePath.length) : `${url.origin}${url.pathname}`;
-  const query = [...url.searchParams].sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1));
+  const query = [...url.searchParams].sort(([a, x], [b, y]) =>
+    a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1,
+  );
   return JSON.stringify([method.toUpperCase(), where, query, token ?? null]);
 }
 
 /** An ExchangeSource that answers from a recording and sends nothing: checks run in milliseconds. */
+interface Slot {
+  typed: RecordedExchange[];
+  untyped: RecordedExchange[];
+  next: number;
+}
+
+/** Answers each request from the recording, in the order recorded; sends nothing (see the top of this file). */
 export class RecordedSource implements ExchangeSource {
   private readonly base: URL;
   /** Per request key: its recorded answers in order, with and without the Content-Type request header. */
-  private readonly byKey = new Map<string, { typed: RecordedExchange[]; untyped: RecordedExchange[]; next: number }>();
+  private readonly byKey = new Map<string, Slot>();
+  /** Method and path of every recorded request (whatever its token): what holds() looks up. */
+  private readonly paths = new Set<string>();
 
-  constructor(recording: readonly RecordedExchange[], baseUrl: string, readonly redactor: Redactor) {
+  constructor(
+    recording: readonly RecordedExchange[],
+    baseUrl: string,
+    readonly redactor: Redactor,
+  ) {
     this.base = new URL(baseUrl);
     for (const x of recording) {
       let url: URL;
-      try { url = new URL(x.request.url); } catch { continue; }
+      try {
+        url = new URL(x.request.url);
+      } catch {
+        continue;
+      }
       const key = requestKey(x.request.method, url, this.base, x.request.headers['open-token']);
+      this.paths.add(`${x.request.method.toUpperCase()} ${url.origin}${url.pathname}`);
       let slot = this.byKey.get(key);
-      if (!slot) this.byKey.set(key, slot = { typed: [], untyped: [], next: 0 });
+      if (!slot) this.byKey.set(key, (slot = { typed: [], untyped: [], next: 0 }));
       (x.request.headers['content-type'] !== undefined ? slot.typed : slot.untyped).push(x);
     }
   }
 
+  private urlOf(spec: RequestSpec): URL {
+    return new URL(
+      `${(spec.baseUrl ?? this.base.href).replace(/\/+$/, '')}${spec.path}${spec.query ? `?${new URLSearchParams(spec.query).toString()}` : ''}`,
+    );
+  }
+
+  /** The recorded answers to a request, in order. */
+  private answersTo(spec: RequestSpec, url: URL): { slot?: Slot; answers: RecordedExchange[] } {
+    const slot = this.byKey.get(requestKey(spec.method ?? 'GET', url, this.base, spec.token));
+    // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
+    // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
+    const answers =
+      spec.contentType === false ? (slot?.untyped ?? []) : slot?.typed.length ? slot.typed : (slot?.untyped ?? []);
+    return { ...(slot ? { slot } : {}), answers };
+  }
+
+  holds(spec: RequestSpec): boolean {
+    const url = this.urlOf(spec);
+    return this.paths.has(`${(spec.method ?? 'GET').toUpperCase()} ${url.origin}${url.pathname}`);
+  }
+
   async send(spec: RequestSpec): Promise<Reply> {
     const method = spec.method ?? 'GET';
-    const url = new URL(`${(spec.baseUrl ?? this.base.href).replace(/\/+$/, '')}${spec.path}${spec.query ? `?${new URLSearchParams(spec.query).toString()}` : ''}`);
+    const url = this.urlOf(spec);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
     if (spec.token !== undefined) headers['open-token'] = spec.token;
-    const slot = this.byKey.get(requestKey(method, url, this.base, spec.token));
-    // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
-    // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
-    const answers = spec.contentType === false ? slot?.untyped ?? [] : slot?.typed.length ? slot.typed : slot?.untyped ?? [];
+    const { slot, answers } = this.answersTo(spec, url);
     const request = { method, url: url.href, headers };
     if (!answers.length) {
       const asked = `${method} ${spec.baseUrl ? url.href : `${spec.path}${url.search}`}`;
@@ -85,50 +137,93 @@ export class RecordedSource implements ExchangeSource {
     const x = answers[Math.min(slot!.next++, answers.length - 1)]!;
     if (!x.response) {
       const why = x.error ?? 'no response';
-      throw new NetworkError(`${method} ${url.href}: ${why}`, { request, error: why, duration_ms: 0 }, 'RECORDED_ERROR', true);
+      throw new NetworkError(
+        `${method} ${url.href}: ${why}`,
+        { request, error: why, duration_ms: 0 },
+        'RECORDED_ERROR',
+        true,
+      );
     }
     return replyOf(x.response, request, this.redactor, x.duration_ms ?? 0);
   }
 
-  async close(): Promise<void> { /* nothing open */ }
+  async close(): Promise<void> {
+    /* nothing open */
+  }
 }
 
 /** The recorded answer as the HTTP client would have given it, its tokens learnt by the redactor as live. */
-function replyOf(response: NonNullable<RecordedExchange['response']>, request: Exchange['request'], redactor: Redactor, durationMs: number): Reply {
+function replyOf(
+  response: NonNullable<RecordedExchange['response']>,
+  request: Exchange['request'],
+  redactor: Redactor,
+  durationMs: number,
+): Reply {
   const buf = bodyBytes(response);
   const utf8 = isUtf8(buf);
   const text = buf.toString('utf8');
   let json: unknown;
   let jsonError: string | undefined;
-  try { json = parseJsonExact(text); } catch (e) { jsonError = (e as Error).message; }
+  try {
+    json = parseJsonExact(text);
+  } catch (e) {
+    jsonError = (e as Error).message;
+  }
   learnTokens(redactor, json, text, request.url);
   const exchange: Exchange = {
     request,
-    response: { status: response.status, headers: response.headers, body_excerpt: text.slice(0, EXCERPT_CHARS + EXCERPT_MARGIN), body_bytes: buf.length, truncated: text.length > EXCERPT_CHARS },
+    response: {
+      status: response.status,
+      headers: response.headers,
+      body_excerpt: text.slice(0, EXCERPT_CHARS + EXCERPT_MARGIN),
+      body_bytes: buf.length,
+      truncated: text.length > EXCERPT_CHARS,
+    },
     duration_ms: durationMs,
   };
-  return { status: response.status, headers: response.headers, text, bytes: buf.length, utf8, json, ...(jsonError !== undefined ? { jsonError } : {}), durationMs, exchange };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    bytes: buf.length,
+    utf8,
+    json,
+    ...(jsonError !== undefined ? { jsonError } : {}),
+    durationMs,
+    exchange,
+  };
 }
 
 /** A source that keeps every exchange another source answered, whole (for --record-har and test fixtures). */
 export class Recorder implements ExchangeSource {
   readonly exchanges: RecordedExchange[] = [];
   constructor(private readonly inner: ExchangeSource) {}
-  get redactor(): Redactor { return this.inner.redactor; }
+  get redactor(): Redactor {
+    return this.inner.redactor;
+  }
 
   async send(spec: RequestSpec): Promise<Reply> {
     let r: Reply;
-    try { r = await this.inner.send(spec); } catch (e) {
-      if (e instanceof NetworkError) this.exchanges.push({ request: e.exchange.request, error: e.exchange.error ?? e.message });
+    try {
+      r = await this.inner.send(spec);
+    } catch (e) {
+      if (e instanceof NetworkError)
+        this.exchanges.push({ request: e.exchange.request, error: e.exchange.error ?? e.message });
       throw e;
     }
     this.exchanges.push({
       request: r.exchange.request,
       duration_ms: Math.round(r.durationMs),
-      response: { status: r.status, headers: r.headers, ...(r.raw ? { body: r.raw.toString('base64'), encoding: 'base64' as const } : { body: r.text }) },
+      response: {
+        status: r.status,
+        headers: r.headers,
+        ...(r.raw ? { body: r.raw.toString('base64'), encoding: 'base64' as const } : { body: r.text }),
+      },
     });
     return r;
   }
 
-  close(): Promise<void> { return this.inner.close(); }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }

@@ -45,7 +45,7 @@ export const OUTCOMES: Record<Outcome, {
 /** The outcomes from the most severe to the least: the order every renderer lists them in. */
 export const OUTCOME_ORDER = (Object.keys(OUTCOMES) as Outcome[]).sort((a, b) => OUTCOMES[a].severity - OUTCOMES[b].severity);
 
-/** What a baseline said about a check (src/baseline.ts). */
+/** What a baseline said about a check (app/baseline.ts). */
 export interface BaselineMark {
   state: 'known' | 'stale' | 'expired' | 'new';
   reason: string;

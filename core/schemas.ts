@@ -186,7 +186,7 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
   // By the name as given: validate runs once per record (hundreds of thousands of times at a large merchant).
   const quick = byNameOf(schema, 'quick');
   if (quick(value)) return [];
-  // Integers past 2^53 arrive as bigints (src/exact-json.ts), which a validator does not take for integers: judge
+  // Integers past 2^53 arrive as bigints (core/exact-json.ts), which a validator does not take for integers: judge
   // their number form. Only on failure, so a valid record pays nothing.
   if (hasBigInt(value)) {
     value = withNumbers(value);

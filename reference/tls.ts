@@ -39,8 +39,10 @@ async function makeTestTls(): Promise<TestTls> {
   await import('reflect-metadata');
   const x509 = await import('@peculiar/x509');
   x509.cryptoProvider.set(webcrypto);
-  const keys = (): Promise<webcrypto.CryptoKeyPair> => webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
-  const pem = (key: webcrypto.CryptoKey): string => KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }) as string;
+  const keys = (): Promise<webcrypto.CryptoKeyPair> =>
+    webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
+  const pem = (key: webcrypto.CryptoKey): string =>
+    KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }) as string;
   // A day back, so a clock a little behind still accepts them; a year ahead, for a long `serve`.
   const validity = { notBefore: new Date(Date.now() - DAY_MS), notAfter: new Date(Date.now() + 365 * DAY_MS) };
   const serial = (): string => `01${randomBytes(15).toString('hex')}`;
@@ -48,24 +50,49 @@ async function makeTestTls(): Promise<TestTls> {
     ...TLS_NAMES.dns.map((value) => ({ type: 'dns' as const, value })),
     ...TLS_NAMES.ip.map((value) => ({ type: 'ip' as const, value })),
   ]);
-  const leaf = [new x509.BasicConstraintsExtension(false, undefined, true), new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), names];
+  const leaf = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    names,
+  ];
 
   const [caKeys, serverKeys, selfKeys] = await Promise.all([keys(), keys(), keys()]);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    ...validity, serialNumber: serial(), name: 'CN=Conformance suite test CA (throw-away, this process only)', keys: caKeys, signingAlgorithm: ALGORITHM,
-    extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+    ...validity,
+    serialNumber: serial(),
+    name: 'CN=Conformance suite test CA (throw-away, this process only)',
+    keys: caKeys,
+    signingAlgorithm: ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+    ],
   });
   const server = await x509.X509CertificateGenerator.create({
-    ...validity, serialNumber: serial(), subject: 'CN=localhost', issuer: ca.subject, publicKey: serverKeys.publicKey, signingKey: caKeys.privateKey,
-    signingAlgorithm: ALGORITHM, extensions: leaf,
+    ...validity,
+    serialNumber: serial(),
+    subject: 'CN=localhost',
+    issuer: ca.subject,
+    publicKey: serverKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: ALGORITHM,
+    extensions: leaf,
   });
   const selfSigned = await x509.X509CertificateGenerator.createSelfSigned({
-    ...validity, serialNumber: serial(), name: 'CN=localhost', keys: selfKeys, signingAlgorithm: ALGORITHM, extensions: leaf,
+    ...validity,
+    serialNumber: serial(),
+    name: 'CN=localhost',
+    keys: selfKeys,
+    signingAlgorithm: ALGORITHM,
+    extensions: leaf,
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'conformance-tls-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const file = (name: string, text: string): string => { writeFileSync(join(dir, name), text); return join(dir, name); };
+  const file = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
   const caCert = ca.toString('pem');
   const selfCert = selfSigned.toString('pem');
   return {

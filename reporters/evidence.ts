@@ -4,7 +4,7 @@ import type { Report } from '../core/report.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
- * a plain-text rendering of an exchange. Everything here is already redacted (src/run-check.ts redacts the
+ * a plain-text rendering of an exchange. Everything here is already redacted (core/run-check.ts redacts the
  * evidence a check keeps).
  */
 

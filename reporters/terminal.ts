@@ -15,7 +15,7 @@ const VERDICT_COLOUR: Record<Verdict, number> = { conformant: 32, partial: 33, '
 
 const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10));
 
-/** Server text on one terminal line (see src/untrusted-text.ts): every line that quotes the server goes through it. */
+/** Server text on one terminal line (see core/untrusted-text.ts): every line that quotes the server goes through it. */
 export const oneLine = (s: string): string => untrustedLine(s);
 
 /**

@@ -2,7 +2,7 @@ import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, refusesToken, successData } from '../core/api.js';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact.js';
-import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess } from '../core/assertions.js';
+import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, isRefusal } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
@@ -128,9 +128,10 @@ export const authChecks = defineChecks('auth', [
       const found = new Findings();
       await Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
         const r = await ctx.api.get(path);
-        if (!successData(r).ok) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
+        // Only a refusal is the token's fault; a malformed success envelope is ENV-01's.
+        if (isRefusal(r)) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
       }));
-      if (found.length) ctx.fail(`with the token from /auth, expected SUCCESS, got ${found.items.join('; ')}`, found.fingerprints);
+      if (found.length) ctx.fail(`with the token from /auth, expected the data, got a refusal: ${found.items.join('; ')}`, found.fingerprints);
     },
   },
   {

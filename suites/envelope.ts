@@ -2,7 +2,7 @@ import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord } from '../core/api.js';
 import type { Reply } from '../core/exchange.js';
 import { formatErrors, validate } from '../core/schemas.js';
-import { describeReply } from '../core/assertions.js';
+import { describeReply, isRefusal } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 
@@ -22,8 +22,10 @@ export const envelopeChecks = defineChecks('envelope', [
     async run(ctx) {
       const problems: string[] = [];
       for (const { path, reply } of await successReplies(ctx)) {
+        // A refusal is judged as a refusal (AUTH-01, AUTH-05, the error checks), not as a broken success.
+        if (isRefusal(reply)) continue;
         const errors = validate('envelope.success', reply.json);
-        if (reply.jsonError !== undefined || errors.length) problems.push(`GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : formatErrors(errors, 3)}`);
+        if (reply.jsonError !== undefined || errors.length) problems.push(`GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : `${describeReply(reply)}: ${formatErrors(errors, 3)}`}`);
         else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`GET ${path}: no data member`);
       }
       if (problems.length) ctx.fail(`expected {status: "SUCCESS", code: 200, data} on every success: ${problems.join('; ')}`);

@@ -24,9 +24,21 @@ const checkHar = (file: string, extra: string[] = []) => runCli(['check-har', fi
 type Har = { log: { entries: Array<Record<string, any>>; _conformance?: unknown } };
 const readHar = (file: string): Har => JSON.parse(readFileSync(file, 'utf8')) as Har;
 
-const skippedOffline = (r: Awaited<ReturnType<typeof runCli>>): string[] => (r.report?.checks ?? []).filter((c) => c.status === 'skipped').map((c) => c.id);
+const skippedOffline = (r: Awaited<ReturnType<typeof runCli>>): string[] =>
+  (r.report?.checks ?? []).filter((c) => c.status === 'skipped').map((c) => c.id);
 
-const MUTANT_NAMES = ['merchant-carries-secret-key', 'dish-price-string', 'cons-dish-detail-differs', 'iso-seat-detail-leak-b', 'seats-text-html', 'dish-name-latin1', 'unknown-seat-500', 'disabled-token-accepted', 'delete-removes-dish', 'plain-http-same-port'];
+const MUTANT_NAMES = [
+  'merchant-carries-secret-key',
+  'dish-price-string',
+  'cons-dish-detail-differs',
+  'iso-seat-detail-leak-b',
+  'seats-text-html',
+  'dish-name-latin1',
+  'unknown-seat-500',
+  'disabled-token-accepted',
+  'delete-removes-dish',
+  'plain-http-same-port',
+];
 
 describe.concurrent('a HAR recorded from a run fails offline, via check-har, the checks the live run failed', () => {
   for (const name of MUTANT_NAMES) {
@@ -38,7 +50,9 @@ describe.concurrent('a HAR recorded from a run fails offline, via check-har, the
       // The server is gone: whatever check-har judges, it judges from the file.
       const off = await checkHar(har);
       expect(off.stderr).toBe('');
-      expect(skippedOffline(off), 'every check of a full run is judged from its recording').toEqual(skippedOffline(live));
+      expect(skippedOffline(off), 'every check of a full run is judged from its recording').toEqual(
+        skippedOffline(live),
+      );
       expect(failedIds(off.report)).toEqual(failedIds(live.report));
       expect(off.code).toBe(live.code);
     });
@@ -52,7 +66,14 @@ describe.concurrent('a HAR recorded from a run fails offline, via check-har, the
     expect(off.code).toBe(0);
     // The HAR holds no secret: keys, tokens, all replaced by placeholders.
     const text = readFileSync(har, 'utf8');
-    for (const s of [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.key, CREDENTIALS.disabled_app.key, CREDENTIALS.disabled_app.token]) expect(text).not.toContain(s);
+    for (const s of [
+      CREDENTIALS.app.secret,
+      CREDENTIALS.app.key,
+      CREDENTIALS.other_app.key,
+      CREDENTIALS.disabled_app.key,
+      CREDENTIALS.disabled_app.token,
+    ])
+      expect(text).not.toContain(s);
     expect(text).toContain('REDACTED_token');
   });
 });
@@ -60,38 +81,97 @@ describe.concurrent('a HAR recorded from a run fails offline, via check-har, the
 /** The recording of a run, as a capture tool with real secrets would hold it (the placeholders given values back). */
 const TOKEN = 'tok_live_4e5f6a7b8c9d0e1f2a3b';
 function withSecrets(text: string): string {
-  return text.split('REDACTED_public-key').join(CREDENTIALS.app.secret).split('REDACTED_secret-key').join(CREDENTIALS.app.key)
-    .split('REDACTED_other-public-key').join(CREDENTIALS.other_app.secret).split('REDACTED_other-secret-key').join(CREDENTIALS.other_app.key)
-    .split('REDACTED_token').join(TOKEN).split('REDACTED_toke~').join(`${TOKEN.slice(0, -1)}~`);
+  return text
+    .split('REDACTED_public-key')
+    .join(CREDENTIALS.app.secret)
+    .split('REDACTED_secret-key')
+    .join(CREDENTIALS.app.key)
+    .split('REDACTED_other-public-key')
+    .join(CREDENTIALS.other_app.secret)
+    .split('REDACTED_other-secret-key')
+    .join(CREDENTIALS.other_app.key)
+    .split('REDACTED_token')
+    .join(TOKEN)
+    .split('REDACTED_toke~')
+    .join(`${TOKEN.slice(0, -1)}~`);
 }
 
-const titleCase = (name: string): string => name.replace(/(^|-)([a-z])/g, (_, d: string, c: string) => `${d}${c.toUpperCase()}`);
+const titleCase = (name: string): string =>
+  name.replace(/(^|-)([a-z])/g, (_, d: string, c: string) => `${d}${c.toUpperCase()}`);
 
 /** Each tool's way of writing the same exchanges. */
 const SHAPES: Record<string, (e: Record<string, any>) => Record<string, any>> = {
   // Chrome devtools: HTTP/2 pseudo-headers, compression sizes, its own underscore fields.
   devtools: (e) => ({
-    ...e, _resourceType: 'fetch', _initiator: { type: 'script' },
-    request: { ...e.request, headers: [{ name: ':authority', value: new URL(e.request.url).host }, { name: ':method', value: 'GET' }, ...e.request.headers] },
+    ...e,
+    _resourceType: 'fetch',
+    _initiator: { type: 'script' },
+    request: {
+      ...e.request,
+      headers: [
+        { name: ':authority', value: new URL(e.request.url).host },
+        { name: ':method', value: 'GET' },
+        ...e.request.headers,
+      ],
+    },
     response: { ...e.response, content: { ...e.response.content, compression: 120 }, _transferSize: 300 },
   }),
   // mitmproxy's HAR export: header names as they went, every body base64.
   mitmproxy: (e) => ({
     ...e,
-    request: { ...e.request, headers: e.request.headers.map((h: { name: string; value: string }) => ({ ...h, name: titleCase(h.name) })) },
-    response: e.response.status === 0 ? e.response : { ...e.response, headers: e.response.headers.map((h: { name: string; value: string }) => ({ ...h, name: titleCase(h.name) })), content: { ...e.response.content, text: Buffer.from(e.response.content.text ?? '', e.response.content.encoding === 'base64' ? 'base64' : 'utf8').toString('base64'), encoding: 'base64' } },
+    request: {
+      ...e.request,
+      headers: e.request.headers.map((h: { name: string; value: string }) => ({ ...h, name: titleCase(h.name) })),
+    },
+    response:
+      e.response.status === 0
+        ? e.response
+        : {
+            ...e.response,
+            headers: e.response.headers.map((h: { name: string; value: string }) => ({
+              ...h,
+              name: titleCase(h.name),
+            })),
+            content: {
+              ...e.response.content,
+              text: Buffer.from(
+                e.response.content.text ?? '',
+                e.response.content.encoding === 'base64' ? 'base64' : 'utf8',
+              ).toString('base64'),
+              encoding: 'base64',
+            },
+          },
   }),
   // Playwright recordHar: gzip on the wire (bodySize smaller than content.size), the decoded text in the HAR.
   playwright: (e) => ({
-    ...e, _securityDetails: { protocol: 'TLS 1.3' },
-    response: e.response.status === 0 ? e.response : { ...e.response, headers: [...e.response.headers, { name: 'content-encoding', value: 'gzip' }], bodySize: Math.ceil((e.response.content.size ?? 0) / 3), _transferSize: 500 },
+    ...e,
+    _securityDetails: { protocol: 'TLS 1.3' },
+    response:
+      e.response.status === 0
+        ? e.response
+        : {
+            ...e.response,
+            headers: [...e.response.headers, { name: 'content-encoding', value: 'gzip' }],
+            bodySize: Math.ceil((e.response.content.size ?? 0) / 3),
+            _transferSize: 500,
+          },
   }),
 };
 
 /** Entries a capture holds beside the API's: a page asset without its body, a request that got no answer. */
 const NOISE = [
-  { startedDateTime: '2026-01-01T00:00:00Z', time: 3, request: { method: 'GET', url: 'https://app.example/favicon.ico', headers: [] }, response: { status: 200, headers: [], content: { size: 1500, mimeType: 'image/x-icon' } } },
-  { startedDateTime: '2026-01-01T00:00:00Z', time: 0, request: { method: 'GET', url: 'https://ads.example/p.js', headers: [] }, response: { status: 0, headers: [], content: { size: 0, mimeType: '' }, _error: 'net::ERR_BLOCKED_BY_CLIENT' } },
+  {
+    startedDateTime: '2026-01-01T00:00:00Z',
+    time: 3,
+    request: { method: 'GET', url: 'https://app.example/favicon.ico', headers: [] },
+    response: { status: 200, headers: [], content: { size: 1500, mimeType: 'image/x-icon' } },
+  },
+  {
+    startedDateTime: '2026-01-01T00:00:00Z',
+    time: 0,
+    request: { method: 'GET', url: 'https://ads.example/p.js', headers: [] },
+    response: { status: 0, headers: [], content: { size: 0, mimeType: '' }, _error: 'net::ERR_BLOCKED_BY_CLIENT' },
+  },
 ];
 
 describe('HAR files of browser devtools, mitmproxy and Playwright', () => {
@@ -117,7 +197,15 @@ describe('HAR files of browser devtools, mitmproxy and Playwright', () => {
       expect(byId.get('FUZZ-01')!.message).toMatch(/^not in the recording: GET \/(dishes|seats)\//);
       for (const f of readdirSync(join(off.dir, 'conformance-report'))) {
         const text = readFileSync(join(off.dir, 'conformance-report', f), 'utf8');
-        for (const s of [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key, TOKEN, TOKEN.slice(0, -1)]) expect(text, `${f} shows a secret`).not.toContain(s);
+        for (const s of [
+          CREDENTIALS.app.secret,
+          CREDENTIALS.app.key,
+          CREDENTIALS.other_app.secret,
+          CREDENTIALS.other_app.key,
+          TOKEN,
+          TOKEN.slice(0, -1),
+        ])
+          expect(text, `${f} shows a secret`).not.toContain(s);
       }
       expect(off.stdout).not.toContain(TOKEN);
     });
@@ -139,7 +227,10 @@ describe('HAR files of browser devtools, mitmproxy and Playwright', () => {
 
 test('check-har sends no request: the recording names a live server, which sees nothing', async () => {
   let hits = 0;
-  const server = createServer((_req, res) => { hits++; res.end('{}'); });
+  const server = createServer((_req, res) => {
+    hits++;
+    res.end('{}');
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const { live, har } = await recordRun([]);
@@ -150,7 +241,9 @@ test('check-har sends no request: the recording names a live server, which sees 
     const off = await checkHar(file);
     expect(off.report!.checks.filter((c) => c.status === 'passed').length).toBeGreaterThan(40);
     expect(hits).toBe(0);
-  } finally { server.close(); }
+  } finally {
+    server.close();
+  }
 });
 
 test('check-har: usage errors exit 2', async () => {
@@ -161,4 +254,8 @@ test('check-har: usage errors exit 2', async () => {
   const bad = await runCli(['check-har', 'x.har'], { cwd: dir });
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/no log\.entries/);
+  writeFileSync(join(dir, 'y.har'), '{"log":{"entries":[]}}');
+  const noBase = await runCli(['check-har', 'y.har'], { cwd: dir });
+  expect([noBase.code, noBase.stderr]).toEqual([2, expect.stringMatching(/give --base-url/)]);
+  expect((await runCli(['check-har', 'y.har', '--base-url', 'nope'], { cwd: dir })).code).toBe(2);
 });

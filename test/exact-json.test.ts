@@ -9,7 +9,7 @@ import { byId, sameId } from '../suites/support/compare.js';
 
 const SNOWFLAKE = '1300000000000000101';
 
-describe('exact integers (src/exact-json.ts): ids past 2^53 are never rounded', () => {
+describe('exact integers (core/exact-json.ts): ids past 2^53 are never rounded', () => {
   test('integers past 2^53 arrive as exact bigints; every other number is the number JSON.parse gives', () => {
     const v = parseJsonExact(`{"id":${SNOWFLAKE},"neg":-9007199254740993,"safe":9007199254740991,"price":38.5,"f":12345678901234567.5,"s":"${SNOWFLAKE}"}`) as Record<string, unknown>;
     expect(v).toEqual({ id: BigInt(SNOWFLAKE), neg: -9007199254740993n, safe: 9007199254740991, price: 38.5, f: 12345678901234567.5, s: SNOWFLAKE });

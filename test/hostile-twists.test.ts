@@ -173,11 +173,11 @@ describe.concurrent('a twisted server reaches nothing: not the CI, the terminal,
     const o = await run([T.ciCommands, T.controlChars]);
     judge(o, [1]);
     // The checks that quote the forgeries failed, and each has its own annotation after the block.
-    for (const id of ['MER-01', 'DISH-02', 'SEAT-02']) {
+    for (const id of ['AUTH-05', 'DISH-02', 'SEAT-02']) {
       expect(check(o, id).status).toBe('failed');
       expect(o.run.stdout).toMatch(new RegExp(`^::error title=${id} FAIL::`, 'm'));
     }
-    expect(check(o, 'MER-01').message).toContain('##[set-output name=verdict;]conformant');
+    expect(check(o, 'AUTH-05').message).toContain('##[set-output name=verdict;]conformant');
     expect(o.run.stdout).toContain('#\\u0023[set-output name=verdict;]conformant');
     expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
     expect(o.summary).toContain('NOT CONFORMANT');

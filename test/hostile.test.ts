@@ -36,6 +36,8 @@ interface Expect {
   failed?: Record<string, RegExp>;
   /** Checks that could not finish (no usable response), each with a message saying why. */
   incomplete?: Record<string, RegExp>;
+  /** Checks that could not judge what they read, since another check owns the fault: skipped, saying so. */
+  skipped?: Record<string, RegExp>;
   /** Checks the misbehaviour does not touch: they must pass. */
   passed: string[];
 }
@@ -44,7 +46,7 @@ function expectSurvived(run: CliRun, wallMs: number, e: Expect, timeoutMs = TIME
   const r = run.report;
   expect(r, `report.json written (stderr: ${run.stderr})`).toBeDefined();
   const byId = new Map(r!.checks.map((c) => [c.id, c]));
-  for (const [outcome, expected] of [['failed', e.failed], ['incomplete', e.incomplete]] as const) {
+  for (const [outcome, expected] of [['failed', e.failed], ['incomplete', e.incomplete], ['skipped', e.skipped]] as const) {
     for (const [id, message] of Object.entries(expected ?? {})) {
       expect(byId.get(id)?.outcome, `${id}: ${byId.get(id)?.message}`).toBe(outcome);
       expect(byId.get(id)!.message).toMatch(message);
@@ -133,14 +135,23 @@ describe.sequential('the suite survives a hostile server', () => {
     });
   });
 
-  test('truncated JSON fails the check that reads it', async () => {
+  // Not JSON is the envelope's fault (ENV-01); the check that reads the data says it could not judge it.
+  test('truncated JSON fails the envelope check; the check that reads it is blocked, saying why', async () => {
     const { run, wallMs } = await runAgainst([H.truncatedJson]);
-    expectSurvived(run, wallMs, { failed: { 'MER-01': /GET \/merchant.*HTTP 200 with a body that is not JSON/ }, passed: ['AUTH-01', 'DISH-01', 'SEAT-02'] });
+    expectSurvived(run, wallMs, {
+      failed: { 'ENV-01': /GET \/merchant: HTTP 200 with a body that is not JSON/ },
+      skipped: { 'MER-01': /GET \/merchant answered no envelope with data \(HTTP 200 with a body that is not JSON/ },
+      passed: ['AUTH-01', 'DISH-01', 'SEAT-02'],
+    });
   });
 
-  test('a body that is not JSON at all fails the check that reads it', async () => {
+  test('a body that is not JSON at all fails the envelope check; the check that reads it is blocked', async () => {
     const { run, wallMs } = await runAgainst([H.invalidJson]);
-    expectSurvived(run, wallMs, { failed: { 'SEAT-01': /GET \/seats.*HTTP 200 with a body that is not JSON \("<html>/ }, passed: ['AUTH-01', 'DISH-01', 'MER-01'] });
+    expectSurvived(run, wallMs, {
+      failed: { 'ENV-01': /GET \/seats: HTTP 200 with a body that is not JSON \("<html>/ },
+      skipped: { 'SEAT-01': /GET \/seats answered no envelope with data/ },
+      passed: ['AUTH-01', 'DISH-01', 'MER-01'],
+    });
   });
 
   test('a body cut short of its Content-Length', async () => {
@@ -161,7 +172,7 @@ describe.sequential('the suite survives a hostile server', () => {
       const origin = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
       const { run, wallMs } = await runAgainst([H.redirectAway(origin)]);
       const to = (path: string): RegExp => new RegExp(`HTTP 302 \\(a redirect to ${origin.replace(/\./g, '\\.')}/open${path}, not followed\\)`);
-      expectSurvived(run, wallMs, { failed: { 'MER-01': to('/merchant'), 'DISH-01': to('/dishes') }, passed: ['AUTH-01', 'AUTH-02'] });
+      expectSurvived(run, wallMs, { failed: { 'ENV-01': to('/merchant') }, skipped: { 'MER-01': to('/merchant'), 'DISH-01': to('/dishes') }, passed: ['AUTH-01', 'AUTH-02'] });
       expect(seen.map((r) => `${r.method} ${r.url} token=${String(r.headers['open-token'])}`)).toEqual([]);
       const notes = run.report!.checks.find((c) => c.id === 'MER-01')!.notes;
       expect(notes.join('\n')).toMatch(new RegExp(`HTTP 302 redirect to ${origin.replace(/\./g, '\\.')}/open/merchant: not followed`));
@@ -235,7 +246,7 @@ describe.concurrent('the HTTP client against a hostile server', () => {
     tls: { insecure: false, ...(o.caFile ? { ca_file: o.caFile } : {}) }, redactor: new Redactor(),
   });
 
-  // Alone: the client forgives time its own event loop was busy (src/http.ts Timeouts), and the big bodies parsed
+  // Alone: the client forgives time its own event loop was busy (core/timeouts.ts), and the big bodies parsed
   // by the test beside it would make this one's timeouts, whose duration is asserted, forgiven.
   test.sequential('an endpoint that stopped answering is not sent more requests after 3 timeouts in a row', async () => {
     const srv = await startReferenceServer({ variants: [H.hangDetail] });

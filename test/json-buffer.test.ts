@@ -23,7 +23,7 @@ const envelope = fc.record({
   data: fc.array(fc.jsonValue(), { maxLength: 8 }),
 });
 
-describe('parseJsonBuffer: JSON.parse of a big body, element by element (src/json-buffer.ts)', () => {
+describe('parseJsonBuffer: JSON.parse of a big body, element by element (core/json-buffer.ts)', () => {
   test('any envelope, compact or indented, parses to the same value with the same key order', () => {
     fc.assert(fc.property(envelope, fc.constantFrom(undefined, 1, 2, '\t'), (env, indent) => {
       expectSameAsJsonParse(JSON.stringify(env, null, indent));

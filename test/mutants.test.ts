@@ -8,18 +8,10 @@ import { syncReadmeBlock } from './helpers/readme.js';
 /**
  * MUST and SHOULD checks that no mutant can fail alone, and why: each fails only when another check fails too, so
  * a mutant that kills it kills one of `alongside` as well. The static test holds every mutant to that claim, and
- * fails when one of these gets an exclusive mutant after all (then it leaves this list).
+ * fails when one of these gets an exclusive mutant after all (then it leaves this list). Empty today: AUTH-05 judges
+ * refusals only and ENV-01 the envelope of answers that are not refusals, so each has a mutant of its own.
  */
-const NEVER_ALONE: Record<string, { why: string; alongside: string[] }> = {
-  'AUTH-05': {
-    why: 'it fails when a data endpoint does not answer SUCCESS with the token, and ENV-01 judges the same shared replies against the success envelope',
-    alongside: ['ENV-01'],
-  },
-  'ENV-01': {
-    why: "every way to break the success envelope is also another check's: status or code (AUTH-05, AUTH-01 for /auth), a msg (ENV-02), no data (the endpoint's shape check)",
-    alongside: ['AUTH-05', 'AUTH-01', 'ENV-02', 'MER-01', 'DISH-01', 'DISH-02', 'SEAT-01', 'SEAT-02', 'ORD-01'],
-  },
-};
+const NEVER_ALONE: Record<string, { why: string; alongside: string[] }> = {};
 
 const gated = ALL_CHECKS.filter((c) => c.level !== 'INFO');
 const exclusive = (id: string): boolean => MUTANTS.some((m) => m.kills.length === 1 && m.kills[0] === id);
@@ -47,7 +39,9 @@ describe.concurrent('each mutant of the reference server is caught by exactly th
 describe('mutation coverage (static, over MUTANTS)', () => {
   test('every mutant names checks that exist, at MUST or SHOULD level', () => {
     const byId = new Map(ALL_CHECKS.map((c) => [c.id, c]));
-    for (const m of MUTANTS) for (const id of m.kills) expect(byId.get(id)?.level, `${m.name} kills ${id}`).toMatch(/MUST|SHOULD/);
+    for (const m of MUTANTS) {
+      for (const id of m.kills) expect(byId.get(id)?.level, `${m.name} kills ${id}`).toMatch(/MUST|SHOULD/);
+    }
   });
 
   test('mutant names are unique', () => {
@@ -58,17 +52,22 @@ describe('mutation coverage (static, over MUTANTS)', () => {
 
   test('every MUST and SHOULD check has a mutant that only it catches (kills exactly [that id])', () => {
     const missing = gated.filter((c) => !exclusive(c.id) && !NEVER_ALONE[c.id]).map((c) => `${c.id} (${c.title})`);
-    expect(missing, `checks without a mutant that only they catch: add one to reference/mutants/<area>.ts (prefer a Variant.render-style change of one rendered thing, so no other check notices): ${missing.join('; ')}`).toEqual([]);
+    const how = 'add one to reference/mutants/<area>.ts (prefer a Variant.render-style change of one rendered thing, '
+      + 'so no other check notices)';
+    expect(missing, `checks without a mutant that only they catch: ${how}: ${missing.join('; ')}`).toEqual([]);
   });
 
-  test('the checks listed as never failing alone are still so, and each mutant of theirs kills a check they fail alongside', () => {
+  test('the checks that never fail alone are still so; each of their mutants kills a check they fail with', () => {
     const ids = new Set(gated.map((c) => c.id));
     for (const [id, { alongside }] of Object.entries(NEVER_ALONE)) {
       expect(ids.has(id), `${id} is listed in NEVER_ALONE but is no MUST or SHOULD check`).toBe(true);
       expect(exclusive(id), `${id} now has a mutant that only it catches: remove it from NEVER_ALONE`).toBe(false);
       const killers = MUTANTS.filter((m) => m.kills.includes(id));
       expect(killers.length, `${id}: no mutant kills it at all`).toBeGreaterThan(0);
-      for (const m of killers) expect(m.kills.some((k) => alongside.includes(k)), `${m.name} kills ${id} without any of ${alongside.join(', ')}`).toBe(true);
+      for (const m of killers) {
+        const why = `${m.name} kills ${id} without any of ${alongside.join(', ')}`;
+        expect(m.kills.some((k) => alongside.includes(k)), why).toBe(true);
+      }
     }
   });
 });
@@ -81,5 +80,9 @@ afterAll(() => {
   // Only a complete, green run may speak for the README (a filtered or failing run kills fewer).
   if (completed !== MUTANTS.length) return;
   const why = notAlone.map((c) => `${c.id} (${NEVER_ALONE[c.id]?.why ?? 'no reason recorded'})`).join('; ');
-  syncReadmeBlock('mutation-score', `**Mutation score: ${covered.length} / ${gated.length}** MUST and SHOULD checks are killed by a mutant of the reference server (${MUTANTS.length} mutants); ${alone.length} of them by a mutant that only they catch.${missing.length ? ` Not yet killed: ${missing.join(', ')}.` : ''}${notAlone.length ? ` Never caught alone, since each fails only with another check: ${why}.` : ''}\n`);
+  const score = `**Mutation score: ${covered.length} / ${gated.length}** MUST and SHOULD checks are killed by a mutant `
+    + `of the reference server (${MUTANTS.length} mutants); ${alone.length} of them by a mutant that only they catch.`;
+  const notYet = missing.length ? ` Not yet killed: ${missing.join(', ')}.` : '';
+  const never = notAlone.length ? ` Never caught alone, since each fails only with another check: ${why}.` : '';
+  syncReadmeBlock('mutation-score', `${score}${notYet}${never}\n`);
 });

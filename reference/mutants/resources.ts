@@ -12,6 +12,11 @@ export const resourceMutants: Mutant[] = [
     kills: ['MER-01'],
   },
   {
+    // An array holding the record is not the record (§4 endpoint 2 answers one merchant); AUTH-04 has none to compare.
+    ...onPath('merchant-as-array', '/merchant answers data as an array holding its record', ['/merchant'], (r) => withData(r, (d) => [d])),
+    kills: ['MER-01'],
+  },
+  {
     ...onPath('dish-price-string', '/dishes renders price as a string', ['/dishes'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.price = String(x.price); }))),
     kills: ['DISH-01'],
   },

@@ -11,21 +11,25 @@ describe.concurrent('each check over its recordings', () => {
   for (const check of ALL_CHECKS) {
     const rec = recordingsOf(check.id);
     describe(check.id, () => {
-      test('passes over the conforming server\'s exchanges, as it did live', async () => {
+      test("passes over the conforming server's exchanges, as it did live", async () => {
         expect(rec.pass, `no recordings/${check.id}.json: run \`npm run recordings -- ${check.id}\``).toBeDefined();
         const r = await replay(check, rec.pass!.config, rec.pass!.exchanges);
         expect(r.status).toBe('passed');
         expect(r.message).toBe(rec.pass!.message);
       });
       // INFO checks record what the server does and never fail: they have a pass only.
-      if (check.level !== 'INFO') test(`fails over the exchanges of ${rec.fail?.variant ?? 'its mutant'}, as it did live`, async () => {
-        expect(rec.fail, `no fail recording in recordings/${check.id}.json: give the check a mutant (reference/mutants)`).toBeDefined();
-        expect(rec.fail!.status, 'the recording itself is of a failure').toBe('failed');
-        const r = await replay(check, rec.fail!.config, rec.fail!.exchanges);
-        expect(r.status).toBe('failed');
-        // What failed, not the message: findings of concurrent requests are listed in the order the answers came.
-        expect(r.fingerprints).toEqual(rec.fail!.fingerprints);
-      });
+      if (check.level !== 'INFO')
+        test(`fails over the exchanges of ${rec.fail?.variant ?? 'its mutant'}, as it did live`, async () => {
+          expect(
+            rec.fail,
+            `no fail recording in recordings/${check.id}.json: give the check a mutant (reference/mutants)`,
+          ).toBeDefined();
+          expect(rec.fail!.status, 'the recording itself is of a failure').toBe('failed');
+          const r = await replay(check, rec.fail!.config, rec.fail!.exchanges);
+          expect(r.status).toBe('failed');
+          // What failed, not the message: findings of concurrent requests are listed in the order the answers came.
+          expect(r.fingerprints).toEqual(rec.fail!.fingerprints);
+        });
     });
   }
 });

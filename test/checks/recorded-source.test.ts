@@ -5,13 +5,39 @@ import { recordingsOf, replay } from './replay.js';
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 
 test('a request the recording lacks skips the check, naming the request; it neither passes nor fails', async () => {
-  for (const [id, kind, drop] of [['AUTH-05', 'pass', /^GET \/seats\/\d+$/], ['DISH-02', 'fail', /^GET \/dishes\/101$/]] as const) {
+  for (const [id, kind, drop] of [
+    ['AUTH-05', 'pass', /^GET \/orders$/],
+    ['ENV-02', 'pass', /^GET \/merchant$/],
+  ] as const) {
     const rec = recordingsOf(id)[kind]!;
-    const dropped = rec.exchanges.find((x) => drop.test(`${x.request.method} ${new URL(x.request.url).pathname.replace('/open', '')}`))!;
-    const r = await replay(check(id), rec.config, rec.exchanges.filter((x) => x !== dropped));
+    const dropped = rec.exchanges.find((x) =>
+      drop.test(`${x.request.method} ${new URL(x.request.url).pathname.replace('/open', '')}`),
+    )!;
+    const r = await replay(
+      check(id),
+      rec.config,
+      rec.exchanges.filter((x) => x !== dropped),
+    );
     expect(r.status, `${id} (${kind}) without ${dropped.request.url}`).toBe('skipped');
     expect(r.message).toMatch(new RegExp(`^not in the recording: ${drop.source.slice(1, -1)}`));
   }
+});
+
+test('details are judged among those recorded: a finding there stands, and the result says what it left out', async () => {
+  const rec = recordingsOf('DISH-02').fail!;
+  const without101 = rec.exchanges.filter((x) => !new URL(x.request.url).pathname.endsWith('/dishes/101'));
+  const r = await replay(check('DISH-02'), rec.config, without101);
+  expect(r.status).toBe('failed');
+  expect(r.fingerprints).toEqual(rec.fingerprints!.filter((f) => !f.includes('101')));
+  expect(r.sampled).toMatch(/^\d+ of \d+ dishes \(the details in the recording\)$/);
+  const pass = recordingsOf('DISH-02').pass!;
+  const p = await replay(
+    check('DISH-02'),
+    pass.config,
+    pass.exchanges.filter((x) => !new URL(x.request.url).pathname.endsWith('/dishes/101')),
+  );
+  expect(p.status).toBe('passed');
+  expect(p.sampled).toMatch(/the details in the recording/);
 });
 
 test('an empty recording skips every check that needs an exchange, and fails none', async () => {

@@ -9,7 +9,10 @@ import type { CheckRecording } from '../../app/check-recordings.js';
 /** Where each check's recordings live: <check id>.json, written by `npm run recordings` (app/check-recordings.ts). */
 export const RECORDINGS_DIR = join(import.meta.dirname, 'recordings');
 
-export interface CheckRecordings { pass?: CheckRecording; fail?: CheckRecording }
+export interface CheckRecordings {
+  pass?: CheckRecording;
+  fail?: CheckRecording;
+}
 
 export function recordingsOf(id: string): CheckRecordings {
   const file = join(RECORDINGS_DIR, `${id}.json`);
@@ -17,7 +20,21 @@ export function recordingsOf(id: string): CheckRecordings {
 }
 
 /** Runs one check over recorded exchanges: nothing is sent, whatever the check asks for. */
-export async function replay(check: Check, config: Config, exchanges: readonly RecordedExchange[]): Promise<CheckResult> {
-  const run = createRun(config, [check], Date.now() + config.deadline_ms, undefined, (r) => new RecordedSource(exchanges, config.base_url, r));
-  try { return await run.check(check); } finally { await run.close(); }
+export async function replay(
+  check: Check,
+  config: Config,
+  exchanges: readonly RecordedExchange[],
+): Promise<CheckResult> {
+  const run = createRun(
+    config,
+    [check],
+    Date.now() + config.deadline_ms,
+    undefined,
+    (r) => new RecordedSource(exchanges, config.base_url, r),
+  );
+  try {
+    return await run.check(check);
+  } finally {
+    await run.close();
+  }
 }

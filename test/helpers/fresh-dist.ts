@@ -83,11 +83,16 @@ export function ensureFreshDist(root: string): string | undefined {
   const why = s.reasons.join('; ');
   for (const o of s.orphans) rmSync(o, { force: true });
   const started = Date.now();
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
-    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe', encoding: 'utf8' });
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe', encoding: 'utf8' });
   } catch (e) {
-    const out = (e as { stdout?: string; stderr?: string }).stdout || (e as { stderr?: string }).stderr || (e as Error).message;
-    throw new Error(`dist/ is stale (${why}) and \`tsc -p tsconfig.build.json\` failed, so the tests would run old code:\n${out}`);
+    const { stdout, stderr } = e as { stdout?: string; stderr?: string };
+    const out = stdout || stderr || (e as Error).message;
+    const what = `dist/ is stale (${why}) and \`tsc -p tsconfig.build.json\` failed, so the tests would run old code`;
+    throw new Error(`${what}:\n${out}`);
   }
-  return `dist/ was stale (${why}${s.orphans.length ? `; ${s.orphans.length} orphaned output${s.orphans.length > 1 ? 's' : ''} removed` : ''}): rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const n = s.orphans.length;
+  const removed = n ? `; ${n} orphaned output${n > 1 ? 's' : ''} removed` : '';
+  return `dist/ was stale (${why}${removed}): rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s`;
 }

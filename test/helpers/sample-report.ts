@@ -2,7 +2,7 @@ import type { Exchange } from '../../core/exchange.js';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../../core/report.js';
 import type { Area, Level, Status } from '../../core/check.js';
 
-/** A recorded exchange as src/http.ts writes it (already redacted). */
+/** A recorded exchange as core/http.ts writes it (already redacted). */
 export function exchange(over: { url?: string; status?: number; body?: string; headers?: Record<string, string>; error?: string } = {}): Exchange {
   const body = over.body ?? '{"status":"ERROR","code":401,"msg":"Application not authenticated"}';
   return {

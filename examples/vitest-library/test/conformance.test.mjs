@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { conformanceSuite } from 'restaurant-open-platform-conformance/vitest';
-// Stands in for your own server: start yours here (or point TARGET_URL at a running one).
+// Stands in for your own server: start yours here (or point TARGET_URL at a running one, and TARGET_CA_FILE at the
+// CA that signed its certificate if no public CA did).
 import { startSandbox } from 'restaurant-open-platform-conformance/sandbox';
 
 let server;
@@ -13,7 +14,7 @@ conformanceSuite(() => ({
   app: server.credentials.app,
   other_app: server.credentials.other_app,
   disabled_app: server.credentials.disabled_app,
-  tls: { ca_file: server.caFile },
+  tls: process.env.TARGET_URL ? (process.env.TARGET_CA_FILE ? { ca_file: process.env.TARGET_CA_FILE } : {}) : { ca_file: server.caFile },
   unsafe_methods: true,
   fuzz: { runs: 20, seed: 12345 },
 }));
