@@ -15,33 +15,49 @@ import { readReport } from './diff.js';
  * 'expired' (gates like a new failure). Failures not listed gate as usual. An entry without fingerprints (written by
  * an older version) accepts any failure of its check, with a warning.
  */
-export interface BaselineEntry { id: string; reason: string; expires?: string; fingerprints?: string[] }
+export interface BaselineEntry {
+  id: string;
+  reason: string;
+  expires?: string;
+  fingerprints?: string[];
+}
 
 /** Today as YYYY-MM-DD in UTC: an entry holds through its expiry day. */
 export const todayUtc = (now = new Date()): string => now.toISOString().slice(0, 10);
 
 export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let doc: unknown;
-  try { doc = parseYaml(text); } catch (e) {
-    throw new ConfigError(`baseline ${file} is not valid YAML: ${e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e)}`);
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(
+      `baseline ${file} is not valid YAML: ${e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e)}`,
+    );
   }
   doc ??= [];
   const errors = validate('baseline', doc);
-  if (errors.length) throw new ConfigError(`baseline ${file} is invalid: ${formatErrors(errors, 1)} (expected a list of {id, reason, expires?: YYYY-MM-DD})`);
+  if (errors.length)
+    throw new ConfigError(
+      `baseline ${file} is invalid: ${formatErrors(errors, 1)} (expected a list of {id, reason, expires?: YYYY-MM-DD})`,
+    );
   const entries = doc as BaselineEntry[];
   const seen = new Set<string>();
   for (const e of entries) {
     if (seen.has(e.id)) throw new ConfigError(`baseline ${file} lists ${e.id} twice`);
     seen.add(e.id);
-    if (knownIds && !knownIds.has(e.id)) throw new ConfigError(`baseline ${file} lists ${e.id}, which is not a check of this suite`);
-    if (e.expires && Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`))) throw new ConfigError(`baseline ${file}: ${e.id} expires on ${e.expires}, which is not a date`);
+    if (knownIds && !knownIds.has(e.id))
+      throw new ConfigError(`baseline ${file} lists ${e.id}, which is not a check of this suite`);
+    if (e.expires && Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`)))
+      throw new ConfigError(`baseline ${file}: ${e.id} expires on ${e.expires}, which is not a date`);
   }
   return entries;
 }
 
 export function readBaseline(file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) {
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
     throw new ConfigError(`cannot read baseline ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   return parseBaseline(text, file, knownIds);
@@ -50,7 +66,11 @@ export function readBaseline(file: string, knownIds?: ReadonlySet<string>): Base
 /** One line per entry that has no fingerprints: it accepts any failure of its check. Empty when all have them. */
 export function legacyWarnings(entries: BaselineEntry[], file: string): string[] {
   const old = entries.filter((e) => !e.fingerprints).map((e) => e.id);
-  return old.length ? [`warning: baseline ${file}: ${old.join(', ')} ha${old.length > 1 ? 've' : 's'} no fingerprints, so any failure of ${old.length > 1 ? 'those checks' : 'that check'} counts as known; run "conformance baseline" again to record what exactly fails`] : [];
+  return old.length
+    ? [
+        `warning: baseline ${file}: ${old.join(', ')} ha${old.length > 1 ? 've' : 's'} no fingerprints, so any failure of ${old.length > 1 ? 'those checks' : 'that check'} counts as known; run "conformance baseline" again to record what exactly fails`,
+      ]
+    : [];
 }
 
 /**
@@ -75,12 +95,17 @@ export function markRecord(rec: CheckRecord, entries: ReadonlyMap<string, Baseli
   rec.outcome = outcomeOf(rec);
 }
 
-export const entryMap = (entries: BaselineEntry[]): Map<string, BaselineEntry> => new Map(entries.map((e) => [e.id, e]));
+export const entryMap = (entries: BaselineEntry[]): Map<string, BaselineEntry> =>
+  new Map(entries.map((e) => [e.id, e]));
 
 /** The report with every check marked and its verdict, exit code and counts judged again (coverage stays). */
 export function applyBaseline(report: Report, entries: BaselineEntry[], today = todayUtc()): Report {
   const map = entryMap(entries);
-  const checks = report.checks.map((c) => { const r = { ...c }; markRecord(r, map, today); return r; });
+  const checks = report.checks.map((c) => {
+    const r = { ...c };
+    markRecord(r, map, today);
+    return r;
+  });
   return judge({ ...report, checks }, { coverage: report.coverage });
 }
 
@@ -99,7 +124,11 @@ export function baselineFromReport(report: Report, previous: BaselineEntry[] = [
       // Reason and expiry of an existing entry stay (extending an expired one is a decision for a person); what
       // fails is recorded as it is now: regenerating a baseline accepts the current failures.
       if (old) return { ...old, fingerprints };
-      return { id: c.id, reason: `fails since ${day}: ${c.message.length > 200 ? `${c.message.slice(0, 200)}…` : c.message}`, fingerprints };
+      return {
+        id: c.id,
+        reason: `fails since ${day}: ${c.message.length > 200 ? `${c.message.slice(0, 200)}…` : c.message}`,
+        fingerprints,
+      };
     });
 }
 
@@ -124,11 +153,23 @@ export function previousBaseline(file: string): BaselineEntry[] {
 export function baselineCommand(argv: string[], out: (s: string) => void): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
-    throw new ConfigError(`${(e as Error).message.split('\n')[0]} (usage: conformance baseline [report.json] [--out known-failures.yaml])`);
+    throw new ConfigError(
+      `${(e as Error).message.split('\n')[0]} (usage: conformance baseline [report.json] [--out known-failures.yaml])`,
+    );
   }
-  if (parsed.values.help) { out('Usage: conformance baseline [report.json] [--out known-failures.yaml | -]\nWrites the failed MUST checks of a report as a baseline for --baseline; reasons of an existing file are kept.\n'); return 0; }
+  if (parsed.values.help) {
+    out(
+      'Usage: conformance baseline [report.json] [--out known-failures.yaml | -]\nWrites the failed MUST checks of a report as a baseline for --baseline; reasons of an existing file are kept.\n',
+    );
+    return 0;
+  }
   if (parsed.positionals.length > 1) throw new ConfigError('conformance baseline takes one report.json');
   const source = parsed.positionals[0] ?? 'conformance-report/report.json';
   const target = parsed.values.out ?? 'known-failures.yaml';
@@ -138,7 +179,9 @@ export function baselineCommand(argv: string[], out: (s: string) => void): numbe
   if (target === '-') out(text);
   else {
     writeFileSync(target, text);
-    out(`Wrote ${entries.length} known failure(s) to ${target}: give it to runs with --baseline ${target}, and edit the reasons.\n`);
+    out(
+      `Wrote ${entries.length} known failure(s) to ${target}: give it to runs with --baseline ${target}, and edit the reasons.\n`,
+    );
   }
   return 0;
 }

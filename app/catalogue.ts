@@ -4,11 +4,17 @@ import { OPTIONS } from '../core/config.js';
 
 /** The README's check catalogue, generated from the declarations. */
 export function catalogueMarkdown(): string {
-  const rows = ALL_CHECKS.map((c) => `| ${c.id} | ${c.level} | ${c.area} | ${c.spec} | ${c.title.replace(/\|/g, '\\|')}${c.requires?.length ? ` (needs ${c.requires.join(', ')})` : ''} |`);
+  const rows = ALL_CHECKS.map(
+    (c) =>
+      `| ${c.id} | ${c.level} | ${c.area} | ${c.spec} | ${c.title.replace(/\|/g, '\\|')}${c.requires?.length ? ` (needs ${c.requires.join(', ')})` : ''} |`,
+  );
   return ['| ID | Level | Area | Spec | Check |', '|---|---|---|---|---|', ...rows, ''].join('\n');
 }
 
-const markers = (name: string): [string, string] => [`<!-- ${name}:begin (generated; do not edit by hand) -->`, `<!-- ${name}:end -->`];
+const markers = (name: string): [string, string] => [
+  `<!-- ${name}:begin (generated; do not edit by hand) -->`,
+  `<!-- ${name}:end -->`,
+];
 
 /** The README with one generated block replaced. */
 export function replaceBlock(text: string, name: string, content: string): string {

@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, DEFAULTS, OPTIONS, readConfigFile, resolveConfig, type Config, type Option, type OptionGroup } from '../core/config.js';
+import {
+  ConfigError,
+  DEFAULTS,
+  OPTIONS,
+  readConfigFile,
+  resolveConfig,
+  type Config,
+  type Option,
+  type OptionGroup,
+} from '../core/config.js';
 import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/run.js';
 import { readProgress } from '../core/progress.js';
@@ -19,13 +28,43 @@ import { ALL_CHECKS } from '../suites/index.js';
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
 /** Flags of a run that are not settings (no config key or environment variable), each with its help line. */
-const RUN_ONLY: Array<{ flag: string; short?: string; value?: string; multiple?: boolean; group: OptionGroup | 'general'; help: string }> = [
-  { flag: 'config', short: 'c', value: 'file', group: 'target', help: 'YAML config file (${ENV_VAR} interpolation; flags > env > file; its paths are relative to it)' },
+const RUN_ONLY: Array<{
+  flag: string;
+  short?: string;
+  value?: string;
+  multiple?: boolean;
+  group: OptionGroup | 'general';
+  help: string;
+}> = [
+  {
+    flag: 'config',
+    short: 'c',
+    value: 'file',
+    group: 'target',
+    help: 'YAML config file (${ENV_VAR} interpolation; flags > env > file; its paths are relative to it)',
+  },
   { flag: 'demo', group: 'target', help: 'Start the bundled reference server and check it' },
-  { flag: 'only', value: 'id', multiple: true, group: 'selection', help: 'Run only this check (repeatable; a trailing * matches a prefix: ISO-*)' },
-  { flag: 'skip', value: 'id', multiple: true, group: 'selection', help: 'Leave this check out (repeatable; a trailing * matches a prefix)' },
+  {
+    flag: 'only',
+    value: 'id',
+    multiple: true,
+    group: 'selection',
+    help: 'Run only this check (repeatable; a trailing * matches a prefix: ISO-*)',
+  },
+  {
+    flag: 'skip',
+    value: 'id',
+    multiple: true,
+    group: 'selection',
+    help: 'Leave this check out (repeatable; a trailing * matches a prefix)',
+  },
   { flag: 'list', group: 'selection', help: 'Print the catalogue of checks as a table and exit' },
-  { flag: 'record-har', value: 'file', group: 'output', help: 'Also write every exchange of the run to this HAR 1.2 file, secrets replaced by placeholders (replay it with check-har)' },
+  {
+    flag: 'record-har',
+    value: 'file',
+    group: 'output',
+    help: 'Also write every exchange of the run to this HAR 1.2 file, secrets replaced by placeholders (replay it with check-har)',
+  },
   { flag: 'quiet', short: 'q', group: 'output', help: 'Print the verdict and the findings only' },
   { flag: 'verbose', group: 'output', help: 'Also print every exchange of each finding, with its curl line' },
   { flag: 'no-color', group: 'output', help: 'No colour (also NO_COLOR=1; FORCE_COLOR=1 forces it)' },
@@ -34,19 +73,35 @@ const RUN_ONLY: Array<{ flag: string; short?: string; value?: string; multiple?:
 ];
 
 const RUN_FLAGS = {
-  ...Object.fromEntries(RUN_ONLY.map((f) => [f.flag, { type: f.value ? 'string' : 'boolean', ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) }])),
+  ...Object.fromEntries(
+    RUN_ONLY.map((f) => [
+      f.flag,
+      {
+        type: f.value ? 'string' : 'boolean',
+        ...(f.short ? { short: f.short } : {}),
+        ...(f.multiple ? { multiple: true } : {}),
+      },
+    ]),
+  ),
   ...Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.kind === 'bool' ? 'boolean' : 'string' }])),
 } as ParseArgsConfig['options'] & object;
 
 const GROUPS: Array<[OptionGroup | 'general', string]> = [
-  ['target', 'Target and credentials'], ['selection', 'Selection'], ['limits', 'Limits'], ['output', 'Output'], ['general', 'General'],
+  ['target', 'Target and credentials'],
+  ['selection', 'Selection'],
+  ['limits', 'Limits'],
+  ['output', 'Output'],
+  ['general', 'General'],
 ];
 
 /** The subcommands, each given its own arguments; their names are also what "did you mean" offers. */
 // Each loaded when named: a run's start pays for none of them (the reference server behind serve and --demo alone
 // costs more than a tenth of a second to load).
 const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
-  catalogue: async () => { out((await import('./catalogue.js')).catalogueMarkdown()); return 0; },
+  catalogue: async () => {
+    out((await import('./catalogue.js')).catalogueMarkdown());
+    return 0;
+  },
   baseline: (a) => baselineCommand(a, out),
   diff: async (a) => (await import('./diff.js')).diffCommand(a, out),
   merge: async (a) => (await import('./merge.js')).mergeCommand(a, out),
@@ -56,19 +111,34 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
 };
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
-function helpLine(flag: string, short: string | undefined, value: string | undefined, help: string, extra = ''): string {
+function helpLine(
+  flag: string,
+  short: string | undefined,
+  value: string | undefined,
+  help: string,
+  extra = '',
+): string {
   const left = `--${flag}${short ? `, -${short}` : ''}${value ? ` <${value}>` : ''}`;
   return `  ${left.padEnd(30)} ${help}${extra}`;
 }
 
-const optionLine = (o: Option): string => helpLine(o.flag, undefined, o.kind === 'bool' ? undefined : (o.value ?? 'value'), o.help.replace(/ \(default[^)]*\)$/, ''), `${o.default ? ` [default: ${o.default}]` : ''} [${o.env}]`);
+const optionLine = (o: Option): string =>
+  helpLine(
+    o.flag,
+    undefined,
+    o.kind === 'bool' ? undefined : (o.value ?? 'value'),
+    o.help.replace(/ \(default[^)]*\)$/, ''),
+    `${o.default ? ` [default: ${o.default}]` : ''} [${o.env}]`,
+  );
 
 export function usage(): string {
-  const groups = GROUPS.map(([g, title]) => [
-    `${title}:`,
-    ...RUN_ONLY.filter((f) => f.group === g).map((f) => helpLine(f.flag, f.short, f.value, f.help)),
-    ...OPTIONS.filter((o) => o.group === g).map(optionLine),
-  ].join('\n'));
+  const groups = GROUPS.map(([g, title]) =>
+    [
+      `${title}:`,
+      ...RUN_ONLY.filter((f) => f.group === g).map((f) => helpLine(f.flag, f.short, f.value, f.help)),
+      ...OPTIONS.filter((o) => o.group === g).map(optionLine),
+    ].join('\n'),
+  );
   return `Usage: conformance [options]            check a server against the Restaurant Merchant Open Platform API
        conformance --demo                  run every check against the bundled reference server
        conformance catalogue               print the check catalogue (Markdown)
@@ -92,9 +162,13 @@ Exit codes: 0 conformant (or PARTIAL: some MUST checks not run), 1 a MUST check 
 /** The run's redactor once the config is known: even an internal error message never prints a secret. */
 let activeRedactor: { redact(s: string): string } | undefined;
 
-function out(s: string): void { process.stdout.write(s); }
+function out(s: string): void {
+  process.stdout.write(s);
+}
 /** stderr carries server text too (a connection error, an internal error quoting data): every line made inert. */
-function err(s: string): void { process.stderr.write(untrustedLines(s)); }
+function err(s: string): void {
+  process.stderr.write(untrustedLines(s));
+}
 
 async function runCommand(argv: string[]): Promise<number> {
   let parsed;
@@ -104,17 +178,42 @@ async function runCommand(argv: string[]): Promise<number> {
     const message = (e as Error).message.split('\n')[0]!;
     const flag = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
     const word = /Unexpected argument '([^']+)'/.exec(message)?.[1];
-    const hint = flag ? didYouMean(flag, Object.keys(RUN_FLAGS).map((f) => `--${f}`)) : word ? didYouMean(word, Object.keys(COMMANDS)) : '';
+    const hint = flag
+      ? didYouMean(
+          flag,
+          Object.keys(RUN_FLAGS).map((f) => `--${f}`),
+        )
+      : word
+        ? didYouMean(word, Object.keys(COMMANDS))
+        : '';
     throw new ConfigError(`${message}${hint} (see --help)`);
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
-  if (v.help) { out(usage()); return 0; }
-  if (v.version) { out(`${tool.name} ${tool.version}\n`); return 0; }
-  if (v.list) { out(listText(ALL_CHECKS)); return 0; }
-  setColour(process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0' ? true : v['no-color'] || process.env.NO_COLOR ? false : process.stdout.isTTY === true);
+  if (v.help) {
+    out(usage());
+    return 0;
+  }
+  if (v.version) {
+    out(`${tool.name} ${tool.version}\n`);
+    return 0;
+  }
+  if (v.list) {
+    out(listText(ALL_CHECKS));
+    return 0;
+  }
+  setColour(
+    process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0'
+      ? true
+      : v['no-color'] || process.env.NO_COLOR
+        ? false
+        : process.stdout.isTTY === true,
+  );
   const quiet = v.quiet === true;
   const settingFlags = new Set(OPTIONS.map((o) => o.flag));
-  const flags = Object.fromEntries(Object.entries(v).filter(([k]) => settingFlags.has(k))) as Record<string, string | boolean | undefined>;
+  const flags = Object.fromEntries(Object.entries(v).filter(([k]) => settingFlags.has(k))) as Record<
+    string,
+    string | boolean | undefined
+  >;
   const only = (v.only as string[] | undefined) ?? [];
   const skip = (v.skip as string[] | undefined) ?? [];
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
@@ -126,7 +225,11 @@ async function runCommand(argv: string[]): Promise<number> {
     const file = typeof v.config === 'string' ? readConfigFile(v.config, process.env) : {};
     // The demo fixes target, credentials and TLS; every other setting (report, fuzz, load, baseline) comes from the
     // file and flags. The environment is left out: its CONFORMANCE_* variables name the user's own target.
-    const base = resolveConfig({ file: { ...file, base_url: 'http://demo.invalid', app: { secret: 'demo', key: 'demo' } }, env: {}, flags });
+    const base = resolveConfig({
+      file: { ...file, base_url: 'http://demo.invalid', app: { secret: 'demo', key: 'demo' } },
+      env: {},
+      flags,
+    });
     const { base_url: _u, app: _a, other_app: _o, disabled_app: _d, tls: _t, unsafe_methods: _m, ...settings } = base;
     const demo = await (await import('./demo.js')).startDemo(settings);
     config = demo.config;
@@ -150,10 +253,18 @@ async function runCommand(argv: string[]): Promise<number> {
     const progressFile = progressDir && join(progressDir, 'requests.json');
     let progress: Progress | undefined;
     const suiteOptions: SuiteOptions = {
-      selected, catalogue: ALL_CHECKS, strict: config.strict, deadlineAt, interrupted: interruption.promise, redactor,
+      selected,
+      catalogue: ALL_CHECKS,
+      strict: config.strict,
+      deadlineAt,
+      interrupted: interruption.promise,
+      redactor,
       ...(progressFile ? { progressFile } : {}),
       ...(typeof v['record-har'] === 'string' ? { recordHar: v['record-har'] } : {}),
-      onRecord: (r) => { if (baseline) markRecord(r, baseline); progress?.finished(); },
+      onRecord: (r) => {
+        if (baseline) markRecord(r, baseline);
+        progress?.finished();
+      },
     };
     // Vitest is loaded and created while the preflight waits for the server (most of a small run's fixed cost).
     const runner = import('./suite-runner.js');
@@ -164,9 +275,15 @@ async function runCommand(argv: string[]): Promise<number> {
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
-      await opening.then((o) => o.close(), () => undefined);
+      await opening.then(
+        (o) => o.close(),
+        () => undefined,
+      );
       if (progressDir) rmSync(progressDir, { recursive: true, force: true });
-      if (e instanceof SetupError) { err(`conformance: ${e.message}\n`); return EXIT.incomplete; }
+      if (e instanceof SetupError) {
+        err(`conformance: ${e.message}\n`);
+        return EXIT.incomplete;
+      }
       throw e;
     }
     // Until Vitest is created its own signal handlers exit at once; from the first line on, a signal ends the run
@@ -175,13 +292,24 @@ async function runCommand(argv: string[]): Promise<number> {
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
-    if (selected.length < ALL_CHECKS.length) out(`Selection: ${selected.length} of ${ALL_CHECKS.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`);
-    if (!config.base_url.startsWith('https:')) out('Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n');
+    if (selected.length < ALL_CHECKS.length)
+      out(
+        `Selection: ${selected.length} of ${ALL_CHECKS.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`,
+      );
+    if (!config.base_url.startsWith('https:'))
+      out(
+        'Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n',
+      );
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
     // the coverage and the verdict say so.)
-    if (config.max_details !== undefined && config.max_details !== DEFAULTS.max_details) out(`Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`);
-    progress = progressFile ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile)) : undefined;
+    if (config.max_details !== undefined && config.max_details !== DEFAULTS.max_details)
+      out(
+        `Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`,
+      );
+    progress = progressFile
+      ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile))
+      : undefined;
     const report = await suite.run().finally(() => {
       progress?.end();
       if (progressDir) rmSync(progressDir, { recursive: true, force: true });
@@ -204,7 +332,9 @@ async function runCommand(argv: string[]): Promise<number> {
  */
 function interruptions(): { promise: Promise<string>; dispose(): void } {
   let resolve!: (why: string) => void;
-  const promise = new Promise<string>((r) => { resolve = r; });
+  const promise = new Promise<string>((r) => {
+    resolve = r;
+  });
   let seen = false;
   const on = (signal: NodeJS.Signals): void => {
     if (seen) process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -216,7 +346,13 @@ function interruptions(): { promise: Promise<string>; dispose(): void } {
   const term = (): void => on('SIGTERM');
   process.on('SIGINT', int);
   process.on('SIGTERM', term);
-  return { promise, dispose: () => { process.off('SIGINT', int); process.off('SIGTERM', term); } };
+  return {
+    promise,
+    dispose: () => {
+      process.off('SIGINT', int);
+      process.off('SIGTERM', term);
+    },
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -224,7 +360,10 @@ export async function main(argv: string[]): Promise<number> {
     const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
     return await (command ? command(argv.slice(1)) : runCommand(argv));
   } catch (e) {
-    if (e instanceof ConfigError) { err(`conformance: ${e.message}\n`); return EXIT.usage; }
+    if (e instanceof ConfigError) {
+      err(`conformance: ${e.message}\n`);
+      return EXIT.usage;
+    }
     const detail = process.env.CONFORMANCE_DEBUG ? `\n${(e as Error).stack}` : '';
     const line = `conformance: internal error: ${(e as Error).message?.split('\n')[0] ?? String(e)}${detail}\n`;
     err(activeRedactor ? activeRedactor.redact(line) : line);

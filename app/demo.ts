@@ -36,4 +36,12 @@ export function demoConfig(server: RunningServer, overrides: Partial<Config>): C
 export { fixtureExamples } from '../reference/examples.js';
 export { startReferenceServer, type RunningServer } from '../reference/server.js';
 export { CREDENTIALS, LARGE } from '../reference/fixtures.js';
-export { FAULT_HEADER, FaultSyntaxError, describeFault, parseRunFault, sandboxVariant, type Fault, type RunFault } from '../reference/sandbox.js';
+export {
+  FAULT_HEADER,
+  FaultSyntaxError,
+  describeFault,
+  parseRunFault,
+  sandboxVariant,
+  type Fault,
+  type RunFault,
+} from '../reference/sandbox.js';

@@ -13,11 +13,23 @@ import { oneLine } from '../reporters/terminal.js';
  * way. Exit 1 when anything regressed.
  */
 export interface DiffEntry {
-  id: string; title: string; level: CheckRecord['level']; before?: Outcome; after?: Outcome; message?: string;
+  id: string;
+  title: string;
+  level: CheckRecord['level'];
+  before?: Outcome;
+  after?: Outcome;
+  message?: string;
   /** Still failing: fingerprints failing now and not before, and the other way round. */
-  findings_added?: string[]; findings_removed?: string[];
+  findings_added?: string[];
+  findings_removed?: string[];
 }
-export interface ReportDiff { regressed: DiffEntry[]; fixed: DiffEntry[]; added: DiffEntry[]; removed: DiffEntry[]; stillFailing: DiffEntry[] }
+export interface ReportDiff {
+  regressed: DiffEntry[];
+  fixed: DiffEntry[];
+  added: DiffEntry[];
+  removed: DiffEntry[];
+  stillFailing: DiffEntry[];
+}
 
 /** Failing for a diff: a finding a reader must act on, or an error of the suite. */
 const failing = (o: Outcome | undefined): boolean => o !== undefined && (OUTCOMES[o].finding || o === 'error');
@@ -35,7 +47,14 @@ export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'ch
   for (const n of newR.checks) {
     const o = beforeById.get(n.id);
     const [was, now] = [o && served(o), served(n)];
-    const entry: DiffEntry = { id: n.id, title: n.title, level: n.level, ...(was ? { before: was } : {}), after: now, message: n.message };
+    const entry: DiffEntry = {
+      id: n.id,
+      title: n.title,
+      level: n.level,
+      ...(was ? { before: was } : {}),
+      after: now,
+      message: n.message,
+    };
     if (!o) d.added.push(entry);
     else if (failing(now) && !failing(was)) d.regressed.push(entry);
     else if (failing(was) && now === 'passed') d.fixed.push(entry);
@@ -45,16 +64,22 @@ export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'ch
       // Reports without fingerprints (older versions) compare as the check as a whole.
       const added = o.fingerprints && n.fingerprints ? [...after].filter((f) => !before.has(f)) : [];
       const removed = o.fingerprints && n.fingerprints ? [...before].filter((f) => !after.has(f)) : [];
-      const still = { ...entry, ...(added.length ? { findings_added: added } : {}), ...(removed.length ? { findings_removed: removed } : {}) };
+      const still = {
+        ...entry,
+        ...(added.length ? { findings_added: added } : {}),
+        ...(removed.length ? { findings_removed: removed } : {}),
+      };
       d.stillFailing.push(still);
       if (added.length) d.regressed.push(still);
     }
   }
-  for (const o of oldR.checks) if (!afterById.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: served(o) });
+  for (const o of oldR.checks)
+    if (!afterById.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: served(o) });
   return d;
 }
 
-const fingerprintList = (list: string[]): string => `${list.slice(0, 8).map(oneLine).join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`;
+const fingerprintList = (list: string[]): string =>
+  `${list.slice(0, 8).map(oneLine).join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`;
 
 export function diffText(d: ReportDiff, oldName: string, newName: string): string {
   const out = [`Comparing ${oldName} → ${newName}`];
@@ -62,23 +87,35 @@ export function diffText(d: ReportDiff, oldName: string, newName: string): strin
     if (!list.length) return;
     out.push('', `${title} (${list.length}):`, ...list.map((e) => `  ${line(e)}`));
   };
-  section('Regressed', d.regressed, (e) => e.findings_added
-    ? `${e.id} [${e.level}] still ${e.after}, with new findings: ${fingerprintList(e.findings_added)}`
-    : `${e.id} [${e.level}] ${e.before} → ${e.after}: ${oneLine(e.message ?? '')}`);
+  section('Regressed', d.regressed, (e) =>
+    e.findings_added
+      ? `${e.id} [${e.level}] still ${e.after}, with new findings: ${fingerprintList(e.findings_added)}`
+      : `${e.id} [${e.level}] ${e.before} → ${e.after}: ${oneLine(e.message ?? '')}`,
+  );
   section('Fixed', d.fixed, (e) => `${e.id} [${e.level}] ${e.before} → ${e.after}: ${e.title}`);
   section('New checks', d.added, (e) => `${e.id} [${e.level}] ${e.after}: ${e.title}`);
   section('Removed checks', d.removed, (e) => `${e.id} [${e.level}] was ${e.before}: ${e.title}`);
-  section('Still failing', d.stillFailing, (e) => `${e.id} [${e.level}] ${e.after}${e.findings_added ? `; new: ${fingerprintList(e.findings_added)}` : ''}${e.findings_removed ? `; gone: ${fingerprintList(e.findings_removed)}` : ''}`);
-  out.push('', d.regressed.length
-    ? `${d.regressed.length} regressed, ${d.fixed.length} fixed`
-    : `nothing regressed; ${d.fixed.length} fixed`);
+  section(
+    'Still failing',
+    d.stillFailing,
+    (e) =>
+      `${e.id} [${e.level}] ${e.after}${e.findings_added ? `; new: ${fingerprintList(e.findings_added)}` : ''}${e.findings_removed ? `; gone: ${fingerprintList(e.findings_removed)}` : ''}`,
+  );
+  out.push(
+    '',
+    d.regressed.length
+      ? `${d.regressed.length} regressed, ${d.fixed.length} fixed`
+      : `nothing regressed; ${d.fixed.length} fixed`,
+  );
   return `${out.join('\n')}\n`;
 }
 
 /** Reads a report.json and checks it against schemas/report.schema.json (a wrong file is a usage error, exit 2). */
 export function readReport(file: string): Report {
   let value: unknown;
-  try { value = JSON.parse(readFileSync(file, 'utf8')); } catch (e) {
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0];
     throw new ConfigError(`cannot read report ${file}: ${why}`);
   }
@@ -91,8 +128,14 @@ export function readReport(file: string): Report {
 
 /** `conformance diff old/report.json new/report.json`: prints the changes; exit 1 when something regressed. */
 export function diffCommand(argv: string[], out: (s: string) => void): number {
-  if (argv.includes('--help') || argv.includes('-h')) { out('Usage: conformance diff old/report.json new/report.json\nPrints regressed, fixed, new and removed checks; exits 1 when something regressed.\n'); return 0; }
-  if (argv.length !== 2 || argv.some((a) => a.startsWith('-'))) throw new ConfigError('usage: conformance diff old/report.json new/report.json');
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(
+      'Usage: conformance diff old/report.json new/report.json\nPrints regressed, fixed, new and removed checks; exits 1 when something regressed.\n',
+    );
+    return 0;
+  }
+  if (argv.length !== 2 || argv.some((a) => a.startsWith('-')))
+    throw new ConfigError('usage: conformance diff old/report.json new/report.json');
   const [a, b] = argv as [string, string];
   const d = diffReports(readReport(a), readReport(b));
   out(diffText(d, a, b));

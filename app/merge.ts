@@ -3,7 +3,16 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../core/config.js';
 import { readReport } from './diff.js';
-import { OUTCOMES, summarize, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report, type Verdict } from '../core/report.js';
+import {
+  OUTCOMES,
+  summarize,
+  VERDICT_WORD,
+  type CheckRecord,
+  type Counts,
+  type Outcome,
+  type Report,
+  type Verdict,
+} from '../core/report.js';
 import { tool } from '../core/paths.js';
 import { oneLine } from '../reporters/terminal.js';
 
@@ -65,8 +74,16 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
     used.set(label, n);
     if (n > 1) label = `${label}#${n}`;
     return {
-      label, file, base_url: r.target.base_url, tool_version: r.tool.version, started_at: r.started_at, duration_ms: r.duration_ms,
-      verdict: r.verdict, exit_code: r.exit_code, fuzz: r.fuzz, summary: summarize(r.checks),
+      label,
+      file,
+      base_url: r.target.base_url,
+      tool_version: r.tool.version,
+      started_at: r.started_at,
+      duration_ms: r.duration_ms,
+      verdict: r.verdict,
+      exit_code: r.exit_code,
+      fuzz: r.fuzz,
+      summary: summarize(r.checks),
     };
   });
 
@@ -76,7 +93,10 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
     const label = targets[i]!.label;
     for (const c of report.checks) {
       let m = checks.get(c.id);
-      if (!m) { m = { id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, outcome: {}, failed_on: [] }; checks.set(c.id, m); }
+      if (!m) {
+        m = { id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, outcome: {}, failed_on: [] };
+        checks.set(c.id, m);
+      }
       m.outcome[label] = c.outcome;
       if (listed(c.outcome)) m.failed_on.push({ target: label, outcome: c.outcome, message: c.message });
     }
@@ -84,15 +104,35 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
 
   const notes: string[] = [];
   const versions = [...new Set(targets.map((t) => t.tool_version))];
-  if (versions.length > 1) notes.push(`the reports come from different suite versions (${versions.join(', ')}): their check sets may differ`);
+  if (versions.length > 1)
+    notes.push(`the reports come from different suite versions (${versions.join(', ')}): their check sets may differ`);
   const missing = [...checks.values()].filter((c) => Object.keys(c.outcome).length < targets.length);
-  if (missing.length) notes.push(`${missing.length} check(s) are missing from some reports (another --only or suite version): ${missing.slice(0, 5).map((c) => c.id).join(', ')}${missing.length > 5 ? ', …' : ''}`);
+  if (missing.length)
+    notes.push(
+      `${missing.length} check(s) are missing from some reports (another --only or suite version): ${missing
+        .slice(0, 5)
+        .map((c) => c.id)
+        .join(', ')}${missing.length > 5 ? ', …' : ''}`,
+    );
 
   const count = (v: Verdict): number => targets.filter((t) => t.verdict === v).length;
-  const summary = { targets: targets.length, conformant: count('conformant'), partial: count('partial'), not_conformant: count('not conformant'), incomplete: count('incomplete') };
+  const summary = {
+    targets: targets.length,
+    conformant: count('conformant'),
+    partial: count('partial'),
+    not_conformant: count('not conformant'),
+    incomplete: count('incomplete'),
+  };
   // The worst verdict of all targets: a run that could not judge weighs most, as it says nothing either way.
-  const verdict: Verdict = summary.incomplete ? 'incomplete' : summary.not_conformant ? 'not conformant' : summary.partial ? 'partial' : 'conformant';
-  const exit_code: 0 | 1 | 3 = verdict === 'incomplete' || targets.some((t) => t.exit_code === 3) ? 3 : verdict === 'not conformant' ? 1 : 0;
+  const verdict: Verdict = summary.incomplete
+    ? 'incomplete'
+    : summary.not_conformant
+      ? 'not conformant'
+      : summary.partial
+        ? 'partial'
+        : 'conformant';
+  const exit_code: 0 | 1 | 3 =
+    verdict === 'incomplete' || targets.some((t) => t.exit_code === 3) ? 3 : verdict === 'not conformant' ? 1 : 0;
   return {
     tool,
     merged_at: now.toISOString(),
@@ -107,27 +147,64 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
 
 function table(head: string[], rows: string[][]): string[] {
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(width[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(width[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
-
 
 /** The terminal summary: a verdict per target, then every check that failed anywhere, with where. */
 export function mergedText(m: MergedReport): string {
   const out: string[] = [`Merged ${m.summary.targets} report(s):`, ''];
-  out.push(...table(
-    ['target', 'base_url', 'verdict', 'failed', 'warned', 'known', 'skipped', 'incomplete', 'errors', 'checks', 'time'],
-    m.targets.map((t) => [t.label, t.base_url, VERDICT_WORD[t.verdict], String(t.summary.failed), String(t.summary.warned), String(t.summary.known), String(t.summary.skipped), String(t.summary.incomplete), String(t.summary.error),
-      String(Object.values(t.summary).reduce((a, b) => a + b, 0)), `${(t.duration_ms / 1000).toFixed(1)} s`]),
-  ).map((l) => `  ${l}`));
+  out.push(
+    ...table(
+      [
+        'target',
+        'base_url',
+        'verdict',
+        'failed',
+        'warned',
+        'known',
+        'skipped',
+        'incomplete',
+        'errors',
+        'checks',
+        'time',
+      ],
+      m.targets.map((t) => [
+        t.label,
+        t.base_url,
+        VERDICT_WORD[t.verdict],
+        String(t.summary.failed),
+        String(t.summary.warned),
+        String(t.summary.known),
+        String(t.summary.skipped),
+        String(t.summary.incomplete),
+        String(t.summary.error),
+        String(Object.values(t.summary).reduce((a, b) => a + b, 0)),
+        `${(t.duration_ms / 1000).toFixed(1)} s`,
+      ]),
+    ).map((l) => `  ${l}`),
+  );
   const failing = m.checks.filter((c) => c.failed_on.length);
   out.push('');
   if (failing.length) {
     out.push('Checks that failed on some target:', '');
-    out.push(...table(
-      ['check', 'level', 'failed on', 'targets'],
-      failing.map((c) => [c.id, c.level, `${c.failed_on.length}/${Object.keys(c.outcome).length}`, c.failed_on.map((f) => `${f.target}${f.outcome === 'failed' ? '' : ` (${OUTCOMES[f.outcome].word})`}`).join(', ')]),
-    ).map((l) => `  ${l}`));
+    out.push(
+      ...table(
+        ['check', 'level', 'failed on', 'targets'],
+        failing.map((c) => [
+          c.id,
+          c.level,
+          `${c.failed_on.length}/${Object.keys(c.outcome).length}`,
+          c.failed_on
+            .map((f) => `${f.target}${f.outcome === 'failed' ? '' : ` (${OUTCOMES[f.outcome].word})`}`)
+            .join(', '),
+        ]),
+      ).map((l) => `  ${l}`),
+    );
     out.push('');
     for (const c of failing) {
       out.push(`  ${c.id} [${c.spec}] ${c.title}`);
@@ -139,7 +216,9 @@ export function mergedText(m: MergedReport): string {
     out.push('No check failed on any target.', '');
   }
   for (const n of m.notes) out.push(`Note: ${n}`);
-  out.push(`${VERDICT_WORD[m.verdict]}: ${m.summary.conformant} conformant, ${m.summary.partial} partial, ${m.summary.not_conformant} not conformant, ${m.summary.incomplete} incomplete (of ${m.summary.targets})`);
+  out.push(
+    `${VERDICT_WORD[m.verdict]}: ${m.summary.conformant} conformant, ${m.summary.partial} partial, ${m.summary.not_conformant} not conformant, ${m.summary.incomplete} incomplete (of ${m.summary.targets})`,
+  );
   return `${out.join('\n')}\n`;
 }
 
@@ -153,13 +232,24 @@ incomplete, 2 for usage errors.
 export function mergeCommand(argv: string[], out: (s: string) => void): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new ConfigError(`${(e as Error).message.split('\n')[0]} (see conformance merge --help)`);
   }
-  if (parsed.values.help) { out(MERGE_USAGE); return 0; }
-  if (!parsed.positionals.length) throw new ConfigError('usage: conformance merge reports/*/report.json [--out merged.json]');
-  const files = parsed.positionals.map((p) => (existsSync(p) && statSync(p).isDirectory() ? join(p, 'report.json') : p));
+  if (parsed.values.help) {
+    out(MERGE_USAGE);
+    return 0;
+  }
+  if (!parsed.positionals.length)
+    throw new ConfigError('usage: conformance merge reports/*/report.json [--out merged.json]');
+  const files = parsed.positionals.map((p) =>
+    existsSync(p) && statSync(p).isDirectory() ? join(p, 'report.json') : p,
+  );
   const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
   out(mergedText(merged));
   if (parsed.values.out) {

@@ -13,12 +13,20 @@ export function packagedOpenApi(format: 'yaml' | 'json' = 'yaml'): string {
 export function openapiCommand(argv: string[], out: (s: string) => void): number {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, format: { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, format: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (e) {
-    throw new ConfigError(`openapi: ${(e as Error).message.split('\n')[0]} (usage: conformance openapi [--out FILE] [--format yaml|json])`);
+    throw new ConfigError(
+      `openapi: ${(e as Error).message.split('\n')[0]} (usage: conformance openapi [--out FILE] [--format yaml|json])`,
+    );
   }
   const format = values.format ?? (values.out?.endsWith('.json') ? 'json' : 'yaml');
-  if (format !== 'yaml' && format !== 'json') throw new ConfigError(`openapi: --format must be yaml or json, not ${JSON.stringify(format)}`);
+  if (format !== 'yaml' && format !== 'json')
+    throw new ConfigError(`openapi: --format must be yaml or json, not ${JSON.stringify(format)}`);
   const text = packagedOpenApi(format);
   if (values.out) {
     writeFileSync(values.out, text);

@@ -15,11 +15,27 @@ import { clientFor } from '../core/run.js';
  */
 export class SetupError extends Error {}
 
-interface App { who: 'app' | 'other_app'; creds: Credentials; settings: string }
+interface App {
+  who: 'app' | 'other_app';
+  creds: Credentials;
+  settings: string;
+}
 
 const APPS = (c: Config): App[] => [
-  { who: 'app', creds: c.app, settings: 'app.secret / app.key (CONFORMANCE_SECRET / CONFORMANCE_KEY, --secret / --key)' },
-  ...(c.other_app ? [{ who: 'other_app' as const, creds: c.other_app, settings: 'other_app.secret / other_app.key (CONFORMANCE_OTHER_SECRET / CONFORMANCE_OTHER_KEY)' }] : []),
+  {
+    who: 'app',
+    creds: c.app,
+    settings: 'app.secret / app.key (CONFORMANCE_SECRET / CONFORMANCE_KEY, --secret / --key)',
+  },
+  ...(c.other_app
+    ? [
+        {
+          who: 'other_app' as const,
+          creds: c.other_app,
+          settings: 'other_app.secret / other_app.key (CONFORMANCE_OTHER_SECRET / CONFORMANCE_OTHER_KEY)',
+        },
+      ]
+    : []),
 ];
 
 const AT_FAULT = 'if it is right, the server is at fault';
@@ -46,7 +62,9 @@ function notTheApi(r: Reply): boolean {
 export async function preflight(config: Config, redactor: Redactor): Promise<string[]> {
   const apps = APPS(config);
   if (config.other_app && config.other_app.secret === config.app.secret) {
-    throw new ConfigError('other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)');
+    throw new ConfigError(
+      'other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)',
+    );
   }
   const client = clientFor(config, redactor, { retry: { max: 0, capMs: 0 } });
   const base = redactor.redact(config.base_url);
@@ -59,27 +77,48 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
         sent++;
         r = await client.send({ path: AUTH_PATH, query: { secret: app.creds.secret, key: app.creds.key } });
       } catch (e) {
-        if (e instanceof NetworkError) throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
+        if (e instanceof NetworkError)
+          throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
         throw e;
       }
       const answer = redactor.redact(describeReply(r));
-      if (successData(r).ok) { merchants.push({ app, merchant: merchantOf(r) }); continue; }
+      if (successData(r).ok) {
+        merchants.push({ app, merchant: merchantOf(r) });
+        continue;
+      }
       // Rate limited: neither a refusal nor a missing endpoint, so no setup problem can be named. The run goes on;
       // its own budget for rate-limit waits ends a storm as INCOMPLETE, with a report.
-      if (r.status === 429) return [`the server answered the preflight's GET ${AUTH_PATH} with HTTP 429 (rate limited): the key pairs are not verified before the run, which waits within its budget (3 × timeout_ms)`];
+      if (r.status === 429)
+        return [
+          `the server answered the preflight's GET ${AUTH_PATH} with HTTP 429 (rate limited): the key pairs are not verified before the run, which waits within its budget (3 × timeout_ms)`,
+        ];
       if (notTheApi(r)) {
-        throw new SetupError(`no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${answer}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`);
+        throw new SetupError(
+          `no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${answer}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`,
+        );
       }
-      throw new SetupError(`the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${answer}. Check ${app.settings}; ${AT_FAULT} (§5.2)`);
+      throw new SetupError(
+        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${answer}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
+      );
     }
     const [a, b] = merchants;
-    if (a?.merchant && b?.merchant && ((a.merchant.id !== undefined && a.merchant.id === b.merchant.id) || (typeof a.merchant.merchant_id === 'string' && a.merchant.merchant_id !== '' && a.merchant.merchant_id === b.merchant.merchant_id))) {
-      throw new SetupError(`other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(stringifyJson(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`);
+    if (
+      a?.merchant &&
+      b?.merchant &&
+      ((a.merchant.id !== undefined && a.merchant.id === b.merchant.id) ||
+        (typeof a.merchant.merchant_id === 'string' &&
+          a.merchant.merchant_id !== '' &&
+          a.merchant.merchant_id === b.merchant.merchant_id))
+    ) {
+      throw new SetupError(
+        `other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(stringifyJson(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`,
+      );
     }
     return [];
   } finally {
     await client.close();
     // rate_limit holds for the whole run: the checks' client (another process, its own pace) starts after these.
-    if (config.rate_limit && sent) await new Promise((r) => setTimeout(r, Math.ceil((sent * 1000) / config.rate_limit!)));
+    if (config.rate_limit && sent)
+      await new Promise((r) => setTimeout(r, Math.ceil((sent * 1000) / config.rate_limit!)));
   }
 }

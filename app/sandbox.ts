@@ -39,12 +39,24 @@ export interface Sandbox {
 export async function startSandbox(o: SandboxOptions = {}): Promise<Sandbox> {
   const seed = o.seed ?? Math.floor(Math.random() * 2 ** 31);
   const variant = sandboxVariant({
-    faults: (o.faults ?? []).map(parseRunFault), seed,
+    faults: (o.faults ?? []).map(parseRunFault),
+    seed,
     ...(o.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: o.tokenTtlSeconds } : {}),
     ...(o.onFault ? { onFault: (req, what) => o.onFault!(`${req.method} ${req.path}`, what) } : {}),
   });
   const server = await startReferenceServer({
-    port: o.port ?? 0, host: o.host ?? '127.0.0.1', https: o.https ?? false, variants: [variant], ...(o.size === 'large' ? { size: LARGE } : {}),
+    port: o.port ?? 0,
+    host: o.host ?? '127.0.0.1',
+    https: o.https ?? false,
+    variants: [variant],
+    ...(o.size === 'large' ? { size: LARGE } : {}),
   });
-  return { baseUrl: server.baseUrl, caFile: server.caFile, seed, credentials: CREDENTIALS, server, close: () => server.close() };
+  return {
+    baseUrl: server.baseUrl,
+    caFile: server.caFile,
+    seed,
+    credentials: CREDENTIALS,
+    server,
+    close: () => server.close(),
+  };
 }

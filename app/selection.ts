@@ -12,12 +12,20 @@ const matches = (pattern: string, id: string): boolean =>
  */
 export function selectChecks<T extends { id: string }>(all: readonly T[], only: string[], skip: string[]): T[] {
   const ids = all.map((c) => c.id);
-  for (const [flag, patterns] of [['--only', only], ['--skip', skip]] as const) {
+  for (const [flag, patterns] of [
+    ['--only', only],
+    ['--skip', skip],
+  ] as const) {
     for (const p of patterns) {
-      if (!ids.some((id) => matches(p, id))) throw new ConfigError(`${flag} ${p} matches no check${didYouMean(p.replace(/\*$/, ''), ids)} (conformance catalogue lists them)`);
+      if (!ids.some((id) => matches(p, id)))
+        throw new ConfigError(
+          `${flag} ${p} matches no check${didYouMean(p.replace(/\*$/, ''), ids)} (conformance catalogue lists them)`,
+        );
     }
   }
-  const picked = all.filter((c) => (!only.length || only.some((p) => matches(p, c.id))) && !skip.some((p) => matches(p, c.id)));
+  const picked = all.filter(
+    (c) => (!only.length || only.some((p) => matches(p, c.id))) && !skip.some((p) => matches(p, c.id)),
+  );
   if (!picked.length) throw new ConfigError('--only and --skip together leave no check to run');
   return picked;
 }

@@ -1,6 +1,14 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../core/config.js';
-import { CREDENTIALS, FAULT_HEADER, FaultSyntaxError, describeFault, parseRunFault, type RunFault, type RunningServer } from './demo.js';
+import {
+  CREDENTIALS,
+  FAULT_HEADER,
+  FaultSyntaxError,
+  describeFault,
+  parseRunFault,
+  type RunFault,
+  type RunningServer,
+} from './demo.js';
 import { startSandbox } from './sandbox.js';
 
 const FLAGS = {
@@ -26,7 +34,8 @@ or "none". The same --seed gives the same faults to the same sequence of request
 /** A whole number flag, or a usage error naming it. */
 function integer(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`serve: --${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`serve: --${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -34,7 +43,9 @@ function integer(name: string, text: string, min: number, max: number): number {
 function banner(srv: RunningServer, o: { size: string; faults: RunFault[]; seed: number; ttl?: number }): string {
   const mine = <T extends { user_id: number }>(xs: T[]): number => xs.filter((x) => x.user_id === 1).length;
   const f = srv.world.fixtures;
-  const faults = o.faults.length ? o.faults.map((r) => `${describeFault(r.fault)}${r.rate < 1 ? `@${r.rate}` : ''}`).join(', ') : 'none for the whole run';
+  const faults = o.faults.length
+    ? o.faults.map((r) => `${describeFault(r.fault)}${r.rate < 1 ? `@${r.rate}` : ''}`).join(', ')
+    : 'none for the whole run';
   // The fixture's published test credentials: printed on purpose, they are nobody's secrets.
   return `Sandbox: the reference server at ${srv.baseUrl}${srv.baseUrl.startsWith('https') ? `\n  TLS: its test CA is ${srv.caFile} (e.g. NODE_EXTRA_CA_CERTS=${srv.caFile})` : ''}
   Merchant 1 (${o.size}): ${mine(f.dishes)} dishes, ${mine(f.seats)} seats, ${mine(f.orders)} orders; merchant 2 is small
@@ -52,22 +63,39 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { ...FLAGS, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (e) {
     throw new ConfigError(`serve: ${(e as Error).message.split('\n')[0]}\n${SERVE_USAGE}`);
   }
-  if (values.help) { out(SERVE_USAGE); return 0; }
-  if (values.size !== 'fixture' && values.size !== 'large') throw new ConfigError(`serve: --size must be fixture or large, not ${JSON.stringify(values.size)}`);
+  if (values.help) {
+    out(SERVE_USAGE);
+    return 0;
+  }
+  if (values.size !== 'fixture' && values.size !== 'large')
+    throw new ConfigError(`serve: --size must be fixture or large, not ${JSON.stringify(values.size)}`);
   let faults: RunFault[];
-  try { faults = (values.fault ?? []).map(parseRunFault); } catch (e) {
+  try {
+    faults = (values.fault ?? []).map(parseRunFault);
+  } catch (e) {
     if (e instanceof FaultSyntaxError) throw new ConfigError(`serve: --fault ${e.message}`);
     throw e;
   }
-  const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed', values.seed, 0, 2 ** 31 - 1);
+  const seed =
+    values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed', values.seed, 0, 2 ** 31 - 1);
   const ttl = values['token-ttl'] === undefined ? undefined : integer('token-ttl', values['token-ttl'], 1, 31_536_000);
   const { server: srv } = await startSandbox({
-    port: integer('port', values.port, 0, 65535), host: values.host, https: values.https, size: values.size,
-    faults: values.fault ?? [], seed, ...(ttl !== undefined ? { tokenTtlSeconds: ttl } : {}),
+    port: integer('port', values.port, 0, 65535),
+    host: values.host,
+    https: values.https,
+    size: values.size,
+    faults: values.fault ?? [],
+    seed,
+    ...(ttl !== undefined ? { tokenTtlSeconds: ttl } : {}),
     ...(values.quiet ? {} : { onFault: (request, what) => out(`fault: ${request} ← ${what}\n`) }),
   });
   out(banner(srv, { size: values.size, faults, seed, ...(ttl !== undefined ? { ttl } : {}) }));

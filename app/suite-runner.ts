@@ -14,7 +14,13 @@ import { REPORT_FILES, writeReports } from '../reporters/index.js';
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
 
 /** What the runner knows of a check before it runs: enough to report it as not finished. */
-export interface CheckHead { id: string; title: string; level: Level; spec: string; area: Area }
+export interface CheckHead {
+  id: string;
+  title: string;
+  level: Level;
+  spec: string;
+  area: Area;
+}
 
 export interface SuiteOptions {
   /** The checks to run (the CLI has resolved --only and --skip against the catalogue). */
@@ -51,7 +57,10 @@ const GRACE_MS = 400;
 const CANCEL_MS = 300;
 const CLOSE_MS = 200;
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => { setTimeout(r, ms).unref(); });
+const sleep = (ms: number): Promise<void> =>
+  new Promise((r) => {
+    setTimeout(r, ms).unref();
+  });
 
 /** Vitest created for a run, not started yet: `run` starts it and builds the report. */
 export interface OpenSuite {
@@ -67,28 +76,40 @@ export interface OpenSuite {
 export async function openSuite(config: Config, opts: SuiteOptions): Promise<OpenSuite> {
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
   const signalsBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
-  const vitest = await createVitest('test', {
-    config: false,
-    root: packageRoot,
-    dir: packageRoot,
-    include: [relative(packageRoot, ENTRY)],
-    exclude: [],
-    watch: false,
-    reporters: [collector],
-    pool: 'forks',
-    execArgv: WORKER_FLAGS,
-    // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
-    // cost of a run). Only the entry file goes through Vitest's runner.
-    server: { deps: { external: [/\/dist\/(core|app|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] } },
-    maxWorkers: 1,
-    isolate: false,
-    fileParallelism: false,
-    maxConcurrency: 1000,
-    testTimeout: Math.max(1000, opts.deadlineAt - Date.now()) + 10_000,
-    hookTimeout: 30_000,
-    passWithNoTests: false,
-    provide: { conformanceConfig: config, conformanceOnly: opts.selected.map((c) => c.id), conformanceDeadlineAt: opts.deadlineAt, ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}), ...(opts.recordHar ? { conformanceRecordHar: resolve(opts.recordHar) } : {}) },
-  }, { logLevel: 'silent', clearScreen: false });
+  const vitest = await createVitest(
+    'test',
+    {
+      config: false,
+      root: packageRoot,
+      dir: packageRoot,
+      include: [relative(packageRoot, ENTRY)],
+      exclude: [],
+      watch: false,
+      reporters: [collector],
+      pool: 'forks',
+      execArgv: WORKER_FLAGS,
+      // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
+      // cost of a run). Only the entry file goes through Vitest's runner.
+      server: {
+        deps: { external: [/\/dist\/(core|app|reporters|reference)\//, /\/dist\/suites\/(?!conformance\.test\.js$)/] },
+      },
+      maxWorkers: 1,
+      isolate: false,
+      fileParallelism: false,
+      maxConcurrency: 1000,
+      testTimeout: Math.max(1000, opts.deadlineAt - Date.now()) + 10_000,
+      hookTimeout: 30_000,
+      passWithNoTests: false,
+      provide: {
+        conformanceConfig: config,
+        conformanceOnly: opts.selected.map((c) => c.id),
+        conformanceDeadlineAt: opts.deadlineAt,
+        ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}),
+        ...(opts.recordHar ? { conformanceRecordHar: resolve(opts.recordHar) } : {}),
+      },
+    },
+    { logLevel: 'silent', clearScreen: false },
+  );
   // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
   // write the report of what finished.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -103,21 +124,36 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
  * second, whatever the checks are doing: what finished is reported, what did not is incomplete, and the report says
  * why.
  */
-async function runSuite(config: Config, opts: SuiteOptions, vitest: Vitest, collector: ResultCollector): Promise<Report> {
+async function runSuite(
+  config: Config,
+  opts: SuiteOptions,
+  vitest: Vitest,
+  collector: ResultCollector,
+): Promise<Report> {
   const started = new Date();
   const t0 = performance.now();
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {
-    setTimeout(() => r(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`), Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS).unref();
+    setTimeout(
+      () => r(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`),
+      Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS,
+    ).unref();
   });
-  const run = vitest.start().then(() => undefined, (e: unknown) => {
-    // The runner itself stopped (a worker died, out of memory): a harness error, so the run exits 3, never 0 or 1.
-    collector.errors.push(opts.redactor.redact(`the test runner stopped: ${(e as Error).message?.split('\n')[0] ?? String(e)}`));
-  });
+  const run = vitest.start().then(
+    () => undefined,
+    (e: unknown) => {
+      // The runner itself stopped (a worker died, out of memory): a harness error, so the run exits 3, never 0 or 1.
+      collector.errors.push(
+        opts.redactor.redact(`the test runner stopped: ${(e as Error).message?.split('\n')[0] ?? String(e)}`),
+      );
+    },
+  );
   const reason = await Promise.race([run.then(() => undefined), deadline, opts.interrupted]);
   if (reason !== undefined) {
     stopped = reason;
-    const cancel = vitest.cancelCurrentRun(reason as Parameters<typeof vitest.cancelCurrentRun>[0]).catch(() => undefined);
+    const cancel = vitest
+      .cancelCurrentRun(reason as Parameters<typeof vitest.cancelCurrentRun>[0])
+      .catch(() => undefined);
     await Promise.race([Promise.all([cancel, run]), sleep(CANCEL_MS)]);
   }
   await Promise.race([vitest.close().catch(() => undefined), sleep(stopped ? CLOSE_MS : 30_000)]);
@@ -126,9 +162,19 @@ async function runSuite(config: Config, opts: SuiteOptions, vitest: Vitest, coll
   const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';
   const unfinished = opts.selected.filter((c) => !collector.has(c.id));
   for (const c of unfinished) {
-    collector.add(withOutcome({ ...c, status: 'incomplete' as const, message: `not finished: ${why}`, evidence: [], notes: [], duration_ms: 0 }));
+    collector.add(
+      withOutcome({
+        ...c,
+        status: 'incomplete' as const,
+        message: `not finished: ${why}`,
+        evidence: [],
+        notes: [],
+        duration_ms: 0,
+      }),
+    );
   }
-  if (stopped) collector.errors.push(`${stopped}: ${unfinished.length} of ${opts.selected.length} checks did not finish`);
+  if (stopped)
+    collector.errors.push(`${stopped}: ${unfinished.length} of ${opts.selected.length} checks did not finish`);
 
   return buildReport({
     checks: collector.records,
@@ -151,6 +197,7 @@ export async function writeReportDir(report: Report, config: Config): Promise<st
   const dir = resolve(config.report.dir);
   await mkdir(dir, { recursive: true });
   const files = await writeReports(report, dir, config.report.formats);
-  for (const name of Object.values(REPORT_FILES)) if (!files.includes(join(dir, name))) await rm(join(dir, name), { force: true });
+  for (const name of Object.values(REPORT_FILES))
+    if (!files.includes(join(dir, name))) await rm(join(dir, name), { force: true });
   return files;
 }

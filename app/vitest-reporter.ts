@@ -27,12 +27,17 @@ export class ConformanceReporter implements Reporter {
 
   constructor(private readonly options: ConformanceReporterOptions = {}) {}
 
-  onTestCaseResult(test: TestCase): void { this.collector.onTestCaseResult(test); }
+  onTestCaseResult(test: TestCase): void {
+    this.collector.onTestCaseResult(test);
+  }
 
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): Promise<void> {
     this.collector.onTestRunEnd(modules, unhandled);
     if (!this.collector.records.length) return;
-    const info = modules.flatMap((m) => [...m.children.allTests()]).map((t) => t.meta().run).find((r) => r !== undefined);
+    const info = modules
+      .flatMap((m) => [...m.children.allTests()])
+      .map((t) => t.meta().run)
+      .find((r) => r !== undefined);
     const report = buildReport({
       checks: this.collector.records,
       baseUrl: info?.base_url ?? '(unknown)',
@@ -49,6 +54,8 @@ export class ConformanceReporter implements Reporter {
     mkdirSync(dir, { recursive: true });
     const files = await writeReports(report, dir, this.options.formats ?? ['json', 'junit', 'html']);
     this.written = { files, exitCode: report.exit_code };
-    process.stdout.write(`\nConformance: ${report.verdict.toUpperCase()}: ${report.verdict_reason}; report: ${files[0]}\n`);
+    process.stdout.write(
+      `\nConformance: ${report.verdict.toUpperCase()}: ${report.verdict_reason}; report: ${files[0]}\n`,
+    );
   }
 }

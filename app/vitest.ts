@@ -29,7 +29,10 @@ export interface SuiteOptions {
  * of the suite, so it can name a server the test file starts in its own beforeAll. It is validated as the CLI
  * validates a config file (a bad key fails the suite's beforeAll). Secrets never reach a test name, message or meta.
  */
-export function conformanceSuite(config: ConformanceConfig | (() => ConformanceConfig | Promise<ConformanceConfig>), options: SuiteOptions = {}): void {
+export function conformanceSuite(
+  config: ConformanceConfig | (() => ConformanceConfig | Promise<ConformanceConfig>),
+  options: SuiteOptions = {},
+): void {
   const selected = selectChecks(ALL_CHECKS, options.only ?? []);
   let run: ConformanceRun | undefined;
   let info: RunInfo | undefined;
@@ -37,14 +40,23 @@ export function conformanceSuite(config: ConformanceConfig | (() => ConformanceC
     beforeAll(async () => {
       const tree = typeof config === 'function' ? await config() : config;
       const resolved: Config = resolveConfig({ file: tree, env: {}, flags: {} });
-      info = { base_url: redactorFor(resolved).redact(resolved.base_url), fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs }, config: redactedConfig(resolved), strict: resolved.strict };
+      info = {
+        base_url: redactorFor(resolved).redact(resolved.base_url),
+        fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs },
+        config: redactedConfig(resolved),
+        strict: resolved.strict,
+      };
       run = createRun(resolved, selected, Date.now() + resolved.deadline_ms);
     });
     afterAll(() => run?.close());
-    declareChecks(selected, () => {
-      if (!run) throw new Error('conformanceSuite: the run was not created (its beforeAll failed)');
-      return run;
-    }, () => info!);
+    declareChecks(
+      selected,
+      () => {
+        if (!run) throw new Error('conformanceSuite: the run was not created (its beforeAll failed)');
+        return run;
+      },
+      () => info!,
+    );
   });
 }
 

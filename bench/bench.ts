@@ -27,12 +27,21 @@ const { values } = parseArgs({
   },
 });
 
-const sizes = values.sizes.split(',').map((s) => s.trim()).filter((s): s is SizeName => s === 'fixture' || s === 'large');
+const sizes = values.sizes
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is SizeName => s === 'fixture' || s === 'large');
 const result = await runBench({
   sizes,
   runs: { fixture: Number(values['runs-fixture']), large: Number(values['runs-large']) },
   concurrency: Number(values.concurrency),
-  latencies: values.latency === 'none' ? [] : values.latency.split(',').map(Number).filter((n) => n > 0),
+  latencies:
+    values.latency === 'none'
+      ? []
+      : values.latency
+          .split(',')
+          .map(Number)
+          .filter((n) => n > 0),
   runsLatency: Number(values['runs-latency']),
   seed: Number(values.seed),
   dredd: !values['no-dredd'],
@@ -51,6 +60,9 @@ if (values.readme) {
   const a = text.indexOf(begin);
   const b = text.indexOf(end);
   if (a < 0 || b < a) throw new Error('README.md has no bench markers');
-  writeFileSync(readme, `${text.slice(0, a + begin.length)}\nMeasured ${result.generated_at.slice(0, 10)}. ${formatTable(result).trim()}\n${text.slice(b)}`);
+  writeFileSync(
+    readme,
+    `${text.slice(0, a + begin.length)}\nMeasured ${result.generated_at.slice(0, 10)}. ${formatTable(result).trim()}\n${text.slice(b)}`,
+  );
   process.stdout.write(`README.md: Performance table updated\n`);
 }

@@ -9,15 +9,26 @@ const base = process.env.DREDD_BENCH_BASE;
 const pair = `secret=${encodeURIComponent(process.env.DREDD_BENCH_SECRET || '')}&key=${encodeURIComponent(process.env.DREDD_BENCH_KEY || '')}`;
 
 hooks.beforeAll((transactions, done) => {
-  https.get(`${base}/auth?${pair}`, { headers: { 'content-type': 'application/json; charset=utf-8' } }, (res) => {
-    let body = '';
-    res.setEncoding('utf8');
-    res.on('data', (c) => { body += c; });
-    res.on('end', () => {
-      try { token = JSON.parse(body).data.app_token; } catch (e) { hooks.log(`no token from /auth: ${e.message}`); }
+  https
+    .get(`${base}/auth?${pair}`, { headers: { 'content-type': 'application/json; charset=utf-8' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => {
+        try {
+          token = JSON.parse(body).data.app_token;
+        } catch (e) {
+          hooks.log(`no token from /auth: ${e.message}`);
+        }
+        done();
+      });
+    })
+    .on('error', (e) => {
+      hooks.log(`/auth failed: ${e.message}`);
       done();
     });
-  }).on('error', (e) => { hooks.log(`/auth failed: ${e.message}`); done(); });
 });
 
 hooks.beforeEach((t, done) => {

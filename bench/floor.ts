@@ -21,8 +21,21 @@ export interface PlannedRequest {
   token?: { issuedTo: string } | { literal: string };
 }
 
-export interface FloorPlan { origin: string; basePath: string; caFile?: string; concurrency: number; requests: PlannedRequest[] }
-export interface FloorResult { requests: number; invalid: number; statuses: Record<string, number>; http_ms: number; errors: number; first_error?: string }
+export interface FloorPlan {
+  origin: string;
+  basePath: string;
+  caFile?: string;
+  concurrency: number;
+  requests: PlannedRequest[];
+}
+export interface FloorResult {
+  requests: number;
+  invalid: number;
+  statuses: Record<string, number>;
+  http_ms: number;
+  errors: number;
+  first_error?: string;
+}
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +55,11 @@ function dataSchema(apiPath: string): { schema: SchemaName; list: boolean } | un
 /** Parses and validates one body the way the suite must at least: envelope, then the data's shape. */
 function check(apiPath: string, text: string): boolean {
   let body: unknown;
-  try { body = JSON.parse(text); } catch { return false; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
   const j = body as Json;
   if (j?.status !== 'SUCCESS') return validate('envelope.error', body).length === 0;
   if (validate('envelope.success', body).length) return false;
@@ -58,22 +75,30 @@ class Gate {
   private head = 0;
   constructor(private readonly limit: number) {}
   async enter(): Promise<void> {
-    if (this.active < this.limit) { this.active++; return; }
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
     await new Promise<void>((r) => this.waiting.push(r));
   }
   leave(): void {
     const next = this.head < this.waiting.length ? this.waiting[this.head++] : undefined;
-    if (next) next(); else this.active--;
+    if (next) next();
+    else this.active--;
   }
 }
 
 export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
-  const agent = new Agent({ connections: plan.concurrency, connect: plan.caFile ? { ca: readFileSync(plan.caFile) } : {} });
+  const agent = new Agent({
+    connections: plan.concurrency,
+    connect: plan.caFile ? { ca: readFileSync(plan.caFile) } : {},
+  });
   const gate = new Gate(plan.concurrency);
   const statuses: Record<string, number> = {};
   let invalid = 0;
   const errors: string[] = [];
-  const apiPath = (url: string): string => (url.startsWith(plan.basePath) ? url.slice(plan.basePath.length) || '/' : url);
+  const apiPath = (url: string): string =>
+    url.startsWith(plan.basePath) ? url.slice(plan.basePath.length) || '/' : url;
 
   // Dependencies: the first successful /auth of each application, and the lists the detail ids come from.
   const tokens = new Map<string, { promise: Promise<string>; resolve: (t: string) => void }>();
@@ -81,7 +106,9 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
     let t = tokens.get(app);
     if (!t) {
       let resolve!: (v: string) => void;
-      const promise = new Promise<string>((r) => { resolve = r; });
+      const promise = new Promise<string>((r) => {
+        resolve = r;
+      });
       t = { promise, resolve };
       tokens.set(app, t);
     }
@@ -90,8 +117,12 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
   const lists = new Map<string, Promise<void>>();
 
   const send = async (r: PlannedRequest): Promise<string> => {
-    const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json; charset=utf-8' };
-    if (r.token) headers['open-token'] = 'literal' in r.token ? r.token.literal : await tokenOf(r.token.issuedTo).promise;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'content-type': 'application/json; charset=utf-8',
+    };
+    if (r.token)
+      headers['open-token'] = 'literal' in r.token ? r.token.literal : await tokenOf(r.token.issuedTo).promise;
     await gate.enter();
     try {
       let res;
@@ -100,7 +131,11 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
       } catch (e) {
         // As the suite's client does: a kept-alive connection the server closed while idle gets one more try.
         const code = (e as { code?: string }).code ?? '';
-        if (!['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE'].includes(code) || (r.method !== 'GET' && r.method !== 'HEAD')) throw e;
+        if (
+          !['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE'].includes(code) ||
+          (r.method !== 'GET' && r.method !== 'HEAD')
+        )
+          throw e;
         res = await request(plan.origin + r.url, { method: r.method as 'GET', headers, dispatcher: agent });
       }
       const text = await res.body.text();
@@ -130,7 +165,13 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
     const p = apiPath(r.url);
     if ((p === '/dishes' || p === '/seats') && r.token && 'issuedTo' in r.token) {
       const key = `${r.token.issuedTo} ${p}`;
-      if (!lists.has(key)) { listed.add(r); lists.set(key, send(r).then(() => undefined)); }
+      if (!lists.has(key)) {
+        listed.add(r);
+        lists.set(
+          key,
+          send(r).then(() => undefined),
+        );
+      }
     }
   }
   const rest = plan.requests.filter((r) => !listed.has(r));
@@ -144,7 +185,14 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
   ]);
   const http_ms = Math.round(performance.now() - started);
   await agent.close();
-  return { requests: plan.requests.length, invalid, statuses, http_ms, errors: errors.length, ...(errors.length ? { first_error: errors[0] } : {}) };
+  return {
+    requests: plan.requests.length,
+    invalid,
+    statuses,
+    http_ms,
+    errors: errors.length,
+    ...(errors.length ? { first_error: errors[0] } : {}),
+  };
 }
 
 // Run as a script: node dist/bench/floor.js plan.json

@@ -29,7 +29,12 @@ import { DEFAULTS } from '../core/config.js';
 export type SizeName = 'fixture' | 'large';
 export type Tool = 'floor' | 'suite' | 'empty' | 'vitest' | 'dredd' | 'physical' | 'default';
 
-export interface Sample { wall_ms: number; peak_rss_mib: number | null; requests: number; exit_code: number | null }
+export interface Sample {
+  wall_ms: number;
+  peak_rss_mib: number | null;
+  requests: number;
+  exit_code: number | null;
+}
 
 export interface Row {
   size: SizeName | 'n/a';
@@ -49,12 +54,26 @@ export interface Row {
   note?: string;
 }
 
-export interface Target { name: string; limit: string; measured: string; met: boolean }
+export interface Target {
+  name: string;
+  limit: string;
+  measured: string;
+  met: boolean;
+}
 
 export interface BenchResult {
   generated_at: string;
   machine: { node: string; cpus: number; platform: string };
-  settings: { concurrency: number; seed: number; fuzz_runs: string; runs: Record<string, number>; sizes: SizeName[]; large: Size; latencies_ms: number[]; default_concurrency: number };
+  settings: {
+    concurrency: number;
+    seed: number;
+    fuzz_runs: string;
+    runs: Record<string, number>;
+    sizes: SizeName[];
+    large: Size;
+    latencies_ms: number[];
+    default_concurrency: number;
+  };
   rows: Row[];
   targets: Target[];
   dredd: { available: boolean; version?: string; note: string };
@@ -91,19 +110,32 @@ export const median = (xs: number[]): number => {
 // ---------------------------------------------------------------------------------------------------------------
 // Measuring a child process: wall time from outside, peak RSS from /usr/bin/time (exact) or /proc polling.
 
-interface Measured { wall_ms: number; peak_rss_mib: number | null; code: number | null; stdout: string; stderr: string }
+interface Measured {
+  wall_ms: number;
+  peak_rss_mib: number | null;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function readHwmKiB(pid: number): number | undefined {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : undefined;
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }
 
-export function measure(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Measured> {
+export function measure(
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<Measured> {
   const useTime = existsSync(TIME);
   const timeFile = useTime ? join(mkdtempSync(join(tmpdir(), 'bench-time-')), 'rss') : undefined;
-  const [cmd, ...rest] = useTime ? [TIME, '-f', '%M', '-o', timeFile!, process.execPath, ...args] : [process.execPath, ...args];
+  const [cmd, ...rest] = useTime
+    ? [TIME, '-f', '%M', '-o', timeFile!, process.execPath, ...args]
+    : [process.execPath, ...args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(cmd!, rest, {
@@ -114,10 +146,18 @@ export function measure(args: string[], opts: { env?: Record<string, string>; cw
     let stdout = '';
     let stderr = '';
     let hwm = 0;
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     // Without /usr/bin/time: VmHWM is a high-water mark, so the last poll before exit is close to the peak.
-    const poll = useTime ? undefined : setInterval(() => { hwm = Math.max(hwm, readHwmKiB(child.pid!) ?? 0); }, 20);
+    const poll = useTime
+      ? undefined
+      : setInterval(() => {
+          hwm = Math.max(hwm, readHwmKiB(child.pid!) ?? 0);
+        }, 20);
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 300_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -139,19 +179,35 @@ export function measure(args: string[], opts: { env?: Record<string, string>; cw
 // ---------------------------------------------------------------------------------------------------------------
 // The reference server with a recorder: every request it sees, in the form the floor replays.
 
-interface Recorder { variant: Variant; take(): PlannedRequest[] }
+interface Recorder {
+  variant: Variant;
+  take(): PlannedRequest[];
+}
 
 /** The simulated distance: every response held back `ms` (changed between the rounds of one server). */
-interface Latency { variant: Variant; ms: number }
+interface Latency {
+  variant: Variant;
+  ms: number;
+}
 
 function latency(): Latency {
-  const l: Latency = { ms: 0, variant: { name: 'bench-latency', description: 'holds every response back by the simulated round trip', delayMs: () => l.ms } };
+  const l: Latency = {
+    ms: 0,
+    variant: {
+      name: 'bench-latency',
+      description: 'holds every response back by the simulated round trip',
+      delayMs: () => l.ms,
+    },
+  };
   return l;
 }
 
 function recorder(): Recorder {
   let log: PlannedRequest[] = [];
-  const appBySecret = new Map<string, string>([[CREDENTIALS.app.secret, 'app'], [CREDENTIALS.other_app.secret, 'other_app']]);
+  const appBySecret = new Map<string, string>([
+    [CREDENTIALS.app.secret, 'app'],
+    [CREDENTIALS.other_app.secret, 'other_app'],
+  ]);
   let fixtureTokens: Set<string> | undefined;
   const variant: Variant = {
     name: 'bench-recorder',
@@ -175,13 +231,24 @@ function recorder(): Recorder {
       return false;
     },
   };
-  return { variant, take: () => { const l = log; log = []; return l; } };
+  return {
+    variant,
+    take: () => {
+      const l = log;
+      log = [];
+      return l;
+    },
+  };
 }
 
 async function startBenchServer(size: SizeName): Promise<{ srv: RunningServer; rec: Recorder; delay: Latency }> {
   const rec = recorder();
   const delay = latency();
-  const srv = await startReferenceServer({ https: true, ...(size === 'large' ? { size: LARGE } : {}), variants: [rec.variant, delay.variant] });
+  const srv = await startReferenceServer({
+    https: true,
+    ...(size === 'large' ? { size: LARGE } : {}),
+    variants: [rec.variant, delay.variant],
+  });
   return { srv, rec, delay };
 }
 
@@ -193,59 +260,124 @@ async function startBenchServer(size: SizeName): Promise<{ srv: RunningServer; r
  * CLI. A request may take a minute (not the default 10 s): on a busy machine serving and reading the 65 MB list can
  * take longer than 10 s, and a run whose requests time out is incomplete, which measures nothing.
  */
-function suiteArgs(srv: RunningServer, o: BenchOptions, reportDir: string, extra: string[] = [], defaults = false): string[] {
-  return [BIN, '--base-url', srv.baseUrl, '--ca-file', srv.caFile, ...(defaults ? [] : ['--concurrency', String(o.concurrency), '--max-details', 'all']),
-    '--timeout-ms', String(BENCH_TIMEOUT_MS), '--seed', String(o.seed), '--report-dir', reportDir, ...extra];
+function suiteArgs(
+  srv: RunningServer,
+  o: BenchOptions,
+  reportDir: string,
+  extra: string[] = [],
+  defaults = false,
+): string[] {
+  return [
+    BIN,
+    '--base-url',
+    srv.baseUrl,
+    '--ca-file',
+    srv.caFile,
+    ...(defaults ? [] : ['--concurrency', String(o.concurrency), '--max-details', 'all']),
+    '--timeout-ms',
+    String(BENCH_TIMEOUT_MS),
+    '--seed',
+    String(o.seed),
+    '--report-dir',
+    reportDir,
+    ...extra,
+  ];
 }
 
 const BENCH_TIMEOUT_MS = 60_000;
 
-async function runSuiteOnce(srv: RunningServer, rec: Recorder, o: BenchOptions, extra: string[] = [], defaults = false): Promise<{ sample: Sample; requests: PlannedRequest[]; stdout: string }> {
+async function runSuiteOnce(
+  srv: RunningServer,
+  rec: Recorder,
+  o: BenchOptions,
+  extra: string[] = [],
+  defaults = false,
+): Promise<{ sample: Sample; requests: PlannedRequest[]; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
   rec.take();
   const m = await measure(suiteArgs(srv, o, dir, extra, defaults), { env: CLI_ENV, cwd: dir, timeoutMs: 900_000 });
   const requests = rec.take();
   rmSync(dir, { recursive: true, force: true });
-  return { sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: requests.length, exit_code: m.code }, requests, stdout: m.stdout + m.stderr };
+  return {
+    sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: requests.length, exit_code: m.code },
+    requests,
+    stdout: m.stdout + m.stderr,
+  };
 }
 
-async function runFloorOnce(planFile: string, srv: RunningServer, rec: Recorder): Promise<{ sample: Sample; result?: FloorResult; output: string }> {
+async function runFloorOnce(
+  planFile: string,
+  srv: RunningServer,
+  rec: Recorder,
+): Promise<{ sample: Sample; result?: FloorResult; output: string }> {
   rec.take();
   const m = await measure([FLOOR, planFile]);
   const seen = rec.take().length;
   let result: FloorResult | undefined;
-  try { result = JSON.parse(m.stdout.trim().split('\n').at(-1) ?? '') as FloorResult; } catch { /* reported below */ }
-  return { sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: seen, exit_code: m.code }, ...(result ? { result } : {}), output: m.stdout + m.stderr };
+  try {
+    result = JSON.parse(m.stdout.trim().split('\n').at(-1) ?? '') as FloorResult;
+  } catch {
+    /* reported below */
+  }
+  return {
+    sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: seen, exit_code: m.code },
+    ...(result ? { result } : {}),
+    output: m.stdout + m.stderr,
+  };
 }
 
 async function runVitestTrivial(): Promise<Sample> {
   const dir = join(packageRoot, 'bench', 'results', 'trivial');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'trivial.test.mjs'), "import { test, expect } from 'vitest';\ntest('trivial', () => { expect(1 + 1).toBe(2); });\n");
+  writeFileSync(
+    join(dir, 'trivial.test.mjs'),
+    "import { test, expect } from 'vitest';\ntest('trivial', () => { expect(1 + 1).toBe(2); });\n",
+  );
   // Its own config, so the package's vitest.config.ts (the project's tests) is not picked up.
   writeFileSync(join(dir, 'vitest.config.mjs'), "export default { test: { include: ['trivial.test.mjs'] } };\n");
-  const m = await measure([VITEST, 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'), '--reporter', 'dot'], { cwd: dir });
+  const m = await measure(
+    [VITEST, 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'), '--reporter', 'dot'],
+    { cwd: dir },
+  );
   return { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: 0, exit_code: m.code };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Dredd: found, or installed into a temp directory (never into this package); absent that, the bench says so.
 
-interface Dredd { bin?: string; version?: string; note: string }
+interface Dredd {
+  bin?: string;
+  version?: string;
+  note: string;
+}
 
 function findDredd(tryInstall: boolean, log: (s: string) => void): Dredd {
-  const candidates = [process.env.DREDD_BIN, join(packageRoot, 'node_modules', '.bin', 'dredd'), join(tmpdir(), 'conformance-bench-dredd', 'node_modules', '.bin', 'dredd')];
+  const candidates = [
+    process.env.DREDD_BIN,
+    join(packageRoot, 'node_modules', '.bin', 'dredd'),
+    join(tmpdir(), 'conformance-bench-dredd', 'node_modules', '.bin', 'dredd'),
+  ];
   let bin = candidates.find((c): c is string => !!c && existsSync(c));
   if (!bin && tryInstall) {
     const prefix = join(tmpdir(), 'conformance-bench-dredd');
     log(`Dredd: not found; trying npm install dredd into ${prefix} (not into this package)…`);
     mkdirSync(prefix, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', 'dredd@14'], { encoding: 'utf8', timeout: 240_000 });
+    const r = spawnSync(
+      'npm',
+      ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', 'dredd@14'],
+      { encoding: 'utf8', timeout: 240_000 },
+    );
     const b = join(prefix, 'node_modules', '.bin', 'dredd');
     if (r.status === 0 && existsSync(b)) bin = b;
-    else return { note: `Dredd could not be installed (npm exit ${r.status ?? r.signal}: ${(r.stderr || r.error?.message || '').trim().split('\n').slice(-1)[0] ?? ''}); no Dredd figure` };
+    else
+      return {
+        note: `Dredd could not be installed (npm exit ${r.status ?? r.signal}: ${(r.stderr || r.error?.message || '').trim().split('\n').slice(-1)[0] ?? ''}); no Dredd figure`,
+      };
   }
-  if (!bin) return { note: 'Dredd not installed (run without --no-dredd to try an install into a temp directory, or set DREDD_BIN); no Dredd figure' };
+  if (!bin)
+    return {
+      note: 'Dredd not installed (run without --no-dredd to try an install into a temp directory, or set DREDD_BIN); no Dredd figure',
+    };
   const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
   const version = /dredd v?(\S+)/i.exec(v.stdout)?.[1] ?? v.stdout.trim().split('\n')[0];
   return { bin, ...(version ? { version } : {}), note: `Dredd ${version ?? '(version unknown)'} at ${bin}` };
@@ -262,33 +394,70 @@ export function writeDreddDescription(): string {
 async function runDreddOnce(bin: string, srv: RunningServer, rec: Recorder): Promise<Sample & { output: string }> {
   rec.take();
   // Dredd's bin is a node script: run it under this node so /usr/bin/time and RSS see the right process.
-  const m = await measure([bin, writeDreddDescription(), srv.baseUrl, '--hookfiles', join(packageRoot, 'bench', 'dredd-hooks.cjs'), '--loglevel', 'error', '--reporter', 'dot'], {
-    env: {
-      NODE_EXTRA_CA_CERTS: srv.caFile,
-      DREDD_BENCH_BASE: srv.baseUrl,
-      DREDD_BENCH_SECRET: CREDENTIALS.app.secret,
-      DREDD_BENCH_KEY: CREDENTIALS.app.key,
+  const m = await measure(
+    [
+      bin,
+      writeDreddDescription(),
+      srv.baseUrl,
+      '--hookfiles',
+      join(packageRoot, 'bench', 'dredd-hooks.cjs'),
+      '--loglevel',
+      'error',
+      '--reporter',
+      'dot',
+    ],
+    {
+      env: {
+        NODE_EXTRA_CA_CERTS: srv.caFile,
+        DREDD_BENCH_BASE: srv.baseUrl,
+        DREDD_BENCH_SECRET: CREDENTIALS.app.secret,
+        DREDD_BENCH_KEY: CREDENTIALS.app.key,
+      },
+      timeoutMs: 300_000,
     },
-    timeoutMs: 300_000,
-  });
-  return { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: rec.take().length, exit_code: m.code, output: m.stdout + m.stderr };
+  );
+  return {
+    wall_ms: m.wall_ms,
+    peak_rss_mib: m.peak_rss_mib,
+    requests: rec.take().length,
+    exit_code: m.code,
+    output: m.stdout + m.stderr,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function row(size: Row['size'], tool: Tool, label: string, samples: Sample[], floorMs?: number, note?: string, latencyMs?: number): Row {
+function row(
+  size: Row['size'],
+  tool: Tool,
+  label: string,
+  samples: Sample[],
+  floorMs?: number,
+  note?: string,
+  latencyMs?: number,
+): Row {
   const wall = median(samples.map((s) => s.wall_ms));
   const requests = median(samples.map((s) => s.requests));
   const rss = samples.map((s) => s.peak_rss_mib).filter((x): x is number => x !== null);
   return {
-    size, tool, label, runs: samples.length,
+    size,
+    tool,
+    label,
+    runs: samples.length,
     requests: Math.round(requests),
     wall_ms: Math.round(wall),
-    ratio: floorMs && (tool === 'suite' || tool === 'dredd' || tool === 'default') ? Math.round((wall / floorMs) * 100) / 100 : null,
+    ratio:
+      floorMs && (tool === 'suite' || tool === 'dredd' || tool === 'default')
+        ? Math.round((wall / floorMs) * 100) / 100
+        : null,
     req_per_s: requests > 0 ? Math.round(requests / (wall / 1000)) : null,
     peak_rss_mib: rss.length ? Math.round(median(rss)) : null,
     exit_codes: samples.map((s) => s.exit_code),
-    samples: samples.map((s) => ({ ...s, wall_ms: Math.round(s.wall_ms), peak_rss_mib: s.peak_rss_mib === null ? null : Math.round(s.peak_rss_mib) })),
+    samples: samples.map((s) => ({
+      ...s,
+      wall_ms: Math.round(s.wall_ms),
+      peak_rss_mib: s.peak_rss_mib === null ? null : Math.round(s.peak_rss_mib),
+    })),
     ...(latencyMs ? { latency_ms: latencyMs } : {}),
     ...(note ? { note } : {}),
   };
@@ -297,12 +466,14 @@ function row(size: Row['size'], tool: Tool, label: string, samples: Sample[], fl
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const log = o.log ?? (() => undefined);
   const rows: Row[] = [];
-  const dredd = o.dredd ? findDredd(true, log) : { note: 'Dredd skipped (--no-dredd)' } as Dredd;
+  const dredd = o.dredd ? findDredd(true, log) : ({ note: 'Dredd skipped (--no-dredd)' } as Dredd);
   log(dredd.note);
 
   for (const size of o.sizes) {
     const runs = o.runs[size] ?? (size === 'large' ? 3 : 5);
-    log(`[${size}] starting the reference server${size === 'large' ? ` (${LARGE.dishes} dishes, ${LARGE.seats} seats, ${LARGE.orders} orders × ${LARGE.dishesPerOrder} dishes)` : ''}…`);
+    log(
+      `[${size}] starting the reference server${size === 'large' ? ` (${LARGE.dishes} dishes, ${LARGE.seats} seats, ${LARGE.orders} orders × ${LARGE.dishesPerOrder} dishes)` : ''}…`,
+    );
     const { srv, rec, delay } = await startBenchServer(size);
     try {
       const suite: Sample[] = [];
@@ -314,30 +485,51 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       let floorNote: string | undefined;
       for (let i = 0; i < runs; i++) {
         const s = await runSuiteOnce(srv, rec, o);
-        if (s.sample.exit_code !== 0) log(`[${size}] suite run ${i + 1} exited ${s.sample.exit_code}:\n${s.stdout.split('\n').filter((l) => !/^\s+PASS /.test(l)).slice(-30).join('\n')}`);
+        if (s.sample.exit_code !== 0)
+          log(
+            `[${size}] suite run ${i + 1} exited ${s.sample.exit_code}:\n${s.stdout
+              .split('\n')
+              .filter((l) => !/^\s+PASS /.test(l))
+              .slice(-30)
+              .join('\n')}`,
+          );
         suite.push(s.sample);
-        log(`[${size}] suite  run ${i + 1}/${runs}: ${Math.round(s.sample.wall_ms)} ms, ${s.sample.requests} requests, peak RSS ${fmtMiB(s.sample.peak_rss_mib)}`);
+        log(
+          `[${size}] suite  run ${i + 1}/${runs}: ${Math.round(s.sample.wall_ms)} ms, ${s.sample.requests} requests, peak RSS ${fmtMiB(s.sample.peak_rss_mib)}`,
+        );
         // The floor replays a whole run's requests: the first run that finished (an incomplete one sent fewer).
         if (!planFile || (!planWhole && s.sample.exit_code === 0)) {
           planWhole = s.sample.exit_code === 0;
           const u = new URL(srv.baseUrl);
-          const plan: FloorPlan = { origin: u.origin, basePath: u.pathname, caFile: srv.caFile, concurrency: o.concurrency, requests: s.requests };
+          const plan: FloorPlan = {
+            origin: u.origin,
+            basePath: u.pathname,
+            caFile: srv.caFile,
+            concurrency: o.concurrency,
+            requests: s.requests,
+          };
           // Kept next to the results (gitignored), so a floor run can be repeated alone: node dist/bench/floor.js <plan>.
           planFile = join(packageRoot, 'bench', 'results', `plan-${size}.json`);
           mkdirSync(dirname(planFile), { recursive: true });
           writeFileSync(planFile, JSON.stringify(plan));
         }
         const f = await runFloorOnce(planFile, srv, rec);
-        if (f.sample.exit_code !== 0 || !f.result) log(`[${size}] floor run ${i + 1} exited ${f.sample.exit_code}: ${f.output.slice(0, 3000)}`);
+        if (f.sample.exit_code !== 0 || !f.result)
+          log(`[${size}] floor run ${i + 1} exited ${f.sample.exit_code}: ${f.output.slice(0, 3000)}`);
         if (f.result?.invalid) floorNote = `${f.result.invalid} bodies failed validation in the floor replay`;
-        if (f.result?.errors) floorNote = `${f.result.errors} requests of the floor replay got no response (first: ${f.result.first_error})`;
+        if (f.result?.errors)
+          floorNote = `${f.result.errors} requests of the floor replay got no response (first: ${f.result.first_error})`;
         floor.push(f.sample);
-        log(`[${size}] floor  run ${i + 1}/${runs}: ${Math.round(f.sample.wall_ms)} ms, ${f.sample.requests} requests, peak RSS ${fmtMiB(f.sample.peak_rss_mib)}`);
+        log(
+          `[${size}] floor  run ${i + 1}/${runs}: ${Math.round(f.sample.wall_ms)} ms, ${f.sample.requests} requests, peak RSS ${fmtMiB(f.sample.peak_rss_mib)}`,
+        );
         if (size === 'fixture') {
           // The fixed costs in the same rounds as suite and floor: the fixture target compares them with each other.
           empty.push((await runSuiteOnce(srv, rec, o, ['--only', 'AUTH-01'])).sample);
           vt.push(await runVitestTrivial());
-          log(`[${size}] empty  run ${i + 1}/${runs}: ${Math.round(empty.at(-1)!.wall_ms)} ms; vitest trivial: ${Math.round(vt.at(-1)!.wall_ms)} ms`);
+          log(
+            `[${size}] empty  run ${i + 1}/${runs}: ${Math.round(empty.at(-1)!.wall_ms)} ms; vitest trivial: ${Math.round(vt.at(-1)!.wall_ms)} ms`,
+          );
         }
       }
       const floorRow = row(size, 'floor', 'floor: bare undici replay + parse + ajv', floor, undefined, floorNote);
@@ -345,10 +537,19 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       rows.push(row(size, 'suite', 'suite: whole CLI run (bin/conformance.js)', suite, floorRow.wall_ms));
       if (size === 'fixture') {
         const codes = [...new Set(empty.map((e) => e.exit_code))].join(', ');
-        rows.push(row('n/a', 'empty', 'CLI fixed cost: a run of one check (--only AUTH-01)', empty, undefined, `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one /auth per application), Vitest start, suite import, the token request, report writing`));
+        rows.push(
+          row(
+            'n/a',
+            'empty',
+            'CLI fixed cost: a run of one check (--only AUTH-01)',
+            empty,
+            undefined,
+            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one /auth per application), Vitest start, suite import, the token request, report writing`,
+          ),
+        );
         rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));
       }
-      for (const ms of o.latencies) rows.push(...await atLatency(size, ms, floorRow, { srv, rec, delay }, o, log));
+      for (const ms of o.latencies) rows.push(...(await atLatency(size, ms, floorRow, { srv, rec, delay }, o, log)));
       delay.ms = 0;
       if (dredd.bin) {
         const ds: Sample[] = [];
@@ -356,11 +557,26 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         for (let i = 0; i < Math.min(runs, 3); i++) {
           const d = await runDreddOnce(dredd.bin, srv, rec);
           ds.push(d);
-          if (d.exit_code !== 0) note = `Dredd exited ${d.exit_code}: ${d.output.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`;
-          log(`[${size}] dredd  run ${i + 1}: ${Math.round(d.wall_ms)} ms, ${d.requests} requests${d.exit_code ? ` (exit ${d.exit_code})` : ''}`);
+          if (d.exit_code !== 0)
+            note = `Dredd exited ${d.exit_code}: ${d.output.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`;
+          log(
+            `[${size}] dredd  run ${i + 1}: ${Math.round(d.wall_ms)} ms, ${d.requests} requests${d.exit_code ? ` (exit ${d.exit_code})` : ''}`,
+          );
         }
-        rows.push(row(size, 'dredd', `Dredd ${dredd.version ?? ''}: the generated OpenAPI document (as 2.0), one request per endpoint`.replace('  ', ' '), ds, undefined,
-          note ?? 'Dredd sends one request per documented response and checks the shape of what comes; it sends no detail of every record, no refusals, no fuzzing, so its time is no ratio to the floor'));
+        rows.push(
+          row(
+            size,
+            'dredd',
+            `Dredd ${dredd.version ?? ''}: the generated OpenAPI document (as 2.0), one request per endpoint`.replace(
+              '  ',
+              ' ',
+            ),
+            ds,
+            undefined,
+            note ??
+              'Dredd sends one request per documented response and checks the shape of what comes; it sends no detail of every record, no refusals, no fuzzing, so its time is no ratio to the floor',
+          ),
+        );
       }
     } finally {
       await srv.close();
@@ -368,11 +584,20 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   }
   return {
     generated_at: new Date().toISOString(),
-    machine: { node: process.version, cpus: (await import('node:os')).cpus().length, platform: `${process.platform} ${process.arch}` },
+    machine: {
+      node: process.version,
+      cpus: (await import('node:os')).cpus().length,
+      platform: `${process.platform} ${process.arch}`,
+    },
     settings: {
-      concurrency: o.concurrency, seed: o.seed, fuzz_runs: 'default (50 per fuzzed endpoint), fixed seed',
-      runs: Object.fromEntries(o.sizes.map((s) => [s, o.runs[s] ?? (s === 'large' ? 3 : 5)])), sizes: o.sizes, large: LARGE,
-      latencies_ms: o.latencies, default_concurrency: DEFAULTS.concurrency,
+      concurrency: o.concurrency,
+      seed: o.seed,
+      fuzz_runs: 'default (50 per fuzzed endpoint), fixed seed',
+      runs: Object.fromEntries(o.sizes.map((s) => [s, o.runs[s] ?? (s === 'large' ? 3 : 5)])),
+      sizes: o.sizes,
+      large: LARGE,
+      latencies_ms: o.latencies,
+      default_concurrency: DEFAULTS.concurrency,
     },
     rows,
     targets: targets(rows),
@@ -385,58 +610,143 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
  * (requests × round trip ÷ concurrency, plus the transfer: the replay's time at no distance), and a run with the
  * CLI's defaults (the verdict a vendor gets without flags).
  */
-async function atLatency(size: SizeName, ms: number, floor0: Row, s: { srv: RunningServer; rec: Recorder; delay: Latency }, o: BenchOptions, log: (l: string) => void): Promise<Row[]> {
+async function atLatency(
+  size: SizeName,
+  ms: number,
+  floor0: Row,
+  s: { srv: RunningServer; rec: Recorder; delay: Latency },
+  o: BenchOptions,
+  log: (l: string) => void,
+): Promise<Row[]> {
   s.delay.ms = ms;
   const runs = o.runsLatency ?? 1;
   const full: Sample[] = [];
   const defaults: Sample[] = [];
   for (let i = 0; i < runs; i++) {
-    for (const [samples, dflt] of [[full, false], [defaults, true]] as const) {
+    for (const [samples, dflt] of [
+      [full, false],
+      [defaults, true],
+    ] as const) {
       const r = await runSuiteOnce(s.srv, s.rec, o, [], dflt);
-      if (r.sample.exit_code !== 0) log(`[${size} +${ms} ms] ${dflt ? 'default' : 'suite'} run ${i + 1} exited ${r.sample.exit_code}:\n${r.stdout.split('\n').filter((l) => !/^\s+PASS /.test(l)).slice(-30).join('\n')}`);
+      if (r.sample.exit_code !== 0)
+        log(
+          `[${size} +${ms} ms] ${dflt ? 'default' : 'suite'} run ${i + 1} exited ${r.sample.exit_code}:\n${r.stdout
+            .split('\n')
+            .filter((l) => !/^\s+PASS /.test(l))
+            .slice(-30)
+            .join('\n')}`,
+        );
       samples.push(r.sample);
-      log(`[${size} +${ms} ms] ${dflt ? 'default' : 'suite  '} run ${i + 1}/${runs}: ${Math.round(r.sample.wall_ms)} ms, ${r.sample.requests} requests, peak RSS ${fmtMiB(r.sample.peak_rss_mib)}`);
+      log(
+        `[${size} +${ms} ms] ${dflt ? 'default' : 'suite  '} run ${i + 1}/${runs}: ${Math.round(r.sample.wall_ms)} ms, ${r.sample.requests} requests, peak RSS ${fmtMiB(r.sample.peak_rss_mib)}`,
+      );
     }
   }
   const requests = median(full.map((x) => x.requests));
   const physical = (requests * ms) / o.concurrency + floor0.wall_ms;
   const physicalRow: Row = {
-    size, tool: 'physical', label: `physical floor: requests × ${ms} ms ÷ ${o.concurrency} + transfer (the replay at 0 ms)`, runs: 0, requests: Math.round(requests),
-    wall_ms: Math.round(physical), ratio: null, req_per_s: Math.round(requests / (physical / 1000)), peak_rss_mib: null, exit_codes: [], samples: [], latency_ms: ms,
+    size,
+    tool: 'physical',
+    label: `physical floor: requests × ${ms} ms ÷ ${o.concurrency} + transfer (the replay at 0 ms)`,
+    runs: 0,
+    requests: Math.round(requests),
+    wall_ms: Math.round(physical),
+    ratio: null,
+    req_per_s: Math.round(requests / (physical / 1000)),
+    peak_rss_mib: null,
+    exit_codes: [],
+    samples: [],
+    latency_ms: ms,
   };
   return [
     physicalRow,
-    row(size, 'suite', `suite: whole CLI run, every detail (--max-details all), concurrency ${o.concurrency}`, full, physical, undefined, ms),
-    row(size, 'default', `suite with the CLI's defaults (concurrency ${DEFAULTS.concurrency}, max_details ${DEFAULTS.max_details ?? 'all'})`, defaults, undefined,
-      'no --concurrency, no --max-details: what a vendor gets without flags', ms),
+    row(
+      size,
+      'suite',
+      `suite: whole CLI run, every detail (--max-details all), concurrency ${o.concurrency}`,
+      full,
+      physical,
+      undefined,
+      ms,
+    ),
+    row(
+      size,
+      'default',
+      `suite with the CLI's defaults (concurrency ${DEFAULTS.concurrency}, max_details ${DEFAULTS.max_details ?? 'all'})`,
+      defaults,
+      undefined,
+      'no --concurrency, no --max-details: what a vendor gets without flags',
+      ms,
+    ),
   ];
 }
 
 /** Every run of the row finished with a verdict (exit 0): an incomplete run (exit 3) measures no whole run. */
 const whole = (r: Row): boolean => r.exit_codes.every((c) => c === 0);
-const unless = (r: Row): string => (whole(r) ? '' : ` — but runs exited ${r.exit_codes.join(', ')} (3: incomplete, e.g. requests timed out), so no whole run was measured`);
+const unless = (r: Row): string =>
+  whole(r)
+    ? ''
+    : ` — but runs exited ${r.exit_codes.join(', ')} (3: incomplete, e.g. requests timed out), so no whole run was measured`;
 
 /** The issue's targets, judged on the medians of this run; a target measured on incomplete runs is not met. */
 export function targets(rows: Row[]): Target[] {
-  const find = (size: Row['size'], tool: Tool, latencyMs?: number): Row | undefined => rows.find((r) => r.size === size && r.tool === tool && r.latency_ms === latencyMs);
+  const find = (size: Row['size'], tool: Tool, latencyMs?: number): Row | undefined =>
+    rows.find((r) => r.size === size && r.tool === tool && r.latency_ms === latencyMs);
   const out: Target[] = [];
-  const fs = find('fixture', 'suite'); const ff = find('fixture', 'floor'); const vt = find('n/a', 'vitest');
+  const fs = find('fixture', 'suite');
+  const ff = find('fixture', 'floor');
+  const vt = find('n/a', 'vitest');
   if (fs && ff && vt) {
     const limit = 1.5 * (vt.wall_ms + ff.wall_ms);
-    out.push({ name: 'fixture: whole CLI run ≤ 1.5 × (Vitest trivial start + floor)', limit: `${Math.round(limit)} ms`, measured: `${fs.wall_ms} ms (${(fs.wall_ms / (vt.wall_ms + ff.wall_ms)).toFixed(2)} ×)${unless(fs)}`, met: fs.wall_ms <= limit && whole(fs) });
+    out.push({
+      name: 'fixture: whole CLI run ≤ 1.5 × (Vitest trivial start + floor)',
+      limit: `${Math.round(limit)} ms`,
+      measured: `${fs.wall_ms} ms (${(fs.wall_ms / (vt.wall_ms + ff.wall_ms)).toFixed(2)} ×)${unless(fs)}`,
+      met: fs.wall_ms <= limit && whole(fs),
+    });
   }
   const fd = find('fixture', 'dredd');
   if (fs && fd) {
-    out.push({ name: "fixture: whole CLI run faster than Dredd's", limit: `${fd.wall_ms} ms`, measured: `${fs.wall_ms} ms${unless(fs)}${whole(fd) ? '' : ' (Dredd itself did not complete: see its note)'}`, met: fs.wall_ms < fd.wall_ms && whole(fs) && whole(fd) });
+    out.push({
+      name: "fixture: whole CLI run faster than Dredd's",
+      limit: `${fd.wall_ms} ms`,
+      measured: `${fs.wall_ms} ms${unless(fs)}${whole(fd) ? '' : ' (Dredd itself did not complete: see its note)'}`,
+      met: fs.wall_ms < fd.wall_ms && whole(fs) && whole(fd),
+    });
   }
-  const ls = find('large', 'suite'); const lf = find('large', 'floor');
+  const ls = find('large', 'suite');
+  const lf = find('large', 'floor');
   if (ls && lf) {
-    out.push({ name: 'large: suite ≤ 1.2 × floor (same concurrency)', limit: `${Math.round(1.2 * lf.wall_ms)} ms`, measured: `${ls.wall_ms} ms (${(ls.wall_ms / lf.wall_ms).toFixed(2)} ×)${unless(ls)}`, met: ls.wall_ms <= 1.2 * lf.wall_ms && whole(ls) });
-    out.push({ name: 'large: suite peak RSS ≤ 400 MiB', limit: '400 MiB', measured: `${fmtMiB(ls.peak_rss_mib)}${unless(ls)}`, met: ls.peak_rss_mib !== null && ls.peak_rss_mib <= 400 && whole(ls) });
+    out.push({
+      name: 'large: suite ≤ 1.2 × floor (same concurrency)',
+      limit: `${Math.round(1.2 * lf.wall_ms)} ms`,
+      measured: `${ls.wall_ms} ms (${(ls.wall_ms / lf.wall_ms).toFixed(2)} ×)${unless(ls)}`,
+      met: ls.wall_ms <= 1.2 * lf.wall_ms && whole(ls),
+    });
+    out.push({
+      name: 'large: suite peak RSS ≤ 400 MiB',
+      limit: '400 MiB',
+      measured: `${fmtMiB(ls.peak_rss_mib)}${unless(ls)}`,
+      met: ls.peak_rss_mib !== null && ls.peak_rss_mib <= 400 && whole(ls),
+    });
   }
-  const lds = find('large', 'default', 50); const les = find('large', 'suite', 50); const lp = find('large', 'physical', 50);
-  if (lds) out.push({ name: 'large +50 ms: a verdict with the CLI\'s defaults within 2 minutes', limit: '120000 ms', measured: `${lds.wall_ms} ms${unless(lds)}`, met: lds.wall_ms <= 120_000 && whole(lds) });
-  if (les && lp) out.push({ name: 'large +50 ms: exhaustive run ≤ 1.1 × physical floor', limit: `${Math.round(1.1 * lp.wall_ms)} ms`, measured: `${les.wall_ms} ms (${(les.wall_ms / lp.wall_ms).toFixed(2)} ×)${unless(les)}`, met: les.wall_ms <= 1.1 * lp.wall_ms && whole(les) });
+  const lds = find('large', 'default', 50);
+  const les = find('large', 'suite', 50);
+  const lp = find('large', 'physical', 50);
+  if (lds)
+    out.push({
+      name: "large +50 ms: a verdict with the CLI's defaults within 2 minutes",
+      limit: '120000 ms',
+      measured: `${lds.wall_ms} ms${unless(lds)}`,
+      met: lds.wall_ms <= 120_000 && whole(lds),
+    });
+  if (les && lp)
+    out.push({
+      name: 'large +50 ms: exhaustive run ≤ 1.1 × physical floor',
+      limit: `${Math.round(1.1 * lp.wall_ms)} ms`,
+      measured: `${les.wall_ms} ms (${(les.wall_ms / lp.wall_ms).toFixed(2)} ×)${unless(les)}`,
+      met: les.wall_ms <= 1.1 * lp.wall_ms && whole(les),
+    });
   return out;
 }
 
@@ -446,11 +756,28 @@ const fmtMiB = (x: number | null): string => (x === null ? 'n/a' : `${Math.round
 export function formatTable(r: BenchResult): string {
   const head = '| size | what | runs | requests | wall (median) | suite/floor | req/s | peak RSS |';
   const sep = '|---|---|---:|---:|---:|---:|---:|---:|';
-  const lines = r.rows.map((x) => `| ${x.size}${x.latency_ms ? ` +${x.latency_ms} ms` : ''} | ${x.label} | ${x.runs} | ${x.requests} | ${x.wall_ms} ms | ${x.ratio === null ? '' : `${x.ratio.toFixed(2)} ×`} | ${x.req_per_s ?? ''} | ${x.tool === 'physical' ? '' : fmtMiB(x.peak_rss_mib)} |`);
-  const t = r.targets.map((x) => `- ${x.met ? 'MET' : 'NOT MET'}: ${x.name} — limit ${x.limit}, measured ${x.measured}`);
-  const notes = r.rows.filter((x) => x.note).map((x) => `- ${x.size}${x.latency_ms ? ` +${x.latency_ms} ms` : ''} ${x.tool}: ${x.note}`);
+  const lines = r.rows.map(
+    (x) =>
+      `| ${x.size}${x.latency_ms ? ` +${x.latency_ms} ms` : ''} | ${x.label} | ${x.runs} | ${x.requests} | ${x.wall_ms} ms | ${x.ratio === null ? '' : `${x.ratio.toFixed(2)} ×`} | ${x.req_per_s ?? ''} | ${x.tool === 'physical' ? '' : fmtMiB(x.peak_rss_mib)} |`,
+  );
+  const t = r.targets.map(
+    (x) => `- ${x.met ? 'MET' : 'NOT MET'}: ${x.name} — limit ${x.limit}, measured ${x.measured}`,
+  );
+  const notes = r.rows
+    .filter((x) => x.note)
+    .map((x) => `- ${x.size}${x.latency_ms ? ` +${x.latency_ms} ms` : ''} ${x.tool}: ${x.note}`);
   return [
     `Node ${r.machine.node}, ${r.machine.cpus} CPUs; concurrency ${r.settings.concurrency} (the CLI's default: ${r.settings.default_concurrency}); +N ms: the server holds back every response N ms (a simulated round trip); fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
-    '', head, sep, ...lines, '', 'Targets:', ...t, ...(notes.length ? ['', 'Notes:', ...notes] : []), '', r.dredd.note, '',
+    '',
+    head,
+    sep,
+    ...lines,
+    '',
+    'Targets:',
+    ...t,
+    ...(notes.length ? ['', 'Notes:', ...notes] : []),
+    '',
+    r.dredd.note,
+    '',
   ].join('\n');
 }

@@ -24,9 +24,16 @@ function lower(node: unknown): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(src)) {
     if (k === 'not' || k === 'format' || k === 'title') continue;
-    if (k === 'const') { out.enum = [v]; continue; }
-    if (k === '$ref' && typeof v === 'string') { out.$ref = v.replace('#/components/schemas/', '#/definitions/'); continue; }
-    out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, lower(s)])) : lower(v);
+    if (k === 'const') {
+      out.enum = [v];
+      continue;
+    }
+    if (k === '$ref' && typeof v === 'string') {
+      out.$ref = v.replace('#/components/schemas/', '#/definitions/');
+      continue;
+    }
+    out[k] =
+      k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, lower(s)])) : lower(v);
   }
   // 2.0's validator refuses a required member its schema does not list (2020-12 allows it: "present, any value"),
   // so each such member is listed with no constraint.
@@ -49,20 +56,44 @@ export function openApi2ForDredd(doc: Json): Json {
     const op = item.get;
     const authed = !Array.isArray(op.security) || op.security.length > 0;
     const params = ((op.parameters as Json[] | undefined) ?? []).map((p) => ({
-      name: p.name, in: p.in, required: p.required, type: 'string',
+      name: p.name,
+      in: p.in,
+      required: p.required,
+      type: 'string',
       // Dredd needs an example for every required parameter; the key pair is filled in by bench/dredd-hooks.cjs.
       'x-example': p.in === 'query' ? PLACEHOLDER : p.example,
     }));
-    if (authed) params.push({ name: 'open-token', in: 'header', required: true, type: 'string', 'x-example': PLACEHOLDER });
-    params.push({ name: 'Content-Type', in: 'header', required: true, type: 'string', 'x-example': 'application/json; charset=utf-8' });
-    const ok = (op.responses as Json)['200'] as { description: string; content: Record<string, { schema: { oneOf: Json[] } }> };
+    if (authed)
+      params.push({ name: 'open-token', in: 'header', required: true, type: 'string', 'x-example': PLACEHOLDER });
+    params.push({
+      name: 'Content-Type',
+      in: 'header',
+      required: true,
+      type: 'string',
+      'x-example': 'application/json; charset=utf-8',
+    });
+    const ok = (op.responses as Json)['200'] as {
+      description: string;
+      content: Record<string, { schema: { oneOf: Json[] } }>;
+    };
     // The success branch only: Dredd validates what a valid request gets.
     const success = Object.values(ok.content)[0]!.schema.oneOf[0]!;
-    paths[path] = { get: { summary: op.summary, operationId: op.operationId, parameters: params, responses: { 200: { description: 'success envelope', schema: lower(success) } } } };
+    paths[path] = {
+      get: {
+        summary: op.summary,
+        operationId: op.operationId,
+        parameters: params,
+        responses: { 200: { description: 'success envelope', schema: lower(success) } },
+      },
+    };
   }
   return {
     swagger: '2.0',
-    info: { title: (doc.info as Json).title, version: (doc.info as Json).version, description: 'Lowered from `conformance openapi` (OpenAPI 3.1) for Dredd 14 by bench/openapi2.ts.' },
+    info: {
+      title: (doc.info as Json).title,
+      version: (doc.info as Json).version,
+      description: 'Lowered from `conformance openapi` (OpenAPI 3.1) for Dredd 14 by bench/openapi2.ts.',
+    },
     schemes: ['https'],
     consumes: ['application/json'],
     produces: ['application/json; charset=utf-8'],

@@ -28,7 +28,8 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
   const j = reply.json;
   if (reply.jsonError !== undefined) return { ok: false, why: `body is not JSON (HTTP ${reply.status})` };
   if (!isRecord(j)) return { ok: false, why: `body is not a JSON object (HTTP ${reply.status})` };
-  if (j.status !== 'SUCCESS' || j.code !== 200) return { ok: false, why: `answered status ${show(j.status)}, code ${show(j.code)} (HTTP ${reply.status})` };
+  if (j.status !== 'SUCCESS' || j.code !== 200)
+    return { ok: false, why: `answered status ${show(j.status)}, code ${show(j.code)} (HTTP ${reply.status})` };
   return { ok: true, data: j.data };
 }
 
@@ -57,21 +58,35 @@ export class SharedRequests {
   readonly tally: RequestTally;
 
   /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
-  constructor(readonly config: Config, readonly client: ExchangeSource, private readonly readers = new Map<Sweep, Set<string>>()) {
+  constructor(
+    readonly config: Config,
+    readonly client: ExchangeSource,
+    private readonly readers = new Map<Sweep, Set<string>>(),
+  ) {
     this.tally = new RequestTally(new Set(readers.keys()));
   }
 
   /** Every request of the run's checks goes out here, so the tally counts it. */
-  send(spec: RequestSpec, detail = false): Promise<Reply> { return this.tally.track(this.client.send(spec), detail); }
+  send(spec: RequestSpec, detail = false): Promise<Reply> {
+    return this.tally.track(this.client.send(spec), detail);
+  }
 
   /** The key of the current /auth of an application: a renewal starts a new round. */
-  authKey(who: Who): string { return `auth:${who}:${this.authRound.get(who) ?? 0}`; }
+  authKey(who: Who): string {
+    return `auth:${who}:${this.authRound.get(who) ?? 0}`;
+  }
 
   /** A token /auth issued to the run (Api.token). */
-  isRunToken(token: string | undefined): Who | undefined { return token === undefined ? undefined : this.runTokens.get(token); }
-  registerToken(token: string, who: Who): void { this.runTokens.set(token, who); }
+  isRunToken(token: string | undefined): Who | undefined {
+    return token === undefined ? undefined : this.runTokens.get(token);
+  }
+  registerToken(token: string, who: Who): void {
+    this.runTokens.set(token, who);
+  }
   /** Every token /auth issued to the run so far, with its application. */
-  issuedTokens(): Array<{ who: Who; token: string }> { return [...this.runTokens].map(([token, who]) => ({ who, token })); }
+  issuedTokens(): Array<{ who: Who; token: string }> {
+    return [...this.runTokens].map(([token, who]) => ({ who, token }));
+  }
 
   /**
    * A request sent with one of the run's tokens came back: when it was refused and that token had worked before
@@ -79,7 +94,13 @@ export class SharedRequests {
    * run) and the request is sent again with the new token; what happened is noted, and the check goes on as if
    * nothing happened, since the spec leaves token lifetime open. Anything else returns the reply as it came.
    */
-  async afterTokenReply(spec: RequestSpec, reply: Reply, retry: (token: string) => Promise<Reply>, send: (spec: RequestSpec) => Promise<Reply>, note: (text: string) => void): Promise<Reply> {
+  async afterTokenReply(
+    spec: RequestSpec,
+    reply: Reply,
+    retry: (token: string) => Promise<Reply>,
+    send: (spec: RequestSpec) => Promise<Reply>,
+    note: (text: string) => void,
+  ): Promise<Reply> {
     const who = this.isRunToken(spec.token);
     if (!who || !spec.token) return reply;
     if (!refusesToken(reply)) {
@@ -89,26 +110,44 @@ export class SharedRequests {
     if (!this.worked.has(spec.token)) return reply;
     const fresh = await this.renewIfEnded(who, spec.token, `${spec.method ?? 'GET'} ${spec.path}`, send);
     if (fresh === undefined) return reply;
-    note(`the run's token of ${who} was refused (401) after it had worked (§5.6: token lifetime not shown): authenticated once more and sent ${spec.method ?? 'GET'} ${spec.path} again with the new token`);
+    note(
+      `the run's token of ${who} was refused (401) after it had worked (§5.6: token lifetime not shown): authenticated once more and sent ${spec.method ?? 'GET'} ${spec.path} again with the new token`,
+    );
     return retry(fresh);
   }
 
-  private async renewIfEnded(who: Who, stale: string, where: string, send: (spec: RequestSpec) => Promise<Reply>): Promise<string | undefined> {
+  private async renewIfEnded(
+    who: Who,
+    stale: string,
+    where: string,
+    send: (spec: RequestSpec) => Promise<Reply>,
+  ): Promise<string | undefined> {
     const pending = this.renewal.get(who);
-    if (pending) { const t = await pending; return t !== stale ? t : undefined; }
+    if (pending) {
+      const t = await pending;
+      return t !== stale ? t : undefined;
+    }
     if (!(await this.stillWorks(stale, send))) {
       // Checked again after the wait: another request may have started the renewal meanwhile.
       const started = this.renewal.get(who);
-      if (started) { const t = await started; return t !== stale ? t : undefined; }
+      if (started) {
+        const t = await started;
+        return t !== stale ? t : undefined;
+      }
       const renewing = (async (): Promise<string | undefined> => {
         this.authRound.set(who, (this.authRound.get(who) ?? 0) + 1);
         const c = this.config[who]!;
         const r = await send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
         this.cache.set(this.authKey(who), Promise.resolve(r));
         const s = successData(r);
-        const token = s.ok && isRecord(s.data) && typeof s.data.app_token === 'string' && s.data.app_token !== '' ? s.data.app_token : undefined;
+        const token =
+          s.ok && isRecord(s.data) && typeof s.data.app_token === 'string' && s.data.app_token !== ''
+            ? s.data.app_token
+            : undefined;
         if (token) this.registerToken(token, who);
-        this.tokenEvents.push(`the token issued to ${who} at the start of the run was refused with 401 after it had worked (first at ${where}, and GET /merchant refused it too); the run authenticated once more and ${token ? 'went on with the new token' : `got no new token (/auth ${s.ok ? 'carried no app_token' : s.why})`}`);
+        this.tokenEvents.push(
+          `the token issued to ${who} at the start of the run was refused with 401 after it had worked (first at ${where}, and GET /merchant refused it too); the run authenticated once more and ${token ? 'went on with the new token' : `got no new token (/auth ${s.ok ? 'carried no app_token' : s.why})`}`,
+        );
         return token;
       })();
       renewing.catch(() => undefined);
@@ -123,7 +162,10 @@ export class SharedRequests {
   private stillWorks(token: string, send: (spec: RequestSpec) => Promise<Reply>): Promise<boolean> {
     let p = this.aliveProbe.get(token);
     if (!p) {
-      p = send({ path: '/merchant', token }).then((r) => !refusesToken(r), () => true);
+      p = send({ path: '/merchant', token }).then(
+        (r) => !refusesToken(r),
+        () => true,
+      );
       this.aliveProbe.set(token, p);
       void p.then(() => setTimeout(() => this.aliveProbe.delete(token), 1000).unref());
     }
@@ -146,7 +188,7 @@ export class SharedRequests {
     const pending = this.readers.get(sweep);
     if (pending?.has(reader)) {
       let r = this.detailReads.get(key);
-      if (!r) this.detailReads.set(key, r = { sweep, readBy: new Set() });
+      if (!r) this.detailReads.set(key, (r = { sweep, readBy: new Set() }));
       r.readBy.add(reader);
       this.forgetIfRead(key, r, pending);
     }
@@ -168,7 +210,14 @@ export class SharedRequests {
   }
 
   /** The requests as one check sees them: what it uses joins its evidence, what it reads of a sweep counts as read. */
-  view(record: (e: Exchange) => void, checkId: string, sampled: (text: string) => void = () => undefined, note: (text: string) => void = () => undefined): Api { return new Api(this, record, checkId, sampled, note); }
+  view(
+    record: (e: Exchange) => void,
+    checkId: string,
+    sampled: (text: string) => void = () => undefined,
+    note: (text: string) => void = () => undefined,
+  ): Api {
+    return new Api(this, record, checkId, sampled, note);
+  }
 }
 
 /** The requests one check sees: shared, memoized ones (token, lists, details) whose exchanges join its evidence. */
@@ -184,10 +233,14 @@ export class Api {
   ) {}
 
   /** The tokens /auth issued to the run so far (never to be printed: the redactor knows them). */
-  issuedTokens(): Array<{ who: Who; token: string }> { return this.shared.issuedTokens(); }
+  issuedTokens(): Array<{ who: Who; token: string }> {
+    return this.shared.issuedTokens();
+  }
 
   /** What the server did to the run's tokens during the run (renewals), for the implementation profile. */
-  get tokenEvents(): readonly string[] { return this.shared.tokenEvents; }
+  get tokenEvents(): readonly string[] {
+    return this.shared.tokenEvents;
+  }
 
   /**
    * Sends a request of the check's own (recorded as its evidence); one sent with a run's token that has ended is
@@ -195,7 +248,13 @@ export class Api {
    */
   async send(spec: RequestSpec): Promise<Reply> {
     const reply = await this.recorded(this.shared.send(spec));
-    return this.shared.afterTokenReply(spec, reply, (t) => this.fresh({ ...spec, token: t }), (s) => this.fresh(s), this.note);
+    return this.shared.afterTokenReply(
+      spec,
+      reply,
+      (t) => this.fresh({ ...spec, token: t }),
+      (s) => this.fresh(s),
+      this.note,
+    );
   }
 
   /** A request of this check's own, recorded, sent as it is. */
@@ -203,7 +262,9 @@ export class Api {
     return this.recorded(this.shared.send(spec));
   }
 
-  get config(): Config { return this.shared.config; }
+  get config(): Config {
+    return this.shared.config;
+  }
 
   credentials(who: Who): Credentials {
     const c = this.shared.config[who];
@@ -214,7 +275,13 @@ export class Api {
   /** A shared request; its exchange joins the evidence of the check that awaits it. */
   async once(key: string, spec: RequestSpec): Promise<Reply> {
     const reply = await this.recorded(this.shared.once(key, spec));
-    return this.shared.afterTokenReply(spec, reply, (t) => this.recorded(this.shared.once(`${key}:token:${t}`, { ...spec, token: t })), (s) => this.fresh(s), this.note);
+    return this.shared.afterTokenReply(
+      spec,
+      reply,
+      (t) => this.recorded(this.shared.once(`${key}:token:${t}`, { ...spec, token: t })),
+      (s) => this.fresh(s),
+      this.note,
+    );
   }
 
   private async recorded(reply: Promise<Reply>): Promise<Reply> {
@@ -237,7 +304,11 @@ export class Api {
   async token(who: Who = 'app'): Promise<string> {
     let r: Reply;
     // A request that got no response is not a finding of anyone: it propagates, and the check is incomplete.
-    try { r = await this.auth(who); } catch (e) { throw e instanceof NetworkError ? e : new Blocked(`no token for ${who}: ${(e as Error).message}`); }
+    try {
+      r = await this.auth(who);
+    } catch (e) {
+      throw e instanceof NetworkError ? e : new Blocked(`no token for ${who}: ${(e as Error).message}`);
+    }
     const s = successData(r);
     const token = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
     if (typeof token !== 'string' || token === '') {
@@ -256,7 +327,11 @@ export class Api {
     // The token is part of the key: after a renewal the same GET is a new request.
     const fetch = (t: string): Promise<Reply> => {
       const key = `get:${who}:${t}:${path}`;
-      return this.recorded(sweep ? this.shared.readDetail(sweep, key, { path, token: t }, this.checkId) : this.shared.once(key, { path, token: t }));
+      return this.recorded(
+        sweep
+          ? this.shared.readDetail(sweep, key, { path, token: t }, this.checkId)
+          : this.shared.once(key, { path, token: t }),
+      );
     };
     return this.shared.afterTokenReply({ path, token }, await fetch(token), fetch, (s) => this.fresh(s), this.note);
   }
@@ -264,7 +339,9 @@ export class Api {
   /** The data of a successful GET; anything else blocks the check (the endpoint's own check reports it). */
   async data(path: string, who: Who = 'app'): Promise<unknown> {
     let r: Reply;
-    try { r = await this.get(path, who); } catch (e) {
+    try {
+      r = await this.get(path, who);
+    } catch (e) {
       if (e instanceof Blocked || e instanceof NetworkError) throw e;
       throw new Blocked(`GET ${path} failed: ${(e as Error).message}`);
     }
@@ -284,7 +361,7 @@ export class Api {
     if (!Array.isArray(d)) throw new Blocked(`GET ${path} carried no array`);
     // Once per list, not once per check that reads it: a large merchant's list holds 50,000 orders.
     let records = recordsOf.get(d);
-    if (!records) recordsOf.set(d, records = d.filter(isRecord));
+    if (!records) recordsOf.set(d, (records = d.filter(isRecord)));
     return records;
   }
 
@@ -298,8 +375,13 @@ export class Api {
     const max = this.shared.config.max_details;
     this.shared.tally.planSweep(`${resource}:${who}`, max === undefined ? ids.length : Math.min(max, ids.length));
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
-    const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), { seed: this.shared.config.fuzz.seed, numRuns: 1 });
-    this.sampled(`${max} of ${ids.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (max_details, seed ${this.shared.config.fuzz.seed})`);
+    const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), {
+      seed: this.shared.config.fuzz.seed,
+      numRuns: 1,
+    });
+    this.sampled(
+      `${max} of ${ids.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (max_details, seed ${this.shared.config.fuzz.seed})`,
+    );
     return { ids: sample ?? [], total: ids.length, sampled: true };
   }
 
@@ -313,7 +395,10 @@ export class Api {
     if (!source.holds) return listed;
     // Whatever the token: an isolation check reads the other merchant's ids with its own token.
     const held = listed.filter((id) => source.holds!({ path: detailPath(resource, id) }));
-    if (held.length < listed.length) this.sampled(`${held.length} of ${listed.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (the details in the recording)`);
+    if (held.length < listed.length)
+      this.sampled(
+        `${held.length} of ${listed.length} ${resource}${who === 'app' ? '' : ` of ${who}`} (the details in the recording)`,
+      );
     return held;
   }
 

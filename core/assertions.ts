@@ -28,7 +28,11 @@ export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknow
  * answer that is neither a refusal nor the success envelope is a malformed answer, not a refusal.
  */
 export function isRefusal(r: Reply): boolean {
-  return r.status === 401 || r.status === 403 || (r.jsonError === undefined && validate('envelope.error', r.json).length === 0);
+  return (
+    r.status === 401 ||
+    r.status === 403 ||
+    (r.jsonError === undefined && validate('envelope.error', r.json).length === 0)
+  );
 }
 
 /**
@@ -38,9 +42,14 @@ export function isRefusal(r: Reply): boolean {
  * "success") still shows the data, so its shape is judged.
  */
 export function answeredData(r: Reply, what: string): unknown {
-  if (isRefusal(r)) throw new Blocked(`${what} was refused (${describeReply(r)}), so its data could not be judged (AUTH-05 reports the refusal)`);
+  if (isRefusal(r))
+    throw new Blocked(
+      `${what} was refused (${describeReply(r)}), so its data could not be judged (AUTH-05 reports the refusal)`,
+    );
   if (r.jsonError !== undefined || !isRecord(r.json) || !('data' in r.json)) {
-    throw new Blocked(`${what} answered no envelope with data (${describeReply(r)}), so its data could not be judged (ENV-01 reports the envelope)`);
+    throw new Blocked(
+      `${what} answered no envelope with data (${describeReply(r)}), so its data could not be judged (ENV-01 reports the envelope)`,
+    );
   }
   return r.json.data;
 }
@@ -50,8 +59,18 @@ export function answeredData(r: Reply, what: string): unknown {
  * a server may add fields). `many`: the data is a list of records, judged element by element; otherwise it is one
  * record, and an array is not one.
  */
-export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data', many = false): void {
-  if (!many && Array.isArray(value)) return ctx.fail(`${what}: expected one ${schema} record at ${at}, got an array of ${value.length}`, [`${schema}:array`]);
+export function expectShape(
+  ctx: CheckContext,
+  schema: SchemaName,
+  value: unknown,
+  what: string,
+  at = '/data',
+  many = false,
+): void {
+  if (!many && Array.isArray(value))
+    return ctx.fail(`${what}: expected one ${schema} record at ${at}, got an array of ${value.length}`, [
+      `${schema}:array`,
+    ]);
   const items: readonly unknown[] = many && Array.isArray(value) ? value : [value];
   const path = (i: number): string => (many ? `${at}/${i}` : at);
   // The problems of the first records are listed (up to SHAPE_PROBLEMS); past that, records are only counted as
@@ -62,14 +81,24 @@ export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknow
   for (let i = 0; i < items.length; i++) {
     if (errors.length < SHAPE_PROBLEMS) {
       const e = validate(schema, items[i], path(i));
-      if (e.length) { invalid++; listed++; errors.push(...e.slice(0, SHAPE_PROBLEMS - errors.length)); }
+      if (e.length) {
+        invalid++;
+        listed++;
+        errors.push(...e.slice(0, SHAPE_PROBLEMS - errors.length));
+      }
     } else if (!isValid(schema, items[i])) invalid++;
   }
   if (errors.length) {
-    const counted = errors.length < SHAPE_PROBLEMS ? `${errors.length} problem${errors.length > 1 ? 's' : ''}` : `${invalid} of ${items.length} record${items.length > 1 ? 's' : ''} with problems`;
+    const counted =
+      errors.length < SHAPE_PROBLEMS
+        ? `${errors.length} problem${errors.length > 1 ? 's' : ''}`
+        : `${invalid} of ${items.length} record${items.length > 1 ? 's' : ''} with problems`;
     // Fingerprints of the problems listed; the records only counted share one (a stable key, not their number).
     const keys = errors.map((e) => shapeKey(schema, value, at, e));
-    ctx.fail(`${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`, invalid > listed ? [...keys, `${schema}:more-records`] : keys);
+    ctx.fail(
+      `${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`,
+      invalid > listed ? [...keys, `${schema}:more-records`] : keys,
+    );
   }
   const label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
   const extra = new Set<string>();
@@ -79,7 +108,12 @@ export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknow
   }
   if (extra.size) {
     const list = [...extra];
-    ctx.note(`${what}: fields the spec does not list (allowed): ${list.slice(0, 10).map((f) => filtered(f)).join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`);
+    ctx.note(
+      `${what}: fields the spec does not list (allowed): ${list
+        .slice(0, 10)
+        .map((f) => filtered(f))
+        .join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`,
+    );
   }
 }
 
@@ -95,7 +129,8 @@ function shapeKey(schema: SchemaName, value: unknown, at: string, e: SchemaError
   if (!Array.isArray(value)) return `${schema}${rest || '/'}`;
   const m = /^\/(\d+)(.*)$/.exec(rest);
   const rec: unknown = m ? value[Number(m[1])] : undefined;
-  const idText = isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+  const idText =
+    isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
   // The server chooses ids (a 5 MB one): a cut keeps the key stable and small.
   const id = idText.length > 200 ? `${idText.slice(0, 200)}…` : idText;
   return `${schema}:${id}${m?.[2] ?? rest}`;
@@ -113,8 +148,10 @@ export function envelopeCode(r: Reply): unknown {
 export function expectError(ctx: CheckContext, r: Reply, codes: number[], what: string): void {
   const errors = validate('envelope.error', r.json);
   const code = envelopeCode(r);
-  if (r.jsonError !== undefined || !isRecord(r.json)) ctx.fail(`${what}: expected an error envelope with code ${codes.join(' or ')}, got ${describeReply(r)}`);
-  if (!codes.includes(code as number)) ctx.fail(`${what}: expected code ${codes.join(' or ')}, got ${describeReply(r)}`);
+  if (r.jsonError !== undefined || !isRecord(r.json))
+    ctx.fail(`${what}: expected an error envelope with code ${codes.join(' or ')}, got ${describeReply(r)}`);
+  if (!codes.includes(code as number))
+    ctx.fail(`${what}: expected code ${codes.join(' or ')}, got ${describeReply(r)}`);
   if (errors.length) ctx.fail(`${what}: the error body is not an error envelope (§7): ${formatErrors(errors)}`);
   if (r.status !== 200 && r.status !== code) ctx.note(`${what}: HTTP ${r.status} with envelope code ${show(code)}`);
 }

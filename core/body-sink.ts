@@ -23,17 +23,25 @@ export class Lane {
   private busy = false;
   private readonly queue: Array<() => void> = [];
   async acquire(): Promise<void> {
-    if (!this.busy) { this.busy = true; return; }
+    if (!this.busy) {
+      this.busy = true;
+      return;
+    }
     await new Promise<void>((r) => this.queue.push(r));
   }
   release(): void {
     const next = this.queue.shift();
-    if (next) next(); else this.busy = false;
+    if (next) next();
+    else this.busy = false;
   }
 }
 
 /** What all requests' sinks share: bytes held in memory, the lane for bodies past the budget, the spill folder. */
-export interface BodyPool { held: number; lane: Lane; spillDir(): string }
+export interface BodyPool {
+  held: number;
+  lane: Lane;
+  spillDir(): string;
+}
 
 /** Where response bodies accumulate: in memory while the shared budget allows, then in a temporary file. */
 export class BodySink {
@@ -50,7 +58,8 @@ export class BodySink {
   /** Keeps a chunk; returns a promise only when it went to disk (the fast path stays synchronous). */
   add(chunk: Buffer): Promise<void> | undefined {
     // The first MiB of every body is always kept: small answers never queue behind a flood for the lane.
-    const fits = this.held + chunk.length <= BODY_ALWAYS_IN_MEMORY || this.pool.held + chunk.length <= MEMORY_BUDGET_BYTES;
+    const fits =
+      this.held + chunk.length <= BODY_ALWAYS_IN_MEMORY || this.pool.held + chunk.length <= MEMORY_BUDGET_BYTES;
     if (!this.path && fits) {
       this.chunks.push(chunk);
       this.held += chunk.length;
@@ -66,7 +75,11 @@ export class BodySink {
       this.laned = true;
       this.path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
       const file = await open(this.path, 'w');
-      if (this.discarded) { await file.close(); await rm(this.path, { force: true }); return; }
+      if (this.discarded) {
+        await file.close();
+        await rm(this.path, { force: true });
+        return;
+      }
       this.file = file;
       for (const c of this.chunks) await file.write(c);
       this.release();
@@ -82,7 +95,9 @@ export class BodySink {
   }
 
   /** True once the body went to disk: only then do take() and discard() need awaiting. */
-  get onDisk(): boolean { return this.path !== undefined; }
+  get onDisk(): boolean {
+    return this.path !== undefined;
+  }
 
   /** The whole body of a sink that stayed in memory (synchronous: the common, fast path). */
   takeInMemory(total: number): Buffer {
@@ -96,13 +111,20 @@ export class BodySink {
     if (!this.path) return this.takeInMemory(total);
     await this.file!.close();
     this.file = undefined;
-    try { return await readFile(this.path); } finally { await this.discard(); }
+    try {
+      return await readFile(this.path);
+    } finally {
+      await this.discard();
+    }
   }
 
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */
   discard(): Promise<void> | undefined {
     this.discarded = true;
-    if (!this.path && !this.laned) { this.release(); return undefined; }
+    if (!this.path && !this.laned) {
+      this.release();
+      return undefined;
+    }
     return this.discardFile();
   }
 
@@ -112,7 +134,10 @@ export class BodySink {
     this.file = undefined;
     if (this.path) await rm(this.path, { force: true });
     this.path = undefined;
-    if (this.laned) { this.laned = false; this.pool.lane.release(); }
+    if (this.laned) {
+      this.laned = false;
+      this.pool.lane.release();
+    }
   }
 }
 
@@ -126,7 +151,13 @@ export const BIG_BODY_BYTES = 1024 * 1024;
  */
 export class BigBodies {
   private readonly seen = new Map<string, WeakRef<object>>();
-  static key(buf: Buffer): string { return `${buf.length}:${createHash('sha256').update(buf).digest('base64')}`; }
-  get(key: string): unknown { return this.seen.get(key)?.deref(); }
-  set(key: string, json: unknown): void { if (typeof json === 'object' && json !== null) this.seen.set(key, new WeakRef(json)); }
+  static key(buf: Buffer): string {
+    return `${buf.length}:${createHash('sha256').update(buf).digest('base64')}`;
+  }
+  get(key: string): unknown {
+    return this.seen.get(key)?.deref();
+  }
+  set(key: string, json: unknown): void {
+    if (typeof json === 'object' && json !== null) this.seen.set(key, new WeakRef(json));
+  }
 }

@@ -2,7 +2,12 @@
 
 /** Thrown by ctx.fail: the server broke the rule. */
 export class CheckFailure extends Error {
-  constructor(message: string, readonly fingerprints: readonly string[] = []) { super(message); }
+  constructor(
+    message: string,
+    readonly fingerprints: readonly string[] = [],
+  ) {
+    super(message);
+  }
 }
 
 /** A check could not run because something it builds on is missing (that failure is reported by its own check). */

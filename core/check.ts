@@ -7,12 +7,31 @@ import type { Sweep } from './resources.js';
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 
 /** Areas in the order a vendor would fix things; reports group and sort by them. */
-export const AREAS = ['auth', 'envelope', 'merchant', 'dishes', 'seats', 'orders', 'consistency', 'isolation', 'errors', 'readonly', 'fuzz', 'transport'] as const;
+export const AREAS = [
+  'auth',
+  'envelope',
+  'merchant',
+  'dishes',
+  'seats',
+  'orders',
+  'consistency',
+  'isolation',
+  'errors',
+  'readonly',
+  'fuzz',
+  'transport',
+] as const;
 /** The spec area a check belongs to (one of AREAS). */
 export type Area = (typeof AREAS)[number];
 
 /** What a check needs beyond the application's own key pair; without it the check is skipped, visibly. */
-export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_token' | 'unsafe_methods' | 'https' | 'fuzz';
+export type Requirement =
+  | 'other_app'
+  | 'disabled_app_keys'
+  | 'disabled_app_token'
+  | 'unsafe_methods'
+  | 'https'
+  | 'fuzz';
 
 /**
  * How a check ended, before any baseline: passed; failed (the server broke the rule); skipped (not configured, not
@@ -23,7 +42,13 @@ export type Requirement = 'other_app' | 'disabled_app_keys' | 'disabled_app_toke
 export type Status = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'error';
 
 /** The smallest generated case a fuzz check failed on, with the seed and path that replay it. */
-export interface FuzzFailure { seed: number; path: string; counterexample: string; shrinks: number; replay: string }
+export interface FuzzFailure {
+  seed: number;
+  path: string;
+  counterexample: string;
+  shrinks: number;
+  replay: string;
+}
 
 /** What one check concluded, with the evidence behind it, before the baseline and the outcome model apply. */
 export interface CheckResult {

@@ -6,7 +6,10 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { validate } from './schemas.js';
 
 /** An application's key pair as §5.2 names it: the public key (secret) and the secret key (key). */
-export interface Credentials { secret: string; key: string }
+export interface Credentials {
+  secret: string;
+  key: string;
+}
 /** The report files a run can write besides the terminal summary. */
 export type ReportFormat = 'json' | 'junit' | 'html';
 
@@ -38,7 +41,13 @@ type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
 export type OptionGroup = 'target' | 'selection' | 'limits' | 'output';
 /** One setting as the config file, the environment and the command line spell it, with its help text. */
 export interface Option {
-  key: string; flag: string; env: string; kind: Kind; secret?: boolean; help: string; group: OptionGroup;
+  key: string;
+  flag: string;
+  env: string;
+  kind: Kind;
+  secret?: boolean;
+  help: string;
+  group: OptionGroup;
   /** What the value is, as --help shows it: <url>, <ms>, <file>… (none for switches). */
   value?: string;
   /** The default as --help shows it. */
@@ -49,30 +58,239 @@ export interface Option {
 
 /** Every setting reachable from flags and environment, declared once: parseArgs, env reading and the README use it. */
 export const OPTIONS: Option[] = [
-  { key: 'base_url', flag: 'base-url', env: 'CONFORMANCE_BASE_URL', kind: 'string', group: 'target', value: 'url', help: 'Base address of the open platform, e.g. https://host/open' },
-  { key: 'app.secret', flag: 'secret', env: 'CONFORMANCE_SECRET', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Application public key (sent as the secret query parameter)' },
-  { key: 'app.key', flag: 'key', env: 'CONFORMANCE_KEY', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Application secret key (sent as the key query parameter)' },
-  { key: 'other_app.secret', flag: 'other-secret', env: 'CONFORMANCE_OTHER_SECRET', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Public key of an application of another merchant (isolation checks)' },
-  { key: 'other_app.key', flag: 'other-key', env: 'CONFORMANCE_OTHER_KEY', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Secret key of that application' },
-  { key: 'disabled_app.secret', flag: 'disabled-secret', env: 'CONFORMANCE_DISABLED_SECRET', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Public key of an application the merchant has disabled' },
-  { key: 'disabled_app.key', flag: 'disabled-key', env: 'CONFORMANCE_DISABLED_KEY', kind: 'string', secret: true, group: 'target', value: 'key', help: 'Secret key of the disabled application' },
-  { key: 'disabled_app.token', flag: 'disabled-token', env: 'CONFORMANCE_DISABLED_TOKEN', kind: 'string', secret: true, group: 'target', value: 'token', help: 'A token issued to it before it was disabled' },
-  { key: 'tls.insecure', flag: 'insecure', env: 'CONFORMANCE_TLS_INSECURE', kind: 'bool', group: 'target', help: 'Accept any TLS certificate (testing only)' },
-  { key: 'tls.ca_file', flag: 'ca-file', env: 'CONFORMANCE_CA_FILE', kind: 'string', group: 'target', value: 'file', path: true, help: 'PEM file of the CA that signed the server certificate' },
-  { key: 'timeout_ms', flag: 'timeout-ms', env: 'CONFORMANCE_TIMEOUT_MS', kind: 'int', group: 'limits', value: 'ms', default: '10000', help: 'Per-request deadline in ms (default 10000)' },
-  { key: 'deadline_ms', flag: 'deadline-ms', env: 'CONFORMANCE_DEADLINE_MS', kind: 'int', group: 'limits', value: 'ms', default: '600000', help: 'Deadline for the whole run in ms (default 600000)' },
-  { key: 'concurrency', flag: 'concurrency', env: 'CONFORMANCE_CONCURRENCY', kind: 'int', group: 'limits', value: 'n', default: '4', help: 'Most requests in flight at once (default 4)' },
-  { key: 'rate_limit', flag: 'rate-limit', env: 'CONFORMANCE_RATE_LIMIT', kind: 'number', group: 'limits', value: 'per-second', default: 'no limit', help: 'Most requests started in any second (paced 5% under it; default: no limit)' },
-  { key: 'max_body_bytes', flag: 'max-body-bytes', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', group: 'limits', value: 'bytes', default: '104857600', help: 'Abort responses larger than this (default 104857600)' },
-  { key: 'max_details', flag: 'max-details', env: 'CONFORMANCE_MAX_DETAILS', kind: 'int', group: 'limits', value: 'n|all', default: '1000', help: 'Check a seeded sample of N detail records of a resource that has more (a PARTIAL verdict, the sample stated); all: every one (default 1000)' },
-  { key: 'fuzz.runs', flag: 'fuzz-runs', env: 'CONFORMANCE_FUZZ_RUNS', kind: 'int', group: 'selection', value: 'n', default: '50', help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)' },
-  { key: 'fuzz.seed', flag: 'seed', env: 'CONFORMANCE_FUZZ_SEED', kind: 'int', group: 'selection', value: 'n', default: 'random, printed', help: 'Seed for fuzzing and sampling (default: random, printed)' },
-  { key: 'fuzz.path', flag: 'fuzz-path', env: 'CONFORMANCE_FUZZ_PATH', kind: 'string', group: 'selection', value: 'path', help: 'Replay path printed with a fuzz failure' },
-  { key: 'report.dir', flag: 'report-dir', env: 'CONFORMANCE_REPORT_DIR', kind: 'string', group: 'output', value: 'dir', path: true, default: 'conformance-report', help: 'Directory for the reports (default ./conformance-report)' },
-  { key: 'report.formats', flag: 'reporter', env: 'CONFORMANCE_REPORTERS', kind: 'list', group: 'output', value: 'list', default: 'json,junit,html', help: 'Comma-separated report formats: json,junit,html (default all)' },
-  { key: 'baseline', flag: 'baseline', env: 'CONFORMANCE_BASELINE', kind: 'string', group: 'output', value: 'file', path: true, help: 'YAML file of known failures' },
-  { key: 'unsafe_methods', flag: 'unsafe-methods', env: 'CONFORMANCE_UNSAFE_METHODS', kind: 'bool', group: 'selection', help: 'Also send POST/PUT/PATCH/DELETE to verify the API is read-only' },
-  { key: 'strict', flag: 'strict', env: 'CONFORMANCE_STRICT', kind: 'bool', group: 'selection', help: 'Certification: a PARTIAL run (MUST checks not run) exits 3 instead of 0' },
+  {
+    key: 'base_url',
+    flag: 'base-url',
+    env: 'CONFORMANCE_BASE_URL',
+    kind: 'string',
+    group: 'target',
+    value: 'url',
+    help: 'Base address of the open platform, e.g. https://host/open',
+  },
+  {
+    key: 'app.secret',
+    flag: 'secret',
+    env: 'CONFORMANCE_SECRET',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'key',
+    help: 'Application public key (sent as the secret query parameter)',
+  },
+  {
+    key: 'app.key',
+    flag: 'key',
+    env: 'CONFORMANCE_KEY',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'key',
+    help: 'Application secret key (sent as the key query parameter)',
+  },
+  {
+    key: 'other_app.secret',
+    flag: 'other-secret',
+    env: 'CONFORMANCE_OTHER_SECRET',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'key',
+    help: 'Public key of an application of another merchant (isolation checks)',
+  },
+  {
+    key: 'other_app.key',
+    flag: 'other-key',
+    env: 'CONFORMANCE_OTHER_KEY',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'key',
+    help: 'Secret key of that application',
+  },
+  {
+    key: 'disabled_app.secret',
+    flag: 'disabled-secret',
+    env: 'CONFORMANCE_DISABLED_SECRET',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'key',
+    help: 'Public key of an application the merchant has disabled',
+  },
+  {
+    key: 'disabled_app.key',
+    flag: 'disabled-key',
+    env: 'CONFORMANCE_DISABLED_KEY',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'key',
+    help: 'Secret key of the disabled application',
+  },
+  {
+    key: 'disabled_app.token',
+    flag: 'disabled-token',
+    env: 'CONFORMANCE_DISABLED_TOKEN',
+    kind: 'string',
+    secret: true,
+    group: 'target',
+    value: 'token',
+    help: 'A token issued to it before it was disabled',
+  },
+  {
+    key: 'tls.insecure',
+    flag: 'insecure',
+    env: 'CONFORMANCE_TLS_INSECURE',
+    kind: 'bool',
+    group: 'target',
+    help: 'Accept any TLS certificate (testing only)',
+  },
+  {
+    key: 'tls.ca_file',
+    flag: 'ca-file',
+    env: 'CONFORMANCE_CA_FILE',
+    kind: 'string',
+    group: 'target',
+    value: 'file',
+    path: true,
+    help: 'PEM file of the CA that signed the server certificate',
+  },
+  {
+    key: 'timeout_ms',
+    flag: 'timeout-ms',
+    env: 'CONFORMANCE_TIMEOUT_MS',
+    kind: 'int',
+    group: 'limits',
+    value: 'ms',
+    default: '10000',
+    help: 'Per-request deadline in ms (default 10000)',
+  },
+  {
+    key: 'deadline_ms',
+    flag: 'deadline-ms',
+    env: 'CONFORMANCE_DEADLINE_MS',
+    kind: 'int',
+    group: 'limits',
+    value: 'ms',
+    default: '600000',
+    help: 'Deadline for the whole run in ms (default 600000)',
+  },
+  {
+    key: 'concurrency',
+    flag: 'concurrency',
+    env: 'CONFORMANCE_CONCURRENCY',
+    kind: 'int',
+    group: 'limits',
+    value: 'n',
+    default: '4',
+    help: 'Most requests in flight at once (default 4)',
+  },
+  {
+    key: 'rate_limit',
+    flag: 'rate-limit',
+    env: 'CONFORMANCE_RATE_LIMIT',
+    kind: 'number',
+    group: 'limits',
+    value: 'per-second',
+    default: 'no limit',
+    help: 'Most requests started in any second (paced 5% under it; default: no limit)',
+  },
+  {
+    key: 'max_body_bytes',
+    flag: 'max-body-bytes',
+    env: 'CONFORMANCE_MAX_BODY_BYTES',
+    kind: 'int',
+    group: 'limits',
+    value: 'bytes',
+    default: '104857600',
+    help: 'Abort responses larger than this (default 104857600)',
+  },
+  {
+    key: 'max_details',
+    flag: 'max-details',
+    env: 'CONFORMANCE_MAX_DETAILS',
+    kind: 'int',
+    group: 'limits',
+    value: 'n|all',
+    default: '1000',
+    help: 'Check a seeded sample of N detail records of a resource that has more (a PARTIAL verdict, the sample stated); all: every one (default 1000)',
+  },
+  {
+    key: 'fuzz.runs',
+    flag: 'fuzz-runs',
+    env: 'CONFORMANCE_FUZZ_RUNS',
+    kind: 'int',
+    group: 'selection',
+    value: 'n',
+    default: '50',
+    help: 'Generated ids per fuzzed endpoint (default 50; 0 turns fuzzing off)',
+  },
+  {
+    key: 'fuzz.seed',
+    flag: 'seed',
+    env: 'CONFORMANCE_FUZZ_SEED',
+    kind: 'int',
+    group: 'selection',
+    value: 'n',
+    default: 'random, printed',
+    help: 'Seed for fuzzing and sampling (default: random, printed)',
+  },
+  {
+    key: 'fuzz.path',
+    flag: 'fuzz-path',
+    env: 'CONFORMANCE_FUZZ_PATH',
+    kind: 'string',
+    group: 'selection',
+    value: 'path',
+    help: 'Replay path printed with a fuzz failure',
+  },
+  {
+    key: 'report.dir',
+    flag: 'report-dir',
+    env: 'CONFORMANCE_REPORT_DIR',
+    kind: 'string',
+    group: 'output',
+    value: 'dir',
+    path: true,
+    default: 'conformance-report',
+    help: 'Directory for the reports (default ./conformance-report)',
+  },
+  {
+    key: 'report.formats',
+    flag: 'reporter',
+    env: 'CONFORMANCE_REPORTERS',
+    kind: 'list',
+    group: 'output',
+    value: 'list',
+    default: 'json,junit,html',
+    help: 'Comma-separated report formats: json,junit,html (default all)',
+  },
+  {
+    key: 'baseline',
+    flag: 'baseline',
+    env: 'CONFORMANCE_BASELINE',
+    kind: 'string',
+    group: 'output',
+    value: 'file',
+    path: true,
+    help: 'YAML file of known failures',
+  },
+  {
+    key: 'unsafe_methods',
+    flag: 'unsafe-methods',
+    env: 'CONFORMANCE_UNSAFE_METHODS',
+    kind: 'bool',
+    group: 'selection',
+    help: 'Also send POST/PUT/PATCH/DELETE to verify the API is read-only',
+  },
+  {
+    key: 'strict',
+    flag: 'strict',
+    env: 'CONFORMANCE_STRICT',
+    kind: 'bool',
+    group: 'selection',
+    help: 'Certification: a PARTIAL run (MUST checks not run) exits 3 instead of 0',
+  },
 ];
 
 type Tree = Record<string, unknown>;
@@ -96,10 +314,20 @@ function getPath(tree: Tree, path: string): unknown {
 function convert(raw: string | boolean, kind: Kind): unknown {
   if (typeof raw === 'boolean') return raw;
   switch (kind) {
-    case 'int': case 'number': { const n = Number(raw); return raw.trim() !== '' && Number.isFinite(n) ? n : raw; }
-    case 'bool': return /^(1|true|yes|on)$/i.test(raw) ? true : /^(0|false|no|off)$/i.test(raw) ? false : raw;
-    case 'list': return raw.split(',').map((s) => s.trim()).filter(Boolean);
-    default: return raw;
+    case 'int':
+    case 'number': {
+      const n = Number(raw);
+      return raw.trim() !== '' && Number.isFinite(n) ? n : raw;
+    }
+    case 'bool':
+      return /^(1|true|yes|on)$/i.test(raw) ? true : /^(0|false|no|off)$/i.test(raw) ? false : raw;
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    default:
+      return raw;
   }
 }
 
@@ -108,13 +336,16 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unk
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const v = env[name];
-      if (v === undefined) throw new ConfigError(`config key ${where} refers to \${${name}}, which is not set in the environment`);
+      if (v === undefined)
+        throw new ConfigError(`config key ${where} refers to \${${name}}, which is not set in the environment`);
       return v;
     });
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${where}[${i}]`));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, where ? `${where}.${k}` : k)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, interpolate(v, env, where ? `${where}.${k}` : k)]),
+    );
   }
   return value;
 }
@@ -125,16 +356,23 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unk
  */
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) {
-    throw new ConfigError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(
+      `cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   let doc: unknown;
-  try { doc = parseYaml(text); } catch (e) {
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
     const msg = e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e);
     throw new ConfigError(`config file ${file} is not valid YAML: ${msg}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config file ${file} must hold a YAML mapping of keys`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new ConfigError(`config file ${file} must hold a YAML mapping of keys`);
   const tree = interpolate(doc, env, '') as Tree;
   const folder = dirname(resolve(file));
   for (const o of OPTIONS.filter((x) => x.path)) {
@@ -165,34 +403,56 @@ const CONFIG_KEYS = [...new Set(OPTIONS.flatMap((o) => [o.key, o.key.split('.')[
  */
 function baseUrlProblem(raw: unknown, origin: string): string | undefined {
   if (typeof raw !== 'string') return undefined;
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return `${origin}: base_url ${JSON.stringify(raw)} has no scheme: give the whole address, e.g. https://${raw.replace(/^\/+/, '')}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
+    return `${origin}: base_url ${JSON.stringify(raw)} has no scheme: give the whole address, e.g. https://${raw.replace(/^\/+/, '')}`;
   let u: URL;
-  try { u = new URL(raw); } catch { return `${origin}: base_url is not a URL`; }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return `${origin}: base_url must start with https:// (§4: only HTTPS is supported; http:// is accepted for testing, with a PARTIAL verdict at best)`;
-  if (u.username || u.password) return `${origin}: base_url must not carry user:password (it would be printed and written into every report); the API authenticates with the key pair (§5)`;
-  if (u.search || u.hash || raw.includes('?')) return `${origin}: base_url must not carry a query string or fragment (${u.search || u.hash || '?'}): give the base address only, e.g. ${u.origin}${u.pathname}`;
+  try {
+    u = new URL(raw);
+  } catch {
+    return `${origin}: base_url is not a URL`;
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    return `${origin}: base_url must start with https:// (§4: only HTTPS is supported; http:// is accepted for testing, with a PARTIAL verdict at best)`;
+  if (u.username || u.password)
+    return `${origin}: base_url must not carry user:password (it would be printed and written into every report); the API authenticates with the key pair (§5)`;
+  if (u.search || u.hash || raw.includes('?'))
+    return `${origin}: base_url must not carry a query string or fragment (${u.search || u.hash || '?'}): give the base address only, e.g. ${u.origin}${u.pathname}`;
   return undefined;
 }
 
 /** Merges file < env < flags, validates against schemas/config.schema.json and fills defaults. */
-export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; flags: Record<string, string | boolean | undefined> }): Config {
+export function resolveConfig(layers: {
+  file?: Tree;
+  env: NodeJS.ProcessEnv;
+  flags: Record<string, string | boolean | undefined>;
+}): Config {
   const tree: Tree = structuredClone(layers.file ?? {});
   // Where each value came from, so an error names what the user typed: "--reporter xml", not "report.formats.0".
   const origin = new Map<string, { name: string; value: string }>();
   for (const o of OPTIONS) {
     const v = layers.env[o.env];
-    if (v !== undefined && v !== '') { setPath(tree, o.key, convert(v, o.kind)); origin.set(o.key, { name: o.env, value: `=${o.secret ? '…' : v}` }); }
+    if (v !== undefined && v !== '') {
+      setPath(tree, o.key, convert(v, o.kind));
+      origin.set(o.key, { name: o.env, value: `=${o.secret ? '…' : v}` });
+    }
   }
   for (const o of OPTIONS) {
     const v = layers.flags[o.flag];
-    if (v !== undefined) { setPath(tree, o.key, convert(v, o.kind)); origin.set(o.key, { name: `--${o.flag}`, value: typeof v === 'string' && !o.secret ? ` ${v}` : '' }); }
+    if (v !== undefined) {
+      setPath(tree, o.key, convert(v, o.kind));
+      origin.set(o.key, { name: `--${o.flag}`, value: typeof v === 'string' && !o.secret ? ` ${v}` : '' });
+    }
   }
-  if (tree.base_url === undefined) throw new ConfigError('missing base_url: give --base-url, CONFORMANCE_BASE_URL or base_url in the config file');
+  if (tree.base_url === undefined)
+    throw new ConfigError('missing base_url: give --base-url, CONFORMANCE_BASE_URL or base_url in the config file');
   // Named without the value: a base URL with user:password must not be printed.
   const urlProblem = baseUrlProblem(tree.base_url, origin.get('base_url')?.name ?? 'config key base_url');
   if (urlProblem) throw new ConfigError(urlProblem);
   const app = tree.app as Tree | undefined;
-  if (!app?.secret || !app?.key) throw new ConfigError('missing credentials: give the application public key (--secret, CONFORMANCE_SECRET or app.secret) and secret key (--key, CONFORMANCE_KEY or app.key)');
+  if (!app?.secret || !app?.key)
+    throw new ConfigError(
+      'missing credentials: give the application public key (--secret, CONFORMANCE_SECRET or app.secret) and secret key (--key, CONFORMANCE_KEY or app.key)',
+    );
   const errors = validate('config', tree);
   if (errors.length) {
     const first = errors[0]!;
@@ -205,7 +465,8 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     // An item of a list (report.formats.0) is the option's value as the user gave it.
     const option = OPTIONS.find((o) => key === o.key || key.startsWith(`${o.key}.`));
     const given = option && origin.get(option.key);
-    if (given) throw new ConfigError(`${given.name}${given.value}: ${key === option!.key ? '' : 'an item '}${first.message}`);
+    if (given)
+      throw new ConfigError(`${given.name}${given.value}: ${key === option!.key ? '' : 'an item '}${first.message}`);
     throw new ConfigError(key ? `config key ${key} ${first.message}` : `config ${first.message}`);
   }
   const t = tree as Partial<Config> & Tree;
@@ -224,7 +485,11 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
     ...(t.rate_limit !== undefined ? { rate_limit: t.rate_limit } : {}),
     max_body_bytes: t.max_body_bytes ?? DEFAULTS.max_body_bytes,
     ...maxDetails(t.max_details as number | 'all' | undefined),
-    fuzz: { runs: fuzz.runs ?? DEFAULTS.fuzz_runs, seed: fuzz.seed ?? Math.floor(Math.random() * 2 ** 31), ...(fuzz.path ? { path: fuzz.path } : {}) },
+    fuzz: {
+      runs: fuzz.runs ?? DEFAULTS.fuzz_runs,
+      seed: fuzz.seed ?? Math.floor(Math.random() * 2 ** 31),
+      ...(fuzz.path ? { path: fuzz.path } : {}),
+    },
     report: { dir: report.dir ?? DEFAULTS.report_dir, formats: report.formats ?? DEFAULTS.formats },
     ...(t.baseline ? { baseline: t.baseline } : {}),
     unsafe_methods: t.unsafe_methods ?? false,
@@ -234,18 +499,28 @@ export function resolveConfig(layers: { file?: Tree; env: NodeJS.ProcessEnv; fla
 
 /** max_details as given, the default sample size when not given; 'all' (every detail) leaves it out. */
 function maxDetails(given: number | 'all' | undefined): { max_details?: number } {
-  const n = given === 'all' ? undefined : given ?? DEFAULTS.max_details;
+  const n = given === 'all' ? undefined : (given ?? DEFAULTS.max_details);
   return n === undefined ? {} : { max_details: n };
 }
 
 /** A CA file that cannot be read or holds no certificate is the user's mistake: say so now (exit 2), not at connect. */
 function checkCaFile(file: string): void {
   let pem: string;
-  try { pem = readFileSync(file, 'utf8'); } catch (e) {
-    throw new ConfigError(`cannot read tls.ca_file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(
+      `cannot read tls.ca_file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   let ok = pem.includes('-----BEGIN CERTIFICATE-----');
-  if (ok) { try { new X509Certificate(pem); } catch { ok = false; } }
+  if (ok) {
+    try {
+      new X509Certificate(pem);
+    } catch {
+      ok = false;
+    }
+  }
   if (!ok) throw new ConfigError(`tls.ca_file ${file} holds no PEM certificate (expected -----BEGIN CERTIFICATE-----)`);
 }
 

@@ -2,14 +2,24 @@ import { describe, test } from 'vitest';
 import { AREAS, type Check, type CheckResult } from './check.js';
 
 /** A conformance run as the declared tests use it (core/run.ts createRun). */
-export interface ConformanceRun { check(c: Check): Promise<CheckResult>; close(): Promise<void> }
+export interface ConformanceRun {
+  check(c: Check): Promise<CheckResult>;
+  close(): Promise<void>;
+}
 
 /** What the report needs to know of a run, carried on each test's meta so a reporter in another process has it. */
-export interface RunInfo { base_url: string; fuzz: { seed: number; runs: number }; config: Record<string, unknown>; strict: boolean }
+export interface RunInfo {
+  base_url: string;
+  fuzz: { seed: number; runs: number };
+  config: Record<string, unknown>;
+  strict: boolean;
+}
 
 /** The checks named by --only (ids, or prefixes ending in *); all when none is named. */
 export function selectChecks(all: Check[], only: string[]): Check[] {
-  return only.length ? all.filter((c) => only.some((p) => c.id === p || (p.endsWith('*') && c.id.startsWith(p.slice(0, -1))))) : all;
+  return only.length
+    ? all.filter((c) => only.some((p) => c.id === p || (p.endsWith('*') && c.id.startsWith(p.slice(0, -1)))))
+    : all;
 }
 
 /**
@@ -29,23 +39,39 @@ export function selectChecks(all: Check[], only: string[]): Check[] {
 export function declareChecks(selected: Check[], run: () => ConformanceRun, info?: () => RunInfo): void {
   const mintOrder = (c: Check): number => (c.level !== 'INFO' ? 0 : c.area === 'auth' ? 2 : 1);
   const phases: Array<{ area: string; concurrent: boolean; checks: Check[] }> = [
-    ...AREAS.filter((a) => a !== 'readonly').map((a) => ({ area: a, concurrent: true, checks: selected.filter((c) => c.area === a && !c.mintsTokens) })),
+    ...AREAS.filter((a) => a !== 'readonly').map((a) => ({
+      area: a,
+      concurrent: true,
+      checks: selected.filter((c) => c.area === a && !c.mintsTokens),
+    })),
     { area: 'readonly', concurrent: false, checks: selected.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
-    { area: 'token-minting', concurrent: false, checks: selected.filter((c) => c.mintsTokens).sort((a, b) => mintOrder(a) - mintOrder(b)) },
+    {
+      area: 'token-minting',
+      concurrent: false,
+      checks: selected.filter((c) => c.mintsTokens).sort((a, b) => mintOrder(a) - mintOrder(b)),
+    },
   ];
   for (const { area, concurrent, checks } of phases) {
     if (!checks.length) continue;
     describe(area, { concurrent }, () => {
       for (const check of checks) {
-        const meta = { check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area } };
+        const meta = {
+          check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area },
+        };
         test(`${check.id} ${check.title}`, { meta, concurrent }, async ({ task, skip, annotate }) => {
           const result = await run().check(check);
           task.meta.result = result;
           if (info) task.meta.run = info();
           if (result.status === 'skipped') skip(result.message);
           // Incomplete (no usable response) is no pass either: nothing was judged.
-          if (result.status === 'error' || result.status === 'incomplete' || (result.status === 'failed' && check.level === 'MUST')) throw new Error(result.message);
-          if (result.status === 'failed') await annotate(`${check.level} not met (warning, does not gate): ${result.message}`, 'warning');
+          if (
+            result.status === 'error' ||
+            result.status === 'incomplete' ||
+            (result.status === 'failed' && check.level === 'MUST')
+          )
+            throw new Error(result.message);
+          if (result.status === 'failed')
+            await annotate(`${check.level} not met (warning, does not gate): ${result.message}`, 'warning');
         });
       }
     });

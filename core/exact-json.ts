@@ -29,7 +29,8 @@ export function hasLongDigitRun(src: Buffer | string, from = 0, to = src.length)
   return false;
 }
 
-const parseNumber = (text: string): number | bigint => (isInteger(text) && !isSafeNumber(text) ? BigInt(text) : Number(text));
+const parseNumber = (text: string): number | bigint =>
+  isInteger(text) && !isSafeNumber(text) ? BigInt(text) : Number(text);
 
 /**
  * JSON.parse(text), except that integers past 2^53 arrive as exact bigints. The verdict on malformed text and its
@@ -38,22 +39,30 @@ const parseNumber = (text: string): number | bigint => (isInteger(text) && !isSa
  */
 export function parseJsonExact(text: string, mayHoldBigInts = hasLongDigitRun(text)): unknown {
   if (!mayHoldBigInts) return JSON.parse(text);
-  try { return losslessParse(text, null, parseNumber); } catch { return JSON.parse(text); }
+  try {
+    return losslessParse(text, null, parseNumber);
+  } catch {
+    return JSON.parse(text);
+  }
 }
 
 /** JSON.stringify that prints bigints as their exact digits (JSON.stringify throws on them). */
 export function stringifyJson(value: unknown, space?: number | string): string | undefined {
-  try { return JSON.stringify(value, null, space); } catch (e) {
+  try {
+    return JSON.stringify(value, null, space);
+  } catch (e) {
     if (!(e instanceof TypeError) || !hasBigInt(value)) throw e;
     return losslessStringify(value, null, space);
   }
 }
 
 /** An integer of the JSON text: a safe integer number, or a bigint (past 2^53). */
-export const isIntegerValue = (v: unknown): v is number | bigint => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+export const isIntegerValue = (v: unknown): v is number | bigint =>
+  typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
 
 /** A value that can name a record (an id as the server wrote it): number, bigint or string. */
-export const isIdLike = (v: unknown): v is number | bigint | string => typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string';
+export const isIdLike = (v: unknown): v is number | bigint | string =>
+  typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string';
 
 /** Whether a tree holds a bigint anywhere; iterative, since a hostile body may nest deeper than the stack. */
 export function hasBigInt(root: unknown): boolean {
@@ -62,7 +71,10 @@ export function hasBigInt(root: unknown): boolean {
     const v = stack.pop();
     if (typeof v === 'bigint') return true;
     if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) stack.push(v[i]); continue; }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+      continue;
+    }
     for (const k in v) stack.push((v as Record<string, unknown>)[k]);
   }
   return false;
@@ -73,7 +85,9 @@ export function hasBigInt(root: unknown): boolean {
  * integer; the schemas set no range, so the rounding changes no verdict). Never used for comparing or printing.
  */
 export function withNumbers(v: unknown): unknown {
-  try { return numbersOf(v); } catch (e) {
+  try {
+    return numbersOf(v);
+  } catch (e) {
     // Nested deeper than the stack: judged as it is (its bigints then fail `integer`, which such a body fails anyway).
     if (e instanceof RangeError) return v;
     throw e;

@@ -35,7 +35,13 @@ export interface RequestSpec {
  */
 export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string> };
-  response?: { status: number; headers: Record<string, string>; body_excerpt: string; body_bytes: number; truncated: boolean };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body_excerpt: string;
+    body_bytes: number;
+    truncated: boolean;
+  };
   error?: string;
   duration_ms: number;
   /** 429 answers that came before this one and were retried after their Retry-After (§8 leaves limits open). */
@@ -43,7 +49,11 @@ export interface Exchange {
 }
 
 /** A 429 answer that was waited out and retried (§8 leaves rate limits open). */
-export interface RetryRecord { status: number; retry_after?: string; waited_ms: number }
+export interface RetryRecord {
+  status: number;
+  retry_after?: string;
+  waited_ms: number;
+}
 
 /** A whole answer as checks read it: status, headers, text, parsed JSON (exact integers) and its exchange. */
 export interface Reply {
@@ -64,7 +74,14 @@ export interface Reply {
 /** The request got no usable response (timeout, reset, refused, TLS, too large). */
 export class NetworkError extends Error {
   /** beforeResponse: the failure came before any response header (the request may never have reached the server). */
-  constructor(message: string, readonly exchange: Exchange, readonly code: string, readonly beforeResponse = false) { super(message); }
+  constructor(
+    message: string,
+    readonly exchange: Exchange,
+    readonly code: string,
+    readonly beforeResponse = false,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -74,25 +91,46 @@ export class NetworkError extends Error {
 export function reportable(e: Exchange, r: Redactor): Exchange {
   // Everything in an exchange came from or was built from server data (a request path holds an id the server
   // chose): forged redaction markers are neutralised, every secret replaced, every string bounded.
-  const show = (s: string, max: number): string => capText(r.redactServerText(s.length > max + CAP_MARGIN ? s.slice(0, max + CAP_MARGIN) : s), max);
+  const show = (s: string, max: number): string =>
+    capText(r.redactServerText(s.length > max + CAP_MARGIN ? s.slice(0, max + CAP_MARGIN) : s), max);
   const headers = (h: Record<string, string>): Record<string, string> => {
     const out: Record<string, string> = {};
     const entries = Object.entries(h);
     // defineProperty: a header named __proto__ stays an own key.
-    for (const [k, v] of entries.slice(0, MAX_HEADERS_SHOWN)) Object.defineProperty(out, show(k, HEADER_NAME_CHARS), { value: show(v, HEADER_VALUE_CHARS), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of entries.slice(0, MAX_HEADERS_SHOWN))
+      Object.defineProperty(out, show(k, HEADER_NAME_CHARS), {
+        value: show(v, HEADER_VALUE_CHARS),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     if (entries.length > MAX_HEADERS_SHOWN) out['…'] = `${entries.length - MAX_HEADERS_SHOWN} more headers not shown`;
     return out;
   };
   const x: Exchange = {
-    request: { method: show(e.request.method, 64), url: show(e.request.url, URL_CHARS), headers: headers(e.request.headers) },
+    request: {
+      method: show(e.request.method, 64),
+      url: show(e.request.url, URL_CHARS),
+      headers: headers(e.request.headers),
+    },
     duration_ms: e.duration_ms,
   };
   if (e.response) {
     const excerpt = r.redactServerText(e.response.body_excerpt);
-    x.response = { status: e.response.status, headers: headers(e.response.headers), body_excerpt: excerpt.length > EXCERPT_CHARS ? excerpt.slice(0, EXCERPT_CHARS) : excerpt, body_bytes: e.response.body_bytes, truncated: e.response.truncated };
+    x.response = {
+      status: e.response.status,
+      headers: headers(e.response.headers),
+      body_excerpt: excerpt.length > EXCERPT_CHARS ? excerpt.slice(0, EXCERPT_CHARS) : excerpt,
+      body_bytes: e.response.body_bytes,
+      truncated: e.response.truncated,
+    };
   }
   if (e.error !== undefined) x.error = show(e.error, URL_CHARS + 500);
-  if (e.retries) x.retries = e.retries.map((t) => ({ ...t, ...(t.retry_after !== undefined ? { retry_after: show(t.retry_after, 100) } : {}) }));
+  if (e.retries)
+    x.retries = e.retries.map((t) => ({
+      ...t,
+      ...(t.retry_after !== undefined ? { retry_after: show(t.retry_after, 100) } : {}),
+    }));
   return x;
 }
 

@@ -19,10 +19,14 @@ export class Findings {
     for (const f of fingerprints) if (this.keys.size < FINGERPRINTS_KEPT) this.keys.add(f);
   }
 
-  get length(): number { return this.count; }
+  get length(): number {
+    return this.count;
+  }
 
   /** The fingerprints of every finding, sorted and without repeats (order of discovery is not stable). */
-  get fingerprints(): string[] { return [...this.keys].sort(); }
+  get fingerprints(): string[] {
+    return [...this.keys].sort();
+  }
 
   /** "2 of 7 dishes differ …: first; second"; what is [one, many] when the phrase depends on the count. */
   summary(what: string | [string, string], of?: number, max = 5): string {
@@ -47,7 +51,13 @@ const ID_CHARS = 200;
 export function recordKey(kind: string, id: unknown, field?: string): string {
   let idText: string;
   if (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint') idText = String(id);
-  else { try { idText = JSON.stringify(id) ?? 'none'; } catch { idText = 'nested'; } }
+  else {
+    try {
+      idText = JSON.stringify(id) ?? 'none';
+    } catch {
+      idText = 'nested';
+    }
+  }
   if (idText.length > ID_CHARS) idText = `${idText.slice(0, ID_CHARS)}…`;
   return `${kind}:${idText}${field !== undefined ? `:${field}` : ''}`;
 }

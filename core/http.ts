@@ -10,7 +10,16 @@ import { parseJsonExact, stringifyJson } from './exact-json.js';
 import { EXCERPT_CHARS, EXCERPT_MARGIN, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
 import type { Exchange, Reply, RequestSpec, RetryRecord } from './exchange.js';
 import { describeError, STALE_CONNECTION } from './network-errors.js';
-import { BREAKER_TIMEOUTS, Breaker, endpointOf, Gate, RETRY_BUDGET_TIMEOUTS, RETRY_DEFAULTS, retryAfterMs, sleep } from './pacing.js';
+import {
+  BREAKER_TIMEOUTS,
+  Breaker,
+  endpointOf,
+  Gate,
+  RETRY_BUDGET_TIMEOUTS,
+  RETRY_DEFAULTS,
+  retryAfterMs,
+  sleep,
+} from './pacing.js';
 import { BACKSTOP_TIMEOUTS, Timeouts, type Flight } from './timeouts.js';
 import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
 import { transfer } from './transfer.js';
@@ -41,7 +50,12 @@ export class HttpClient {
   private readonly breaker = new Breaker();
   private readonly bigBodies = new BigBodies();
   /** Bytes of bodies held in memory by requests in flight, and the lazily made directory bodies spill into. */
-  private readonly bodies = { held: 0, lane: new Lane(), dir: undefined as string | undefined, spillDir: (): string => (this.bodies.dir ??= mkdtempSync(join(tmpdir(), 'conformance-bodies-'))) };
+  private readonly bodies = {
+    held: 0,
+    lane: new Lane(),
+    dir: undefined as string | undefined,
+    spillDir: (): string => (this.bodies.dir ??= mkdtempSync(join(tmpdir(), 'conformance-bodies-'))),
+  };
   private readonly retry: { max: number; capMs: number };
   /** performance.now() at which the run deadline passes: no 429 wait may reach past it. */
   private readonly deadlineAt: number;
@@ -64,14 +78,18 @@ export class HttpClient {
     this.gate = new Gate(opts.concurrency, opts.rateLimit);
     this.timeouts = new Timeouts(opts.timeoutMs);
     this.deadline = AbortSignal.timeout(opts.deadlineMs);
-    this.deadline.addEventListener('abort', () => this.timeouts.abortAll(this.deadline.reason as Error), { once: true });
+    this.deadline.addEventListener('abort', () => this.timeouts.abortAll(this.deadline.reason as Error), {
+      once: true,
+    });
     this.retry = opts.retry ?? RETRY_DEFAULTS;
     this.retryBudgetMs = opts.retryBudgetMs ?? RETRY_BUDGET_TIMEOUTS * opts.timeoutMs;
     this.retryBudgetLeft = this.retryBudgetMs;
     this.deadlineAt = performance.now() + opts.deadlineMs;
   }
 
-  get redactor(): Redactor { return this.opts.redactor; }
+  get redactor(): Redactor {
+    return this.opts.redactor;
+  }
 
   url(spec: Pick<RequestSpec, 'path' | 'query' | 'baseUrl'>): string {
     const base = (spec.baseUrl ?? this.opts.baseUrl).replace(/\/+$/, '');
@@ -105,7 +123,14 @@ export class HttpClient {
         // (parsing a 65 MB list), undici may reuse one just as it closes. A GET or HEAD that failed so, before any
         // response, is sent once more on a fresh connection (RFC 9112 §9.3.1); a second failure stands.
         const idempotent = method === 'GET' || method === 'HEAD';
-        if (staleRetried || !idempotent || !(e instanceof NetworkError) || !e.beforeResponse || !STALE_CONNECTION.has(e.code)) throw e;
+        if (
+          staleRetried ||
+          !idempotent ||
+          !(e instanceof NetworkError) ||
+          !e.beforeResponse ||
+          !STALE_CONNECTION.has(e.code)
+        )
+          throw e;
         staleRetried = true;
         continue;
       }
@@ -117,7 +142,11 @@ export class HttpClient {
       const cost = this.gate.added(Date.now() + wait);
       if (cost > this.retryBudgetLeft) {
         const budget = `${(this.retryBudgetMs / 1000).toFixed(1)} s`;
-        throw new NetworkError(`${method} ${capText(url, URL_CHARS)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`, reply.exchange, 'RETRY_BUDGET');
+        throw new NetworkError(
+          `${method} ${capText(url, URL_CHARS)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
+          reply.exchange,
+          'RETRY_BUDGET',
+        );
       }
       this.retryBudgetLeft -= cost;
       retries.push({ status: 429, ...(asked !== undefined ? { retry_after: asked } : {}), waited_ms: wait });
@@ -126,7 +155,14 @@ export class HttpClient {
     }
   }
 
-  private async attempt(method: string, url: string, headers: Record<string, string>, recordRequest: Exchange['request'], endpoint: () => string, retries: RetryRecord[]): Promise<Reply> {
+  private async attempt(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    recordRequest: Exchange['request'],
+    endpoint: () => string,
+    retries: RetryRecord[],
+  ): Promise<Reply> {
     const withRetries = (e: Exchange): Exchange => (retries.length ? { ...e, retries: [...retries] } : e);
     await this.gate.enter();
     const started = performance.now();
@@ -135,11 +171,25 @@ export class HttpClient {
     try {
       // Checked after the gate too: requests queued behind a wave of timeouts must not become the next wave.
       if (this.breaker.isOpen(endpoint)) {
-        throw Object.assign(new Error(`not sent: the last ${BREAKER_TIMEOUTS} requests to ${endpoint()} got no complete response within ${this.opts.timeoutMs} ms (timeout_ms)`), { code: 'ENDPOINT_TIMED_OUT' });
+        throw Object.assign(
+          new Error(
+            `not sent: the last ${BREAKER_TIMEOUTS} requests to ${endpoint()} got no complete response within ${this.opts.timeoutMs} ms (timeout_ms)`,
+          ),
+          { code: 'ENDPOINT_TIMED_OUT' },
+        );
       }
       if (this.deadline.aborted) throw this.deadline.reason;
       flight = this.timeouts.start();
-      const res = await transfer(this.agent, this.bodies, this.opts.maxBodyBytes, { method, url, headers }, flight, () => { responded = true; });
+      const res = await transfer(
+        this.agent,
+        this.bodies,
+        this.opts.maxBodyBytes,
+        { method, url, headers },
+        flight,
+        () => {
+          responded = true;
+        },
+      );
       const { bytes, body: buf } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
       const utf8 = isUtf8(buf);
@@ -150,7 +200,9 @@ export class HttpClient {
       let text: string | undefined;
       if (json === undefined) {
         if (!big) text = buf.toString('utf8');
-        try { json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf); } catch (e) {
+        try {
+          json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf);
+        } catch (e) {
           if (e instanceof TooManyElements) throw e;
           jsonError = (e as Error).message;
         }
@@ -162,7 +214,8 @@ export class HttpClient {
       this.breaker.answered(endpoint);
       const durationMs = performance.now() - started;
       const resHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
       // The excerpt of a long body comes from a prefix of its bytes, never from a slice of its text: V8 slices keep
       // their parent string alive, and the evidence would hold a 65 MB list's whole text (135 MB as UTF-16).
       const prefixBytes = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
@@ -173,24 +226,47 @@ export class HttpClient {
         response: { status: res.status, headers: resHeaders, body_excerpt: head, body_bytes: bytes, truncated },
         duration_ms: Math.round(durationMs),
       });
-      const reply: Reply = { status: res.status, headers: resHeaders, text: text ?? '', bytes, utf8, json, ...(jsonError ? { jsonError } : {}), ...(utf8 ? {} : { raw: buf }), durationMs, exchange };
+      const reply: Reply = {
+        status: res.status,
+        headers: resHeaders,
+        text: text ?? '',
+        bytes,
+        utf8,
+        json,
+        ...(jsonError ? { jsonError } : {}),
+        ...(utf8 ? {} : { raw: buf }),
+        durationMs,
+        exchange,
+      };
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
         Object.defineProperty(reply, 'text', {
           // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
-          get: () => { try { return stringifyJson(json) ?? ''; } catch { return '(a body nested too deeply to render again)'; } },
-          enumerable: true, configurable: true,
+          get: () => {
+            try {
+              return stringifyJson(json) ?? '';
+            } catch {
+              return '(a body nested too deeply to render again)';
+            }
+          },
+          enumerable: true,
+          configurable: true,
         });
       }
       return reply;
     } catch (e) {
       const own = (e as { code?: string }).code;
-      const d = own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT'
-        ? { code: own, message: (e as Error).message }
-        : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
+      const d =
+        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT'
+          ? { code: own, message: (e as Error).message }
+          : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
       if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint());
-      const exchange = withRetries({ request: recordRequest, error: d.message, duration_ms: Math.round(performance.now() - started) });
+      const exchange = withRetries({
+        request: recordRequest,
+        error: d.message,
+        duration_ms: Math.round(performance.now() - started),
+      });
       throw new NetworkError(`${method} ${capText(url, URL_CHARS)}: ${d.message}`, exchange, d.code, !responded);
     } finally {
       if (flight) this.timeouts.end(flight);

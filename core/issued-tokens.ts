@@ -14,7 +14,11 @@ export function learnTokens(redactor: Redactor, json: unknown, text: string | un
   for (const m of text.slice(0, 1 << 20).matchAll(/["']?app_token["']?\s*[:=]\s*["']?((?:[^"'\\\s,}&]|\\.)+)/g)) {
     const raw = m[1]!;
     let decoded = raw;
-    try { decoded = JSON.parse(`"${raw}"`) as string; } catch { /* not a JSON string: taken as it stands */ }
+    try {
+      decoded = JSON.parse(`"${raw}"`) as string;
+    } catch {
+      /* not a JSON string: taken as it stands */
+    }
     redactor.add(raw, kind);
     redactor.add(decoded, kind);
   }
@@ -26,8 +30,11 @@ export function learnTokens(redactor: Redactor, json: unknown, text: string | un
  */
 function tokenKind(redactor: Redactor, url: string): SecretKind {
   let secret: string | null = null;
-  try { secret = new URL(url).searchParams.get('secret'); } catch { /* no query: not /auth */ }
+  try {
+    secret = new URL(url).searchParams.get('secret');
+  } catch {
+    /* no query: not /auth */
+  }
   const of = secret === null ? undefined : redactor.kindOf(secret);
   return of === 'other-public-key' ? 'other-token' : of === 'public-key' || secret === null ? 'token' : 'issued-token';
 }
-

@@ -47,7 +47,11 @@ export const MAX_LIST_ELEMENTS = 2_500_000;
 /** Thrown when `data` holds more than MAX_LIST_ELEMENTS elements: the body is not parsed at all. */
 export class TooManyElements extends Error {
   readonly code = 'BODY_TOO_LARGE';
-  constructor() { super(`response body lists more than ${MAX_LIST_ELEMENTS.toLocaleString('en-US')} records in data; not parsed (the most a run holds)`); }
+  constructor() {
+    super(
+      `response body lists more than ${MAX_LIST_ELEMENTS.toLocaleString('en-US')} records in data; not parsed (the most a run holds)`,
+    );
+  }
 }
 
 /** Element bounds as [start, end) pairs in one flat array: a tuple per element cost more than the elements. */
@@ -55,17 +59,31 @@ class Bounds {
   private a = new Uint32Array(1024);
   length = 0;
   push(start: number, end: number): void {
-    if (this.length * 2 + 2 > this.a.length) { const b = new Uint32Array(this.a.length * 2); b.set(this.a); this.a = b; }
+    if (this.length * 2 + 2 > this.a.length) {
+      const b = new Uint32Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
     this.a[this.length * 2] = start;
     this.a[this.length * 2 + 1] = end;
     if (++this.length > MAX_LIST_ELEMENTS) throw new TooManyElements();
   }
-  start(k: number): number { return this.a[k * 2]!; }
-  end(k: number): number { return this.a[k * 2 + 1]!; }
-  clear(): void { this.length = 0; }
+  start(k: number): number {
+    return this.a[k * 2]!;
+  }
+  end(k: number): number {
+    return this.a[k * 2 + 1]!;
+  }
+  clear(): void {
+    this.length = 0;
+  }
 }
 
-interface Layout { open: number; close: number; elements: Bounds }
+interface Layout {
+  open: number;
+  close: number;
+  elements: Bounds;
+}
 
 /** Where the top-level `data` array is, and where each of its elements starts and ends; undefined if unsure. */
 function layout(buf: Buffer): Layout | undefined {
@@ -120,7 +138,11 @@ function layout(buf: Buffer): Layout | undefined {
   }
   if (!found || found.close < 0) return undefined;
   // "[ ]": one stretch of white space is no element.
-  if (found.elements.length === 1 && buf.subarray(found.elements.start(0), found.elements.end(0)).every((b) => isSpace(b))) found.elements.clear();
+  if (
+    found.elements.length === 1 &&
+    buf.subarray(found.elements.start(0), found.elements.end(0)).every((b) => isSpace(b))
+  )
+    found.elements.clear();
   return found;
 }
 
@@ -132,7 +154,9 @@ export function parseJsonBuffer(buf: Buffer): unknown {
   const l = layout(buf);
   if (l) {
     try {
-      const envelope = parseJsonExact(`${buf.toString('utf8', 0, l.open)}[]${buf.toString('utf8', l.close + 1)}`) as { data: unknown[] };
+      const envelope = parseJsonExact(`${buf.toString('utf8', 0, l.open)}[]${buf.toString('utf8', l.close + 1)}`) as {
+        data: unknown[];
+      };
       const data = new Array<unknown>(l.elements.length);
       for (let k = 0; k < l.elements.length; k++) {
         const [from, to] = [l.elements.start(k), l.elements.end(k)];

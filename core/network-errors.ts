@@ -3,7 +3,8 @@
 /** Errors of a kept-alive connection the server closed while it sat idle (see HttpClient.send). */
 export const STALE_CONNECTION = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE']);
 
-const TLS_FIX = 'give the CA that signed it with tls.ca_file / --ca-file, or accept any certificate with tls.insecure / --insecure (testing only)';
+const TLS_FIX =
+  'give the CA that signed it with tls.ca_file / --ca-file, or accept any certificate with tls.insecure / --insecure (testing only)';
 const KNOWN_ERRORS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host name does not resolve',
@@ -21,7 +22,8 @@ const KNOWN_ERRORS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT: `the server certificate is signed by a CA that is not trusted: ${TLS_FIX}`,
   CERT_UNTRUSTED: `the server certificate is not trusted: ${TLS_FIX}`,
   CERT_HAS_EXPIRED: 'the server certificate has expired (tls.insecure / --insecure accepts it, for testing only)',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not name this host (tls.insecure / --insecure accepts it, for testing only)',
+  ERR_TLS_CERT_ALTNAME_INVALID:
+    'the server certificate does not name this host (tls.insecure / --insecure accepts it, for testing only)',
   EPROTO: 'TLS handshake failed (is the server speaking HTTPS?)',
   ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (is the server speaking HTTPS?)',
   UND_ERR_INFO: 'the server sent an invalid HTTP response',
@@ -30,9 +32,17 @@ const KNOWN_ERRORS: Record<string, string> = {
 };
 
 /** A one-line, stack-free account of why a request got no usable response. */
-export function describeError(e: unknown, timeoutMs: number, deadlinePassed: boolean): { code: string; message: string } {
+export function describeError(
+  e: unknown,
+  timeoutMs: number,
+  deadlinePassed: boolean,
+): { code: string; message: string } {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  if (deadlinePassed) return { code: 'DEADLINE', message: 'the deadline of the whole run (deadline_ms) passed before the response completed' };
+  if (deadlinePassed)
+    return {
+      code: 'DEADLINE',
+      message: 'the deadline of the whole run (deadline_ms) passed before the response completed',
+    };
   const code = err.cause?.code ?? err.code ?? err.name ?? 'ERROR';
   if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return { code: 'TIMEOUT', message: `no complete response within ${timeoutMs} ms (timeout_ms)` };

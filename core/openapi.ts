@@ -65,9 +65,15 @@ function rewrite(node: unknown, fileId: string): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(node as Json)) {
     if (k === '$id' || k === '$schema' || k === '$defs') continue;
-    if (k === '$ref' && typeof v === 'string') { out.$ref = componentRef(componentOf(v, fileId)).$ref; continue; }
+    if (k === '$ref' && typeof v === 'string') {
+      out.$ref = componentRef(componentOf(v, fileId)).$ref;
+      continue;
+    }
     // properties maps names to schemas: a property called "format" or "$ref" is a name, not a keyword.
-    out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, rewrite(s, fileId)])) : rewrite(v, fileId);
+    out[k] =
+      k === 'properties'
+        ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, rewrite(s, fileId)]))
+        : rewrite(v, fileId);
   }
   const format = out.format as keyof typeof FORMAT_PATTERNS | undefined;
   if (format && FORMAT_PATTERNS[format] && out.pattern === undefined) out.pattern = FORMAT_PATTERNS[format];
@@ -88,34 +94,64 @@ export function bundledSchemas(): Record<string, Json> {
   return out;
 }
 
-interface Operation { name: OperationName; n: number; path: string; id: string; summary: string; data: Json; pathParam?: string; of?: Resource; list?: boolean }
+interface Operation {
+  name: OperationName;
+  n: number;
+  path: string;
+  id: string;
+  summary: string;
+  data: Json;
+  pathParam?: string;
+  of?: Resource;
+  list?: boolean;
+}
 
 const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 /** operationId: getAccessCredential for /auth; listDishes for a list, getDish and getMerchant for one record. */
 const operationId = (e: Endpoint | 'auth'): string =>
   e === 'auth' ? 'getAccessCredential' : `${e.list ? 'list' : 'get'}${capitalized(e.name)}`;
 const OPERATION_IDS = Object.fromEntries([
-  ['auth', operationId('auth')], ...DATA_ENDPOINTS.map((e) => [e.name, operationId(e)]),
+  ['auth', operationId('auth')],
+  ...DATA_ENDPOINTS.map((e) => [e.name, operationId(e)]),
 ]) as Record<OperationName, string>;
-const SECTIONS: Partial<Record<SchemaName, string>> = Object.fromEntries(Object.values(RESOURCES).map((r) => [r.schema, r.section]));
+const SECTIONS: Partial<Record<SchemaName, string>> = Object.fromEntries(
+  Object.values(RESOURCES).map((r) => [r.schema, r.section]),
+);
 /** The named success envelope of an operation: DishesEnvelope, DishEnvelope, AccessCredentialEnvelope, … */
 const envelopeName = (op: OperationName): string => `${OPERATION_IDS[op].replace(/^(get|list)/, '')}Envelope`;
 
 function operations(): Operation[] {
-  const auth: Operation = { name: 'auth', n: 1, path: AUTH_PATH, id: OPERATION_IDS.auth, summary: 'Endpoint 1: the access credential (API Token) for a key pair (§4, §5, §2.6)', data: componentRef('AuthResult') };
-  return [auth, ...DATA_ENDPOINTS.map((e): Operation => {
-    const schema = componentRef(API_SCHEMAS[e.schema]!);
-    const param = e.of ? RESOURCES[e.of].detail.idField : undefined;
-    const what = e.list ? `all ${e.name} of the current merchant` : e.of ? `one ${e.name} by id` : 'the merchant record';
-    return {
-      name: e.name, n: e.n, id: OPERATION_IDS[e.name], data: e.list ? { type: 'array', items: schema } : schema,
-      path: param ? e.path.replace(':id', `{${param}}`) : e.path,
-      summary: `Endpoint ${e.n}: ${what} (§4, ${SECTIONS[e.schema]})`,
-      ...(param ? { pathParam: param } : {}),
-      ...(e.of ? { of: e.of } : {}),
-      list: e.list,
-    };
-  })];
+  const auth: Operation = {
+    name: 'auth',
+    n: 1,
+    path: AUTH_PATH,
+    id: OPERATION_IDS.auth,
+    summary: 'Endpoint 1: the access credential (API Token) for a key pair (§4, §5, §2.6)',
+    data: componentRef('AuthResult'),
+  };
+  return [
+    auth,
+    ...DATA_ENDPOINTS.map((e): Operation => {
+      const schema = componentRef(API_SCHEMAS[e.schema]!);
+      const param = e.of ? RESOURCES[e.of].detail.idField : undefined;
+      const what = e.list
+        ? `all ${e.name} of the current merchant`
+        : e.of
+          ? `one ${e.name} by id`
+          : 'the merchant record';
+      return {
+        name: e.name,
+        n: e.n,
+        id: OPERATION_IDS[e.name],
+        data: e.list ? { type: 'array', items: schema } : schema,
+        path: param ? e.path.replace(':id', `{${param}}`) : e.path,
+        summary: `Endpoint ${e.n}: ${what} (§4, ${SECTIONS[e.schema]})`,
+        ...(param ? { pathParam: param } : {}),
+        ...(e.of ? { of: e.of } : {}),
+        list: e.list,
+      };
+    }),
+  ];
 }
 
 const ERROR_MEANING: Record<ErrorCode, string> = {
@@ -129,12 +165,14 @@ const JSON_TYPE = 'application/json';
 
 /** The 200 answer: the success envelope with this operation's data, or (§7 latitude) an error envelope sent with 200. */
 function okResponse(op: Operation, examples?: OpenApiExamples): Json {
-    return {
+  return {
     description: `Success: status SUCCESS, code 200, data as ${op.name === 'auth' ? '§2.6' : 'in §4'}. An error envelope may also come with HTTP 200 (§7: the HTTP status of an error is not shown; the envelope's code is what counts).`,
     content: {
       [JSON_TYPE]: {
         schema: { oneOf: [componentRef(envelopeName(op.name)), componentRef('ErrorEnvelope')] },
-        ...(examples ? { examples: { success: { summary: 'From the reference fixtures', value: examples.success[op.name] } } } : {}),
+        ...(examples
+          ? { examples: { success: { summary: 'From the reference fixtures', value: examples.success[op.name] } } }
+          : {}),
       },
     },
   };
@@ -142,10 +180,17 @@ function okResponse(op: Operation, examples?: OpenApiExamples): Json {
 
 /** Named success envelopes (e.g. DishesEnvelope): SuccessEnvelope with data of the operation's shape, required. */
 function envelopes(ops: Operation[]): Record<string, Json> {
-  return Object.fromEntries(ops.map((op) => [
-    envelopeName(op.name),
-    { allOf: [componentRef('SuccessEnvelope')], required: ['data'], properties: { data: op.data }, description: `§4 endpoint ${op.n}: the success envelope with its data.` },
-  ]));
+  return Object.fromEntries(
+    ops.map((op) => [
+      envelopeName(op.name),
+      {
+        allOf: [componentRef('SuccessEnvelope')],
+        required: ['data'],
+        properties: { data: op.data },
+        description: `§4 endpoint ${op.n}: the success envelope with its data.`,
+      },
+    ]),
+  );
 }
 
 /**
@@ -159,14 +204,33 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
     const parameters: Json[] = [];
     if (op.name === 'auth') {
       parameters.push(
-        { name: 'secret', in: 'query', required: true, description: 'Application public key (§5.2).', schema: { type: 'string', minLength: 1 } },
-        { name: 'key', in: 'query', required: true, description: 'Application secret key (§5.2).', schema: { type: 'string', minLength: 1 } },
+        {
+          name: 'secret',
+          in: 'query',
+          required: true,
+          description: 'Application public key (§5.2).',
+          schema: { type: 'string', minLength: 1 },
+        },
+        {
+          name: 'key',
+          in: 'query',
+          required: true,
+          description: 'Application secret key (§5.2).',
+          schema: { type: 'string', minLength: 1 },
+        },
       );
     }
     if (op.pathParam && op.of) {
       const example = RESOURCES[op.of].detail.example;
       const description = `${capitalized(op.name)} ID (§4: typed string).`;
-      parameters.push({ name: op.pathParam, in: 'path', required: true, description, schema: { type: 'string' }, example });
+      parameters.push({
+        name: op.pathParam,
+        in: 'path',
+        required: true,
+        description,
+        schema: { type: 'string' },
+        example,
+      });
     }
     const responses: Json = { 200: okResponse(op, examples) };
     for (const code of ERROR_CODES) responses[code] = { $ref: `#/components/responses/Error${code}` };
@@ -189,7 +253,9 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
       content: {
         [JSON_TYPE]: {
           schema: componentRef('ErrorEnvelope'),
-          ...(examples ? { examples: { error: { summary: 'From the reference server', value: examples.errors[code] } } } : {}),
+          ...(examples
+            ? { examples: { error: { summary: 'From the reference server', value: examples.errors[code] } } }
+            : {}),
         },
       },
     };
@@ -200,21 +266,35 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
     info: {
       title: 'Restaurant Merchant Open Platform API',
       version: '1.0',
-      summary: 'Read-only HTTPS JSON interfaces for a merchant\'s dishes, seats, orders and merchant record.',
+      summary: "Read-only HTTPS JSON interfaces for a merchant's dishes, seats, orders and merchant record.",
       description: [
         `Generated by ${tool.name} (\`conformance openapi\`) from the JSON Schemas the conformance suite checks with, so the`,
         'shapes and their latitude are the ones a conforming server is held to: extra members are allowed, numeric strings are',
-        'accepted where the spec\'s field table and sample disagree, and an error may come with HTTP 200 or its error status.',
+        "accepted where the spec's field table and sample disagree, and an error may come with HTTP 200 or its error status.",
         'Sections (§) refer to the API specification. Every request carries Content-Type: application/json; charset=utf-8.',
       ].join(' '),
     },
-    servers: [{ url: '{base_url}', description: 'The {base_url} of §1; `conformance serve` listens at http://127.0.0.1:8080/open by default.', variables: { base_url: { default: 'http://127.0.0.1:8080/open' } } }],
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'The {base_url} of §1; `conformance serve` listens at http://127.0.0.1:8080/open by default.',
+        variables: { base_url: { default: 'http://127.0.0.1:8080/open' } },
+      },
+    ],
     security: [{ openToken: [] }],
-    tags: [{ name: 'authentication', description: '§5' }, { name: 'data', description: '§2, §4: read-only data of the merchant that owns the credential' }],
+    tags: [
+      { name: 'authentication', description: '§5' },
+      { name: 'data', description: '§2, §4: read-only data of the merchant that owns the credential' },
+    ],
     paths,
     components: {
       securitySchemes: {
-        openToken: { type: 'apiKey', in: 'header', name: 'open-token', description: 'The app_token of endpoint 1 (§5.3).' },
+        openToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'open-token',
+          description: 'The app_token of endpoint 1 (§5.3).',
+        },
       },
       schemas: { ...bundledSchemas(), ...envelopes(ops) },
       responses: errorResponses,
@@ -224,5 +304,7 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
 
 /** The document as text, YAML (the default) or JSON. */
 export function serializeOpenApi(doc: Json, format: 'yaml' | 'json'): string {
-  return format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+  return format === 'json'
+    ? `${JSON.stringify(doc, null, 2)}\n`
+    : toYaml(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }

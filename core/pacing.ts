@@ -23,13 +23,20 @@ export class Gate {
   private head = 0;
   private nextStart = 0;
   private pausedUntil = 0;
-  constructor(private readonly limit: number, private readonly rate?: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly rate?: number,
+  ) {}
 
   /** A 429 slows everyone down, not only the request that got it: no request starts before `until`. */
-  pause(until: number): void { this.pausedUntil = Math.max(this.pausedUntil, until); }
+  pause(until: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+  }
 
   /** How much wall time pausing until `until` adds to the pause already set (what it costs the retry budget). */
-  added(until: number): number { return Math.max(0, until - Math.max(Date.now(), this.pausedUntil)); }
+  added(until: number): number {
+    return Math.max(0, until - Math.max(Date.now(), this.pausedUntil));
+  }
 
   async enter(): Promise<void> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
@@ -50,8 +57,12 @@ export class Gate {
 
   leave(): void {
     const next = this.head < this.waiting.length ? this.waiting[this.head++] : undefined;
-    if (this.head === this.waiting.length) { this.waiting.length = 0; this.head = 0; }
-    if (next) next(); else this.active--;
+    if (this.head === this.waiting.length) {
+      this.waiting.length = 0;
+      this.head = 0;
+    }
+    if (next) next();
+    else this.active--;
   }
 }
 
@@ -76,9 +87,15 @@ export function endpointOf(method: string, spec: RequestSpec): string {
 export class Breaker {
   private readonly timeouts = new Map<string, number>();
   /** The key is worked out only once some endpoint has timed out: never, on a healthy server. */
-  isOpen(key: () => string): boolean { return this.timeouts.size > 0 && (this.timeouts.get(key()) ?? 0) >= BREAKER_TIMEOUTS; }
-  answered(key: () => string): void { if (this.timeouts.size) this.timeouts.delete(key()); }
-  timedOut(key: string): void { this.timeouts.set(key, (this.timeouts.get(key) ?? 0) + 1); }
+  isOpen(key: () => string): boolean {
+    return this.timeouts.size > 0 && (this.timeouts.get(key()) ?? 0) >= BREAKER_TIMEOUTS;
+  }
+  answered(key: () => string): void {
+    if (this.timeouts.size) this.timeouts.delete(key());
+  }
+  timedOut(key: string): void {
+    this.timeouts.set(key, (this.timeouts.get(key) ?? 0) + 1);
+  }
 }
 
 /** Milliseconds a Retry-After value asks for: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined if invalid. */

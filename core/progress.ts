@@ -33,7 +33,9 @@ export class RequestTally {
   track<T>(reply: Promise<T>, detail = false): Promise<T> {
     this.sent++;
     if (detail) this.detailsSent++;
-    const settle = (): void => { this.settled++; };
+    const settle = (): void => {
+      this.settled++;
+    };
     reply.then(settle, settle);
     return reply;
   }
@@ -67,11 +69,16 @@ export function writeProgress(tally: RequestTally, file: string): () => void {
     try {
       writeFileSync(`${file}.tmp`, JSON.stringify(tally.snapshot()));
       renameSync(`${file}.tmp`, file);
-    } catch { /* progress is a courtesy: a full disk must not fail the run */ }
+    } catch {
+      /* progress is a courtesy: a full disk must not fail the run */
+    }
   };
   const timer = setInterval(write, WRITE_EVERY_MS);
   timer.unref();
-  return () => { clearInterval(timer); write(); };
+  return () => {
+    clearInterval(timer);
+    write();
+  };
 }
 
 /** The tally as the worker last wrote it; undefined before it has (or if the file is unreadable). */
@@ -79,5 +86,7 @@ export function readProgress(file: string): RequestProgress | undefined {
   try {
     const p = JSON.parse(readFileSync(file, 'utf8')) as RequestProgress;
     return typeof p.sent === 'number' && typeof p.settled === 'number' ? p : undefined;
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }

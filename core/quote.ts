@@ -9,7 +9,9 @@ import { stringifyJson } from './exact-json.js';
  */
 let quoteFilter: (s: string) => string = neutralizeMarkers;
 /** Sets the filter every quoted server value goes through (a run passes its redactor's redactQuoted). */
-export function setQuoteFilter(filter: (s: string) => string): void { quoteFilter = filter; }
+export function setQuoteFilter(filter: (s: string) => string): void {
+  quoteFilter = filter;
+}
 
 /** Server text as it may join a message without JSON quoting (a field name): through the same filter as show. */
 export const filtered = (s: string): string => quoteFilter(s);

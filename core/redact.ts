@@ -23,7 +23,18 @@
  * they were issued to (token: app's; other-token: other_app's; issued-token: a key pair that is neither), so a
  * reproduction line says which credential it needs.
  */
-export type SecretKind = 'public-key' | 'secret-key' | 'token' | 'other-token' | 'issued-token' | 'altered-token' | 'other-public-key' | 'other-secret-key' | 'disabled-public-key' | 'disabled-secret-key' | 'disabled-token';
+export type SecretKind =
+  | 'public-key'
+  | 'secret-key'
+  | 'token'
+  | 'other-token'
+  | 'issued-token'
+  | 'altered-token'
+  | 'other-public-key'
+  | 'other-secret-key'
+  | 'disabled-public-key'
+  | 'disabled-secret-key'
+  | 'disabled-token';
 
 import { randomBytes } from 'node:crypto';
 
@@ -69,9 +80,16 @@ class Matcher {
 
   private grow(): void {
     const n = this.single.length * 2;
-    const g = (a: Int32Array, fill = 0): Int32Array<ArrayBuffer> => { const b = new Int32Array(n).fill(fill); b.set(a); return b; };
-    this.single = g(this.single, -1); this.singleChar = g(this.singleChar); this.depth = g(this.depth);
-    this.prefixKind = g(this.prefixKind); this.ends = g(this.ends);
+    const g = (a: Int32Array, fill = 0): Int32Array<ArrayBuffer> => {
+      const b = new Int32Array(n).fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.single = g(this.single, -1);
+    this.singleChar = g(this.singleChar);
+    this.depth = g(this.depth);
+    this.prefixKind = g(this.prefixKind);
+    this.ends = g(this.ends);
   }
 
   child(node: number, c: number): number {
@@ -89,7 +107,10 @@ class Matcher {
         next = this.size++;
         this.depth[next] = i + 1;
         this.prefixKind[next] = kind;
-        if (this.single[node]! < 0) { this.single[node] = next; this.singleChar[node] = c; } else this.more.set(node * 65536 + c, next);
+        if (this.single[node]! < 0) {
+          this.single[node] = next;
+          this.singleChar[node] = c;
+        } else this.more.set(node * 65536 + c, next);
       }
       node = next;
     }
@@ -105,7 +126,7 @@ class Matcher {
     for (const [key, child] of this.more) {
       const node = Math.floor(key / 65536);
       let list = extra.get(node);
-      if (!list) extra.set(node, list = []);
+      if (!list) extra.set(node, (list = []));
       list.push([key % 65536, child]);
     }
     const queue = new Int32Array(this.size);
@@ -118,7 +139,13 @@ class Matcher {
         let f = node === 0 ? 0 : this.step(this.fail[node]!, c);
         if (f === child) f = 0;
         this.fail[child] = f;
-        if (this.ends[child]) { this.outLen[child] = this.depth[child]!; this.outKind[child] = this.ends[child]! - 1; } else { this.outLen[child] = this.outLen[f]!; this.outKind[child] = this.outKind[f]!; }
+        if (this.ends[child]) {
+          this.outLen[child] = this.depth[child]!;
+          this.outKind[child] = this.ends[child]! - 1;
+        } else {
+          this.outLen[child] = this.outLen[f]!;
+          this.outKind[child] = this.outKind[f]!;
+        }
         queue[tail++] = child;
       };
       if (this.single[node]! >= 0) visit(this.singleChar[node]!, this.single[node]!);
@@ -153,7 +180,11 @@ class Matcher {
 }
 
 /** A decoded rendering of a text: character i of `text` came from original characters [start[i], end[i]). */
-interface View { text: string; start: Int32Array; end: Int32Array }
+interface View {
+  text: string;
+  start: Int32Array;
+  end: Int32Array;
+}
 
 type Decoder = (s: string) => View | undefined;
 
@@ -178,12 +209,18 @@ class ViewBuilder {
   private flush(to: number): void {
     if (to <= this.rawFrom) return;
     this.parts.push(this.source.slice(this.rawFrom, to));
-    for (let i = this.rawFrom; i < to; i++) { this.start[this.n] = i; this.end[this.n++] = i + 1; }
+    for (let i = this.rawFrom; i < to; i++) {
+      this.start[this.n] = i;
+      this.end[this.n++] = i + 1;
+    }
   }
   push(decoded: string, from: number, to: number): void {
     this.flush(from);
     this.parts.push(decoded);
-    for (let k = 0; k < decoded.length; k++) { this.start[this.n] = from; this.end[this.n++] = to; }
+    for (let k = 0; k < decoded.length; k++) {
+      this.start[this.n] = from;
+      this.end[this.n++] = to;
+    }
     this.rawFrom = to;
     this.changed = true;
   }
@@ -202,8 +239,16 @@ const jsonDecode: Decoder = (s) => {
   for (let i = 0; i < s.length; i++) {
     if (s[i] === '\\') {
       const n = s[i + 1];
-      if (n === 'u' && HEX.test(s.slice(i + 2, i + 6)) && i + 6 <= s.length) { v.push(String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)), i, i + 6); i += 5; continue; }
-      if (n !== undefined && short[n] !== undefined) { v.push(short[n]!, i, i + 2); i++; continue; }
+      if (n === 'u' && HEX.test(s.slice(i + 2, i + 6)) && i + 6 <= s.length) {
+        v.push(String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)), i, i + 6);
+        i += 5;
+        continue;
+      }
+      if (n !== undefined && short[n] !== undefined) {
+        v.push(short[n]!, i, i + 2);
+        i++;
+        continue;
+      }
     }
   }
   return v.done();
@@ -214,19 +259,32 @@ function percentDecoder(plus: boolean): Decoder {
   return (s) => {
     if (!s.includes('%') && !(plus && s.includes('+'))) return undefined;
     const v = new ViewBuilder(s);
-    const byteAt = (i: number): number => (s[i] === '%' && HEX.test(s.slice(i + 1, i + 3)) && i + 3 <= s.length ? parseInt(s.slice(i + 1, i + 3), 16) : -1);
+    const byteAt = (i: number): number =>
+      s[i] === '%' && HEX.test(s.slice(i + 1, i + 3)) && i + 3 <= s.length ? parseInt(s.slice(i + 1, i + 3), 16) : -1;
     for (let i = 0; i < s.length; i++) {
       const b = byteAt(i);
       if (b >= 0) {
-        const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+        const len =
+          b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
         const bytes = [b];
-        for (let k = 1; k < len; k++) { const c = byteAt(i + 3 * k); if (c < 0x80 || c > 0xbf) break; bytes.push(c); }
+        for (let k = 1; k < len; k++) {
+          const c = byteAt(i + 3 * k);
+          if (c < 0x80 || c > 0xbf) break;
+          bytes.push(c);
+        }
         if (len && bytes.length === len) {
           const ch = Buffer.from(bytes).toString('utf8');
-          if (!ch.includes('\uFFFD')) { v.push(ch, i, i + 3 * len); i += 3 * len - 1; continue; }
+          if (!ch.includes('\uFFFD')) {
+            v.push(ch, i, i + 3 * len);
+            i += 3 * len - 1;
+            continue;
+          }
         }
       }
-      if (plus && s[i] === '+') { v.push(' ', i, i + 1); continue; }
+      if (plus && s[i] === '+') {
+        v.push(' ', i, i + 1);
+        continue;
+      }
     }
     return v.done();
   };
@@ -234,11 +292,53 @@ function percentDecoder(plus: boolean): Decoder {
 
 /** Named references for every ASCII character that has one (HTML5), and the space-like nbsp. */
 const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', excl: '!', num: '#', dollar: '$', percnt: '%',
-  lpar: '(', rpar: ')', ast: '*', midast: '*', plus: '+', comma: ',', period: '.', sol: '/', colon: ':', semi: ';',
-  equals: '=', quest: '?', commat: '@', lsqb: '[', lbrack: '[', rsqb: ']', rbrack: ']', bsol: '\\', lowbar: '_',
-  UnderBar: '_', grave: '`', DiacriticalGrave: '`', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|',
-  vert: '|', VerticalLine: '|', Hat: '^', tilde: '~', NewLine: '\n', Tab: '\t', QUOT: '"', AMP: '&', LT: '<', GT: '>',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  excl: '!',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  lpar: '(',
+  rpar: ')',
+  ast: '*',
+  midast: '*',
+  plus: '+',
+  comma: ',',
+  period: '.',
+  sol: '/',
+  colon: ':',
+  semi: ';',
+  equals: '=',
+  quest: '?',
+  commat: '@',
+  lsqb: '[',
+  lbrack: '[',
+  rsqb: ']',
+  rbrack: ']',
+  bsol: '\\',
+  lowbar: '_',
+  UnderBar: '_',
+  grave: '`',
+  DiacriticalGrave: '`',
+  lcub: '{',
+  lbrace: '{',
+  rcub: '}',
+  rbrace: '}',
+  verbar: '|',
+  vert: '|',
+  VerticalLine: '|',
+  Hat: '^',
+  tilde: '~',
+  NewLine: '\n',
+  Tab: '\t',
+  QUOT: '"',
+  AMP: '&',
+  LT: '<',
+  GT: '>',
 };
 const ENTITY = /^&(?:#(\d{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z]{2,20});)/;
 
@@ -250,8 +350,19 @@ const htmlDecode: Decoder = (s) => {
     if (s[i] === '&') {
       const m = ENTITY.exec(s.slice(i, i + 24));
       const code = m?.[1] !== undefined ? Number(m[1]) : m?.[2] !== undefined ? parseInt(m[2], 16) : undefined;
-      const ch = code !== undefined ? (code <= 0x10ffff ? String.fromCodePoint(code) : undefined) : m?.[3] !== undefined ? ENTITIES[m[3]] : undefined;
-      if (m && ch !== undefined) { v.push(ch, i, i + m[0].length); i += m[0].length - 1; continue; }
+      const ch =
+        code !== undefined
+          ? code <= 0x10ffff
+            ? String.fromCodePoint(code)
+            : undefined
+          : m?.[3] !== undefined
+            ? ENTITIES[m[3]]
+            : undefined;
+      if (m && ch !== undefined) {
+        v.push(ch, i, i + m[0].length);
+        i += m[0].length - 1;
+        continue;
+      }
     }
   }
   return v.done();
@@ -259,14 +370,24 @@ const htmlDecode: Decoder = (s) => {
 
 /** The decodings tried, alone and nested (outermost first): each only when the text holds what it decodes. */
 const VIEWS: Decoder[][] = [
-  [jsonDecode], [percentDecoder(false)], [percentDecoder(true)], [htmlDecode],
-  [jsonDecode, percentDecoder(false)], [jsonDecode, percentDecoder(true)], [jsonDecode, htmlDecode], [htmlDecode, jsonDecode], [htmlDecode, percentDecoder(false)],
+  [jsonDecode],
+  [percentDecoder(false)],
+  [percentDecoder(true)],
+  [htmlDecode],
+  [jsonDecode, percentDecoder(false)],
+  [jsonDecode, percentDecoder(true)],
+  [jsonDecode, htmlDecode],
+  [htmlDecode, jsonDecode],
+  [htmlDecode, percentDecoder(false)],
 ];
 
 function compose(outer: View, inner: View): View {
   const start = new Int32Array(inner.text.length);
   const end = new Int32Array(inner.text.length);
-  for (let i = 0; i < inner.text.length; i++) { start[i] = outer.start[inner.start[i]!]!; end[i] = outer.end[inner.end[i]! - 1]!; }
+  for (let i = 0; i < inner.text.length; i++) {
+    start[i] = outer.start[inner.start[i]!]!;
+    end[i] = outer.end[inner.end[i]! - 1]!;
+  }
   return { text: inner.text, start, end };
 }
 
@@ -285,12 +406,24 @@ export class Redactor {
     // case would be an ordinary word ("not"): it is left out. The usual encoded forms are searched as they are too
     // (besides decoding, see replace): a quote cut short inside an escape sequence is a prefix of one of them.
     const url = encodeURIComponent(value);
-    const forms = value.length >= SAFE_SECRET_LENGTH
-      ? [value, value.toLowerCase(), url, url.replace(/%20/g, '+'), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)]
-      : [value];
+    const forms =
+      value.length >= SAFE_SECRET_LENGTH
+        ? [
+            value,
+            value.toLowerCase(),
+            url,
+            url.replace(/%20/g, '+'),
+            new URLSearchParams({ v: value }).toString().slice(2),
+            JSON.stringify(value).slice(1, -1),
+          ]
+        : [value];
     if (value.length < SAFE_SECRET_LENGTH) this.short.add(kind);
     for (const form of forms) {
-      if (!this.secrets.has(form)) { this.secrets.set(form, kind); this.safeMatcher = undefined; this.allMatcher = undefined; }
+      if (!this.secrets.has(form)) {
+        this.secrets.set(form, kind);
+        this.safeMatcher = undefined;
+        this.allMatcher = undefined;
+      }
     }
   }
 
@@ -315,7 +448,8 @@ export class Redactor {
     }
     if (!patterns.length) return undefined;
     const m = new Matcher(patterns);
-    if (all) this.allMatcher = m; else this.safeMatcher = m;
+    if (all) this.allMatcher = m;
+    else this.safeMatcher = m;
     return m;
   }
 
@@ -356,7 +490,10 @@ export class Redactor {
       let view: View | undefined;
       for (const d of decoders) {
         const inner = d(view ? view.text : text);
-        if (!inner) { view = undefined; break; }
+        if (!inner) {
+          view = undefined;
+          break;
+        }
         view = view ? compose(view, inner) : inner;
       }
       if (!view) continue;
@@ -368,7 +505,7 @@ export class Redactor {
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
     let out = '';
     let at = 0;
-    for (let i = 0; i < spans.length;) {
+    for (let i = 0; i < spans.length; ) {
       const [start, , kind] = spans[i]!;
       let end = spans[i]![1];
       for (i++; i < spans.length && spans[i]![0] < end; i++) end = Math.max(end, spans[i]![1]);
@@ -395,7 +532,10 @@ export class Redactor {
       for (const [k, v] of Object.entries(src)) {
         let out: unknown = v;
         if (typeof v === 'string') out = fix(v);
-        else if (v !== null && typeof v === 'object') { out = copy(v); stack.push([v as object, out as Record<string, unknown>]); }
+        else if (v !== null && typeof v === 'object') {
+          out = copy(v);
+          stack.push([v as object, out as Record<string, unknown>]);
+        }
         // defineProperty: a key "__proto__" from the server is an own property, not the copy's prototype.
         if (array) dst[Number(k)] = out;
         else Object.defineProperty(dst, fix(k), { value: out, enumerable: true, writable: true, configurable: true });

@@ -18,19 +18,31 @@ import { tool } from './paths.js';
  * - incomplete (could not finish: no usable response, the deadline, an interruption; never the server's fault);
  * - error (the suite itself broke).
  */
-export type Outcome = 'passed' | 'failed' | 'warned' | 'known' | 'stale' | 'expired' | 'skipped' | 'incomplete' | 'error';
+export type Outcome =
+  | 'passed'
+  | 'failed'
+  | 'warned'
+  | 'known'
+  | 'stale'
+  | 'expired'
+  | 'skipped'
+  | 'incomplete'
+  | 'error';
 
 /** What each outcome means for the run. A Record, so the compiler proves every outcome is described. */
-export const OUTCOMES: Record<Outcome, {
-  /** The word every output shows. */
-  word: string;
-  /** A finding: something about the server a reader must act on (listed first, shown with evidence). */
-  finding: boolean;
-  /** Fails the run (NOT CONFORMANT, exit 1). */
-  gates: boolean;
-  /** Most severe first, for ordering findings. */
-  severity: number;
-}> = {
+export const OUTCOMES: Record<
+  Outcome,
+  {
+    /** The word every output shows. */
+    word: string;
+    /** A finding: something about the server a reader must act on (listed first, shown with evidence). */
+    finding: boolean;
+    /** Fails the run (NOT CONFORMANT, exit 1). */
+    gates: boolean;
+    /** Most severe first, for ordering findings. */
+    severity: number;
+  }
+> = {
   failed: { word: 'FAIL', finding: true, gates: true, severity: 0 },
   expired: { word: 'EXPIRED', finding: true, gates: true, severity: 1 },
   stale: { word: 'STALE', finding: true, gates: true, severity: 2 },
@@ -43,7 +55,9 @@ export const OUTCOMES: Record<Outcome, {
 };
 
 /** The outcomes from the most severe to the least: the order every renderer lists them in. */
-export const OUTCOME_ORDER = (Object.keys(OUTCOMES) as Outcome[]).sort((a, b) => OUTCOMES[a].severity - OUTCOMES[b].severity);
+export const OUTCOME_ORDER = (Object.keys(OUTCOMES) as Outcome[]).sort(
+  (a, b) => OUTCOMES[a].severity - OUTCOMES[b].severity,
+);
 
 /** What a baseline said about a check (app/baseline.ts). */
 export interface BaselineMark {
@@ -115,7 +129,10 @@ export interface Report {
 }
 
 /** The catalogue as the report model needs it (the CLI passes the suites' declarations; the core imports none). */
-export interface CatalogueEntry { id: string; level: Level }
+export interface CatalogueEntry {
+  id: string;
+  level: Level;
+}
 
 /** Counts with every outcome at zero. */
 export const zero = (): Counts => Object.fromEntries(OUTCOME_ORDER.map((o) => [o, 0])) as Counts;
@@ -141,7 +158,8 @@ export const blocksVerdict = (c: Pick<CheckRecord, 'outcome' | 'level'>): boolea
 
 /** Why a MUST check did not count towards full coverage, or undefined when it did. */
 function notJudged(c: CheckRecord): string | undefined {
-  if (c.outcome === 'skipped') return c.unmet ? `needs ${c.unmet}` : c.message.startsWith('blocked') ? 'blocked' : 'skipped';
+  if (c.outcome === 'skipped')
+    return c.unmet ? `needs ${c.unmet}` : c.message.startsWith('blocked') ? 'blocked' : 'skipped';
   if (c.sampled) return 'sampled (max_details; --max-details all checks every record)';
   return undefined;
 }
@@ -161,7 +179,13 @@ export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): 
   const text = not_run.length
     ? `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${why}`).join(', ')})`
     : '';
-  return { complete: not_run.length === 0, must_total: must.length, must_judged: must.length - not_run.length, not_run, text };
+  return {
+    complete: not_run.length === 0,
+    must_total: must.length,
+    must_judged: must.length - not_run.length,
+    not_run,
+    text,
+  };
 }
 
 /**
@@ -170,17 +194,47 @@ export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): 
  * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else MUST checks that did not run (or ran on a
  * sample) make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures never gate.
  */
-export function verdictOf(checks: CheckRecord[], harnessErrors: string[], coverage: Coverage, strict: boolean): { verdict: Verdict; exit_code: ExitCode; reason: string } {
-  const ids = (list: CheckRecord[]): string => `${list.slice(0, 6).map((c) => c.id).join(', ')}${list.length > 6 ? ', …' : ''}`;
+export function verdictOf(
+  checks: CheckRecord[],
+  harnessErrors: string[],
+  coverage: Coverage,
+  strict: boolean,
+): { verdict: Verdict; exit_code: ExitCode; reason: string } {
+  const ids = (list: CheckRecord[]): string =>
+    `${list
+      .slice(0, 6)
+      .map((c) => c.id)
+      .join(', ')}${list.length > 6 ? ', …' : ''}`;
   const gating = checks.filter((c) => OUTCOMES[c.outcome].gates);
-  if (gating.length) return { verdict: 'not conformant', exit_code: 1, reason: `${gating.length} gating finding${gating.length > 1 ? 's' : ''}: ${ids(gating)}` };
+  if (gating.length)
+    return {
+      verdict: 'not conformant',
+      exit_code: 1,
+      reason: `${gating.length} gating finding${gating.length > 1 ? 's' : ''}: ${ids(gating)}`,
+    };
   const blocking = checks.filter(blocksVerdict);
   if (harnessErrors.length || blocking.length) {
-    const parts = [...harnessErrors.slice(0, 1), ...(blocking.length ? [`${blocking.length} check${blocking.length > 1 ? 's' : ''} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`] : [])];
+    const parts = [
+      ...harnessErrors.slice(0, 1),
+      ...(blocking.length
+        ? [
+            `${blocking.length} check${blocking.length > 1 ? 's' : ''} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`,
+          ]
+        : []),
+    ];
     return { verdict: 'incomplete', exit_code: 3, reason: parts.join('; ') };
   }
-  if (!coverage.complete) return { verdict: 'partial', exit_code: strict ? 3 : 0, reason: `${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}` };
-  return { verdict: 'conformant', exit_code: 0, reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})` };
+  if (!coverage.complete)
+    return {
+      verdict: 'partial',
+      exit_code: strict ? 3 : 0,
+      reason: `${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}`,
+    };
+  return {
+    verdict: 'conformant',
+    exit_code: 0,
+    reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})`,
+  };
 }
 
 /** The counts of outcomes: in all, by level and by area. */
@@ -198,7 +252,9 @@ export function summarize(checks: CheckRecord[]): Report['summary'] {
 
 /** Checks in a stable order: by area (the order a vendor fixes things), then by id; never by completion. */
 export function sortChecks(checks: CheckRecord[]): CheckRecord[] {
-  return [...checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }));
+  return [...checks].sort(
+    (a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }),
+  );
 }
 
 /**
@@ -206,14 +262,31 @@ export function sortChecks(checks: CheckRecord[]): CheckRecord[] {
  * slip. A Record, so a new area must be placed.
  */
 const AREA_HARM: Record<Area, number> = {
-  isolation: 0, auth: 1, readonly: 2, transport: 3, consistency: 4, fuzz: 5, errors: 6, envelope: 7, merchant: 8, dishes: 9, seats: 10, orders: 11,
+  isolation: 0,
+  auth: 1,
+  readonly: 2,
+  transport: 3,
+  consistency: 4,
+  fuzz: 5,
+  errors: 6,
+  envelope: 7,
+  merchant: 8,
+  dishes: 9,
+  seats: 10,
+  orders: 11,
 };
 
 /** Findings, most severe first: by outcome, then MUST before SHOULD, then by the harm of the area, then stable. */
 export function findingsOf(report: Pick<Report, 'checks'>): CheckRecord[] {
   const level: Record<Level, number> = { MUST: 0, SHOULD: 1, INFO: 2 };
-  return report.checks.filter((c) => OUTCOMES[c.outcome].finding)
-    .sort((a, b) => OUTCOMES[a.outcome].severity - OUTCOMES[b.outcome].severity || level[a.level] - level[b.level] || AREA_HARM[a.area] - AREA_HARM[b.area]);
+  return report.checks
+    .filter((c) => OUTCOMES[c.outcome].finding)
+    .sort(
+      (a, b) =>
+        OUTCOMES[a.outcome].severity - OUTCOMES[b.outcome].severity ||
+        level[a.level] - level[b.level] ||
+        AREA_HARM[a.area] - AREA_HARM[b.area],
+    );
 }
 
 /** Checks of the run that did not finish or broke, for "what was not finished and why". */
@@ -224,27 +297,48 @@ export const unfinishedOf = (report: Pick<Report, 'checks'>): CheckRecord[] =>
  * Outcomes, verdict, exit code, coverage and counts of a report's records: at the end of a run (with the
  * catalogue), and again when a baseline is applied to a report (coverage stays what the run covered).
  */
-export function judge(report: Omit<Report, 'verdict' | 'exit_code' | 'verdict_reason' | 'coverage' | 'summary'>, scope: { catalogue: CatalogueEntry[] } | { coverage: Coverage }): Report {
+export function judge(
+  report: Omit<Report, 'verdict' | 'exit_code' | 'verdict_reason' | 'coverage' | 'summary'>,
+  scope: { catalogue: CatalogueEntry[] } | { coverage: Coverage },
+): Report {
   const checks = sortChecks(report.checks.map((c) => ({ ...c, outcome: outcomeOf(c) })));
   const coverage = 'coverage' in scope ? scope.coverage : coverageOf(checks, scope.catalogue);
   const v = verdictOf(checks, report.errors, coverage, report.strict);
-  return { ...report, checks, verdict: v.verdict, exit_code: v.exit_code, verdict_reason: v.reason, coverage, summary: summarize(checks) };
+  return {
+    ...report,
+    checks,
+    verdict: v.verdict,
+    exit_code: v.exit_code,
+    verdict_reason: v.reason,
+    coverage,
+    summary: summarize(checks),
+  };
 }
 
 /** The report of a finished run: its checks with their outcomes, the coverage and the verdict. */
 export function buildReport(args: {
-  checks: CheckRecord[]; baseUrl: string; startedAt: Date; durationMs: number; strict: boolean; catalogue: CatalogueEntry[];
-  fuzz: { seed: number; runs: number }; config: Record<string, unknown>; errors: string[];
+  checks: CheckRecord[];
+  baseUrl: string;
+  startedAt: Date;
+  durationMs: number;
+  strict: boolean;
+  catalogue: CatalogueEntry[];
+  fuzz: { seed: number; runs: number };
+  config: Record<string, unknown>;
+  errors: string[];
 }): Report {
-  return judge({
-    tool,
-    target: { base_url: args.baseUrl },
-    started_at: args.startedAt.toISOString(),
-    duration_ms: Math.round(args.durationMs),
-    strict: args.strict,
-    checks: args.checks,
-    fuzz: args.fuzz,
-    config: args.config,
-    errors: args.errors,
-  }, { catalogue: args.catalogue });
+  return judge(
+    {
+      tool,
+      target: { base_url: args.baseUrl },
+      started_at: args.startedAt.toISOString(),
+      duration_ms: Math.round(args.durationMs),
+      strict: args.strict,
+      checks: args.checks,
+      fuzz: args.fuzz,
+      config: args.config,
+      errors: args.errors,
+    },
+    { catalogue: args.catalogue },
+  );
 }

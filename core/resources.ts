@@ -32,11 +32,21 @@ export interface ResourceEntry {
 export const RESOURCES = {
   merchant: { noun: 'merchant', schema: 'merchant', section: '§2.5', path: '/merchant', endpoint: 2, list: false },
   dishes: {
-    noun: 'dish', schema: 'dish', section: '§2.2', path: '/dishes', endpoint: 3, list: true,
+    noun: 'dish',
+    schema: 'dish',
+    section: '§2.2',
+    path: '/dishes',
+    endpoint: 3,
+    list: true,
     detail: { endpoint: 4, idField: 'dish_id', checks: 'DISH', example: '101' },
   },
   seats: {
-    noun: 'seat', schema: 'seat', section: '§2.3', path: '/seats', endpoint: 5, list: true,
+    noun: 'seat',
+    schema: 'seat',
+    section: '§2.3',
+    path: '/seats',
+    endpoint: 5,
+    list: true,
     detail: { endpoint: 6, idField: 'seat_id', checks: 'SEAT', example: '11' },
   },
   orders: { noun: 'order', schema: 'order', section: '§2.4', path: '/orders', endpoint: 7, list: true },
@@ -67,7 +77,10 @@ export const DETAIL_RESOURCES = names.filter((r): r is Resource => 'detail' in R
 export const RESOURCE_PATHS = names.map((r) => RESOURCES[r].path);
 
 /** The list endpoints' paths, in §4's order. */
-export const LIST_PATHS = names.map((r) => RESOURCES[r]).filter((e) => e.list).map((e) => e.path as ListPath);
+export const LIST_PATHS = names
+  .map((r) => RESOURCES[r])
+  .filter((e) => e.list)
+  .map((e) => e.path as ListPath);
 
 /** The noun of a resource's records: nounOf('dishes') is 'dish'. */
 export const nounOf = (resource: Resource): Noun => RESOURCES[resource].noun;

@@ -8,11 +8,26 @@ import { Blocked, CheckFailure } from './check-errors.js';
 import { unrecordedRequest } from './recorded-source.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
-  other_app: (c) => (c.other_app ? undefined : 'not configured: needs other_app (an application of a second merchant: --other-secret/--other-key)'),
-  disabled_app_keys: (c) => (c.disabled_app?.secret && c.disabled_app.key ? undefined : 'not configured: needs disabled_app.secret and disabled_app.key (an application the merchant has disabled)'),
-  disabled_app_token: (c) => (c.disabled_app?.token ? undefined : 'not configured: needs disabled_app.token (a token issued before the application was disabled)'),
-  unsafe_methods: (c) => (c.unsafe_methods ? undefined : 'not enabled: sends POST/PUT/PATCH/DELETE only with unsafe_methods: true (--unsafe-methods)'),
-  https: (c) => (c.base_url.startsWith('https:') ? undefined : 'not applicable: base_url is http://, so HTTPS-only (§4) cannot be verified — WARNING: the target is not served over HTTPS'),
+  other_app: (c) =>
+    c.other_app
+      ? undefined
+      : 'not configured: needs other_app (an application of a second merchant: --other-secret/--other-key)',
+  disabled_app_keys: (c) =>
+    c.disabled_app?.secret && c.disabled_app.key
+      ? undefined
+      : 'not configured: needs disabled_app.secret and disabled_app.key (an application the merchant has disabled)',
+  disabled_app_token: (c) =>
+    c.disabled_app?.token
+      ? undefined
+      : 'not configured: needs disabled_app.token (a token issued before the application was disabled)',
+  unsafe_methods: (c) =>
+    c.unsafe_methods
+      ? undefined
+      : 'not enabled: sends POST/PUT/PATCH/DELETE only with unsafe_methods: true (--unsafe-methods)',
+  https: (c) =>
+    c.base_url.startsWith('https:')
+      ? undefined
+      : 'not applicable: base_url is http://, so HTTPS-only (§4) cannot be verified — WARNING: the target is not served over HTTPS',
   fuzz: (c) => (c.fuzz.runs > 0 ? undefined : 'not enabled: fuzz.runs is 0'),
 };
 
@@ -36,11 +51,15 @@ export function transportNotes(evidence: Exchange[]): string[] {
     if (e.retries?.length) {
       const waits = e.retries.map((r) => `${(r.waited_ms / 1000).toFixed(1)} s`).join(', ');
       const final = e.response ? `HTTP ${e.response.status}` : (e.error ?? 'no response');
-      out.add(`rate limited: ${where} got 429 Too Many Requests ${e.retries.length} time(s); retried ${e.retries.length} time(s) after Retry-After (waited ${waits}); final answer ${final}`);
+      out.add(
+        `rate limited: ${where} got 429 Too Many Requests ${e.retries.length} time(s); retried ${e.retries.length} time(s) after Retry-After (waited ${waits}); final answer ${final}`,
+      );
     }
     const status = e.response?.status ?? 0;
     if (status >= 300 && status < 400) {
-      out.add(`${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the open-token stays with base_url)`);
+      out.add(
+        `${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the open-token stays with base_url)`,
+      );
     }
   }
   return [...out];
@@ -77,12 +96,18 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     if (seen.has(e)) return;
     seen.add(e);
     const asked = unrecordedRequest(e);
-    if (asked !== undefined) { unrecorded.push(asked); return; }
+    if (asked !== undefined) {
+      unrecorded.push(asked);
+      return;
+    }
     const status = e.response?.status ?? 0;
     const standsOut = status < 200 || status > 299 || !!e.retries?.length;
     if (usual + unusual < EVIDENCE_MAX) usual++;
     else if (standsOut && unusual < EVIDENCE_MAX) unusual++;
-    else { omitted++; return; }
+    else {
+      omitted++;
+      return;
+    }
     evidence.push(e);
   };
   const notes: string[] = [];
@@ -93,37 +118,67 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   let sampled: string | undefined;
   const redactor = shared.client.redactor;
 
-  const api = shared.view(record, check.id, (text) => { sampled = sampled ? `${sampled}; ${text}` : text; }, (text) => { if (!notes.includes(text)) notes.push(text); });
+  const api = shared.view(
+    record,
+    check.id,
+    (text) => {
+      sampled = sampled ? `${sampled}; ${text}` : text;
+    },
+    (text) => {
+      if (!notes.includes(text)) notes.push(text);
+    },
+  );
   const ctx: CheckContext = {
     config: shared.config,
     api,
     send: (spec) => api.send(spec),
-    fail(message, keys) { throw new CheckFailure(message, keys); },
-    note(text) { if (notes.length < NOTES_MAX) notes.push(text); else notesLeftOut++; },
-    observe(text) { observation = text; },
+    fail(message, keys) {
+      throw new CheckFailure(message, keys);
+    },
+    note(text) {
+      if (notes.length < NOTES_MAX) notes.push(text);
+      else notesLeftOut++;
+    },
+    observe(text) {
+      observation = text;
+    },
     secret(value) {
       // The altered token shares all but one character with the real one: what they share is a secret as well
       // (a server that echoes the altered token with its odd character stripped would otherwise show it).
       redactor.add(value, 'altered-token');
       redactor.add(value.slice(0, -1), 'altered-token');
     },
-    setFuzz(f) { fuzz = f; },
+    setFuzz(f) {
+      fuzz = f;
+    },
   };
 
-  const fit = (text: string, max: number): string => capText(redactor.redactMessage(text.length > max + CUT_MARGIN ? text.slice(0, max + CUT_MARGIN) : text), max);
+  const fit = (text: string, max: number): string =>
+    capText(redactor.redactMessage(text.length > max + CUT_MARGIN ? text.slice(0, max + CUT_MARGIN) : text), max);
   const done = (status: CheckResult['status'], message: string): CheckResult => ({
     status,
     message: fit(message, MESSAGE_CHARS),
     // Exchanges are recorded raw: the ones kept are redacted here, with every secret known by now.
     evidence: evidence.map((e) => reportable(e, redactor)),
     notes: [
-      ...notes, ...transportNotes(evidence),
+      ...notes,
+      ...transportNotes(evidence),
       ...(notesLeftOut ? [`${notesLeftOut} more notes left out (the first ${NOTES_MAX} are kept)`] : []),
-      ...(omitted ? [`evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`] : []),
+      ...(omitted
+        ? [
+            `evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`,
+          ]
+        : []),
     ].map((n) => fit(n, NOTE_CHARS)),
     ...(observation !== undefined ? { observation: fit(observation, MESSAGE_CHARS) } : {}),
     ...(fuzz ? { fuzz: redactor.redactDeep(fuzz) } : {}),
-    ...(status === 'failed' ? { fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) => redactor.redactMessage(f)) } : {}),
+    ...(status === 'failed'
+      ? {
+          fingerprints: (fingerprints.length ? [...new Set(fingerprints)].sort() : [check.id]).map((f) =>
+            redactor.redactMessage(f),
+          ),
+        }
+      : {}),
     ...(sampled !== undefined && status !== 'skipped' ? { sampled: redactor.redact(sampled) } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
@@ -155,9 +210,14 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
       }
       // One line and where it happened, no stack trace (CONFORMANCE_DEBUG=1 keeps the stack for us).
       const err = e as Error;
-      const at = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?$/m.exec(err?.stack?.split('\n')[1] ?? '')?.[1]?.replace(/^.*\/(dist\/)?/, '');
+      const at = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?$/m
+        .exec(err?.stack?.split('\n')[1] ?? '')?.[1]
+        ?.replace(/^.*\/(dist\/)?/, '');
       const detail = process.env.CONFORMANCE_DEBUG ? ` | ${err?.stack?.split('\n').slice(1, 6).join(' | ')}` : '';
-      return done('error', `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`);
+      return done(
+        'error',
+        `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`,
+      );
     } finally {
       shared.finished(check.id);
     }

@@ -23,7 +23,11 @@ export function redactorFor(config: Config): Redactor {
 }
 
 /** The run's HTTP client; deadlineAt (epoch ms) ends every request when the run's deadline passes. */
-export function clientFor(config: Config, redactor: Redactor, opts: { deadlineAt?: number; retry?: { max: number; capMs: number } } = {}): HttpClient {
+export function clientFor(
+  config: Config,
+  redactor: Redactor,
+  opts: { deadlineAt?: number; retry?: { max: number; capMs: number } } = {},
+): HttpClient {
   return new HttpClient({
     baseUrl: config.base_url,
     timeoutMs: config.timeout_ms,
@@ -44,7 +48,7 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
     if (unmetRequirement(c, config)) continue;
     for (const s of c.sweeps ?? []) {
       let set = readers.get(s);
-      if (!set) readers.set(s, set = new Set());
+      if (!set) readers.set(s, (set = new Set()));
       set.add(c.id);
     }
   }
@@ -59,12 +63,25 @@ export type SourceOf = (redactor: Redactor) => ExchangeSource;
  * @param progressFile where to keep the count of requests sent and planned for the CLI's progress line
  * @param sourceOf the exchange source (core/recorded-source.ts for a recording); the HTTP client by default
  */
-export function createRun(config: Config, checks: Check[], deadlineAt: number, progressFile?: string, sourceOf?: SourceOf): { check(c: Check): Promise<CheckResult>; close(): Promise<void>; redactor: Redactor } {
+export function createRun(
+  config: Config,
+  checks: Check[],
+  deadlineAt: number,
+  progressFile?: string,
+  sourceOf?: SourceOf,
+): { check(c: Check): Promise<CheckResult>; close(): Promise<void>; redactor: Redactor } {
   const redactor = redactorFor(config);
   // Values quoted in messages are server text: the run's redactor treats them so (see show in assertions.ts).
   setQuoteFilter((s) => redactor.redactQuoted(s));
   const client = sourceOf ? sourceOf(redactor) : clientFor(config, redactor, { deadlineAt });
   const shared = new SharedRequests(config, client, sweepReaders(checks, config));
   const stopProgress = progressFile ? writeProgress(shared.tally, progressFile) : undefined;
-  return { check: (c) => runCheck(c, shared), close: () => { stopProgress?.(); return client.close(); }, redactor };
+  return {
+    check: (c) => runCheck(c, shared),
+    close: () => {
+      stopProgress?.();
+      return client.close();
+    },
+    redactor,
+  };
 }

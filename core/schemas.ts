@@ -10,8 +10,18 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 /** The JSON Schemas of schemas/ by name (the file name without .json). */
 export type SchemaName =
-  | 'envelope.success' | 'envelope.error' | 'dish' | 'order-dish' | 'seat' | 'order'
-  | 'device' | 'merchant' | 'auth-result' | 'config' | 'report' | 'baseline';
+  | 'envelope.success'
+  | 'envelope.error'
+  | 'dish'
+  | 'order-dish'
+  | 'seat'
+  | 'order'
+  | 'device'
+  | 'merchant'
+  | 'auth-result'
+  | 'config'
+  | 'report'
+  | 'baseline';
 
 const BASE = 'https://conformance.example/schemas/';
 const idOf = (name: string): string => `${BASE}${name}.schema.json`;
@@ -43,14 +53,20 @@ function isEmail(s: string): boolean {
   if (at < 1 || at === s.length - 1) return false;
   const domain = s.slice(at + 1);
   // eslint-disable-next-line no-control-regex
-  return !/[\s\u0000-\u001f\u007f]/u.test(s) && !domain.startsWith('.') && !domain.endsWith('.') && !domain.includes('..');
+  return (
+    !/[\s\u0000-\u001f\u007f]/u.test(s) && !domain.startsWith('.') && !domain.endsWith('.') && !domain.includes('..')
+  );
 }
 
 /**
  * The shape of each spec time format as a regular expression, for documents read by other tools (the OpenAPI
  * description), which do not know our format names; the calendar check stays ours (timeFormats).
  */
-export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc' | 'spec-email', string> = { 'spec-minute': MINUTE.source, 'spec-iso-utc': ISO_UTC.source, 'spec-email': '^[^\\s@][^\\s]*@[^\\s@.][^\\s@]*$' };
+export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc' | 'spec-email', string> = {
+  'spec-minute': MINUTE.source,
+  'spec-iso-utc': ISO_UTC.source,
+  'spec-email': '^[^\\s@][^\\s]*@[^\\s@.][^\\s@]*$',
+};
 
 /**
  * Time strings repeat across records (a list of 50,000 orders carries 450,000 of them, far fewer distinct): each
@@ -70,19 +86,24 @@ function remembered(memory: Map<string, boolean>, s: string, judge: () => boolea
 
 /** The spec's two time formats: §2.2–2.4 "YYYY-MM-DD HH:MM", §2.4–2.5 ISO 8601 UTC with fractional seconds. */
 export const timeFormats = {
-  'spec-minute': (s: string): boolean => remembered(minuteVerdicts, s, () => {
-    const m = MINUTE.exec(s);
-    return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
-  }),
-  'spec-iso-utc': (s: string): boolean => remembered(isoVerdicts, s, () => {
-    const m = ISO_UTC.exec(s);
-    return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Math.min(+m[6]!, 59));
-  }),
+  'spec-minute': (s: string): boolean =>
+    remembered(minuteVerdicts, s, () => {
+      const m = MINUTE.exec(s);
+      return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
+    }),
+  'spec-iso-utc': (s: string): boolean =>
+    remembered(isoVerdicts, s, () => {
+      const m = ISO_UTC.exec(s);
+      return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Math.min(+m[6]!, 59));
+    }),
   'spec-email': isEmail,
 };
 
 /** One schema violation: where in the value (a JSON pointer) and what is wrong. */
-export interface SchemaError { path: string; message: string }
+export interface SchemaError {
+  path: string;
+  message: string;
+}
 
 /**
  * The Ajv instances of the process, each with every schema file added once and compiled on first use: `full`
@@ -149,10 +170,14 @@ function describe(e: ErrorObject, prefix: string): SchemaError {
   const full = prefix + e.instancePath;
   const path = full.length > 2 * NAME_CHARS ? `${full.slice(0, 2 * NAME_CHARS)}…` : full;
   let message = e.message ?? e.keyword;
-  if (e.keyword === 'required') message = `missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
-  else if (e.keyword === 'const') message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
-  else if (e.keyword === 'additionalProperties') message = `has unknown key ${quotedName((e.params as { additionalProperty: string }).additionalProperty)}`;
-  else if (e.keyword === 'enum') message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  if (e.keyword === 'required')
+    message = `missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+  else if (e.keyword === 'const')
+    message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+  else if (e.keyword === 'additionalProperties')
+    message = `has unknown key ${quotedName((e.params as { additionalProperty: string }).additionalProperty)}`;
+  else if (e.keyword === 'enum')
+    message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
   return { path: path || '/', message };
 }
 
@@ -202,7 +227,10 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
     if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
     const d = describe(e, at);
     const k = d.path + d.message;
-    if (!seen.has(k)) { seen.add(k); out.push(d); }
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(d);
+    }
     if (out.length >= MAX_SCHEMA_ERRORS) break;
   }
   return out;
@@ -239,9 +267,14 @@ function declared(schema: Json, base: string): Declared {
   let out = declaredCache.get(schema);
   if (out) return out;
   out = new Map();
-  if (typeof schema.$ref === 'string') { const r = resolveRef(schema.$ref, base); for (const [k, v] of declared(r.schema, r.base)) out.set(k, v); }
-  for (const sub of (schema.allOf as Json[] | undefined) ?? []) for (const [k, v] of declared(sub, base)) if (!out.has(k)) out.set(k, v);
-  for (const [k, v] of Object.entries((schema.properties as Record<string, Json> | undefined) ?? {})) if (!out.has(k)) out.set(k, { schema: v, base });
+  if (typeof schema.$ref === 'string') {
+    const r = resolveRef(schema.$ref, base);
+    for (const [k, v] of declared(r.schema, r.base)) out.set(k, v);
+  }
+  for (const sub of (schema.allOf as Json[] | undefined) ?? [])
+    for (const [k, v] of declared(sub, base)) if (!out.has(k)) out.set(k, v);
+  for (const [k, v] of Object.entries((schema.properties as Record<string, Json> | undefined) ?? {}))
+    if (!out.has(k)) out.set(k, { schema: v, base });
   declaredCache.set(schema, out);
   return out;
 }
@@ -266,12 +299,18 @@ export function undeclaredFields(name: SchemaName, value: unknown, at = '', max 
     }
     if (v === null || typeof v !== 'object') return;
     const branch = objectBranch(schema);
-    if (branch) { walk(branch, base, v); return; }
+    if (branch) {
+      walk(branch, base, v);
+      return;
+    }
     const props = declared(schema, base);
     for (const k of Object.keys(v)) {
       const d = props.get(k);
       // Key names are the server's: bounded, and so is how many are kept (a record may have a million).
-      if (!d) { if (found.size < max) found.add(`${path.join('')}.${k.length > NAME_CHARS ? `${k.slice(0, NAME_CHARS)}…` : k}`); continue; }
+      if (!d) {
+        if (found.size < max) found.add(`${path.join('')}.${k.length > NAME_CHARS ? `${k.slice(0, NAME_CHARS)}…` : k}`);
+        continue;
+      }
       // Only declared fields are walked, and the schemas nest a few levels: no depth to guard beyond that.
       const child = (v as Record<string, unknown>)[k];
       if (child === null || typeof child !== 'object') continue;

@@ -10,7 +10,11 @@ import { packageRoot } from './paths.js';
 export const SPEC_FILE = join(packageRoot, 'spec', 'open-platform-api.md');
 
 /** A cited part of the spec: "2.5" (a section), "4 rule 2" or "5.4" (a numbered item). */
-export interface SpecSection { key: string; title: string; text: string }
+export interface SpecSection {
+  key: string;
+  title: string;
+  text: string;
+}
 
 let cache: Map<string, SpecSection> | undefined;
 
@@ -53,11 +57,14 @@ export function shippedSections(): Map<string, SpecSection> {
  */
 export function citedKeys(reference: string): string[] {
   const keys: string[] = [];
-  const add = (k: string): void => { if (!keys.includes(k)) keys.push(k); };
+  const add = (k: string): void => {
+    if (!keys.includes(k)) keys.push(k);
+  };
   for (const m of reference.matchAll(/§(\d+)(?:\.(\d+))?(?:\s*[–-]\s*§(\d+)\.(\d+))?(?: rule (\d+))?/g)) {
     const [, major, minor, toMajor, toMinor, rule] = m;
     if (rule) add(`${major} rule ${rule}`);
-    else if (minor && toMinor && toMajor === major) for (let i = Number(minor); i <= Number(toMinor); i++) add(`${major}.${i}`);
+    else if (minor && toMinor && toMajor === major)
+      for (let i = Number(minor); i <= Number(toMinor); i++) add(`${major}.${i}`);
     else add(minor ? `${major}.${minor}` : major!);
   }
   return keys;

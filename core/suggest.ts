@@ -5,7 +5,8 @@ function distance(a: string, b: string): number {
   let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
     const row = [i];
-    for (let j = 1; j <= y.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    for (let j = 1; j <= y.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[y.length]!;
@@ -25,5 +26,7 @@ export function closest(typed: string, candidates: readonly string[], max = 3): 
 /** " (did you mean A or B?)", or nothing when no candidate is close. */
 export function didYouMean(typed: string, candidates: readonly string[]): string {
   const near = closest(typed, candidates);
-  return near.length ? ` (did you mean ${near.length > 1 ? `${near.slice(0, -1).join(', ')} or ${near.at(-1)}` : near[0]}?)` : '';
+  return near.length
+    ? ` (did you mean ${near.length > 1 ? `${near.slice(0, -1).join(', ')} or ${near.at(-1)}` : near[0]}?)`
+    : '';
 }

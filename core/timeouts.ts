@@ -29,7 +29,9 @@ export class Timeouts {
   private readonly every: number;
   private lastSweep = 0;
   private lastCpu = process.cpuUsage();
-  constructor(private readonly timeoutMs: number) { this.every = Math.min(250, Math.max(10, timeoutMs / 10)); }
+  constructor(private readonly timeoutMs: number) {
+    this.every = Math.min(250, Math.max(10, timeoutMs / 10));
+  }
 
   start(): Flight {
     const f = new Flight(performance.now() + this.timeoutMs);
@@ -43,11 +45,18 @@ export class Timeouts {
     return f;
   }
 
-  end(f: Flight): void { this.flights.delete(f); }
+  end(f: Flight): void {
+    this.flights.delete(f);
+  }
 
-  abortAll(reason: Error): void { for (const f of this.flights) f.abort(reason); }
+  abortAll(reason: Error): void {
+    for (const f of this.flights) f.abort(reason);
+  }
 
-  stop(): void { if (this.timer) clearInterval(this.timer); this.timer = undefined; }
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
 
   /**
    * A sweep that comes late measures how long our own event loop was blocked (parsing, validating a huge body):
@@ -62,8 +71,10 @@ export class Timeouts {
     this.lastCpu = process.cpuUsage();
     const stall = now - this.lastSweep - this.every;
     this.lastSweep = now;
-    if (stall >= Math.max(100, this.timeoutMs / 4) && (cpu.user + cpu.system) / 1000 >= stall / 4) for (const f of this.flights) f.endsAt += stall;
-    for (const f of this.flights) if (f.endsAt <= now) f.abort(new DOMException(`no response within ${this.timeoutMs} ms`, 'TimeoutError'));
+    if (stall >= Math.max(100, this.timeoutMs / 4) && (cpu.user + cpu.system) / 1000 >= stall / 4)
+      for (const f of this.flights) f.endsAt += stall;
+    for (const f of this.flights)
+      if (f.endsAt <= now) f.abort(new DOMException(`no response within ${this.timeoutMs} ms`, 'TimeoutError'));
   }
 }
 

@@ -17,8 +17,12 @@ export interface Transferred {
  * The body cap is enforced as bytes arrive; a body spilling to disk pauses the socket until written.
  */
 export function transfer(
-  agent: Dispatcher, pool: BodyPool, max: number,
-  request: { method: string; url: string; headers: Record<string, string> }, flight: Flight, onResponse: () => void,
+  agent: Dispatcher,
+  pool: BodyPool,
+  max: number,
+  request: { method: string; url: string; headers: Record<string, string> },
+  flight: Flight,
+  onResponse: () => void,
 ): Promise<Transferred> {
   const { method, url, headers } = request;
   const u = new URL(url);
@@ -33,37 +37,67 @@ export function transfer(
       if (settled) return;
       settled = true;
       const removing = sink.discard();
-      if (removing) void removing.then(() => reject(e), () => reject(e)); else reject(e);
+      if (removing)
+        void removing.then(
+          () => reject(e),
+          () => reject(e),
+        );
+      else reject(e);
     };
     const finish = (): void => {
       if (settled) return;
-      if (!sink.onDisk) { settled = true; resolve({ status, headers: resHeaders, body: sink.takeInMemory(bytes), bytes }); return; }
-      sink.take(bytes).then((body) => { settled = true; resolve({ status, headers: resHeaders, body, bytes }); }, fail);
+      if (!sink.onDisk) {
+        settled = true;
+        resolve({ status, headers: resHeaders, body: sink.takeInMemory(bytes), bytes });
+        return;
+      }
+      sink.take(bytes).then((body) => {
+        settled = true;
+        resolve({ status, headers: resHeaders, body, bytes });
+      }, fail);
     };
-    agent.dispatch({ origin: u.origin, path: u.pathname + u.search, method, headers }, {
-      onRequestStart: (controller) => flight.started(controller),
-      onResponseStart: (controller, statusCode, h) => {
-        onResponse();
-        status = statusCode;
-        resHeaders = h;
-        // Refused before reading a byte: the Content-Length alone says it is over the cap.
-        const declared = Number(h['content-length']);
-        if (declared > max) controller.abort(tooLarge(`response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte cap (max_body_bytes); not read`));
+    agent.dispatch(
+      { origin: u.origin, path: u.pathname + u.search, method, headers },
+      {
+        onRequestStart: (controller) => flight.started(controller),
+        onResponseStart: (controller, statusCode, h) => {
+          onResponse();
+          status = statusCode;
+          resHeaders = h;
+          // Refused before reading a byte: the Content-Length alone says it is over the cap.
+          const declared = Number(h['content-length']);
+          if (declared > max)
+            controller.abort(
+              tooLarge(
+                `response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte cap (max_body_bytes); not read`,
+              ),
+            );
+        },
+        onResponseData: (controller, chunk) => {
+          // undici hands an empty chunk on resuming a paused body: pausing for it again would never end.
+          if (!chunk.length) return;
+          bytes += chunk.length;
+          if (bytes > max) {
+            controller.abort(
+              tooLarge(`response body exceeds the ${max}-byte cap (max_body_bytes); aborted after ${bytes} bytes`),
+            );
+            return;
+          }
+          const spilled = sink.add(chunk);
+          if (spilled) {
+            controller.pause();
+            writing = spilled.then(
+              () => controller.resume(),
+              (e: unknown) => controller.abort(e as Error),
+            );
+          }
+        },
+        onResponseEnd: () => {
+          if (writing) void writing.then(finish);
+          else finish();
+        },
+        onResponseError: (_controller, e) => fail(e),
       },
-      onResponseData: (controller, chunk) => {
-        // undici hands an empty chunk on resuming a paused body: pausing for it again would never end.
-        if (!chunk.length) return;
-        bytes += chunk.length;
-        if (bytes > max) { controller.abort(tooLarge(`response body exceeds the ${max}-byte cap (max_body_bytes); aborted after ${bytes} bytes`)); return; }
-        const spilled = sink.add(chunk);
-        if (spilled) {
-          controller.pause();
-          writing = spilled.then(() => controller.resume(), (e: unknown) => controller.abort(e as Error));
-        }
-      },
-      onResponseEnd: () => { if (writing) void writing.then(finish); else finish(); },
-      onResponseError: (_controller, e) => fail(e),
-    });
+    );
   });
 }
-

@@ -21,7 +21,8 @@ export const LINE_MAX = 4000;
  * isolates (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069) and zero-width or invisible characters
  * (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E, U+00AD).
  */
-const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const INVISIBLE =
+  /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 const LINE_BREAK = /\r\n|\r|\n|\u0085|\u2028|\u2029/g;
 
 const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -32,15 +33,17 @@ const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).pad
  */
 export function untrustedLine(s: string, max = LINE_MAX): string {
   const cut = s.length > max ? `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters)` : s;
-  return cut
-    .replace(LINE_BREAK, ' ⏎ ')
-    .replace(INVISIBLE, escapeChar)
-    // GitHub's older syntax (`##[`) is honoured anywhere in a line, as are Azure's `##vso[` and TeamCity's
-    // `##teamcity[`; GitHub's current one (`::cmd::`) at the start of a trimmed line.
-    .replace(/##([a-z]*)\[/gi, '#\\u0023$1[')
-    .replace(/^(\s*):/, '$1\\u003a')
-    // GitLab section markers (section_start:<time>:<name>).
-    .replace(/section_(start|end):/gi, 'section_$1\\u003a');
+  return (
+    cut
+      .replace(LINE_BREAK, ' ⏎ ')
+      .replace(INVISIBLE, escapeChar)
+      // GitHub's older syntax (`##[`) is honoured anywhere in a line, as are Azure's `##vso[` and TeamCity's
+      // `##teamcity[`; GitHub's current one (`::cmd::`) at the start of a trimmed line.
+      .replace(/##([a-z]*)\[/gi, '#\\u0023$1[')
+      .replace(/^(\s*):/, '$1\\u003a')
+      // GitLab section markers (section_start:<time>:<name>).
+      .replace(/section_(start|end):/gi, 'section_$1\\u003a')
+  );
 }
 
 /** Several lines of output (the tool's own layout), each line made inert as untrustedLine does. */

@@ -14,7 +14,13 @@ export function fixtureExamples(): OpenApiExamples {
   const app = world.fixtures.apps.find((a) => a.secret === CREDENTIALS.app.secret)!;
   const merchant = world.merchants.get(app.merchant)!;
   const ask = (path: string, query = '', authed = true): unknown => {
-    const req: ApiRequest = { method: 'GET', path, query: new URLSearchParams(query), headers: {}, ...(authed ? { app, merchant } : {}) };
+    const req: ApiRequest = {
+      method: 'GET',
+      path,
+      query: new URLSearchParams(query),
+      headers: {},
+      ...(authed ? { app, merchant } : {}),
+    };
     return route(req, world).body;
   };
   const auth = ask('/auth', new URLSearchParams(CREDENTIALS.app).toString(), false) as { data: { app_token: string } };

@@ -4,54 +4,161 @@
  * records to merchant 1 for the benchmark (a large merchant).
  */
 export interface Merchant {
-  id: number; name: string; email: string; phone: string | null; merchant_id: string;
-  email_verified_at: string | null; created_at: string; updated_at: string;
+  id: number;
+  name: string;
+  email: string;
+  phone: string | null;
+  merchant_id: string;
+  email_verified_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
-export interface App { name: string; secret: string; key: string; merchant: number; disabled: boolean; tokens: string[] }
+export interface App {
+  name: string;
+  secret: string;
+  key: string;
+  merchant: number;
+  disabled: boolean;
+  tokens: string[];
+}
 export interface Dish {
-  id: number; name: string; price: number; stock: number; unit: string | null; category_id: number;
-  user_id: number; created_at: string; updated_at: string;
+  id: number;
+  name: string;
+  price: number;
+  stock: number;
+  unit: string | null;
+  category_id: number;
+  user_id: number;
+  created_at: string;
+  updated_at: string;
 }
 export interface Seat {
-  id: number; table_number: string; remark: string | null; status: 0 | -1; merchant_id: string;
-  user_id: number; created_at: string; updated_at: string;
+  id: number;
+  table_number: string;
+  remark: string | null;
+  status: 0 | -1;
+  merchant_id: string;
+  user_id: number;
+  created_at: string;
+  updated_at: string;
 }
 export interface Device {
-  id: number; uuid: string; name: string; ip: string; data: string; device_id: number; remark: string;
-  status: number; created_at: string; updated_at: string; seat_id: number; version_name: string | null;
+  id: number;
+  uuid: string;
+  name: string;
+  ip: string;
+  data: string;
+  device_id: number;
+  remark: string;
+  status: number;
+  created_at: string;
+  updated_at: string;
+  seat_id: number;
+  version_name: string | null;
 }
-export interface OrderLine { dish_id: number; price: number; count: number }
+export interface OrderLine {
+  dish_id: number;
+  price: number;
+  count: number;
+}
 export interface Order {
-  id: number; order_number: string; remark: string | null; amount: number; status: number; waiter_id: number | null;
-  order_table_number: number; merchant_id: string; seat_id: number; created_at: string; updated_at: string;
-  device: Device; user_id: number; lines: OrderLine[];
+  id: number;
+  order_number: string;
+  remark: string | null;
+  amount: number;
+  status: number;
+  waiter_id: number | null;
+  order_table_number: number;
+  merchant_id: string;
+  seat_id: number;
+  created_at: string;
+  updated_at: string;
+  device: Device;
+  user_id: number;
+  lines: OrderLine[];
 }
-export interface Fixtures { merchants: Merchant[]; apps: App[]; dishes: Dish[]; seats: Seat[]; orders: Order[] }
+export interface Fixtures {
+  merchants: Merchant[];
+  apps: App[];
+  dishes: Dish[];
+  seats: Seat[];
+  orders: Order[];
+}
 
-export interface Size { dishes: number; seats: number; orders: number; dishesPerOrder: number }
+export interface Size {
+  dishes: number;
+  seats: number;
+  orders: number;
+  dishesPerOrder: number;
+}
 export const LARGE: Size = { dishes: 20_000, seats: 2_000, orders: 50_000, dishesPerOrder: 3 };
 
 /** The fixture's public test credentials: not secrets anywhere but here. */
 export const CREDENTIALS = {
   app: { secret: 'pk_test_golden_dragon_7Qx2', key: 'sk_test_golden_dragon_Vb81mZ' },
   other_app: { secret: 'pk_test_blue_lotus_K3p9', key: 'sk_test_blue_lotus_Wq55rT' },
-  disabled_app: { secret: 'pk_test_golden_dragon_old_T4', key: 'sk_test_golden_dragon_old_Hh20', token: 'tok_issued_before_disable_9f8e7d6c5b4a' },
+  disabled_app: {
+    secret: 'pk_test_golden_dragon_old_T4',
+    key: 'sk_test_golden_dragon_old_Hh20',
+    token: 'tok_issued_before_disable_9f8e7d6c5b4a',
+  },
 } as const;
 
 const iso = (d: string): string => `${d}.000000Z`;
 
 export function baseFixtures(): Fixtures {
   const merchants: Merchant[] = [
-    { id: 1, name: 'Golden Dragon 金龙酒家', email: 'owner@golden-dragon.example', phone: null, merchant_id: 'MCH20240001', email_verified_at: null, created_at: iso('2024-01-05T08:00:00'), updated_at: iso('2024-03-01T09:30:15') },
-    { id: 2, name: 'Blue Lotus Café', email: 'hello@blue-lotus.example', phone: null, merchant_id: 'MCH20240002', email_verified_at: iso('2024-02-01T10:00:00'), created_at: iso('2024-02-01T09:00:00'), updated_at: iso('2024-02-10T11:11:11') },
+    {
+      id: 1,
+      name: 'Golden Dragon 金龙酒家',
+      email: 'owner@golden-dragon.example',
+      phone: null,
+      merchant_id: 'MCH20240001',
+      email_verified_at: null,
+      created_at: iso('2024-01-05T08:00:00'),
+      updated_at: iso('2024-03-01T09:30:15'),
+    },
+    {
+      id: 2,
+      name: 'Blue Lotus Café',
+      email: 'hello@blue-lotus.example',
+      phone: null,
+      merchant_id: 'MCH20240002',
+      email_verified_at: iso('2024-02-01T10:00:00'),
+      created_at: iso('2024-02-01T09:00:00'),
+      updated_at: iso('2024-02-10T11:11:11'),
+    },
   ];
   const apps: App[] = [
     { name: 'POS Connector', ...CREDENTIALS.app, merchant: 1, disabled: false, tokens: [] },
     { name: 'Lotus Reports', ...CREDENTIALS.other_app, merchant: 2, disabled: false, tokens: [] },
-    { name: 'Old Kiosk', secret: CREDENTIALS.disabled_app.secret, key: CREDENTIALS.disabled_app.key, merchant: 1, disabled: true, tokens: [CREDENTIALS.disabled_app.token] },
+    {
+      name: 'Old Kiosk',
+      secret: CREDENTIALS.disabled_app.secret,
+      key: CREDENTIALS.disabled_app.key,
+      merchant: 1,
+      disabled: true,
+      tokens: [CREDENTIALS.disabled_app.token],
+    },
   ];
-  const dish = (id: number, user: number, name: string, price: number, unit: string | null, category: number, stock = 20): Dish => ({
-    id, name, price, stock, unit, category_id: category, user_id: user, created_at: '2024-03-01 12:30', updated_at: '2024-03-02 18:05',
+  const dish = (
+    id: number,
+    user: number,
+    name: string,
+    price: number,
+    unit: string | null,
+    category: number,
+    stock = 20,
+  ): Dish => ({
+    id,
+    name,
+    price,
+    stock,
+    unit,
+    category_id: category,
+    user_id: user,
+    created_at: '2024-03-01 12:30',
+    updated_at: '2024-03-02 18:05',
   });
   const dishes: Dish[] = [
     dish(101, 1, '麻婆豆腐 Mapo Tofu', 38.5, 'plate', 1),
@@ -62,7 +169,14 @@ export function baseFixtures(): Fixtures {
     dish(202, 2, 'Café au lait', 18, null, 8),
   ];
   const seat = (id: number, user: number, mid: string, table: string, status: 0 | -1, remark: string | null): Seat => ({
-    id, table_number: table, remark, status, merchant_id: mid, user_id: user, created_at: '2024-01-10 09:00', updated_at: '2024-01-10 09:00',
+    id,
+    table_number: table,
+    remark,
+    status,
+    merchant_id: mid,
+    user_id: user,
+    created_at: '2024-01-10 09:00',
+    updated_at: '2024-01-10 09:00',
   });
   const seats: Seat[] = [
     seat(11, 1, 'MCH20240001', '1', 0, 'Window, 4 seats'),
@@ -71,19 +185,63 @@ export function baseFixtures(): Fixtures {
     seat(21, 2, 'MCH20240002', '5', 0, 'Terrace'),
   ];
   const device = (id: number, seatId: number): Device => ({
-    id, uuid: `a3f1c2d4-0000-4000-8000-${String(id).padStart(12, '0')}`, name: `Tablet ${id}`, ip: `10.0.0.${id}`, data: 'Android 14; app 3.2.1',
-    device_id: 9000 + id, remark: '', status: 1, created_at: iso('2024-01-10T09:00:00'), updated_at: iso('2024-03-01T12:00:00'), seat_id: seatId, version_name: id % 2 ? '3.2.1' : null,
+    id,
+    uuid: `a3f1c2d4-0000-4000-8000-${String(id).padStart(12, '0')}`,
+    name: `Tablet ${id}`,
+    ip: `10.0.0.${id}`,
+    data: 'Android 14; app 3.2.1',
+    device_id: 9000 + id,
+    remark: '',
+    status: 1,
+    created_at: iso('2024-01-10T09:00:00'),
+    updated_at: iso('2024-03-01T12:00:00'),
+    seat_id: seatId,
+    version_name: id % 2 ? '3.2.1' : null,
   });
-  const order = (id: number, user: number, mid: string, seatId: number, table: number, lines: OrderLine[], extra: Partial<Order> = {}): Order => ({
-    id, order_number: `ON${20240301000 + id}`, remark: null, amount: Math.round(lines.reduce((s, l) => s + l.price * l.count, 0)), status: 1, waiter_id: 7,
-    order_table_number: table, merchant_id: mid, seat_id: seatId, created_at: '2024-03-01 19:02', updated_at: '2024-03-01 19:45',
-    device: device(id % 5 + 1, seatId), user_id: user, lines, ...extra,
+  const order = (
+    id: number,
+    user: number,
+    mid: string,
+    seatId: number,
+    table: number,
+    lines: OrderLine[],
+    extra: Partial<Order> = {},
+  ): Order => ({
+    id,
+    order_number: `ON${20240301000 + id}`,
+    remark: null,
+    amount: Math.round(lines.reduce((s, l) => s + l.price * l.count, 0)),
+    status: 1,
+    waiter_id: 7,
+    order_table_number: table,
+    merchant_id: mid,
+    seat_id: seatId,
+    created_at: '2024-03-01 19:02',
+    updated_at: '2024-03-01 19:45',
+    device: device((id % 5) + 1, seatId),
+    user_id: user,
+    lines,
+    ...extra,
   });
   const orders: Order[] = [
-    order(5001, 1, 'MCH20240001', 11, 1, [{ dish_id: 101, price: 38.5, count: 2 }, { dish_id: 103, price: 12.8, count: 1 }], { remark: '少辣 less spicy' }),
+    order(
+      5001,
+      1,
+      'MCH20240001',
+      11,
+      1,
+      [
+        { dish_id: 101, price: 38.5, count: 2 },
+        { dish_id: 103, price: 12.8, count: 1 },
+      ],
+      { remark: '少辣 less spicy' },
+    ),
     order(5002, 1, '', 12, 2, [{ dish_id: 104, price: 98, count: 1 }], { waiter_id: null, status: 2 }),
     order(5003, 1, 'MCH20240001', 0, 0, [{ dish_id: 102, price: 30, count: 3 }]),
-    order(6001, 2, 'MCH20240002', 21, 5, [{ dish_id: 201, price: 22.5, count: 1 }, { dish_id: 202, price: 18, count: 2 }]),
+    order(6001, 2, 'MCH20240002', 21, 5, [
+      { dish_id: 201, price: 22.5, count: 1 },
+      { dish_id: 202, price: 18, count: 2 },
+    ]),
   ];
   return { merchants, apps, dishes, seats, orders };
 }
@@ -91,7 +249,10 @@ export function baseFixtures(): Fixtures {
 /** A seeded generator, so every size is the same data on every machine. */
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 /** Adds generated records to merchant 1 until it has the given size. */
@@ -103,10 +264,29 @@ export function grow(f: Fixtures, size: Size): Fixtures {
   const mine = (xs: Array<{ user_id: number }>): number => xs.filter((x) => x.user_id === 1).length;
   for (let i = mine(f.dishes); i < size.dishes; i++) {
     const id = 100_000 + i;
-    f.dishes.push({ id, name: `Dish ${i} 菜`, price: Math.round(rnd() * 10000) / 100, stock: Math.floor(rnd() * 500), unit: i % 7 ? 'plate' : null, category_id: 1 + (i % 40), user_id: 1, created_at: minute(i), updated_at: minute(i + 1) });
+    f.dishes.push({
+      id,
+      name: `Dish ${i} 菜`,
+      price: Math.round(rnd() * 10000) / 100,
+      stock: Math.floor(rnd() * 500),
+      unit: i % 7 ? 'plate' : null,
+      category_id: 1 + (i % 40),
+      user_id: 1,
+      created_at: minute(i),
+      updated_at: minute(i + 1),
+    });
   }
   for (let i = mine(f.seats); i < size.seats; i++) {
-    f.seats.push({ id: 100_000 + i, table_number: String(100 + i), remark: i % 3 ? null : `Seat ${i}`, status: i % 11 ? 0 : -1, merchant_id: m1.merchant_id, user_id: 1, created_at: minute(i), updated_at: minute(i) });
+    f.seats.push({
+      id: 100_000 + i,
+      table_number: String(100 + i),
+      remark: i % 3 ? null : `Seat ${i}`,
+      status: i % 11 ? 0 : -1,
+      merchant_id: m1.merchant_id,
+      user_id: 1,
+      created_at: minute(i),
+      updated_at: minute(i),
+    });
   }
   const myDishes = f.dishes.filter((d) => d.user_id === 1);
   const mySeats = f.seats.filter((s) => s.user_id === 1);
@@ -119,9 +299,18 @@ export function grow(f: Fixtures, size: Size): Fixtures {
       lines.push({ dish_id: d.id, price: d.price, count: 1 + (k % 3) });
     }
     f.orders.push({
-      ...template, id: 1_000_000 + i, order_number: `ON${9_000_000 + i}`, remark: i % 5 ? null : 'Generated', status: i % 4,
-      amount: Math.round(lines.reduce((s, l) => s + l.price * l.count, 0)), order_table_number: Number(seat.table_number),
-      seat_id: seat.id, created_at: minute(i), updated_at: minute(i + 2), device: { ...template.device, seat_id: seat.id }, lines,
+      ...template,
+      id: 1_000_000 + i,
+      order_number: `ON${9_000_000 + i}`,
+      remark: i % 5 ? null : 'Generated',
+      status: i % 4,
+      amount: Math.round(lines.reduce((s, l) => s + l.price * l.count, 0)),
+      order_table_number: Number(seat.table_number),
+      seat_id: seat.id,
+      created_at: minute(i),
+      updated_at: minute(i + 2),
+      device: { ...template.device, seat_id: seat.id },
+      lines,
     });
   }
   return f;

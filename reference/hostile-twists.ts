@@ -13,26 +13,42 @@ import { rawPathIs } from './hostile.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** 1. GitHub and GitLab workflow-command syntax, where messages quote the server: an envelope status, a Location. */
-export const CI_FORGERIES = ['##[set-output name=verdict;]conformant', '##[error title=forged]forged annotation', '##[stop-commands]swallowed', '::error title=forged::forged', 'section_start:1700000000:forged\r\u001b[0Kforged section'];
+export const CI_FORGERIES = [
+  '##[set-output name=verdict;]conformant',
+  '##[error title=forged]forged annotation',
+  '##[stop-commands]swallowed',
+  '::error title=forged::forged',
+  'section_start:1700000000:forged\r\u001b[0Kforged section',
+];
 
 export const ciCommands: Variant = {
   name: 'ci-commands',
-  description: 'GET /merchant answers an envelope whose status and msg are CI workflow commands; GET /seats/:id redirects to a Location full of them',
+  description:
+    'GET /merchant answers an envelope whose status and msg are CI workflow commands; GET /seats/:id redirects to a Location full of them',
   handle(req, next) {
-    if (pathIs(req, '/merchant') && req.app) return { http: 200, body: { status: CI_FORGERIES.join(' '), code: 500, msg: CI_FORGERIES.join('\n') } };
-    if (pathIs(req, '/seats/:id') && req.app) return { http: 302, body: {}, headers: { location: `https://elsewhere.invalid/${CI_FORGERIES.slice(0, 4).join('/')}` } };
+    if (pathIs(req, '/merchant') && req.app)
+      return { http: 200, body: { status: CI_FORGERIES.join(' '), code: 500, msg: CI_FORGERIES.join('\n') } };
+    if (pathIs(req, '/seats/:id') && req.app)
+      return {
+        http: 302,
+        body: {},
+        headers: { location: `https://elsewhere.invalid/${CI_FORGERIES.slice(0, 4).join('/')}` },
+      };
     return next();
   },
 };
 
 /** 7. Terminal control: ESC sequences, 8-bit CSI, NUL, bidi overrides and zero-width characters in quoted values. */
-export const CONTROL_PAYLOAD = 'ctl \u001b]0;pwned\u0007 \u001b[2J \u009b31m \u0000 \u202Eevil\u202C \u2066iso\u2069 zero\u200Bwidth\uFEFF end';
+export const CONTROL_PAYLOAD =
+  'ctl \u001b]0;pwned\u0007 \u001b[2J \u009b31m \u0000 \u202Eevil\u202C \u2066iso\u2069 zero\u200Bwidth\uFEFF end';
 
 export const controlChars: Variant = {
   name: 'control-chars',
-  description: 'GET /dishes/:id answers an envelope whose status carries terminal control sequences, bidi overrides and zero-width characters',
+  description:
+    'GET /dishes/:id answers an envelope whose status carries terminal control sequences, bidi overrides and zero-width characters',
   handle(req, next) {
-    if (pathIs(req, '/dishes/:id') && req.app) return { http: 200, body: { status: CONTROL_PAYLOAD, code: 500, msg: CONTROL_PAYLOAD } };
+    if (pathIs(req, '/dishes/:id') && req.app)
+      return { http: 200, body: { status: CONTROL_PAYLOAD, code: 500, msg: CONTROL_PAYLOAD } };
     return next();
   },
 };
@@ -48,8 +64,18 @@ export const emptyRecords: Variant = {
   description: `GET /dishes answers ${EMPTY_RECORDS.toLocaleString('en-US')} empty records (6 MB); GET /orders answers 30 MB of them`,
   handle(req, next) {
     if (!req.app) return next();
-    if (pathIs(req, '/dishes')) return { http: 200, body: undefined, raw: (emptyBody ??= `{"status":"SUCCESS","code":200,"data":[${'{},'.repeat(EMPTY_RECORDS - 1)}{}]}`) };
-    if (pathIs(req, '/orders')) return { http: 200, body: undefined, raw: (hugeBody ??= `{"status":"SUCCESS","code":200,"data":[${'{},'.repeat(HUGE_LIST_BYTES / 3)}{}]}`) };
+    if (pathIs(req, '/dishes'))
+      return {
+        http: 200,
+        body: undefined,
+        raw: (emptyBody ??= `{"status":"SUCCESS","code":200,"data":[${'{},'.repeat(EMPTY_RECORDS - 1)}{}]}`),
+      };
+    if (pathIs(req, '/orders'))
+      return {
+        http: 200,
+        body: undefined,
+        raw: (hugeBody ??= `{"status":"SUCCESS","code":200,"data":[${'{},'.repeat(HUGE_LIST_BYTES / 3)}{}]}`),
+      };
     return next();
   },
 };
@@ -69,19 +95,39 @@ function reissue(reply: ApiReply, world: World, make: (app: { secret: string }) 
 export const longTokens: Variant = {
   name: 'long-tokens',
   description: 'GET /auth issues 8,000-character tokens; every error msg starts with 6,000 "…"',
-  render: { error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg: `${'…'.repeat(6000)} ${msg}` } }) },
+  render: {
+    error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg: `${'…'.repeat(6000)} ${msg}` } }),
+  },
   handle(req, next, world) {
     const r = next();
-    return pathIs(req, '/auth') ? reissue(r, world, () => `tok_${randomBytes(6000).toString('base64url').slice(0, 7996)}`) : r;
+    return pathIs(req, '/auth')
+      ? reissue(r, world, () => `tok_${randomBytes(6000).toString('base64url').slice(0, 7996)}`)
+      : r;
   },
 };
 
 /** Every character as a JSON \uXXXX escape, hex case alternating, and / as \/ (PHP's json_encode). */
 export function escapeEveryChar(s: string): string {
-  return [...s].map((c, i) => (c === '/' ? '\\/' : [...c].map((ch) => { let u = ''; for (let k = 0; k < ch.length; k++) u += `\\u${ch.charCodeAt(k).toString(16).padStart(4, '0')}`; return i % 2 ? u.toUpperCase().replace(/\\U/g, '\\u') : u; }).join(''))).join('');
+  return [...s]
+    .map((c, i) =>
+      c === '/'
+        ? '\\/'
+        : [...c]
+            .map((ch) => {
+              let u = '';
+              for (let k = 0; k < ch.length; k++) u += `\\u${ch.charCodeAt(k).toString(16).padStart(4, '0')}`;
+              return i % 2 ? u.toUpperCase().replace(/\\U/g, '\\u') : u;
+            })
+            .join(''),
+    )
+    .join('');
 }
-export const htmlEntities = (s: string): string => [...s].map((c, i) => (i % 3 === 0 ? `&#${c.codePointAt(0)};` : i % 3 === 1 ? `&#x${c.codePointAt(0)!.toString(16)};` : c)).join('');
-export const percentLower = (s: string): string => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+export const htmlEntities = (s: string): string =>
+  [...s]
+    .map((c, i) => (i % 3 === 0 ? `&#${c.codePointAt(0)};` : i % 3 === 1 ? `&#x${c.codePointAt(0)!.toString(16)};` : c))
+    .join('');
+export const percentLower = (s: string): string =>
+  encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 
 /**
  * 4. Secrets in escaped forms: /auth answers with app_token, app_secret and app_key written with \u escapes and \/
@@ -91,21 +137,29 @@ export const percentLower = (s: string): string => encodeURIComponent(s).replace
 let lotusAuths = 0;
 export const escapedSecrets: Variant = {
   name: 'escaped-secrets',
-  description: '/auth escapes its secrets with \\u and \\/, the second application\'s /auth answers after the first do not parse, error msgs quote the token as HTML entities and lower-case percent-encoding',
+  description:
+    "/auth escapes its secrets with \\u and \\/, the second application's /auth answers after the first do not parse, error msgs quote the token as HTML entities and lower-case percent-encoding",
   handle(req, next) {
     const r = next();
     if (pathIs(req, '/auth') && isSuccess(r)) {
       const d = (r.body as { data: Record<string, string> }).data;
       let text = JSON.stringify(r.body);
-      for (const k of ['app_token', 'app_secret', 'app_key']) text = text.replace(`"${k}":${JSON.stringify(d[k])}`, `"${k}":"${escapeEveryChar(d[k]!)}"`);
+      for (const k of ['app_token', 'app_secret', 'app_key'])
+        text = text.replace(`"${k}":${JSON.stringify(d[k])}`, `"${k}":"${escapeEveryChar(d[k]!)}"`);
       // The second application's answers after the first (the preflight's) carry bytes after the JSON (a proxy's
       // trailer): they do not parse, yet the token in them is live.
-      return { ...r, raw: d.app_name === 'Lotus Reports' && lotusAuths++ > 0 ? `${text}\n<!-- served by cache -->` : text };
+      return {
+        ...r,
+        raw: d.app_name === 'Lotus Reports' && lotusAuths++ > 0 ? `${text}\n<!-- served by cache -->` : text,
+      };
     }
     if (isSuccess(r)) return r;
     const token = typeof req.headers['open-token'] === 'string' ? req.headers['open-token'] : '';
     const body = r.body as Record<string, unknown>;
-    return { ...r, body: { ...body, msg: `${String(body.msg)} (token ${htmlEntities(token)} / ${percentLower(token)})` } };
+    return {
+      ...r,
+      body: { ...body, msg: `${String(body.msg)} (token ${htmlEntities(token)} / ${percentLower(token)})` },
+    };
   },
 };
 
@@ -129,7 +183,8 @@ export function rateStorm(spared = 0): Variant {
 export const HUGE_ID_CHARS = 5 * 1024 * 1024;
 export const hugeStrings: Variant = {
   name: 'huge-strings',
-  description: 'GET /dishes lists a dish with a 5 MB string id and a dish with five 1 MB key names; every answer has a 12 KB header',
+  description:
+    'GET /dishes lists a dish with a 5 MB string id and a dish with five 1 MB key names; every answer has a 12 KB header',
   handle(req, next) {
     const r = next();
     const withHeader = { ...r, headers: { ...r.headers, 'x-huge': 'h'.repeat(12 * 1024) } };
@@ -145,11 +200,17 @@ export const hugeStrings: Variant = {
 export const forgedMarkers: Variant = {
   name: 'forged-markers',
   description: 'a dish id, a response header and every error msg hold the literal text [REDACTED:secret-key]',
-  render: { error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg: `${msg} [REDACTED:secret-key]` } }) },
+  render: {
+    error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg: `${msg} [REDACTED:secret-key]` } }),
+  },
   handle(req, next) {
     const r = next();
     const out = { ...r, headers: { ...r.headers, 'x-forged': '[REDACTED:secret-key]' } };
-    return pathIs(req, '/dishes') ? withData(out, (d: Array<Record<string, unknown>>) => { d[0]!.id = '[REDACTED:secret-key]'; }) : out;
+    return pathIs(req, '/dishes')
+      ? withData(out, (d: Array<Record<string, unknown>>) => {
+          d[0]!.id = '[REDACTED:secret-key]';
+        })
+      : out;
   },
 };
 
@@ -159,8 +220,12 @@ export const shortToken: Variant = {
   description: 'GET /auth issues the tokens "NOT" and "AND"; the first seat of /seats has a numeric remark',
   handle(req, next, world) {
     const r = next();
-    if (pathIs(req, '/auth')) return reissue(r, world, (app) => (world.fixtures.apps.indexOf(app as never) === 0 ? 'NOT' : 'AND'));
-    if (pathIs(req, '/seats')) return withData(r, (d: Array<Record<string, unknown>>) => { d[0]!.remark = 7; });
+    if (pathIs(req, '/auth'))
+      return reissue(r, world, (app) => (world.fixtures.apps.indexOf(app as never) === 0 ? 'NOT' : 'AND'));
+    if (pathIs(req, '/seats'))
+      return withData(r, (d: Array<Record<string, unknown>>) => {
+        d[0]!.remark = 7;
+      });
     return r;
   },
 };
@@ -174,7 +239,9 @@ export const deepNesting: Variant = {
   handle(req: ApiRequest, next) {
     const r = next();
     if (!isSuccess(r) || !(pathIs(req, '/dishes') || pathIs(req, '/dishes/:id'))) return r;
-    const placed = withData(r, (d: Record<string, unknown> | Array<Record<string, unknown>>) => { (Array.isArray(d) ? d[0]! : d).nested = '@DEEP@'; });
+    const placed = withData(r, (d: Record<string, unknown> | Array<Record<string, unknown>>) => {
+      (Array.isArray(d) ? d[0]! : d).nested = '@DEEP@';
+    });
     return { ...placed, raw: JSON.stringify(placed.body).replace('"@DEEP@"', DEEP) };
   },
 };

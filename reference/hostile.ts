@@ -26,9 +26,15 @@ export function rawPathIs(req: IncomingMessage, pattern: string): boolean {
 }
 
 /** A variant that takes over the raw exchange of requests to the given API paths. */
-function rawOn(name: string, description: string, patterns: string[], answer: (req: IncomingMessage, res: ServerResponse) => void): Variant {
+function rawOn(
+  name: string,
+  description: string,
+  patterns: string[],
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): Variant {
   return {
-    name, description,
+    name,
+    description,
     raw(req, res) {
       if (!patterns.some((p) => rawPathIs(req, p))) return false;
       answer(req, res);
@@ -51,7 +57,11 @@ export const slowBody = rawOn('slow-body', 'GET /seats sends its body one byte p
   res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': body.length });
   let i = 0;
   const tick = setInterval(() => {
-    if (i >= body.length) { clearInterval(tick); res.end(); return; }
+    if (i >= body.length) {
+      clearInterval(tick);
+      res.end();
+      return;
+    }
     res.write(body.subarray(i, ++i));
   }, 1000);
   res.on('close', () => clearInterval(tick));
@@ -72,41 +82,66 @@ export const hugeBody = rawOn('huge-body', 'GET /orders streams a 600 MB body (c
   const pump = (): void => {
     while (sent < HUGE_BODY_BYTES && !res.destroyed) {
       sent += chunk.length;
-      if (!res.write(chunk)) { res.once('drain', pump); return; }
+      if (!res.write(chunk)) {
+        res.once('drain', pump);
+        return;
+      }
     }
     if (!res.destroyed) res.end('{}]}');
   };
-  res.on('close', () => { sent = HUGE_BODY_BYTES; });
+  res.on('close', () => {
+    sent = HUGE_BODY_BYTES;
+  });
   pump();
 });
 
 /** GET /orders declares a 600 MB Content-Length: a client can refuse it before reading a byte. */
-export const hugeDeclared = rawOn('huge-declared', 'GET /orders declares a 600 MB Content-Length', ['/orders'], (_req, res) => {
-  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': HUGE_BODY_BYTES });
-  res.write('{"status":"SUCCESS","code":200,"data":[');
-  // Sends nothing more: a client that waits for the rest would hang until its timeout.
-});
+export const hugeDeclared = rawOn(
+  'huge-declared',
+  'GET /orders declares a 600 MB Content-Length',
+  ['/orders'],
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': HUGE_BODY_BYTES });
+    res.write('{"status":"SUCCESS","code":200,"data":[');
+    // Sends nothing more: a client that waits for the rest would hang until its timeout.
+  },
+);
 
 /** GET /merchant answers HTTP 200 with JSON cut off mid-record (Content-Length matches what is sent). */
-export const truncatedJson = rawOn('truncated-json', 'GET /merchant answers JSON cut off mid-record', ['/merchant'], (_req, res) => {
-  const body = '{"status":"SUCCESS","code":200,"data":{"id":1,"name":"Golden Dra';
-  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-});
+export const truncatedJson = rawOn(
+  'truncated-json',
+  'GET /merchant answers JSON cut off mid-record',
+  ['/merchant'],
+  (_req, res) => {
+    const body = '{"status":"SUCCESS","code":200,"data":{"id":1,"name":"Golden Dra';
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  },
+);
 
 /** GET /seats answers HTTP 200 with a body that is not JSON at all (a proxy's HTML error page). */
-export const invalidJson = rawOn('invalid-json', 'GET /seats answers an HTML page with HTTP 200', ['/seats'], (_req, res) => {
-  const body = '<html><body><h1>502 Bad Gateway</h1></body></html>';
-  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-});
+export const invalidJson = rawOn(
+  'invalid-json',
+  'GET /seats answers an HTML page with HTTP 200',
+  ['/seats'],
+  (_req, res) => {
+    const body = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  },
+);
 
 /** GET /dishes promises 5000 bytes, sends 40 and closes the connection. */
-export const cutBody = rawOn('cut-body', 'GET /dishes closes the connection before the promised Content-Length', ['/dishes'], (_req, res) => {
-  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': 5000 });
-  res.write('{"status":"SUCCESS","code":200,"data":[{"');
-  setTimeout(() => res.destroy(), 20);
-});
+export const cutBody = rawOn(
+  'cut-body',
+  'GET /dishes closes the connection before the promised Content-Length',
+  ['/dishes'],
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': 5000 });
+    res.write('{"status":"SUCCESS","code":200,"data":[{"');
+    setTimeout(() => res.destroy(), 20);
+  },
+);
 
 /** GET /seats/:id resets the TCP connection (RST) instead of answering. */
 export const resetDetail = rawOn('reset-detail', 'GET /seats/:id resets the connection', ['/seats/:id'], (req) => {
@@ -120,10 +155,15 @@ export const resetDetail = rawOn('reset-detail', 'GET /seats/:id resets the conn
  * A client that followed it would hand the open-token to a host nobody configured.
  */
 export function redirectAway(origin: string): Variant {
-  return rawOn('redirect-away', `every data endpoint redirects to ${origin}`, ['/merchant', '/dishes', '/dishes/:id', '/seats', '/seats/:id', '/orders'], (req, res) => {
-    res.writeHead(302, { location: `${origin}${req.url ?? '/'}`, 'content-type': JSON_TYPE, 'content-length': 2 });
-    res.end('{}');
-  });
+  return rawOn(
+    'redirect-away',
+    `every data endpoint redirects to ${origin}`,
+    ['/merchant', '/dishes', '/dishes/:id', '/seats', '/seats/:id', '/orders'],
+    (req, res) => {
+      res.writeHead(302, { location: `${origin}${req.url ?? '/'}`, 'content-type': JSON_TYPE, 'content-length': 2 });
+      res.end('{}');
+    },
+  );
 }
 
 /**
@@ -139,7 +179,11 @@ export const echoSecrets: Variant = {
     const token = String(req.headers['open-token'] ?? '');
     // Worded so a message quoting the first 60 characters of the body cuts the token in the middle.
     const body = `Unexpected upstream failure while handling token ${token} with query ${(req.url ?? '').split('?')[1] ?? ''}; please retry later`;
-    res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-echo-token': token, 'content-length': Buffer.byteLength(body) });
+    res.writeHead(500, {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-echo-token': token,
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
     return true;
   },
@@ -151,7 +195,16 @@ export const echoSecrets: Variant = {
     const body = structuredClone(reply.body) as Record<string, unknown>;
     // Errors quote it in msg; successes get it in a msg the spec says is absent on success.
     body.msg = isSuccess(reply) ? `ok ${msg}` : `${String(body.msg ?? 'error')}: ${msg}`;
-    return { ...reply, body, headers: { ...reply.headers, 'x-echo-token': token, 'x-echo-query': query, [`x-echo-${token.replace(/[^A-Za-z0-9_-]/g, '') || 'none'}`]: '1' } };
+    return {
+      ...reply,
+      body,
+      headers: {
+        ...reply.headers,
+        'x-echo-token': token,
+        'x-echo-query': query,
+        [`x-echo-${token.replace(/[^A-Za-z0-9_-]/g, '') || 'none'}`]: '1',
+      },
+    };
   },
 };
 
@@ -159,13 +212,18 @@ export const echoSecrets: Variant = {
 export function rateLimited(times = 1, retryAfter = '1'): Variant & { hits: () => number } {
   let hits = 0;
   return {
-    name: 'rate-limited', description: `GET /seats answers 429 Retry-After: ${retryAfter} to its first ${times} request(s)`,
+    name: 'rate-limited',
+    description: `GET /seats answers 429 Retry-After: ${retryAfter} to its first ${times} request(s)`,
     hits: () => hits,
     raw(req, res) {
       if (!rawPathIs(req, '/seats')) return false;
       if (hits++ >= times) return false;
       const body = JSON.stringify({ status: 'ERROR', code: 429, msg: 'Too Many Requests' });
-      res.writeHead(429, { 'content-type': JSON_TYPE, 'retry-after': retryAfter, 'content-length': Buffer.byteLength(body) });
+      res.writeHead(429, {
+        'content-type': JSON_TYPE,
+        'retry-after': retryAfter,
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
       return true;
     },
@@ -176,7 +234,8 @@ export function rateLimited(times = 1, retryAfter = '1'): Variant & { hits: () =
 export function unavailable(): Variant & { hits: () => number } {
   let hits = 0;
   return {
-    name: 'unavailable', description: 'GET /seats answers 503 Service Unavailable',
+    name: 'unavailable',
+    description: 'GET /seats answers 503 Service Unavailable',
     hits: () => hits,
     raw(req, res) {
       if (!rawPathIs(req, '/seats')) return false;
@@ -190,7 +249,10 @@ export function unavailable(): Variant & { hits: () => number } {
 }
 
 /** What the load meter saw: most requests in flight at once, and every arrival time (ms, monotonic). */
-export interface LoadStats { maxInFlight: number; arrivals: number[] }
+export interface LoadStats {
+  maxInFlight: number;
+  arrivals: number[];
+}
 
 /**
  * Counts requests in flight (from arrival until the answer is handed to the socket) and records arrival times.
@@ -203,18 +265,30 @@ export function loadMeter(delayMs = 15): Variant & { stats: LoadStats } {
   const stats: LoadStats = { maxInFlight: 0, arrivals: [] };
   let inFlight = 0;
   return {
-    name: 'load-meter', description: `counts requests in flight and their rate; answers ${delayMs} ms late`,
+    name: 'load-meter',
+    description: `counts requests in flight and their rate; answers ${delayMs} ms late`,
     stats,
     raw(_req, res) {
       stats.arrivals.push(performance.now());
       stats.maxInFlight = Math.max(stats.maxInFlight, ++inFlight);
       let done = false;
-      const finish = (): void => { if (!done) { done = true; inFlight--; } };
+      const finish = (): void => {
+        if (!done) {
+          done = true;
+          inFlight--;
+        }
+      };
       // Done the moment the answer is handed over (not at 'finish', which can come after the client already has the
       // whole answer and has sent its next request on the same connection); 'close' covers abandoned requests.
       res.on('close', finish);
       const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
-      res.end = ((...args: unknown[]) => { setTimeout(() => { finish(); end(...args); }, delayMs); return res; }) as ServerResponse['end'];
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => {
+          finish();
+          end(...args);
+        }, delayMs);
+        return res;
+      }) as ServerResponse['end'];
       return false;
     },
   };

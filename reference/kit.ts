@@ -6,7 +6,9 @@ type Rec = Record<string, unknown>;
 export function pathIs(req: ApiRequest, pattern: string): boolean {
   if (!pattern.includes(':id')) return req.path === pattern;
   const [prefix] = pattern.split(':id');
-  return req.path.startsWith(prefix!) && req.path.length > prefix!.length && !req.path.slice(prefix!.length).includes('/');
+  return (
+    req.path.startsWith(prefix!) && req.path.length > prefix!.length && !req.path.slice(prefix!.length).includes('/')
+  );
 }
 
 export const isSuccess = (r: ApiReply): boolean => (r.body as Rec | undefined)?.status === 'SUCCESS';
@@ -28,9 +30,15 @@ export function withBody(reply: ApiReply, change: (body: any) => unknown): ApiRe
 }
 
 /** A variant that changes the answer of matching requests only. */
-export function onPath(name: string, description: string, patterns: string[], change: (reply: ApiReply, req: ApiRequest, world: World) => ApiReply): Variant {
+export function onPath(
+  name: string,
+  description: string,
+  patterns: string[],
+  change: (reply: ApiReply, req: ApiRequest, world: World) => ApiReply,
+): Variant {
   return {
-    name, description,
+    name,
+    description,
     handle: (req, next, world) => {
       const reply = next();
       return patterns.some((p) => pathIs(req, p)) ? change(reply, req, world) : reply;

@@ -19,7 +19,10 @@ export type Fault =
   | { kind: 'disabled' };
 
 /** A fault of the run, applied to a share of the requests. */
-export interface RunFault { fault: Fault; rate: number }
+export interface RunFault {
+  fault: Fault;
+  rate: number;
+}
 
 export interface SandboxOptions {
   faults: RunFault[];
@@ -55,18 +58,26 @@ export function parseFault(text: string): Fault {
 export function parseRunFault(text: string): RunFault {
   const at = text.lastIndexOf('@');
   const rate = at < 0 ? 1 : Number(text.slice(at + 1));
-  if (!(rate > 0 && rate <= 1)) throw new FaultSyntaxError(`rate of ${JSON.stringify(text)} must be a number in (0, 1]`);
+  if (!(rate > 0 && rate <= 1))
+    throw new FaultSyntaxError(`rate of ${JSON.stringify(text)} must be a number in (0, 1]`);
   return { fault: parseFault(at < 0 ? text : text.slice(0, at)), rate };
 }
 
 /** The header's faults: a comma-separated list, or "none" for a request that must get the conforming answer. */
 export function parseFaultHeader(value: string): Fault[] {
   if (value.trim().toLowerCase() === 'none') return [];
-  return value.split(',').filter((s) => s.trim()).map(parseFault);
+  return value
+    .split(',')
+    .filter((s) => s.trim())
+    .map(parseFault);
 }
 
 export const describeFault = (f: Fault): string =>
-  f.kind === 'latency' ? `latency=${f.min === f.max ? f.min : `${f.min}-${f.max}`}` : f.kind === '429' ? `429=${f.retryAfter}` : f.kind;
+  f.kind === 'latency'
+    ? `latency=${f.min === f.max ? f.min : `${f.min}-${f.max}`}`
+    : f.kind === '429'
+      ? `429=${f.retryAfter}`
+      : f.kind;
 
 /** FNV-1a of the text, then mulberry32: a small seeded generator per request key. */
 function generator(seed: number, key: string): () => number {
@@ -82,7 +93,11 @@ function generator(seed: number, key: string): () => number {
   };
 }
 
-interface Decision { faults: Fault[]; latencyMs: number; error?: string }
+interface Decision {
+  faults: Fault[];
+  latencyMs: number;
+  error?: string;
+}
 
 /** The order in which an answer-replacing fault wins when several are chosen (latency adds to any of them). */
 const PRECEDENCE: Array<Fault['kind']> = ['disabled', 'expired-token', '429', '500', 'truncate'];
@@ -105,7 +120,9 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
     let faults: Fault[];
     if (typeof header === 'string') {
       // A malformed header is the developer's mistake: answered with 400, never silently ignored.
-      try { faults = parseFaultHeader(header); } catch (e) {
+      try {
+        faults = parseFaultHeader(header);
+      } catch (e) {
         d = { faults: [], latencyMs: 0, error: (e as Error).message };
         decisions.set(req, d);
         return d;
@@ -113,7 +130,10 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
     } else {
       faults = opts.faults.filter((f) => rnd() < f.rate).map((f) => f.fault);
     }
-    const latencyMs = faults.reduce((ms, f) => ms + (f.kind === 'latency' ? f.min + Math.floor(rnd() * (f.max - f.min + 1)) : 0), 0);
+    const latencyMs = faults.reduce(
+      (ms, f) => ms + (f.kind === 'latency' ? f.min + Math.floor(rnd() * (f.max - f.min + 1)) : 0),
+      0,
+    );
     d = { faults, latencyMs };
     decisions.set(req, d);
     return d;
@@ -124,19 +144,41 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
     return typeof t === 'string' && t ? t : undefined;
   };
 
-  const replace = (kind: Fault['kind'], fault: Fault, reply: ApiReply, req: ApiRequest, world: World): ApiReply | undefined => {
-    const err = (code: number, msg: string, headers?: Record<string, string>): ApiReply => ({ ...world.render.error(code, msg), ...(headers ? { headers } : {}) });
+  const replace = (
+    kind: Fault['kind'],
+    fault: Fault,
+    reply: ApiReply,
+    req: ApiRequest,
+    world: World,
+  ): ApiReply | undefined => {
+    const err = (code: number, msg: string, headers?: Record<string, string>): ApiReply => ({
+      ...world.render.error(code, msg),
+      ...(headers ? { headers } : {}),
+    });
     switch (kind) {
-      case 'disabled': return err(401, 'The merchant has disabled the application (sandbox fault)');
-      case 'expired-token': return req.path === '/auth' ? undefined : err(401, 'Application not authenticated: the token has expired (sandbox fault)');
-      case '429': return err(429, 'Too many requests (sandbox fault)', { 'retry-after': String((fault as { retryAfter: number }).retryAfter) });
-      case '500': return err(500, 'System exception (sandbox fault)');
+      case 'disabled':
+        return err(401, 'The merchant has disabled the application (sandbox fault)');
+      case 'expired-token':
+        return req.path === '/auth'
+          ? undefined
+          : err(401, 'Application not authenticated: the token has expired (sandbox fault)');
+      case '429':
+        return err(429, 'Too many requests (sandbox fault)', {
+          'retry-after': String((fault as { retryAfter: number }).retryAfter),
+        });
+      case '500':
+        return err(500, 'System exception (sandbox fault)');
       case 'truncate': {
         // The full length is announced, half the bytes are sent, then the connection closes.
         const full = Buffer.from(reply.raw ?? JSON.stringify(reply.body));
-        return { ...reply, raw: full.subarray(0, Math.floor(full.length / 2)), headers: { ...reply.headers, 'content-length': String(full.length), connection: 'close' } };
+        return {
+          ...reply,
+          raw: full.subarray(0, Math.floor(full.length / 2)),
+          headers: { ...reply.headers, 'content-length': String(full.length), connection: 'close' },
+        };
       }
-      default: return undefined;
+      default:
+        return undefined;
     }
   };
 
@@ -149,9 +191,18 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
       if (d.error) return world.render.error(400, `Bad ${FAULT_HEADER} header: ${d.error}`);
       const token = tokenOf(req);
       const ttl = opts.tokenTtlSeconds;
-      if (ttl !== undefined && req.path !== '/auth' && token && issuedAt.has(token) && now() - issuedAt.get(token)! >= ttl * 1000) {
+      if (
+        ttl !== undefined &&
+        req.path !== '/auth' &&
+        token &&
+        issuedAt.has(token) &&
+        now() - issuedAt.get(token)! >= ttl * 1000
+      ) {
         opts.onFault?.(req, 'expired-token (token-ttl)');
-        return world.render.error(401, `Application not authenticated: the token has expired (tokens live ${ttl} s in this sandbox)`);
+        return world.render.error(
+          401,
+          `Application not authenticated: the token has expired (tokens live ${ttl} s in this sandbox)`,
+        );
       }
       const reply = next();
       if (ttl !== undefined && req.path === '/auth') {
@@ -164,7 +215,11 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
       for (const kind of PRECEDENCE) {
         const f = d.faults.find((x) => x.kind === kind);
         const replaced = f && replace(kind, f, reply, req, world);
-        if (replaced) { answer = replaced; applied.push(describeFault(f)); break; }
+        if (replaced) {
+          answer = replaced;
+          applied.push(describeFault(f));
+          break;
+        }
       }
       if (d.faults.some((f) => f.kind === 'latency')) applied.push(`latency ${d.latencyMs} ms`);
       if (applied.length) opts.onFault?.(req, applied.join(', '));

@@ -3,7 +3,17 @@ import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { testTls } from './tls.js';
-import { baseFixtures, grow, type App, type Dish, type Fixtures, type Merchant, type Order, type Seat, type Size } from './fixtures.js';
+import {
+  baseFixtures,
+  grow,
+  type App,
+  type Dish,
+  type Fixtures,
+  type Merchant,
+  type Order,
+  type Seat,
+  type Size,
+} from './fixtures.js';
 
 /** A request as the API sees it, after the base path is stripped. */
 export interface ApiRequest {
@@ -18,7 +28,12 @@ export interface ApiRequest {
 }
 
 /** The server's answer before serialization: HTTP status, extra headers and a JSON body (or raw text). */
-export interface ApiReply { http: number; body: unknown; raw?: string | Buffer; headers?: Record<string, string> }
+export interface ApiReply {
+  http: number;
+  body: unknown;
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
 
 /** How records are turned into JSON; variants override single renderers to use the spec's latitude or break it. */
 export interface Renderers {
@@ -84,7 +99,10 @@ export const conformingRenderers: Renderers = {
       ...fields,
       device: { ...o.device },
       seat: seat ? world.render.seat(seat) : null,
-      dishes: lines.map((l) => ({ ...world.render.dish(world.dishes.get(l.dish_id)!), pivot: { order_id: o.id, dish_id: l.dish_id, price: l.price, count: l.count } })),
+      dishes: lines.map((l) => ({
+        ...world.render.dish(world.dishes.get(l.dish_id)!),
+        pivot: { order_id: o.id, dish_id: l.dish_id, price: l.price, count: l.count },
+      })),
     };
   },
   error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg } }),
@@ -99,7 +117,10 @@ export class World {
   readonly render: Renderers;
   private readonly cache = new Map<string, unknown>();
 
-  constructor(readonly fixtures: Fixtures, variants: Variant[]) {
+  constructor(
+    readonly fixtures: Fixtures,
+    variants: Variant[],
+  ) {
     const render = { ...conformingRenderers };
     for (const v of variants) Object.assign(render, v.render ?? {});
     this.render = render;
@@ -125,13 +146,19 @@ export class World {
   }
 
   dishesOf(user: number): Array<Record<string, unknown>> {
-    return this.cached(`dishes:${user}`, () => this.fixtures.dishes.filter((d) => d.user_id === user).map((d) => this.render.dish(d)));
+    return this.cached(`dishes:${user}`, () =>
+      this.fixtures.dishes.filter((d) => d.user_id === user).map((d) => this.render.dish(d)),
+    );
   }
   seatsOf(user: number): Array<Record<string, unknown>> {
-    return this.cached(`seats:${user}`, () => this.fixtures.seats.filter((s) => s.user_id === user).map((s) => this.render.seat(s)));
+    return this.cached(`seats:${user}`, () =>
+      this.fixtures.seats.filter((s) => s.user_id === user).map((s) => this.render.seat(s)),
+    );
   }
   ordersOf(user: number): Array<Record<string, unknown>> {
-    return this.cached(`orders:${user}`, () => this.fixtures.orders.filter((o) => o.user_id === user).map((o) => this.render.order(o, this)));
+    return this.cached(`orders:${user}`, () =>
+      this.fixtures.orders.filter((o) => o.user_id === user).map((o) => this.render.order(o, this)),
+    );
   }
 }
 
@@ -149,20 +176,33 @@ export function route(req: ApiRequest, world: World): ApiReply {
     if (!app || app.key !== key) return err(401, 'Application authentication error');
     if (app.disabled) return err(401, 'The merchant has disabled the application');
     const merchant = world.merchants.get(app.merchant)!;
-    return ok({ app_name: app.name, app_secret: app.secret, app_key: app.key, app_token: world.issueToken(app), merchant: world.render.merchant(merchant) });
+    return ok({
+      app_name: app.name,
+      app_secret: app.secret,
+      app_key: app.key,
+      app_token: world.issueToken(app),
+      merchant: world.render.merchant(merchant),
+    });
   }
   const seg = req.path.split('/').filter(Boolean);
   const known = ['merchant', 'dishes', 'seats', 'orders'];
-  const shapeOk = seg.length >= 1 && known.includes(seg[0]!) && (seg.length === 1 || (seg.length === 2 && (seg[0] === 'dishes' || seg[0] === 'seats')));
+  const shapeOk =
+    seg.length >= 1 &&
+    known.includes(seg[0]!) &&
+    (seg.length === 1 || (seg.length === 2 && (seg[0] === 'dishes' || seg[0] === 'seats')));
   if (!shapeOk) return err(404, 'Interface error: unknown interface');
   if (!req.app || !req.merchant) return err(401, 'Application not authenticated');
   const user = req.merchant.id;
   if (seg.length === 1) {
     switch (seg[0]) {
-      case 'merchant': return ok(world.render.merchant(req.merchant));
-      case 'dishes': return ok(world.dishesOf(user));
-      case 'seats': return ok(world.seatsOf(user));
-      default: return ok(world.ordersOf(user));
+      case 'merchant':
+        return ok(world.render.merchant(req.merchant));
+      case 'dishes':
+        return ok(world.dishesOf(user));
+      case 'seats':
+        return ok(world.seatsOf(user));
+      default:
+        return ok(world.ordersOf(user));
     }
   }
   const raw = decodeURIComponent(seg[1]!);
@@ -196,7 +236,14 @@ function serialized(reply: ApiReply): string | Buffer {
   if (reply.raw !== undefined) return reply.raw;
   const b = reply.body as Record<string, unknown> | undefined;
   const data = b?.data;
-  const plain = b && typeof data === 'object' && data !== null && stable.has(data) && b.status === 'SUCCESS' && b.code === 200 && Object.keys(b).length === 3;
+  const plain =
+    b &&
+    typeof data === 'object' &&
+    data !== null &&
+    stable.has(data) &&
+    b.status === 'SUCCESS' &&
+    b.code === 200 &&
+    Object.keys(b).length === 3;
   if (!plain) return JSON.stringify(reply.body);
   let bytes = envelopeBytes.get(data);
   if (!bytes) {
@@ -208,7 +255,11 @@ function serialized(reply: ApiReply): string | Buffer {
 
 export function send(res: ServerResponse, reply: ApiReply, head = false): void {
   const body = serialized(reply);
-  res.writeHead(reply.http, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...reply.headers });
+  res.writeHead(reply.http, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...reply.headers,
+  });
   res.end(head ? undefined : body);
 }
 
@@ -231,7 +282,8 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
       headers: req.headers,
       ...resolveApp(world, req.headers),
     };
-    let reply: () => ApiReply = () => (inBase ? route(apiReq, world) : world.render.error(404, 'Interface error: unknown interface'));
+    let reply: () => ApiReply = () =>
+      inBase ? route(apiReq, world) : world.render.error(404, 'Interface error: unknown interface');
     for (const v of variants) {
       if (!v.handle) continue;
       const next = reply;
@@ -239,9 +291,16 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
       reply = () => h(apiReq, next, world);
     }
     let answer: ApiReply;
-    try { answer = reply(); } catch (e) { answer = world.render.error(500, `System exception: ${(e as Error).message}`); }
+    try {
+      answer = reply();
+    } catch (e) {
+      answer = world.render.error(500, `System exception: ${(e as Error).message}`);
+    }
     const delay = variants.reduce((sum, v) => sum + (v.delayMs?.(apiReq) ?? 0), 0);
-    if (delay > 0) setTimeout(() => { if (!res.destroyed) send(res, answer, req.method === 'HEAD'); }, delay);
+    if (delay > 0)
+      setTimeout(() => {
+        if (!res.destroyed) send(res, answer, req.method === 'HEAD');
+      }, delay);
     else send(res, answer, req.method === 'HEAD');
   };
 
@@ -250,19 +309,20 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
   server.keepAliveTimeout = 5000;
   const host = opts.host ?? '127.0.0.1';
   // A broken deployment: one port that speaks TLS to TLS clients and plain HTTP to the rest.
-  const dual = opts.https && (opts.plainAndTls ?? variants.some((v) => v.plainAndTls)) ? createHttpServer(handler) : undefined;
+  const dual =
+    opts.https && (opts.plainAndTls ?? variants.some((v) => v.plainAndTls)) ? createHttpServer(handler) : undefined;
   const sockets = new Set<Socket>();
   const listener = dual
     ? createNetServer((socket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-      socket.once('data', (first) => {
-        socket.pause();
-        socket.unshift(first);
-        (first[0] === 0x16 ? server : dual).emit('connection', socket);
-        process.nextTick(() => socket.resume());
-      });
-    })
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+        socket.once('data', (first) => {
+          socket.pause();
+          socket.unshift(first);
+          (first[0] === 0x16 ? server : dual).emit('connection', socket);
+          process.nextTick(() => socket.resume());
+        });
+      })
     : server;
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
@@ -276,10 +336,11 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
     caFile: tls.ca.certFile,
     world,
     server,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
-      for (const s of sockets) s.destroy();
-      listener.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        for (const s of sockets) s.destroy();
+        listener.close(() => resolve());
+      }),
   };
 }

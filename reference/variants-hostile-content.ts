@@ -30,11 +30,21 @@ export const hostileContent: Variant[] = [
     name: 'hostile-content',
     description: 'names, remarks, msg values and a response header full of script payloads',
     fixtures(f) {
-      f.merchants.forEach((m, i) => { m.name = `${m.name} ${pick(i + 2)}`; });
-      f.apps.forEach((a, i) => { a.name = pick(i + 1); });
-      f.dishes.forEach((d, i) => { d.name = `${pick(i)} ${d.name}`; });
-      f.seats.forEach((s, i) => { s.remark = pick(i + 3); });
-      f.orders.forEach((o, i) => { o.remark = pick(i + 5); });
+      f.merchants.forEach((m, i) => {
+        m.name = `${m.name} ${pick(i + 2)}`;
+      });
+      f.apps.forEach((a, i) => {
+        a.name = pick(i + 1);
+      });
+      f.dishes.forEach((d, i) => {
+        d.name = `${pick(i)} ${d.name}`;
+      });
+      f.seats.forEach((s, i) => {
+        s.remark = pick(i + 3);
+      });
+      f.orders.forEach((o, i) => {
+        o.remark = pick(i + 5);
+      });
     },
     render: {
       error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg: `${msg} ${pick(code)}` } }),
@@ -46,10 +56,27 @@ export const hostileContent: Variant[] = [
   },
   // The two breaks that make checks fail, so payloads reach messages and evidence.
   onPath('hostile-msg-on-success', 'Success answers of /dishes carry a payload msg', ['/dishes'], (r) =>
-    withBody(r, (b) => { if (b.status === 'SUCCESS') b.msg = pick(0); })),
+    withBody(r, (b) => {
+      if (b.status === 'SUCCESS') b.msg = pick(0);
+    }),
+  ),
   onPath('hostile-seat-status', 'The first seat of /seats has a payload status', ['/seats'], (r) =>
-    withData(r, (d) => eachRecord(d, (x, i) => { if (i === 0) x.status = pick(2); }))),
+    withData(r, (d) =>
+      eachRecord(d, (x, i) => {
+        if (i === 0) x.status = pick(2);
+      }),
+    ),
+  ),
   // A SHOULD break as well (a warning, not a failure), so the report has warnings to filter and render.
-  onPath('hostile-device-sample-members', 'The first order\'s device lacks the sample\'s version_name', ['/orders'], (r) =>
-    withData(r, (d) => eachRecord(d, (x, i) => { if (i === 0) delete x.device.version_name; }))),
+  onPath(
+    'hostile-device-sample-members',
+    "The first order's device lacks the sample's version_name",
+    ['/orders'],
+    (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (x, i) => {
+          if (i === 0) delete x.device.version_name;
+        }),
+      ),
+  ),
 ];

@@ -10,16 +10,37 @@ const expiring = new WeakMap<object, { token: string; uses: number }>();
 const SNOWFLAKE_BASE = 1_300_000_000_000_000_000n;
 const snow = (n: number): number | bigint => (n > 0 ? SNOWFLAKE_BASE + BigInt(n) : n);
 type R = Record<string, any>;
-const snowDish = (d: R): R => ({ ...d, id: snow(d.id), ...(d.pivot ? { pivot: { ...d.pivot, order_id: snow(d.pivot.order_id), dish_id: snow(d.pivot.dish_id) } } : {}) });
+const snowDish = (d: R): R => ({
+  ...d,
+  id: snow(d.id),
+  ...(d.pivot ? { pivot: { ...d.pivot, order_id: snow(d.pivot.order_id), dish_id: snow(d.pivot.dish_id) } } : {}),
+});
 const snowSeat = (s: R): R => ({ ...s, id: snow(s.id) });
-const snowOrder = (o: R): R => ({ ...o, id: snow(o.id), seat_id: snow(o.seat_id), seat: o.seat ? snowSeat(o.seat) : o.seat, device: { ...o.device, seat_id: snow(o.device.seat_id) }, dishes: o.dishes.map(snowDish) });
+const snowOrder = (o: R): R => ({
+  ...o,
+  id: snow(o.id),
+  seat_id: snow(o.seat_id),
+  seat: o.seat ? snowSeat(o.seat) : o.seat,
+  device: { ...o.device, seat_id: snow(o.device.seat_id) },
+  dishes: o.dishes.map(snowDish),
+});
 
 /** The reply with its records' ids made 64-bit, written as exact JSON digits (JSON.stringify cannot print a bigint). */
 function snowflaked(reply: ApiReply, path: string): ApiReply {
   if (!isSuccess(reply)) return reply;
   const body = reply.body as R;
-  const map = path === '/dishes' ? (d: R[]) => d.map(snowDish) : path === '/seats' ? (d: R[]) => d.map(snowSeat) : path === '/orders' ? (d: R[]) => d.map(snowOrder)
-    : path.startsWith('/dishes/') ? snowDish : path.startsWith('/seats/') ? snowSeat : undefined;
+  const map =
+    path === '/dishes'
+      ? (d: R[]) => d.map(snowDish)
+      : path === '/seats'
+        ? (d: R[]) => d.map(snowSeat)
+        : path === '/orders'
+          ? (d: R[]) => d.map(snowOrder)
+          : path.startsWith('/dishes/')
+            ? snowDish
+            : path.startsWith('/seats/')
+              ? snowSeat
+              : undefined;
   return map ? { ...reply, raw: losslessStringify({ ...body, data: map(body.data) })! } : reply;
 }
 
@@ -36,7 +57,16 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
     handle: (req, next) => {
       const r = next();
-      return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { for (const x of o.dishes) { x.pivot.price = String(x.pivot.price); x.pivot.count = String(x.pivot.count); } })) : r;
+      return req.path === '/orders'
+        ? withData(r, (d) =>
+            eachRecord(d, (o) => {
+              for (const x of o.dishes) {
+                x.pivot.price = String(x.pivot.price);
+                x.pivot.count = String(x.pivot.count);
+              }
+            }),
+          )
+        : r;
     },
   },
   {
@@ -54,7 +84,9 @@ export const LATITUDE_VARIANTS: Variant[] = [
     description: 'unknown dish and seat ids answer code 400 instead of 404',
     handle: (req, next, world) => {
       const r = next();
-      return /^\/(dishes|seats)\/[^/]+$/.test(req.path) && (r.body as { code?: number }).code === 404 ? world.render.error(400, 'Parameter error') : r;
+      return /^\/(dishes|seats)\/[^/]+$/.test(req.path) && (r.body as { code?: number }).code === 404
+        ? world.render.error(400, 'Parameter error')
+        : r;
     },
   },
   {
@@ -87,13 +119,15 @@ export const LATITUDE_VARIANTS: Variant[] = [
   {
     // §5.6: token lifetime is not shown. A token may expire during a run; the suite renews it once.
     name: 'first-token-expires',
-    description: 'the first token of the application under test used for data stops working after 40 data requests (an expiry)',
+    description:
+      'the first token of the application under test used for data stops working after 40 data requests (an expiry)',
     handle: (req, next, world) => {
       const token = req.headers['open-token'];
       if (req.path !== '/auth' && typeof token === 'string' && req.app === world.fixtures.apps[0]) {
         const t = expiring.get(world) ?? { token, uses: 0 };
         expiring.set(world, t);
-        if (token === t.token && ++t.uses > 40) return world.render.error(401, 'Application not authenticated: token expired');
+        if (token === t.token && ++t.uses > 40)
+          return world.render.error(401, 'Application not authenticated: token expired');
       }
       return next();
     },
@@ -102,26 +136,50 @@ export const LATITUDE_VARIANTS: Variant[] = [
     name: 'extra-fields-and-nulls',
     description: 'extra fields on every object, nulls where allowed, phone and email_verified_at omitted',
     render: {
-      merchant: (m) => { const { phone: _p, email_verified_at: _e, ...rest } = m; return { ...rest, logo_url: null, tier: 'gold' }; },
+      merchant: (m) => {
+        const { phone: _p, email_verified_at: _e, ...rest } = m;
+        return { ...rest, logo_url: null, tier: 'gold' };
+      },
       dish: (d) => ({ ...d, unit: null, image: 'https://cdn.example/d.png', tags: ['spicy'] }),
       seat: (s) => ({ ...s, remark: null, capacity: 4 }),
     },
     handle: (req, next) => {
       const r = next();
-      return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { o.remark = null; o.waiter_id = null; o.device.version_name = null; o.channel = 'kiosk'; })) : r;
+      return req.path === '/orders'
+        ? withData(r, (d) =>
+            eachRecord(d, (o) => {
+              o.remark = null;
+              o.waiter_id = null;
+              o.device.version_name = null;
+              o.channel = 'kiosk';
+            }),
+          )
+        : r;
     },
   },
   {
     // §7 defines an error by its envelope code; the spec says nothing of HTTP statuses (ERR-05 only observes).
     name: 'errors-any-http-status',
     description: 'every error goes out with HTTP 400, whatever its envelope code (401, 404 …)',
-    handle: (_req, next) => { const r = next(); return r.http !== 200 ? { ...r, http: 400 } : r; },
+    handle: (_req, next) => {
+      const r = next();
+      return r.http !== 200 ? { ...r, http: 400 } : r;
+    },
   },
   {
     // §2.4 names order_table_number and the seat, never says they agree (judgement: a table renumbered since).
     name: 'order-table-number-not-seat',
     description: 'order 5001 has order_table_number 7 while its seat 11 is table 1 (renumbered after the order)',
-    handle: (req, next) => { const r = next(); return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { if (o.id === 5001) o.order_table_number = 7; })) : r; },
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/orders'
+        ? withData(r, (d) =>
+            eachRecord(d, (o) => {
+              if (o.id === 5001) o.order_table_number = 7;
+            }),
+          )
+        : r;
+    },
   },
   {
     // SEC-02 names credential material by field name: names that merely contain such a word are not it.
@@ -135,52 +193,96 @@ export const LATITUDE_VARIANTS: Variant[] = [
   {
     // §2.5 gives the e-mail no syntax; §2.4–2.5 "ISO 8601 UTC with fractional seconds" has more than one spelling.
     name: 'idn-email-and-utc-spellings',
-    description: 'merchant 1\'s e-mail is internationalized (店主@金龙酒家.example, RFC 6531); merchant times carry one fraction digit and the +00:00 offset; device times a comma fraction',
+    description:
+      "merchant 1's e-mail is internationalized (店主@金龙酒家.example, RFC 6531); merchant times carry one fraction digit and the +00:00 offset; device times a comma fraction",
     render: {
-      merchant: (m) => ({ ...m, ...(m.id === 1 ? { email: '店主@金龙酒家.example' } : {}), created_at: m.created_at.replace(/\.\d+Z$/, '.5+00:00'), updated_at: m.updated_at.replace(/\.\d+Z$/, '.25Z') }),
+      merchant: (m) => ({
+        ...m,
+        ...(m.id === 1 ? { email: '店主@金龙酒家.example' } : {}),
+        created_at: m.created_at.replace(/\.\d+Z$/, '.5+00:00'),
+        updated_at: m.updated_at.replace(/\.\d+Z$/, '.25Z'),
+      }),
     },
     handle: (req, next) => {
       const r = next();
-      return req.path === '/orders' ? withData(r, (d) => eachRecord(d, (o) => { o.device.created_at = o.device.created_at.replace('.', ','); })) : r;
+      return req.path === '/orders'
+        ? withData(r, (d) =>
+            eachRecord(d, (o) => {
+              o.device.created_at = o.device.created_at.replace('.', ',');
+            }),
+          )
+        : r;
     },
   },
   {
     name: 'list-query-400',
     description: 'list endpoints answer 400 to query parameters',
-    handle: (req, next, world) => ([...req.query.keys()].length && ['/dishes', '/seats', '/orders'].includes(req.path) ? world.render.error(400, 'Parameter error: no query parameters accepted') : next()),
+    handle: (req, next, world) =>
+      [...req.query.keys()].length && ['/dishes', '/seats', '/orders'].includes(req.path)
+        ? world.render.error(400, 'Parameter error: no query parameters accepted')
+        : next(),
   },
   {
     name: 'content-type-no-charset',
     description: 'every answer has Content-Type application/json without a charset (JSON is UTF-8 by RFC 8259)',
-    handle: (_req, next) => { const r = next(); return { ...r, headers: { ...r.headers, 'content-type': 'application/json' } }; },
+    handle: (_req, next) => {
+      const r = next();
+      return { ...r, headers: { ...r.headers, 'content-type': 'application/json' } };
+    },
   },
   {
     name: 'auth-before-routing',
-    description: 'a request without a valid token gets 401 before routing, so an unknown interface without a token answers 401',
-    handle: (req, next, world) => (req.path !== '/auth' && !req.app ? world.render.error(401, 'Application not authenticated') : next()),
+    description:
+      'a request without a valid token gets 401 before routing, so an unknown interface without a token answers 401',
+    handle: (req, next, world) =>
+      req.path !== '/auth' && !req.app ? world.render.error(401, 'Application not authenticated') : next(),
   },
   {
     // Consistency checks compare these renderings of one record: number and numeric string are the same value.
     name: 'mixed-number-renderings',
-    description: 'seat table_number and status are strings in /seats but numbers in /seats/:id and in orders; pivot.price and pivot.count strings in one order only; /dishes/:id carries a field the list lacks',
+    description:
+      'seat table_number and status are strings in /seats but numbers in /seats/:id and in orders; pivot.price and pivot.count strings in one order only; /dishes/:id carries a field the list lacks',
     handle: (req, next) => {
       const r = next();
-      if (req.path === '/seats') return withData(r, (d) => eachRecord(d, (s) => { s.table_number = String(s.table_number); s.status = String(s.status); }));
+      if (req.path === '/seats')
+        return withData(r, (d) =>
+          eachRecord(d, (s) => {
+            s.table_number = String(s.table_number);
+            s.status = String(s.status);
+          }),
+        );
       const detail = /^\/(seats|dishes)\/[^/]+$/.exec(req.path)?.[1];
-      if (detail === 'seats') return withData(r, (s) => { s.table_number = Number(s.table_number); s.status = Number(s.status); });
-      if (detail === 'dishes') return withData(r, (d) => { d.description = 'Only the detail says this'; });
+      if (detail === 'seats')
+        return withData(r, (s) => {
+          s.table_number = Number(s.table_number);
+          s.status = Number(s.status);
+        });
+      if (detail === 'dishes')
+        return withData(r, (d) => {
+          d.description = 'Only the detail says this';
+        });
       if (req.path !== '/orders') return r;
-      return withData(r, (d) => eachRecord(d, (o) => {
-        if (o.seat) { o.seat.table_number = Number(o.seat.table_number); o.seat.status = Number(o.seat.status); }
-        if (o.id === 5001) for (const x of o.dishes) { x.pivot.price = x.pivot.price.toFixed(2); x.pivot.count = String(x.pivot.count); }
-      }));
+      return withData(r, (d) =>
+        eachRecord(d, (o) => {
+          if (o.seat) {
+            o.seat.table_number = Number(o.seat.table_number);
+            o.seat.status = Number(o.seat.status);
+          }
+          if (o.id === 5001)
+            for (const x of o.dishes) {
+              x.pivot.price = x.pivot.price.toFixed(2);
+              x.pivot.count = String(x.pivot.count);
+            }
+        }),
+      );
     },
   },
   {
     // The spec does not say ids are global: merchant 2 numbering its records in its own space is conforming, and
     // the isolation checks must not mistake its dish 101 for merchant 1's.
     name: 'per-merchant-ids',
-    description: "merchant 2's dishes and seats are numbered in its own id space (its dish 201 is its dish 101, seat 21 its seat 11), overlapping merchant 1's ids",
+    description:
+      "merchant 2's dishes and seats are numbered in its own id space (its dish 201 is its dish 101, seat 21 its seat 11), overlapping merchant 1's ids",
     handle: (req, next, world) => {
       if (req.merchant?.id !== 2) return next();
       const shift = { dishes: 100, seats: 10 } as const;
@@ -190,22 +292,45 @@ export const LATITUDE_VARIANTS: Variant[] = [
         const id = Number(detail[2]) + shift[resource];
         const rec = resource === 'dishes' ? world.dishes.get(id) : world.seats.get(id);
         if (!rec || rec.user_id !== 2) return world.render.error(404, 'Record not found');
-        return ok({ ...(resource === 'dishes' ? world.render.dish(rec as Dish) : world.render.seat(rec as Seat)), id: Number(detail[2]) });
+        return ok({
+          ...(resource === 'dishes' ? world.render.dish(rec as Dish) : world.render.seat(rec as Seat)),
+          id: Number(detail[2]),
+        });
       }
       const r = next();
-      if (req.path === '/dishes') return withData(r, (d) => eachRecord(d, (x) => { x.id -= shift.dishes; }));
-      if (req.path === '/seats') return withData(r, (d) => eachRecord(d, (x) => { x.id -= shift.seats; }));
+      if (req.path === '/dishes')
+        return withData(r, (d) =>
+          eachRecord(d, (x) => {
+            x.id -= shift.dishes;
+          }),
+        );
+      if (req.path === '/seats')
+        return withData(r, (d) =>
+          eachRecord(d, (x) => {
+            x.id -= shift.seats;
+          }),
+        );
       if (req.path !== '/orders') return r;
-      return withData(r, (d) => eachRecord(d, (o) => {
-        if (o.seat_id) { o.seat_id -= shift.seats; o.seat.id -= shift.seats; o.device.seat_id = o.seat_id; }
-        for (const x of o.dishes) { x.id -= shift.dishes; x.pivot.dish_id -= shift.dishes; }
-      }));
+      return withData(r, (d) =>
+        eachRecord(d, (o) => {
+          if (o.seat_id) {
+            o.seat_id -= shift.seats;
+            o.seat.id -= shift.seats;
+            o.device.seat_id = o.seat_id;
+          }
+          for (const x of o.dishes) {
+            x.id -= shift.dishes;
+            x.pivot.dish_id -= shift.dishes;
+          }
+        }),
+      );
     },
   },
   {
     // §2 types ids as int with no range: POS systems use 64-bit snowflake ids, which JSON.parse would round.
     name: 'snowflake-ids',
-    description: 'dish, seat and order ids (and every reference to them: pivot, seat_id, seat.id, device.seat_id) are 64-bit snowflake ids above 2^53, e.g. 1300000000000000101',
+    description:
+      'dish, seat and order ids (and every reference to them: pivot, seat_id, seat.id, device.seat_id) are 64-bit snowflake ids above 2^53, e.g. 1300000000000000101',
     handle: (req, next, world) => {
       const detail = /^\/(dishes|seats)\/([0-9]+)$/.exec(req.path);
       if (detail) {
@@ -220,7 +345,7 @@ export const LATITUDE_VARIANTS: Variant[] = [
   {
     name: 'strict-id-parsing',
     description: 'dish and seat ids with leading zeros ("0101") answer 400 instead of the record',
-    handle: (req, next, world) => (/^\/(dishes|seats)\/0[0-9]+$/.test(req.path) ? world.render.error(400, 'Parameter error: malformed id') : next()),
+    handle: (req, next, world) =>
+      /^\/(dishes|seats)\/0[0-9]+$/.test(req.path) ? world.render.error(400, 'Parameter error: malformed id') : next(),
   },
 ];
-

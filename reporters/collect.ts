@@ -11,7 +11,10 @@ export class ResultCollector implements Reporter {
   readonly records: CheckRecord[] = [];
   readonly errors: string[] = [];
   private readonly seen = new Set<string>();
-  constructor(private readonly redactor: Redactor, private readonly onRecord?: (r: CheckRecord) => void) {}
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly onRecord?: (r: CheckRecord) => void,
+  ) {}
 
   /** Keeps a record once per check id (a late duplicate from a cancelled run is dropped). */
   add(rec: CheckRecord): void {
@@ -21,7 +24,9 @@ export class ResultCollector implements Reporter {
     this.onRecord?.(rec);
   }
 
-  has(id: string): boolean { return this.seen.has(id); }
+  has(id: string): boolean {
+    return this.seen.has(id);
+  }
 
   onTestCaseResult(test: TestCase): void {
     const rec = toRecord(test, this.redactor);
@@ -51,7 +56,16 @@ function toRecord(test: TestCase, redactor: Redactor): CheckRecord | undefined {
   // Our test skips itself only after writing its result: a test skipped without one was never run (the run was
   // cancelled at its deadline or by a signal), so it did not finish; a test that failed without one broke.
   if (r.state === 'skipped' || r.state === 'pending') {
-    return withOutcome({ ...meta.check, status: 'incomplete' as const, message: redactor.redact(`not finished: ${r.state === 'skipped' && r.note ? r.note : 'the run was stopped before this check ran'}`), evidence: [], notes: [], duration_ms: 0 });
+    return withOutcome({
+      ...meta.check,
+      status: 'incomplete' as const,
+      message: redactor.redact(
+        `not finished: ${r.state === 'skipped' && r.note ? r.note : 'the run was stopped before this check ran'}`,
+      ),
+      evidence: [],
+      notes: [],
+      duration_ms: 0,
+    });
   }
   const why = r.state === 'failed' ? r.errors?.map((e) => e.message).join('; ') : 'did not run';
   return withOutcome({

@@ -52,7 +52,10 @@ export function shellWord(value: string): string {
   return out || `''`;
 }
 
-export interface CurlOptions { caFile?: string; insecure?: boolean }
+export interface CurlOptions {
+  caFile?: string;
+  insecure?: boolean;
+}
 
 /** TLS options of the run (report.config.tls), so the curl line trusts the same CA the run did. */
 export function curlOptionsOf(report: Pick<Report, 'config'>): CurlOptions {
@@ -87,11 +90,17 @@ const TOKEN_SOURCES = {
 } as const;
 
 /** A token for $OPEN_TOKEN (or $OTHER_OPEN_TOKEN), fetched the way the suite does (§5.2) from the key pair's variables. */
-export function tokenCommand(baseUrl: string, opts: CurlOptions = {}, kind: keyof typeof TOKEN_SOURCES = 'token'): string {
+export function tokenCommand(
+  baseUrl: string,
+  opts: CurlOptions = {},
+  kind: keyof typeof TOKEN_SOURCES = 'token',
+): string {
   const tls = opts.insecure ? ' -k' : opts.caFile ? ` --cacert ${singleQuote(opts.caFile)}` : '';
   const src = TOKEN_SOURCES[kind];
-  return `export ${shellVarFor(kind)}="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
-    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:${src.publicKey}]&key=[REDACTED:${src.secretKey}]`)} | jq -r .data.app_token)"`;
+  return (
+    `export ${shellVarFor(kind)}="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
+    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:${src.publicKey}]&key=[REDACTED:${src.secretKey}]`)} | jq -r .data.app_token)"`
+  );
 }
 
 /**
@@ -102,10 +111,28 @@ export function credentialSteps(lines: string[], baseUrl: string, opts: CurlOpti
   const used = new Set(lines.flatMap((l) => [...l.matchAll(/\$\{?([A-Z_]+)/g)].map((m) => m[1]!)));
   const steps: string[] = [];
   const vars = (kinds: string[]): string[] => kinds.map(shellVarFor);
-  if (used.has('OPEN_TOKEN')) steps.push(`# ${vars(['public-key', 'secret-key']).map((v) => `$${v}`).join(' and ')}: the application's key pair (app)`, tokenCommand(baseUrl, opts, 'token'));
-  if (used.has('OTHER_OPEN_TOKEN')) steps.push(`# ${vars(['other-public-key', 'other-secret-key']).map((v) => `$${v}`).join(' and ')}: the key pair of the second merchant's application (other_app)`, tokenCommand(baseUrl, opts, 'other-token'));
-  if (used.has('CONFORMANCE_DISABLED_TOKEN')) steps.push('# $CONFORMANCE_DISABLED_TOKEN: the token issued to the disabled application before it was disabled (disabled_app.token)');
-  if (used.has('ISSUED_TOKEN')) steps.push('# $ISSUED_TOKEN: a token the server issued to a key pair that is neither app nor other_app (shown redacted in the evidence)');
+  if (used.has('OPEN_TOKEN'))
+    steps.push(
+      `# ${vars(['public-key', 'secret-key'])
+        .map((v) => `$${v}`)
+        .join(' and ')}: the application's key pair (app)`,
+      tokenCommand(baseUrl, opts, 'token'),
+    );
+  if (used.has('OTHER_OPEN_TOKEN'))
+    steps.push(
+      `# ${vars(['other-public-key', 'other-secret-key'])
+        .map((v) => `$${v}`)
+        .join(' and ')}: the key pair of the second merchant's application (other_app)`,
+      tokenCommand(baseUrl, opts, 'other-token'),
+    );
+  if (used.has('CONFORMANCE_DISABLED_TOKEN'))
+    steps.push(
+      '# $CONFORMANCE_DISABLED_TOKEN: the token issued to the disabled application before it was disabled (disabled_app.token)',
+    );
+  if (used.has('ISSUED_TOKEN'))
+    steps.push(
+      '# $ISSUED_TOKEN: a token the server issued to a key pair that is neither app nor other_app (shown redacted in the evidence)',
+    );
   return steps;
 }
 
@@ -114,7 +141,11 @@ export function prettyBody(excerpt: string, truncated: boolean): { text: string;
   if (!truncated) {
     const t = excerpt.trim();
     if (t.startsWith('{') || t.startsWith('[')) {
-      try { return { text: stringifyJson(parseJsonExact(t), 2) ?? t, json: true }; } catch { /* not JSON: shown raw */ }
+      try {
+        return { text: stringifyJson(parseJsonExact(t), 2) ?? t, json: true };
+      } catch {
+        /* not JSON: shown raw */
+      }
     }
   }
   return { text: excerpt, json: false };
@@ -124,7 +155,9 @@ export const bytes = (n: number): string => `${n.toLocaleString('en-US')} byte${
 
 /** "123 bytes" or "1,234,567 bytes (first 4,096 characters shown)". */
 export function sizeNote(r: NonNullable<Exchange['response']>): string {
-  return r.truncated ? `${bytes(r.body_bytes)} (first ${r.body_excerpt.length.toLocaleString('en-US')} characters shown)` : bytes(r.body_bytes);
+  return r.truncated
+    ? `${bytes(r.body_bytes)} (first ${r.body_excerpt.length.toLocaleString('en-US')} characters shown)`
+    : bytes(r.body_bytes);
 }
 
 /** Plain-text evidence of one exchange (JUnit, terminals): request, response or error, and the curl line. */

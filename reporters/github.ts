@@ -1,7 +1,17 @@
 import { appendFile } from 'node:fs/promises';
 import type { Level } from '../core/check.js';
 import type { Redactor } from '../core/redact.js';
-import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../core/report.js';
+import {
+  findingsOf,
+  OUTCOME_ORDER,
+  OUTCOMES,
+  unfinishedOf,
+  VERDICT_WORD,
+  type CheckRecord,
+  type Outcome,
+  type Report,
+  type Verdict,
+} from '../core/report.js';
 import { untrustedLine } from '../core/untrusted-text.js';
 
 /**
@@ -17,20 +27,33 @@ export const escapeProperty = (s: string): string => escapeData(s).replace(/:/g,
 
 /** The annotation each outcome gets (a Record: every outcome is decided): errors for what fails the run or broke. */
 const ANNOTATION: Record<Outcome, 'error' | 'warning' | undefined> = {
-  failed: 'error', stale: 'error', expired: 'error', error: 'error',
-  warned: 'warning', known: 'warning', incomplete: 'warning',
-  skipped: undefined, passed: undefined,
+  failed: 'error',
+  stale: 'error',
+  expired: 'error',
+  error: 'error',
+  warned: 'warning',
+  known: 'warning',
+  incomplete: 'warning',
+  skipped: undefined,
+  passed: undefined,
 };
 
 function annotationText(c: CheckRecord): string {
   const what = `[${c.level} ${c.spec}] ${c.title}: ${c.message}`;
   const b = c.baseline;
   switch (c.outcome) {
-    case 'stale': return `${c.id} passes now but is listed in the baseline (${b?.reason ?? ''}): remove the entry`;
-    case 'known': return `known failure (baseline: ${b?.reason ?? ''}) ${what}`;
-    case 'expired': return `baseline entry expired ${b?.expires ?? ''}: ${what}`;
-    case 'incomplete': return `did not finish (no verdict on this check): ${c.message}`;
-    default: return b?.state === 'new' ? `${what} (the baseline entry does not list: ${(b.new_fingerprints ?? []).join(', ')})` : what;
+    case 'stale':
+      return `${c.id} passes now but is listed in the baseline (${b?.reason ?? ''}): remove the entry`;
+    case 'known':
+      return `known failure (baseline: ${b?.reason ?? ''}) ${what}`;
+    case 'expired':
+      return `baseline entry expired ${b?.expires ?? ''}: ${what}`;
+    case 'incomplete':
+      return `did not finish (no verdict on this check): ${c.message}`;
+    default:
+      return b?.state === 'new'
+        ? `${what} (the baseline entry does not list: ${(b.new_fingerprints ?? []).join(', ')})`
+        : what;
   }
 }
 
@@ -40,9 +63,13 @@ export function annotations(report: Report, redactor: Redactor): string {
   for (const c of report.checks) {
     const kind = ANNOTATION[c.outcome];
     // The one line escaping first (no `##[`, no control or bidi characters, bounded length), then GitHub's rules.
-    if (kind) lines.push(`::${kind} title=${escapeProperty(untrustedLine(redactor.redact(`${c.id} ${OUTCOMES[c.outcome].word}`)))}::${escapeData(untrustedLine(redactor.redact(annotationText(c))))}`);
+    if (kind)
+      lines.push(
+        `::${kind} title=${escapeProperty(untrustedLine(redactor.redact(`${c.id} ${OUTCOMES[c.outcome].word}`)))}::${escapeData(untrustedLine(redactor.redact(annotationText(c))))}`,
+      );
   }
-  for (const e of report.errors) lines.push(`::error title=harness error::${escapeData(untrustedLine(redactor.redact(e)))}`);
+  for (const e of report.errors)
+    lines.push(`::error title=harness error::${escapeData(untrustedLine(redactor.redact(e)))}`);
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
@@ -74,17 +101,28 @@ export function stepSummary(report: Report, redactor: Redactor): string {
     '',
     `| Level | ${OUTCOME_ORDER.join(' | ')} |`,
     `|---|${OUTCOME_ORDER.map(() => '---:').join('|')}|`,
-    ...(['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => `| ${l} | ${OUTCOME_ORDER.map((o) => s.by_level[l][o]).join(' | ')} |`),
+    ...(['MUST', 'SHOULD', 'INFO'] as Level[]).map(
+      (l) => `| ${l} | ${OUTCOME_ORDER.map((o) => s.by_level[l][o]).join(' | ')} |`,
+    ),
   ];
   const findings = [...findingsOf(report), ...unfinishedOf(report)];
   if (findings.length) {
-    out.push('', '### Findings and unfinished checks', '', '| Check | Status | Level | Spec | Message |', '|---|---|---|---|---|');
+    out.push(
+      '',
+      '### Findings and unfinished checks',
+      '',
+      '| Check | Status | Level | Spec | Message |',
+      '|---|---|---|---|---|',
+    );
     let bytes = Buffer.byteLength(out.join('\n'));
     for (const [i, c] of findings.entries()) {
       const note = c.baseline ? ` (baseline: ${c.baseline.reason})` : '';
       const row = `| ${md(c.id)} ${md(c.title)} | ${OUTCOMES[c.outcome].word} | ${c.level} | ${md(c.spec)} | ${md(`${c.message}${note}`)} |`;
       bytes += Buffer.byteLength(row) + 1;
-      if (bytes > SUMMARY_MAX_BYTES) { out.push(`| … | ${findings.length - i} more | | | see the report |`); break; }
+      if (bytes > SUMMARY_MAX_BYTES) {
+        out.push(`| … | ${findings.length - i} more | | | see the report |`);
+        break;
+      }
       out.push(row);
     }
   }
@@ -94,7 +132,11 @@ export function stepSummary(report: Report, redactor: Redactor): string {
 }
 
 /** Writes both when the environment asks for them; returns the annotation text for stdout. */
-export async function githubOutputs(report: Report, redactor: Redactor, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function githubOutputs(
+  report: Report,
+  redactor: Redactor,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, stepSummary(report, redactor));
   return env.GITHUB_ACTIONS === 'true' ? annotations(report, redactor) : '';
 }

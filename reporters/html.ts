@@ -3,7 +3,17 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AREAS, type Level } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
-import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Counts, type Outcome, type Report } from '../core/report.js';
+import {
+  findingsOf,
+  OUTCOME_ORDER,
+  OUTCOMES,
+  unfinishedOf,
+  VERDICT_WORD,
+  type CheckRecord,
+  type Counts,
+  type Outcome,
+  type Report,
+} from '../core/report.js';
 import { credentialSteps, curlCommand, curlOptionsOf, prettyBody, sizeNote, type CurlOptions } from './evidence.js';
 import { citedKeys, shippedSections } from '../core/spec-text.js';
 import { html, trusted, type Html } from './html-escape.js';
@@ -72,10 +82,21 @@ const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 
 const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
 
 const COLORS: Record<Outcome, string> = {
-  passed: '#1a7f37', failed: '#cf222e', stale: '#cf222e', expired: '#cf222e', warned: '#9a6700', known: '#0969da', skipped: '#afb8c1', incomplete: '#8250df', error: '#8250df',
+  passed: '#1a7f37',
+  failed: '#cf222e',
+  stale: '#cf222e',
+  expired: '#cf222e',
+  warned: '#9a6700',
+  known: '#0969da',
+  skipped: '#afb8c1',
+  incomplete: '#8250df',
+  error: '#8250df',
 };
 
-const countsText = (c: Counts): string => OUTCOME_ORDER.filter((o) => c[o]).map((o) => `${c[o]} ${o}`).join(', ');
+const countsText = (c: Counts): string =>
+  OUTCOME_ORDER.filter((o) => c[o])
+    .map((o) => `${c[o]} ${o}`)
+    .join(', ');
 
 /** A stacked bar of the outcomes as inline SVG (presentation attributes, so the CSP needs no inline styles). */
 function bar(c: Counts): Html {
@@ -100,9 +121,10 @@ function levelTable(report: Report): Html {
     return html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
   });
   const { known, stale, expired } = report.summary;
-  const baseline = known + stale + expired
-    ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
-    : '';
+  const baseline =
+    known + stale + expired
+      ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
+      : '';
   return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>
 <p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail; an incomplete check could not finish and judged nothing.</p>${baseline}`;
 }
@@ -155,9 +177,16 @@ const PER_CHECK = 12;
 function showsDefect(c: CheckRecord, e: Exchange, basePath: string): boolean {
   if (!e.response || e.response.status < 200 || e.response.status > 299) return true;
   let path: string;
-  try { path = new URL(e.request.url).pathname; } catch { return false; }
+  try {
+    path = new URL(e.request.url).pathname;
+  } catch {
+    return false;
+  }
   const api = path.startsWith(basePath) ? path.slice(basePath.length) : path;
-  return api.length > 1 && new RegExp(`${e.request.method} ${api.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/-])`).test(c.message);
+  return (
+    api.length > 1 &&
+    new RegExp(`${e.request.method} ${api.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/-])`).test(c.message)
+  );
 }
 
 function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html | '' {
@@ -182,7 +211,8 @@ function specLinks(reference: string): Html {
 /** The text of every section the report's checks cite, so a reader checks the rule without leaving the page. */
 function specAppendix(report: Report): Html {
   const sections = shippedSections();
-  const keys = [...new Set(report.checks.flatMap((c) => citedKeys(c.spec)))].filter((k) => sections.has(k))
+  const keys = [...new Set(report.checks.flatMap((c) => citedKeys(c.spec)))]
+    .filter((k) => sections.has(k))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   return html`<h2 id="spec">Spec sections cited</h2><p class="note">From the spec this version of the suite checks (shipped with it as spec/open-platform-api.md).</p>
 ${keys.map((k) => html`<details id="spec-${k.replace(/\W+/g, '-')}"><summary>§${k} ${sections.get(k)!.title}</summary><div class="spec-text">${sections.get(k)!.text}</div></details>`)}`;
@@ -198,10 +228,14 @@ function fuzzBlock(c: CheckRecord): Html | '' {
 function baselineBlock(c: CheckRecord): Html | '' {
   const b = c.baseline;
   if (!b) return '';
-  const what = b.state === 'known' ? 'Known failure (baseline): does not fail the run.'
-    : b.state === 'stale' ? 'Stale baseline entry: this check passes now — remove it from the baseline (it fails the run until then).'
-      : b.state === 'new' ? `The baseline lists other failures of this check; these are new and fail the run: ${(b.new_fingerprints ?? []).join(', ')}.`
-        : `Expired baseline entry (expired ${b.expires ?? ''}): counts as a new failure.`;
+  const what =
+    b.state === 'known'
+      ? 'Known failure (baseline): does not fail the run.'
+      : b.state === 'stale'
+        ? 'Stale baseline entry: this check passes now — remove it from the baseline (it fails the run until then).'
+        : b.state === 'new'
+          ? `The baseline lists other failures of this check; these are new and fail the run: ${(b.new_fingerprints ?? []).join(', ')}.`
+          : `Expired baseline entry (expired ${b.expires ?? ''}): counts as a new failure.`;
   return html`<p class="baseline">${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}</p>`;
 }
 
@@ -219,7 +253,11 @@ ${showEvidence ? evidence(c, curl, budget, basePath) : ''}</article>`;
 function checksSection(report: Report, curl: CurlOptions): Html {
   const budget = { left: PAGE_BUDGET };
   let basePath = '';
-  try { basePath = new URL(report.target.base_url).pathname.replace(/\/+$/, ''); } catch { /* shown as it is */ }
+  try {
+    basePath = new URL(report.target.base_url).pathname.replace(/\/+$/, '');
+  } catch {
+    /* shown as it is */
+  }
   const areas = AREAS.map((a) => {
     const checks = report.checks.filter((c) => c.area === a);
     if (!checks.length) return '';
@@ -232,8 +270,14 @@ function checksSection(report: Report, curl: CurlOptions): Html {
 function profile(report: Report): Html {
   const info = report.checks.filter((c) => c.level === 'INFO');
   const notes = report.checks.filter((c) => c.notes.length);
-  const rows = info.map((c) => html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.title}</td><td class="msg">${c.observation ?? c.message}</td></tr>`);
-  const noteRows = notes.map((c) => html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.notes.map((n) => html`<div>${n}</div>`)}</td></tr>`);
+  const rows = info.map(
+    (c) =>
+      html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.title}</td><td class="msg">${c.observation ?? c.message}</td></tr>`,
+  );
+  const noteRows = notes.map(
+    (c) =>
+      html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.notes.map((n) => html`<div>${n}</div>`)}</td></tr>`,
+  );
   return html`<p class="note">What the server does where the spec leaves a choice or says "not shown" (INFO checks never fail).</p>
 ${rows.length ? html`<table><tr><th>ID</th><th>Check</th><th>Observed</th></tr>${rows}</table>` : html`<p>No INFO checks ran.</p>`}
 ${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th></tr>${noteRows}</table>` : ''}`;
@@ -246,7 +290,11 @@ ${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th
 function reproduceBox(report: Report, curl: CurlOptions): Html | '' {
   const cards = [...findingsOf(report), ...unfinishedOf(report)];
   if (!cards.length) return '';
-  const steps = credentialSteps(cards.flatMap((c) => c.evidence.map((e) => curlCommand(e, curl))), report.target.base_url, curl);
+  const steps = credentialSteps(
+    cards.flatMap((c) => c.evidence.map((e) => curlCommand(e, curl))),
+    report.target.base_url,
+    curl,
+  );
   if (!steps.length) return '';
   return html`<p class="note">To reproduce a finding, set the credentials its curl lines use, then run them (the tokens are fetched the way the suite does, §5.2):</p>
 <pre class="curl" id="reproduce">${steps.join('\n')}</pre>`;
@@ -286,7 +334,15 @@ ${findingsList(report)}
 ${harness}
 <h2>Checks</h2>
 <div class="toolbar filters"><label><input type="checkbox" id="failures-only"> Show failures only</label>
-${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select('f-area', 'area', AREAS.filter((a) => report.summary.by_area[a]))}${select('f-outcome', 'outcome', OUTCOME_ORDER.filter((o) => report.summary[o]))}
+${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select(
+  'f-area',
+  'area',
+  AREAS.filter((a) => report.summary.by_area[a]),
+)}${select(
+  'f-outcome',
+  'outcome',
+  OUTCOME_ORDER.filter((o) => report.summary[o]),
+)}
 <input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
 ${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
 ${reproduceBox(report, curl)}

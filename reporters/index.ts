@@ -14,7 +14,11 @@ const WRITERS: Record<ReportFormat, Writer> = {
 };
 
 /** The file each format writes in the report directory: the files a run owns there (and replaces or removes). */
-export const REPORT_FILES: Record<ReportFormat, string> = { json: 'report.json', junit: 'junit.xml', html: 'report.html' };
+export const REPORT_FILES: Record<ReportFormat, string> = {
+  json: 'report.json',
+  junit: 'junit.xml',
+  html: 'report.html',
+};
 
 export async function writeReports(report: Report, dir: string, formats: ReportFormat[]): Promise<string[]> {
   const files: string[] = [];

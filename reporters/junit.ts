@@ -20,7 +20,12 @@ export function xmlText(s: string): string {
 
 /** Attribute values also escape quotes, and keep line breaks and tabs (attribute normalization would flatten them). */
 export function xmlAttr(s: string): string {
-  return xmlText(s).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+  return xmlText(s)
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;');
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
@@ -28,7 +33,10 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 function evidenceText(c: CheckRecord, curl: CurlOptions): string {
   if (!c.evidence.length) return '';
   const { shown, omitted, at } = shownExchanges(c.evidence, 5);
-  const parts = shown.map((e, i) => `${i === at && omitted ? `… ${omitted} more exchange(s) in report.json …\n\n` : ''}${exchangeText(e, curl)}`);
+  const parts = shown.map(
+    (e, i) =>
+      `${i === at && omitted ? `… ${omitted} more exchange(s) in report.json …\n\n` : ''}${exchangeText(e, curl)}`,
+  );
   return `\n\nEvidence:\n\n${parts.join('\n\n')}`;
 }
 
@@ -41,31 +49,54 @@ type Element = 'failure' | 'error' | 'skipped' | 'out';
  * failures and INFO observations go to <system-out>, visible on demand.
  */
 const ELEMENT: Record<Outcome, (c: CheckRecord) => Element> = {
-  failed: () => 'failure', stale: () => 'failure', expired: () => 'failure',
+  failed: () => 'failure',
+  stale: () => 'failure',
+  expired: () => 'failure',
   error: () => 'error',
   incomplete: (c) => (blocksVerdict(c) ? 'error' : 'skipped'),
   skipped: () => 'skipped',
-  passed: () => 'out', warned: () => 'out', known: () => 'out',
+  passed: () => 'out',
+  warned: () => 'out',
+  known: () => 'out',
 };
 
 export const junitElement = (c: CheckRecord): Element => ELEMENT[c.outcome](c);
 
 function body(c: CheckRecord, curl: CurlOptions): string {
   const b = c.baseline;
-  const fuzz = c.fuzz ? `\n\nfuzz: seed ${c.fuzz.seed}, path ${c.fuzz.path}, counterexample ${c.fuzz.counterexample}\nreplay: ${c.fuzz.replay}` : '';
-  const baseline = b ? `\nbaseline (${b.reason}): ${b.state}${b.new_fingerprints ? `, new now: ${b.new_fingerprints.join(', ')}` : ''}${b.expires ? `, expires ${b.expires}` : ''}` : '';
+  const fuzz = c.fuzz
+    ? `\n\nfuzz: seed ${c.fuzz.seed}, path ${c.fuzz.path}, counterexample ${c.fuzz.counterexample}\nreplay: ${c.fuzz.replay}`
+    : '';
+  const baseline = b
+    ? `\nbaseline (${b.reason}): ${b.state}${b.new_fingerprints ? `, new now: ${b.new_fingerprints.join(', ')}` : ''}${b.expires ? `, expires ${b.expires}` : ''}`
+    : '';
   const el = (tag: string, type: string, message: string, text: string): string =>
     `<${tag} message="${xmlAttr(message)}" type="${xmlAttr(type)}">${xmlText(text)}</${tag}>`;
   const word = OUTCOMES[c.outcome].word;
   switch (junitElement(c)) {
     case 'failure': {
-      const message = c.outcome === 'stale' ? `${c.id} passes now but is listed in the baseline as a known failure (${b?.reason ?? ''}): remove it from the baseline` : c.message;
-      return el('failure', `${c.level} ${word}`, message, `${c.spec} ${c.title}\n${c.message}${baseline}${fuzz}${evidenceText(c, curl)}`);
+      const message =
+        c.outcome === 'stale'
+          ? `${c.id} passes now but is listed in the baseline as a known failure (${b?.reason ?? ''}): remove it from the baseline`
+          : c.message;
+      return el(
+        'failure',
+        `${c.level} ${word}`,
+        message,
+        `${c.spec} ${c.title}\n${c.message}${baseline}${fuzz}${evidenceText(c, curl)}`,
+      );
     }
-    case 'error': return el('error', word, c.message, `${c.message}${evidenceText(c, curl)}`);
-    case 'skipped': return `<skipped message="${xmlAttr(`${c.outcome === 'incomplete' ? 'incomplete: ' : ''}${c.message}`)}"/>`;
+    case 'error':
+      return el('error', word, c.message, `${c.message}${evidenceText(c, curl)}`);
+    case 'skipped':
+      return `<skipped message="${xmlAttr(`${c.outcome === 'incomplete' ? 'incomplete: ' : ''}${c.message}`)}"/>`;
     case 'out': {
-      const head = c.outcome === 'passed' ? (c.level === 'INFO' ? `observed: ${c.observation ?? c.message}` : '') : `${word} (does not fail the run): ${c.message}${baseline}`;
+      const head =
+        c.outcome === 'passed'
+          ? c.level === 'INFO'
+            ? `observed: ${c.observation ?? c.message}`
+            : ''
+          : `${word} (does not fail the run): ${c.message}${baseline}`;
       const out = [head, ...c.notes].filter(Boolean).join('\n');
       return out ? `<system-out>${xmlText(out)}</system-out>` : '';
     }
@@ -80,8 +111,15 @@ function testcase(c: CheckRecord, curl: CurlOptions): string {
 
 /** The run's verdict on every suite, so a widget that shows one suite still shows the verdict. */
 function properties(report: Report): string {
-  const p = { verdict: report.verdict, exit_code: String(report.exit_code), verdict_reason: report.verdict_reason, coverage: report.coverage.complete ? 'complete' : report.coverage.text };
-  return `    <properties>${Object.entries(p).map(([k, v]) => `<property name="conformance.${k}" value="${xmlAttr(v)}"/>`).join('')}</properties>`;
+  const p = {
+    verdict: report.verdict,
+    exit_code: String(report.exit_code),
+    verdict_reason: report.verdict_reason,
+    coverage: report.coverage.complete ? 'complete' : report.coverage.text,
+  };
+  return `    <properties>${Object.entries(p)
+    .map(([k, v]) => `<property name="conformance.${k}" value="${xmlAttr(v)}"/>`)
+    .join('')}</properties>`;
 }
 
 export function renderJunit(report: Report): string {
@@ -89,7 +127,9 @@ export function renderJunit(report: Report): string {
   const timestamp = report.started_at.replace(/\.\d+Z$|Z$/, '');
   const props = properties(report);
   const suites: string[] = [];
-  let tests = 0, failures = 0, errors = 0;
+  let tests = 0,
+    failures = 0,
+    errors = 0;
   for (const area of AREAS) {
     const checks = report.checks.filter((c) => c.area === area);
     if (!checks.length) continue;
@@ -97,13 +137,20 @@ export function renderJunit(report: Report): string {
     const f = count('failure');
     const e = count('error');
     const time = checks.reduce((t, c) => t + c.duration_ms, 0);
-    tests += checks.length; failures += f; errors += e;
-    suites.push(`  <testsuite name="${xmlAttr(area)}" tests="${checks.length}" failures="${f}" errors="${e}" skipped="${count('skipped')}" time="${seconds(time)}" timestamp="${xmlAttr(timestamp)}">\n${props}\n${checks.map((c) => testcase(c, curl)).join('\n')}\n  </testsuite>`);
+    tests += checks.length;
+    failures += f;
+    errors += e;
+    suites.push(
+      `  <testsuite name="${xmlAttr(area)}" tests="${checks.length}" failures="${f}" errors="${e}" skipped="${count('skipped')}" time="${seconds(time)}" timestamp="${xmlAttr(timestamp)}">\n${props}\n${checks.map((c) => testcase(c, curl)).join('\n')}\n  </testsuite>`,
+    );
   }
   if (report.errors.length) {
     // Harness problems outside any check still reach the widget, as an error (the run exits 3).
-    tests++; errors++;
-    suites.push(`  <testsuite name="harness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="harness" name="the run completed" time="0.000"><error message="${xmlAttr(report.errors[0]!)}" type="harness">${xmlText(report.errors.join('\n'))}</error></testcase>\n  </testsuite>`);
+    tests++;
+    errors++;
+    suites.push(
+      `  <testsuite name="harness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="harness" name="the run completed" time="0.000"><error message="${xmlAttr(report.errors[0]!)}" type="harness">${xmlText(report.errors.join('\n'))}</error></testcase>\n  </testsuite>`,
+    );
   }
   const name = `${report.tool.name} ${report.tool.version}: ${report.target.base_url}`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(name)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.duration_ms)}">\n${suites.join('\n')}\n</testsuites>\n`;

@@ -1,16 +1,38 @@
 import { AREAS, type Area, type Level } from '../core/check.js';
-import { findingsOf, OUTCOME_ORDER, OUTCOMES, unfinishedOf, VERDICT_WORD, type CheckRecord, type Outcome, type Report, type Verdict } from '../core/report.js';
+import {
+  findingsOf,
+  OUTCOME_ORDER,
+  OUTCOMES,
+  unfinishedOf,
+  VERDICT_WORD,
+  type CheckRecord,
+  type Outcome,
+  type Report,
+  type Verdict,
+} from '../core/report.js';
 import { untrustedLine } from '../core/untrusted-text.js';
 import type { RequestProgress } from '../core/progress.js';
 import { curlOptionsOf, exchangeText } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
 let colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
-export function setColour(on: boolean): void { colour = on; }
+export function setColour(on: boolean): void {
+  colour = on;
+}
 const paint = (code: number, s: string): string => (colour ? `\x1b[${code}m${s}\x1b[0m` : s);
 
 /** The colour of each outcome's word (a Record: every outcome has one). */
-const COLOUR: Record<Outcome, number> = { passed: 32, failed: 31, warned: 33, known: 34, stale: 31, expired: 31, skipped: 90, incomplete: 35, error: 35 };
+const COLOUR: Record<Outcome, number> = {
+  passed: 32,
+  failed: 31,
+  warned: 33,
+  known: 34,
+  stale: 31,
+  expired: 31,
+  skipped: 90,
+  incomplete: 35,
+  error: 35,
+};
 const VERDICT_COLOUR: Record<Verdict, number> = { conformant: 32, partial: 33, 'not conformant': 31, incomplete: 35 };
 
 const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10));
@@ -61,7 +83,12 @@ export class Progress {
   /**
    * @param readRequests the run's request tally as the checks' process last wrote it (undefined before it has)
    */
-  constructor(private readonly total: number, private readonly write: (s: string) => void, private readonly live: boolean, private readonly readRequests: () => RequestProgress | undefined = () => undefined) {
+  constructor(
+    private readonly total: number,
+    private readonly write: (s: string) => void,
+    private readonly live: boolean,
+    private readonly readRequests: () => RequestProgress | undefined = () => undefined,
+  ) {
     this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
   }
@@ -94,7 +121,9 @@ export class Progress {
     const parts = [`checks ${this.done}/${this.total} done`];
     const p = this.requests;
     if (p) {
-      parts.push(`requests ${p.settled}/${p.planned ?? '?'}${p.planned === undefined ? ' (planned once the lists are in)' : ''}`);
+      parts.push(
+        `requests ${p.settled}/${p.planned ?? '?'}${p.planned === undefined ? ' (planned once the lists are in)' : ''}`,
+      );
       const r = this.rate();
       if (r !== undefined) parts.push(`${r < 10 ? r.toFixed(1) : Math.round(r)} req/s`);
       const left = this.left();
@@ -104,7 +133,9 @@ export class Progress {
     return parts.join(' · ');
   }
 
-  private draw(): void { this.write(`\r\x1b[2K${this.line()}`); }
+  private draw(): void {
+    this.write(`\r\x1b[2K${this.line()}`);
+  }
 
   private tick(): void {
     const now = performance.now();
@@ -120,11 +151,13 @@ export class Progress {
     }
     // The hint trusts a rate taken over most of its window only: while the lists come in, the rate says little.
     const left = this.left(RATE_WINDOW_MS * 0.8);
-    const expected = (now - this.started) + (left ?? 0);
+    const expected = now - this.started + (left ?? 0);
     if (!this.hinted && expected > SLOW_RUN_MS) {
       this.hinted = true;
       const about = left !== undefined ? `is expected to take about ${durationText(expected)}` : 'is taking a while';
-      this.write(`${this.live ? '\r\x1b[2K' : ''}This run ${about}: --max-details N checks a seeded sample of N records per resource (a PARTIAL verdict, the sample stated), and --concurrency N sends more requests at once, if the server allows.\n`);
+      this.write(
+        `${this.live ? '\r\x1b[2K' : ''}This run ${about}: --max-details N checks a seeded sample of N records per resource (a PARTIAL verdict, the sample stated), and --concurrency N sends more requests at once, if the server allows.\n`,
+      );
     }
   }
 
@@ -138,12 +171,20 @@ export class Progress {
 
 /** Counts of the outcomes that occurred, in severity order: "40 passed, 2 failed, 3 skipped". */
 function countsText(c: Record<Outcome, number>): string {
-  return OUTCOME_ORDER.filter((o) => c[o]).map((o) => `${c[o]} ${o}`).join(', ') || 'none';
+  return (
+    OUTCOME_ORDER.filter((o) => c[o])
+      .map((o) => `${c[o]} ${o}`)
+      .join(', ') || 'none'
+  );
 }
 
 /** `--list`: the catalogue as a table, in the stable order (area, then id). */
-export function listText(checks: ReadonlyArray<{ id: string; level: Level; area: Area; spec: string; title: string }>): string {
-  const sorted = [...checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }));
+export function listText(
+  checks: ReadonlyArray<{ id: string; level: Level; area: Area; spec: string; title: string }>,
+): string {
+  const sorted = [...checks].sort(
+    (a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }),
+  );
   const w = Math.max(...sorted.map((c) => c.id.length));
   return `${sorted.map((c) => `${c.id.padEnd(w)}  ${c.level.padEnd(6)}  ${c.area.padEnd(11)}  ${c.title}  [${c.spec}]`).join('\n')}\n`;
 }
@@ -153,7 +194,11 @@ export function listText(checks: ReadonlyArray<{ id: string; level: Level; area:
  * under --verbose), what did not finish, what did not run, what the server was observed to do (INFO), then the
  * verdict line again with the counts (the last line a CI log shows). --quiet keeps the verdict and the findings.
  */
-export function summaryText(report: Report, reportFiles: string[], opts: { quiet?: boolean; verbose?: boolean } = {}): string {
+export function summaryText(
+  report: Report,
+  reportFiles: string[],
+  opts: { quiet?: boolean; verbose?: boolean } = {},
+): string {
   const verdict = paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict]);
   const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`];
   if (!opts.quiet) {
@@ -173,21 +218,33 @@ export function summaryText(report: Report, reportFiles: string[], opts: { quiet
       out.push(`  ${word(c.outcome)} ${c.id} [${c.level} ${c.spec}] ${c.title}`, `      ${oneLine(c.message)}`);
       const b = c.baseline;
       if (b) {
-        const state = b.state === 'new' ? `lists other failures of this check; new now: ${b.new_fingerprints!.slice(0, 8).map(oneLine).join(', ')}${b.new_fingerprints!.length > 8 ? ', …' : ''}`
-          : b.state === 'stale' ? 'passes now: remove the entry' : b.state === 'expired' ? `expired ${b.expires ?? ''}` : `known${b.expires ? ` until ${b.expires}` : ''}`;
+        const state =
+          b.state === 'new'
+            ? `lists other failures of this check; new now: ${b.new_fingerprints!.slice(0, 8).map(oneLine).join(', ')}${b.new_fingerprints!.length > 8 ? ', …' : ''}`
+            : b.state === 'stale'
+              ? 'passes now: remove the entry'
+              : b.state === 'expired'
+                ? `expired ${b.expires ?? ''}`
+                : `known${b.expires ? ` until ${b.expires}` : ''}`;
         out.push(`      baseline (${oneLine(b.reason)}): ${state}`);
       }
       if (c.fuzz) out.push(`      replay: ${oneLine(c.fuzz.replay)}`);
       if (opts.verbose) {
         const curl = curlOptionsOf(report);
-        for (const e of c.evidence) out.push('', ...exchangeText(e, curl).split('\n').map((l) => `      ${oneLine(l)}`));
+        for (const e of c.evidence)
+          out.push(
+            '',
+            ...exchangeText(e, curl)
+              .split('\n')
+              .map((l) => `      ${oneLine(l)}`),
+          );
         out.push('');
       }
     }
   }
   const unfinished = unfinishedOf(report);
   if (unfinished.length) {
-    out.push('', 'Not finished (no verdict on these; never the server\'s failure):');
+    out.push('', "Not finished (no verdict on these; never the server's failure):");
     for (const c of unfinished) out.push(`  ${word(c.outcome)} ${c.id}: ${oneLine(c.message)}`);
   }
   if (report.coverage.not_run.length && !opts.quiet) {
@@ -198,7 +255,10 @@ export function summaryText(report: Report, reportFiles: string[], opts: { quiet
   for (const e of report.errors) out.push(`  HARNESS: ${oneLine(e)}`);
   const must = report.summary.by_level.MUST;
   const should = report.summary.by_level.SHOULD;
-  out.push('', `${verdict}: MUST ${countsText(must)}; SHOULD ${countsText(should)} (${report.checks.length} checks, ${(report.duration_ms / 1000).toFixed(1)} s, exit ${report.exit_code})`);
+  out.push(
+    '',
+    `${verdict}: MUST ${countsText(must)}; SHOULD ${countsText(should)} (${report.checks.length} checks, ${(report.duration_ms / 1000).toFixed(1)} s, exit ${report.exit_code})`,
+  );
   for (const f of reportFiles) out.push(`Report: ${f}`);
   return `${out.join('\n')}\n`;
 }

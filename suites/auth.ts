@@ -2,7 +2,15 @@ import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, refusesToken, successData } from '../core/api.js';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact.js';
-import { carriesData, describeReply, envelopeCode, expectError, expectShape, expectSuccess, isRefusal } from '../core/assertions.js';
+import {
+  carriesData,
+  describeReply,
+  envelopeCode,
+  expectError,
+  expectShape,
+  expectSuccess,
+  isRefusal,
+} from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
@@ -28,25 +36,38 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   const variants = badTokens(token, ctx.config.app.key);
   ctx.secret(variants[3]!.token!);
   const sensitive = await sensitiveValues(ctx);
-  const replies = await Promise.all(variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) })));
+  const replies = await Promise.all(
+    variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) })),
+  );
   const found = new Findings();
   replies.forEach((r, i) => {
     const label = variants[i]!.label;
     if (envelopeCode(r) !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
-    else if (carriesData(r)) found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
+    else if (carriesData(r))
+      found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
     else {
       const leak = leakedValue(r.text, sensitive);
       if (leak) found.add(`${label}: the refusal body contains ${leak}`, label);
     }
   });
-  if (found.length) ctx.fail(`GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${found.items.join('; ')}`, found.fingerprints);
+  if (found.length)
+    ctx.fail(
+      `GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${found.items.join('; ')}`,
+      found.fingerprints,
+    );
 }
 
 /** §5.4, §7: /auth refuses with one of the given codes and issues nothing. */
-async function expectAuthRefused(ctx: CheckContext, query: Record<string, string>, label: string, codes: number[]): Promise<void> {
+async function expectAuthRefused(
+  ctx: CheckContext,
+  query: Record<string, string>,
+  label: string,
+  codes: number[],
+): Promise<void> {
   const r = await ctx.send({ path: AUTH_PATH, query });
   expectError(ctx, r, codes, `GET ${AUTH_PATH} ${label}`);
-  if (carriesData(r)) ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+  if (carriesData(r))
+    ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
 }
 
 const unauth = DATA_ENDPOINTS.map((ep) => ({
@@ -67,9 +88,13 @@ export const authChecks = defineChecks('auth', [
       const r = await ctx.api.auth();
       const data = expectSuccess(ctx, r, `GET ${AUTH_PATH} with a valid key pair`);
       const token = isRecord(data) ? data.app_token : undefined;
-      if (typeof token !== 'string' || token === '') ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string app_token in data, got ${show(token)}`);
+      if (typeof token !== 'string' || token === '')
+        ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string app_token in data, got ${show(token)}`);
       // Such a token is a word as much as a secret: it is hidden in what the server sent, not in the tool's own text.
-      if (typeof token === 'string' && token.length < SAFE_SECRET_LENGTH) ctx.note(`the issued app_token has ${token.length} characters, too few to redact safely everywhere: it is redacted in server data (evidence, quoted values) but may remain readable in the tool's own text`);
+      if (typeof token === 'string' && token.length < SAFE_SECRET_LENGTH)
+        ctx.note(
+          `the issued app_token has ${token.length} characters, too few to redact safely everywhere: it is redacted in server data (evidence, quoted values) but may remain readable in the tool's own text`,
+        );
     },
   },
   {
@@ -93,8 +118,10 @@ export const authChecks = defineChecks('auth', [
       const s = successData(await ctx.api.auth());
       if (!s.ok || !isRecord(s.data)) return;
       const found = new Findings();
-      if (s.data.app_secret !== ctx.config.app.secret) found.add(`app_secret is ${show(s.data.app_secret)}, expected the public key sent as secret`, 'app_secret');
-      if (s.data.app_key !== ctx.config.app.key) found.add(`app_key is ${show(s.data.app_key)}, expected the secret key sent as key`, 'app_key');
+      if (s.data.app_secret !== ctx.config.app.secret)
+        found.add(`app_secret is ${show(s.data.app_secret)}, expected the public key sent as secret`, 'app_secret');
+      if (s.data.app_key !== ctx.config.app.key)
+        found.add(`app_key is ${show(s.data.app_key)}, expected the secret key sent as key`, 'app_key');
       if (found.length) ctx.fail(`GET ${AUTH_PATH}: ${found.items.join('; ')}`, found.fingerprints);
     },
   },
@@ -113,7 +140,10 @@ export const authChecks = defineChecks('auth', [
         const m = await ctx.api.merchant(who);
         const a = s.data.merchant;
         const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
-        if (diff.length) problems.push(`${who}: the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`);
+        if (diff.length)
+          problems.push(
+            `${who}: the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`,
+          );
         keys.push(...diff.map((k) => (who === 'app' ? `merchant.${k}` : `${who}:merchant.${k}`)));
       }
       if (problems.length) ctx.fail(problems.join('; '), keys);
@@ -126,12 +156,18 @@ export const authChecks = defineChecks('auth', [
     spec: '§5.3, §4 rule 4',
     async run(ctx) {
       const found = new Findings();
-      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
-        const r = await ctx.api.get(path);
-        // Only a refusal is the token's fault; a malformed success envelope is ENV-01's.
-        if (isRefusal(r)) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
-      }));
-      if (found.length) ctx.fail(`with the token from /auth, expected the data, got a refusal: ${found.items.join('; ')}`, found.fingerprints);
+      await Promise.all(
+        (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
+          const r = await ctx.api.get(path);
+          // Only a refusal is the token's fault; a malformed success envelope is ENV-01's.
+          if (isRefusal(r)) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
+        }),
+      );
+      if (found.length)
+        ctx.fail(
+          `with the token from /auth, expected the data, got a refusal: ${found.items.join('; ')}`,
+          found.fingerprints,
+        );
     },
   },
   {
@@ -142,7 +178,11 @@ export const authChecks = defineChecks('auth', [
     mintsTokens: true,
     async run(ctx) {
       const { secret, key } = ctx.config.app;
-      for (const [label, query] of [['without key', { secret }], ['without secret', { key }], ['with neither', {}]] as const) {
+      for (const [label, query] of [
+        ['without key', { secret }],
+        ['without secret', { key }],
+        ['with neither', {}],
+      ] as const) {
         await expectAuthRefused(ctx, query, label, [400, 401]);
       }
     },
@@ -153,7 +193,13 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.4, §7',
     mintsTokens: true,
-    run: (ctx) => expectAuthRefused(ctx, { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` }, 'with a wrong secret key', [401]),
+    run: (ctx) =>
+      expectAuthRefused(
+        ctx,
+        { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` },
+        'with a wrong secret key',
+        [401],
+      ),
   },
   {
     id: 'AUTH-08',
@@ -161,7 +207,13 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.4, §7',
     mintsTokens: true,
-    run: (ctx) => expectAuthRefused(ctx, { secret: 'conformance-unknown-public-key', key: ctx.config.app.key }, 'with an unknown public key', [401]),
+    run: (ctx) =>
+      expectAuthRefused(
+        ctx,
+        { secret: 'conformance-unknown-public-key', key: ctx.config.app.key },
+        'with an unknown public key',
+        [401],
+      ),
   },
   {
     id: 'AUTH-09',
@@ -169,7 +221,13 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.5, §7',
     requires: ['disabled_app_keys'],
-    run: (ctx) => expectAuthRefused(ctx, { secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! }, "with the disabled application's keys", [401]),
+    run: (ctx) =>
+      expectAuthRefused(
+        ctx,
+        { secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! },
+        "with the disabled application's keys",
+        [401],
+      ),
   },
   {
     id: 'AUTH-10',
@@ -180,12 +238,18 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const token = ctx.config.disabled_app!.token!;
       const found = new Findings();
-      await Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
-        const r = await ctx.send({ path, token });
-        if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
-        else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
-      }));
-      if (found.length) ctx.fail(`expected code 401 for the disabled application's token, got ${found.items.join('; ')}`, found.fingerprints);
+      await Promise.all(
+        (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
+          const r = await ctx.send({ path, token });
+          if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
+          else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
+        }),
+      );
+      if (found.length)
+        ctx.fail(
+          `expected code 401 for the disabled application's token, got ${found.items.join('; ')}`,
+          found.fingerprints,
+        );
     },
   },
   ...unauth,
@@ -206,11 +270,16 @@ export const authChecks = defineChecks('auth', [
       const renewals = ctx.api.tokenEvents.length ? `; during the run: ${ctx.api.tokenEvents.join('; ')}` : '';
       const first = await mint();
       const second = first === undefined ? undefined : await mint();
-      if (first === undefined || second === undefined) return ctx.observe(`a /auth call carried no app_token${renewals}`);
+      if (first === undefined || second === undefined)
+        return ctx.observe(`a /auth call carried no app_token${renewals}`);
       // Tokens are never shown, only whether they are equal and still accepted.
       if (second === first) return ctx.observe(`the same token on every /auth call${renewals}`);
       const old = await ctx.send({ path: '/merchant', token: first });
-      const fate = successData(old).ok ? 'the earlier token still works' : refusesToken(old) ? 'the earlier token is refused (401) once a new one is issued' : `the earlier token then gets ${describeReply(old)}`;
+      const fate = successData(old).ok
+        ? 'the earlier token still works'
+        : refusesToken(old)
+          ? 'the earlier token is refused (401) once a new one is issued'
+          : `the earlier token then gets ${describeReply(old)}`;
       ctx.observe(`a new token on every /auth call; ${fate}${renewals}`);
     },
   },

@@ -18,13 +18,25 @@ const deadlineAt = inject('conformanceDeadlineAt');
 const harFile = inject('conformanceRecordHar');
 // --record-har: the run's own client, with every exchange it answers kept whole for the HAR.
 let recorder: Recorder | undefined;
-const recording: SourceOf | undefined = harFile ? (r) => (recorder = new Recorder(clientFor(config, r, { deadlineAt }))) : undefined;
+const recording: SourceOf | undefined = harFile
+  ? (r) => (recorder = new Recorder(clientFor(config, r, { deadlineAt })))
+  : undefined;
 const run = createRun(config, selected, deadlineAt, inject('conformanceProgressFile'), recording);
 afterAll(async () => {
   await run.close();
   if (harFile && recorder) {
     const { app, other_app, disabled_app, fuzz } = config;
-    writeFileSync(harFile, JSON.stringify(toHar(recorder.exchanges, run.redactor, { app, ...(other_app ? { other_app } : {}), ...(disabled_app ? { disabled_app } : {}), fuzz })));
+    writeFileSync(
+      harFile,
+      JSON.stringify(
+        toHar(recorder.exchanges, run.redactor, {
+          app,
+          ...(other_app ? { other_app } : {}),
+          ...(disabled_app ? { disabled_app } : {}),
+          fuzz,
+        }),
+      ),
+    );
   }
 });
 

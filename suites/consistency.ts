@@ -7,7 +7,18 @@ import { detailPath } from '../core/endpoints.js';
 import { isIdLike, isIntegerValue } from '../core/exact-json.js';
 import { NetworkError } from '../core/exchange.js';
 import {
-  byId, compareRecords, sameJson, describeDiffs, detailRecord, fieldValid, Findings, optionalList, recordKey, sameId, type Comparison, type FieldDiff,
+  byId,
+  compareRecords,
+  sameJson,
+  describeDiffs,
+  detailRecord,
+  fieldValid,
+  Findings,
+  optionalList,
+  recordKey,
+  sameId,
+  type Comparison,
+  type FieldDiff,
 } from './support/compare.js';
 
 /**
@@ -21,8 +32,15 @@ const fieldKeys = (diffs: readonly FieldDiff[], key: (field: string) => string):
 /** Most records outside a list (deleted dishes or seats an order still names) fetched by detail per check. */
 const MAX_FALLBACK_DETAILS = 20;
 
-function sampledNote(ctx: CheckContext, resource: Resource, s: { ids: unknown[]; total: number; sampled: boolean }): void {
-  if (s.sampled) ctx.note(`compared a seeded sample of ${s.ids.length} of ${s.total} ${resource} (max_details, seed ${ctx.config.fuzz.seed}), the same sample as the detail checks`);
+function sampledNote(
+  ctx: CheckContext,
+  resource: Resource,
+  s: { ids: unknown[]; total: number; sampled: boolean },
+): void {
+  if (s.sampled)
+    ctx.note(
+      `compared a seeded sample of ${s.ids.length} of ${s.total} ${resource} (max_details, seed ${ctx.config.fuzz.seed}), the same sample as the detail checks`,
+    );
 }
 
 /**
@@ -33,13 +51,19 @@ class Remarks {
   private latitude: { n: number; first?: string } = { n: 0 };
   private extra: { n: number; first?: string } = { n: 0 };
   add(label: string, c: Comparison, sideA: string, sideB: string): void {
-    if (c.latitude.length && this.latitude.n++ === 0) this.latitude.first = `${label}: ${describeDiffs(c.latitude, sideA, sideB)}`;
-    if (c.extra.length && this.extra.n++ === 0) this.extra.first = `${label}: ${c.extra.join(', ')} differ between ${sideA} and ${sideB}`;
+    if (c.latitude.length && this.latitude.n++ === 0)
+      this.latitude.first = `${label}: ${describeDiffs(c.latitude, sideA, sideB)}`;
+    if (c.extra.length && this.extra.n++ === 0)
+      this.extra.first = `${label}: ${c.extra.join(', ')} differ between ${sideA} and ${sideB}`;
   }
   flush(ctx: CheckContext): void {
     const more = (n: number): string => (n > 1 ? ` (and ${n - 1} more record${n > 2 ? 's' : ''})` : '');
-    if (this.latitude.first) ctx.note(`number vs numeric string, both allowed (issue 2 latitude): ${this.latitude.first}${more(this.latitude.n)}`);
-    if (this.extra.first) ctx.note(`fields the spec does not list are not compared: ${this.extra.first}${more(this.extra.n)}`);
+    if (this.latitude.first)
+      ctx.note(
+        `number vs numeric string, both allowed (issue 2 latitude): ${this.latitude.first}${more(this.latitude.n)}`,
+      );
+    if (this.extra.first)
+      ctx.note(`fields the spec does not list are not compared: ${this.extra.first}${more(this.extra.n)}`);
   }
 }
 
@@ -52,16 +76,22 @@ class Skips {
   private readonly by = new Map<string, string[]>();
   add(reason: string, what: string): void {
     let l = this.by.get(reason);
-    if (!l) this.by.set(reason, l = []);
+    if (!l) this.by.set(reason, (l = []));
     l.push(what);
   }
   flush(ctx: CheckContext): void {
-    for (const [reason, l] of this.by) ctx.note(`not compared, ${l.length}: ${reason}: ${l.slice(0, 5).join(', ')}${l.length > 5 ? ` and ${l.length - 5} more` : ''}`);
+    for (const [reason, l] of this.by)
+      ctx.note(
+        `not compared, ${l.length}: ${reason}: ${l.slice(0, 5).join(', ')}${l.length > 5 ? ` and ${l.length - 5} more` : ''}`,
+      );
   }
 }
 
 const CONS_01: CheckDeclaration = {
-  id: 'CONS-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6', sweeps: ['dishes:app', 'seats:app'],
+  id: 'CONS-01',
+  level: 'MUST',
+  spec: '§2.2, §2.3, §4 endpoints 4 and 6',
+  sweeps: ['dishes:app', 'seats:app'],
   title: 'GET /dishes/X and GET /seats/X answer the record with id X',
   run: detailIdsMatch,
 };
@@ -83,23 +113,42 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
     await ctx.api.each(s.ids, async (id) => {
       const d = await detailRecord(ctx, resource, id);
       // No record, or a malformed id: the detail check's finding.
-      if (!d) return skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, detailPath(resource, id));
-      if (!fieldValid(nounOf(resource), 'id', d.id)) return skips.add(`the detail's id is malformed (see ${RESOURCES[resource].detail.checks}-02)`, detailPath(resource, id));
-      if (!sameId(d.id, id)) found.add(`GET ${detailPath(resource, id)} answered ${nounOf(resource)} ${show(d.id)} instead of ${nounOf(resource)} ${id}`, recordKey(nounOf(resource), id, 'id'));
+      if (!d)
+        return skips.add(
+          `the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`,
+          detailPath(resource, id),
+        );
+      if (!fieldValid(nounOf(resource), 'id', d.id))
+        return skips.add(
+          `the detail's id is malformed (see ${RESOURCES[resource].detail.checks}-02)`,
+          detailPath(resource, id),
+        );
+      if (!sameId(d.id, id))
+        found.add(
+          `GET ${detailPath(resource, id)} answered ${nounOf(resource)} ${show(d.id)} instead of ${nounOf(resource)} ${id}`,
+          recordKey(nounOf(resource), id, 'id'),
+        );
     });
   }
   if (!checked) throw new Blocked('no dish or seat ids to ask for (see DISH-01, SEAT-01)');
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary('details answer another id than the one asked for', checked), found.fingerprints);
+  if (found.length)
+    ctx.fail(found.summary('details answer another id than the one asked for', checked), found.fingerprints);
 }
 
 const CONS_02: CheckDeclaration = {
-  id: 'CONS-02', level: 'MUST', spec: '§2.2, §4 endpoints 3 and 4', sweeps: ['dishes:app'],
+  id: 'CONS-02',
+  level: 'MUST',
+  spec: '§2.2, §4 endpoints 3 and 4',
+  sweeps: ['dishes:app'],
   title: 'Every dish of GET /dishes equals its GET /dishes/:id field by field',
   run: (ctx) => listEqualsDetail(ctx, 'dishes'),
 };
 const CONS_03: CheckDeclaration = {
-  id: 'CONS-03', level: 'MUST', spec: '§2.3, §4 endpoints 5 and 6', sweeps: ['seats:app'],
+  id: 'CONS-03',
+  level: 'MUST',
+  spec: '§2.3, §4 endpoints 5 and 6',
+  sweeps: ['seats:app'],
   title: 'Every seat of GET /seats equals its GET /seats/:id field by field',
   run: (ctx) => listEqualsDetail(ctx, 'seats'),
 };
@@ -117,19 +166,30 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
     const item = list.get(String(id));
     const d = await detailRecord(ctx, resource, id);
     if (!item) return skips.add('not a record in the list', `${kind} ${id}`);
-    if (!d) return skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
+    if (!d)
+      return skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
     if (!sameId(d.id, id)) return skips.add('the detail answers another id (see CONS-01)', `${kind} ${id}`);
     const c = compareRecords(kind, item, d);
-    if (c.diffs.length) found.add(`${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`, ...fieldKeys(c.diffs, (f) => recordKey(kind, id, f)));
+    if (c.diffs.length)
+      found.add(
+        `${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`,
+        ...fieldKeys(c.diffs, (f) => recordKey(kind, id, f)),
+      );
     remarks.add(`${kind} ${id}`, c, `GET /${resource}`, `GET ${detailPath(resource, id)}`);
   });
   remarks.flush(ctx);
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length), found.fingerprints);
+  if (found.length)
+    ctx.fail(
+      found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length),
+      found.fingerprints,
+    );
 }
 
 const CONS_04: CheckDeclaration = {
-  id: 'CONS-04', level: 'MUST', spec: '§2.2–§2.4, §4 endpoints 3, 5, 7',
+  id: 'CONS-04',
+  level: 'MUST',
+  spec: '§2.2–§2.4, §4 endpoints 3, 5, 7',
   title: 'No id appears twice in GET /dishes, GET /seats or GET /orders',
   run: noDuplicateIds,
 };
@@ -144,22 +204,27 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     lists++;
     const count = new Map<string, number>();
     for (const i of items) if (isIdLike(i.id)) count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
-    for (const [id, n] of count) if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
+    for (const [id, n] of count)
+      if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
   }
   if (!lists) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
-  if (found.length) ctx.fail(found.summary(['id is repeated within a list', 'ids are repeated within a list']), found.fingerprints);
+  if (found.length)
+    ctx.fail(found.summary(['id is repeated within a list', 'ids are repeated within a list']), found.fingerprints);
 }
 
 /** The merchant record (§2.5) of the token, with its two identifiers well-formed, or blocked (MER-01 reports). */
 async function merchantIds(ctx: CheckContext): Promise<{ id: number | bigint; merchantId: string }> {
   const m = await ctx.api.merchant();
   if (!isIntegerValue(m.id)) throw new Blocked(`/merchant id is ${show(m.id)}, not an integer (see MER-01)`);
-  if (typeof m.merchant_id !== 'string') throw new Blocked(`/merchant merchant_id is ${show(m.merchant_id)}, not a string (see MER-01)`);
+  if (typeof m.merchant_id !== 'string')
+    throw new Blocked(`/merchant merchant_id is ${show(m.merchant_id)}, not a string (see MER-01)`);
   return { id: m.id, merchantId: m.merchant_id };
 }
 
 const CONS_05: CheckDeclaration = {
-  id: 'CONS-05', level: 'MUST', spec: '§2.2, §2.3, §2.5',
+  id: 'CONS-05',
+  level: 'MUST',
+  spec: '§2.2, §2.3, §2.5',
   title: "Every dish and seat carries user_id equal to the merchant's id",
   run: userIdsAreMerchant,
 };
@@ -174,16 +239,32 @@ async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
     const items = await optionalList(ctx, `/${resource}`);
     for (const i of items ?? []) {
       n++;
-      if (!fieldValid(nounOf(resource), 'user_id', i.user_id)) { skips.add(`user_id is not an int (see ${RESOURCES[resource].detail.checks}-01)`, `${nounOf(resource)} ${show(i.id)}`); continue; }
-      if (i.user_id !== id) found.add(`${nounOf(resource)} ${show(i.id)} has user_id ${show(i.user_id)}`, recordKey(nounOf(resource), i.id, 'user_id'));
+      if (!fieldValid(nounOf(resource), 'user_id', i.user_id)) {
+        skips.add(
+          `user_id is not an int (see ${RESOURCES[resource].detail.checks}-01)`,
+          `${nounOf(resource)} ${show(i.id)}`,
+        );
+        continue;
+      }
+      if (i.user_id !== id)
+        found.add(
+          `${nounOf(resource)} ${show(i.id)} has user_id ${show(i.user_id)}`,
+          recordKey(nounOf(resource), i.id, 'user_id'),
+        );
     }
   }
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary(`records do not carry the merchant's id (GET /merchant id is ${id})`, n), found.fingerprints);
+  if (found.length)
+    ctx.fail(
+      found.summary(`records do not carry the merchant's id (GET /merchant id is ${id})`, n),
+      found.fingerprints,
+    );
 }
 
 const CONS_06: CheckDeclaration = {
-  id: 'CONS-06', level: 'MUST', spec: '§2.3, §2.4, §2.5',
+  id: 'CONS-06',
+  level: 'MUST',
+  spec: '§2.3, §2.4, §2.5',
   title: "seat.merchant_id, and order.merchant_id when not empty, equal the merchant's merchant_id",
   run: merchantIdsMatch,
 };
@@ -194,25 +275,45 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   for (const s of (await optionalList(ctx, '/seats')) ?? []) {
-    if (!fieldValid('seat', 'merchant_id', s.merchant_id)) { skips.add('merchant_id is not a string (see SEAT-01)', `seat ${show(s.id)}`); continue; }
-    if (s.merchant_id !== merchantId) found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`, recordKey('seat', s.id, 'merchant_id'));
+    if (!fieldValid('seat', 'merchant_id', s.merchant_id)) {
+      skips.add('merchant_id is not a string (see SEAT-01)', `seat ${show(s.id)}`);
+      continue;
+    }
+    if (s.merchant_id !== merchantId)
+      found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`, recordKey('seat', s.id, 'merchant_id'));
   }
   // §2.4: order.merchant_id "can be an empty string".
   for (const o of (await optionalList(ctx, '/orders')) ?? []) {
-    if (!fieldValid('order', 'merchant_id', o.merchant_id)) { skips.add('merchant_id is not a string (see ORD-01)', `order ${show(o.id)}`); continue; }
-    if (o.merchant_id !== '' && o.merchant_id !== merchantId) found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`, recordKey('order', o.id, 'merchant_id'));
+    if (!fieldValid('order', 'merchant_id', o.merchant_id)) {
+      skips.add('merchant_id is not a string (see ORD-01)', `order ${show(o.id)}`);
+      continue;
+    }
+    if (o.merchant_id !== '' && o.merchant_id !== merchantId)
+      found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`, recordKey('order', o.id, 'merchant_id'));
   }
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary([`record carries another merchant_id than GET /merchant (${show(merchantId)})`, `records carry another merchant_id than GET /merchant (${show(merchantId)})`]), found.fingerprints);
+  if (found.length)
+    ctx.fail(
+      found.summary([
+        `record carries another merchant_id than GET /merchant (${show(merchantId)})`,
+        `records carry another merchant_id than GET /merchant (${show(merchantId)})`,
+      ]),
+      found.fingerprints,
+    );
 }
 
-async function orders(ctx: CheckContext): Promise<readonly Rec[]> { return ctx.api.list('/orders'); }
+async function orders(ctx: CheckContext): Promise<readonly Rec[]> {
+  return ctx.api.list('/orders');
+}
 
 /** The seat an order names: seat_id when it is a well-formed non-zero int, else undefined (0: no seat applies). */
-const seatIdOf = (o: Rec): number | undefined => (fieldValid('order', 'seat_id', o.seat_id) && o.seat_id !== 0 ? (o.seat_id as number) : undefined);
+const seatIdOf = (o: Rec): number | undefined =>
+  fieldValid('order', 'seat_id', o.seat_id) && o.seat_id !== 0 ? (o.seat_id as number) : undefined;
 
 const CONS_07: CheckDeclaration = {
-  id: 'CONS-07', level: 'MUST', spec: '§2.4',
+  id: 'CONS-07',
+  level: 'MUST',
+  spec: '§2.4',
   title: 'order.seat_id equals order.seat.id (seat_id 0: no seat)',
   run: orderSeatIds,
 };
@@ -224,15 +325,25 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
   const skips = new Skips();
   let noSeatObject = 0;
   for (const o of all) {
-    if (!fieldValid('order', 'seat_id', o.seat_id)) { skips.add('seat_id is not an int (see ORD-01)', `order ${show(o.id)}`); continue; }
+    if (!fieldValid('order', 'seat_id', o.seat_id)) {
+      skips.add('seat_id is not an int (see ORD-01)', `order ${show(o.id)}`);
+      continue;
+    }
     const seat = o.seat;
     const seatId = isRecord(seat) && fieldValid('seat', 'id', seat.id) ? seat.id : undefined;
     if (o.seat_id === 0) {
-      if (seatId !== undefined && seatId !== 0) found.add(`order ${show(o.id)} has seat_id 0 (no seat) but its seat is seat ${show(seatId)}`, recordKey('order', o.id, 'seat_id'));
+      if (seatId !== undefined && seatId !== 0)
+        found.add(
+          `order ${show(o.id)} has seat_id 0 (no seat) but its seat is seat ${show(seatId)}`,
+          recordKey('order', o.id, 'seat_id'),
+        );
     } else if (!isRecord(seat)) {
       noSeatObject++;
     } else if (seatId !== undefined && seatId !== o.seat_id) {
-      found.add(`order ${show(o.id)} has seat_id ${show(o.seat_id)} but seat.id ${show(seatId)}`, recordKey('order', o.id, 'seat_id'));
+      found.add(
+        `order ${show(o.id)} has seat_id ${show(o.seat_id)} but seat.id ${show(seatId)}`,
+        recordKey('order', o.id, 'seat_id'),
+      );
     }
   }
   if (noSeatObject) ctx.note(`${noSeatObject} order(s) name a seat_id but carry no seat object: nothing to compare`);
@@ -244,21 +355,32 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
  * Reference records for embedded ones: the list (one request, a Map: linear in orders × dishes), and for ids the
  * list lacks a few details. An id the list lacks is CONS-12's finding; here it is only what cannot be compared.
  */
-async function referenceRecords(ctx: CheckContext, resource: Resource, wanted: Set<string>): Promise<Map<string, { rec: Rec; source: string }>> {
+async function referenceRecords(
+  ctx: CheckContext,
+  resource: Resource,
+  wanted: Set<string>,
+): Promise<Map<string, { rec: Rec; source: string }>> {
   // Each reference says where it came from, so a finding names what it really compared with.
-  const map = new Map([...byId(await ctx.api.list(`/${resource}`))].map(([id, rec]) => [id, { rec, source: `GET /${resource}` }]));
+  const map = new Map(
+    [...byId(await ctx.api.list(`/${resource}`))].map(([id, rec]) => [id, { rec, source: `GET /${resource}` }]),
+  );
   const missing = [...wanted].filter((id) => !map.has(id));
   const fetched = missing.slice(0, MAX_FALLBACK_DETAILS);
-  await Promise.all(fetched.map(async (id) => {
-    const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
-    if (d && sameId(d.id, id)) map.set(id, { rec: d, source: `GET ${detailPath(resource, id)}` });
-  }));
+  await Promise.all(
+    fetched.map(async (id) => {
+      const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
+      if (d && sameId(d.id, id)) map.set(id, { rec: d, source: `GET ${detailPath(resource, id)}` });
+    }),
+  );
   return map;
 }
 
 const CONS_08: CheckDeclaration = {
-  id: 'CONS-08', level: 'MUST', spec: '§2.3, §2.4, §4 endpoint 6',
-  title: 'The seat embedded in an order equals its record in GET /seats (or GET /seats/:id where the list lacks it) in its seat fields',
+  id: 'CONS-08',
+  level: 'MUST',
+  spec: '§2.3, §2.4, §4 endpoint 6',
+  title:
+    'The seat embedded in an order equals its record in GET /seats (or GET /seats/:id where the list lacks it) in its seat fields',
   run: orderSeatEqualsSeat,
 };
 
@@ -269,7 +391,8 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   for (const o of all) {
     const seat = o.seat;
     // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
-    if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id)) embedded.push({ o, seat, id: String(seat.id) });
+    if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id))
+      embedded.push({ o, seat, id: String(seat.id) });
   }
   const seats = await referenceRecords(ctx, 'seats', new Set(embedded.map((e) => e.id)));
   const found = new Findings();
@@ -277,18 +400,31 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const skips = new Skips();
   for (const { o, seat, id } of embedded) {
     const ref = seats.get(id);
-    if (!ref) { skips.add('neither GET /seats nor the first details asked answer the seat (see CONS-12)', `order ${show(o.id)}'s seat ${id}`); continue; }
+    if (!ref) {
+      skips.add(
+        'neither GET /seats nor the first details asked answer the seat (see CONS-12)',
+        `order ${show(o.id)}'s seat ${id}`,
+      );
+      continue;
+    }
     const c = compareRecords('seat', seat, ref.rec);
-    if (c.diffs.length) found.add(`order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:seat.${f}`));
+    if (c.diffs.length)
+      found.add(
+        `order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`,
+        ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:seat.${f}`),
+      );
     remarks.add(`order ${show(o.id)}'s seat ${id}`, { ...c, extra: [] }, 'the order', ref.source);
   }
   remarks.flush(ctx);
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length), found.fingerprints);
+  if (found.length)
+    ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length), found.fingerprints);
 }
 
 const CONS_09: CheckDeclaration = {
-  id: 'CONS-09', level: 'MUST', spec: '§2.2 (pivot)',
+  id: 'CONS-09',
+  level: 'MUST',
+  spec: '§2.2 (pivot)',
   title: "pivot.order_id is the order's id and pivot.dish_id the dish's id",
   run: pivotIds,
 };
@@ -299,22 +435,40 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
   const skips = new Skips();
   let lines = 0;
   for (const o of await orders(ctx)) {
-    if (!Array.isArray(o.dishes)) { skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`); continue; }
+    if (!Array.isArray(o.dishes)) {
+      skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
+      continue;
+    }
     for (const d of o.dishes) {
-      if (!isRecord(d) || !isRecord(d.pivot)) { skips.add('an order line without a dish object or pivot (see ORD-01)', `order ${show(o.id)}`); continue; }
+      if (!isRecord(d) || !isRecord(d.pivot)) {
+        skips.add('an order line without a dish object or pivot (see ORD-01)', `order ${show(o.id)}`);
+        continue;
+      }
       lines++;
       const p = d.pivot;
-      if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`, `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.order_id`);
-      if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id)) found.add(`order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`, `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.dish_id`);
+      if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id))
+        found.add(
+          `order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`,
+          `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.order_id`,
+        );
+      if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id))
+        found.add(
+          `order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`,
+          `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.dish_id`,
+        );
     }
   }
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);
+  if (found.length)
+    ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);
 }
 
 const CONS_10: CheckDeclaration = {
-  id: 'CONS-10', level: 'MUST', spec: '§2.2, §2.4, §4 endpoint 4',
-  title: 'Each dish embedded in an order equals its record in GET /dishes (or GET /dishes/:id where the list lacks it) in its dish fields',
+  id: 'CONS-10',
+  level: 'MUST',
+  spec: '§2.2, §2.4, §4 endpoint 4',
+  title:
+    'Each dish embedded in an order equals its record in GET /dishes (or GET /dishes/:id where the list lacks it) in its dish fields',
   run: orderDishesEqualDishes,
 };
 
@@ -323,7 +477,10 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   const embedded: Array<{ o: Rec; d: Rec; id: string }> = [];
   const skips = new Skips();
   for (const o of await orders(ctx)) {
-    if (!Array.isArray(o.dishes)) { skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`); continue; }
+    if (!Array.isArray(o.dishes)) {
+      skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
+      continue;
+    }
     for (const d of o.dishes) {
       if (isRecord(d) && isIdLike(d.id)) embedded.push({ o, d, id: String(d.id) });
       else skips.add('an order line without a dish id (see ORD-01)', `order ${show(o.id)}`);
@@ -333,16 +490,29 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   for (const { o, d, id } of embedded) {
     const ref = dishes.get(id);
-    if (!ref) { skips.add('neither GET /dishes nor the first details asked answer the dish (see CONS-12)', `order ${show(o.id)}'s dish ${id}`); continue; }
+    if (!ref) {
+      skips.add(
+        'neither GET /dishes nor the first details asked answer the dish (see CONS-12)',
+        `order ${show(o.id)}'s dish ${id}`,
+      );
+      continue;
+    }
     const c = compareRecords('dish', d, ref.rec);
-    if (c.diffs.length) found.add(`order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`, ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:${recordKey('dish', id)}:${f}`));
+    if (c.diffs.length)
+      found.add(
+        `order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`,
+        ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:${recordKey('dish', id)}:${f}`),
+      );
   }
   skips.flush(ctx);
-  if (found.length) ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length), found.fingerprints);
+  if (found.length)
+    ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length), found.fingerprints);
 }
 
 const CONS_12: CheckDeclaration = {
-  id: 'CONS-12', level: 'MUST', spec: '§4 endpoints 3 and 5 ("all dishes", "all seats"), §2.2, §2.4',
+  id: 'CONS-12',
+  level: 'MUST',
+  spec: '§4 endpoints 3 and 5 ("all dishes", "all seats"), §2.2, §2.4',
   title: 'Every dish and seat an order names (embedded, pivot.dish_id, seat_id) is in GET /dishes or GET /seats',
   run: referencesAreListed,
 };
@@ -354,7 +524,10 @@ const CONS_12: CheckDeclaration = {
  */
 async function referencesAreListed(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
-  const merchant = await ctx.api.merchant().catch((e: unknown) => { if (e instanceof NetworkError) throw e; return undefined; });
+  const merchant = await ctx.api.merchant().catch((e: unknown) => {
+    if (e instanceof NetworkError) throw e;
+    return undefined;
+  });
   const found = new Findings();
   let named = 0;
   for (const resource of DETAIL_RESOURCES) {
@@ -364,7 +537,9 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
     const listed = byId(items);
     // The first order and field that names each id, and the embedded record when there is one.
     const refs = new Map<string, { where: string; rec?: Rec }>();
-    const ref = (id: unknown, where: string, rec?: Rec): void => { if (isIdLike(id) && !refs.has(String(id))) refs.set(String(id), { where, ...(rec ? { rec } : {}) }); };
+    const ref = (id: unknown, where: string, rec?: Rec): void => {
+      if (isIdLike(id) && !refs.has(String(id))) refs.set(String(id), { where, ...(rec ? { rec } : {}) });
+    };
     for (const o of all) {
       if (resource === 'dishes') {
         for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
@@ -381,23 +556,41 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
     named += refs.size;
     const missing = [...refs].filter(([id]) => !listed.has(id));
     const asked = missing.slice(0, MAX_FALLBACK_DETAILS);
-    const details = await Promise.all(asked.map(async ([id]) => (/^[0-9]+$/.test(id) ? detailRecord(ctx, resource, id) : undefined)));
+    const details = await Promise.all(
+      asked.map(async ([id]) => (/^[0-9]+$/.test(id) ? detailRecord(ctx, resource, id) : undefined)),
+    );
     missing.forEach(([id, { where, rec }], i) => {
-      const owner = rec && merchant && rec.user_id !== undefined && !sameJson(rec.user_id, merchant.id) ? ` (it carries user_id ${show(rec.user_id)}, not the merchant's ${show(merchant.id)})` : '';
+      const owner =
+        rec && merchant && rec.user_id !== undefined && !sameJson(rec.user_id, merchant.id)
+          ? ` (it carries user_id ${show(rec.user_id)}, not the merchant's ${show(merchant.id)})`
+          : '';
       const d = i < asked.length ? details[i] : undefined;
-      const text = d && sameId(d.id, id)
-        ? `GET /${resource} lacks ${kind} ${id}, which ${where} names and GET ${detailPath(resource, id)} answers`
-        : i < asked.length
-          ? `${where} names ${kind} ${id}${owner}, which no endpoint knows (not in GET /${resource}; GET ${detailPath(resource, id)} answers no such ${kind})`
-          : `${where} names ${kind} ${id}${owner}, which GET /${resource} lacks (its detail not asked: the first ${MAX_FALLBACK_DETAILS} only)`;
+      const text =
+        d && sameId(d.id, id)
+          ? `GET /${resource} lacks ${kind} ${id}, which ${where} names and GET ${detailPath(resource, id)} answers`
+          : i < asked.length
+            ? `${where} names ${kind} ${id}${owner}, which no endpoint knows (not in GET /${resource}; GET ${detailPath(resource, id)} answers no such ${kind})`
+            : `${where} names ${kind} ${id}${owner}, which GET /${resource} lacks (its detail not asked: the first ${MAX_FALLBACK_DETAILS} only)`;
       found.add(text, recordKey(kind, id, 'unlisted'));
     });
   }
-  if (found.length) ctx.fail(found.summary(['dish or seat an order names is missing from its list', 'dishes and seats that orders name are missing from their lists'], named), found.fingerprints);
+  if (found.length)
+    ctx.fail(
+      found.summary(
+        [
+          'dish or seat an order names is missing from its list',
+          'dishes and seats that orders name are missing from their lists',
+        ],
+        named,
+      ),
+      found.fingerprints,
+    );
 }
 
 const CONS_11: CheckDeclaration = {
-  id: 'CONS-11', level: 'INFO', spec: '§2.3, §2.4',
+  id: 'CONS-11',
+  level: 'INFO',
+  spec: '§2.3, §2.4',
   title: "order_table_number agrees with the table_number of the order's seat",
   run: orderTableNumbers,
 };
@@ -417,16 +610,42 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
     const seat = isRecord(o.seat) ? o.seat : seats.get(String(sid));
     if (!seat) continue;
     const tn = seat.table_number;
-    const n = typeof tn === 'number' ? tn : typeof tn === 'string' && /^\s*-?[0-9]+\s*$/.test(tn) ? Number(tn) : undefined;
-    if (n === undefined) { nonNumeric++; continue; }
+    const n =
+      typeof tn === 'number' ? tn : typeof tn === 'string' && /^\s*-?[0-9]+\s*$/.test(tn) ? Number(tn) : undefined;
+    if (n === undefined) {
+      nonNumeric++;
+      continue;
+    }
     compared++;
-    if (n !== o.order_table_number) found.add(`order ${show(o.id)} has order_table_number ${show(o.order_table_number)}, its seat ${sid} has table_number ${show(tn)}`, recordKey('order', o.id, 'order_table_number'));
+    if (n !== o.order_table_number)
+      found.add(
+        `order ${show(o.id)} has order_table_number ${show(o.order_table_number)}, its seat ${sid} has table_number ${show(tn)}`,
+        recordKey('order', o.id, 'order_table_number'),
+      );
   }
-  if (nonNumeric) ctx.note(`${nonNumeric} order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number`);
+  if (nonNumeric)
+    ctx.note(
+      `${nonNumeric} order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number`,
+    );
   // INFO: the spec names both fields but never says they agree (a seat may be renumbered after the order).
-  ctx.observe(found.length ? found.summary("orders whose table number is not their seat's", compared) : `order_table_number agrees with the seat's table_number in all ${compared} orders compared`);
+  ctx.observe(
+    found.length
+      ? found.summary("orders whose table number is not their seat's", compared)
+      : `order_table_number agrees with the seat's table_number in all ${compared} orders compared`,
+  );
 }
 
 export const consistencyChecks: Check[] = defineChecks('consistency', [
-  CONS_01, CONS_02, CONS_03, CONS_04, CONS_05, CONS_06, CONS_07, CONS_08, CONS_09, CONS_10, CONS_11, CONS_12,
+  CONS_01,
+  CONS_02,
+  CONS_03,
+  CONS_04,
+  CONS_05,
+  CONS_06,
+  CONS_07,
+  CONS_08,
+  CONS_09,
+  CONS_10,
+  CONS_11,
+  CONS_12,
 ]);

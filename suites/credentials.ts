@@ -17,7 +17,12 @@ import { NetworkError } from '../core/exchange.js';
  * from parent links. Iterative: a hostile body may nest deeper than the stack.
  */
 function walk(root: unknown, visit: (path: () => string, key: string | undefined, value: unknown) => void): void {
-  interface Node { v: unknown; key: string | undefined; seg: string; parent: Node | undefined }
+  interface Node {
+    v: unknown;
+    key: string | undefined;
+    seg: string;
+    parent: Node | undefined;
+  }
   const pathOf = (n: Node): string => {
     const segs: string[] = [];
     for (let at: Node | undefined = n; at; at = at.parent) segs.push(at.seg);
@@ -29,9 +34,13 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
     visit(() => pathOf(n), n.key, n.v);
     const v = n.v;
     if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) { for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: undefined, seg: `[${i}]`, parent: n }); continue; }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: undefined, seg: `[${i}]`, parent: n });
+      continue;
+    }
     const ks = Object.keys(v);
-    for (let i = ks.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[ks[i]!], key: ks[i], seg: `.${ks[i]}`, parent: n });
+    for (let i = ks.length - 1; i >= 0; i--)
+      stack.push({ v: (v as Record<string, unknown>)[ks[i]!], key: ks[i], seg: `.${ks[i]}`, parent: n });
   }
 }
 
@@ -50,11 +59,20 @@ function scanOf(tree: unknown): { strings: Set<string>; keys: Set<string> } {
   const stack: unknown[] = [tree];
   while (stack.length) {
     const v = stack.pop();
-    if (typeof v === 'string') { strings.add(v); continue; }
+    if (typeof v === 'string') {
+      strings.add(v);
+      continue;
+    }
     if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) stack.push(v[i]); continue; }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+      continue;
+    }
     const ks = Object.keys(v);
-    for (let i = 0; i < ks.length; i++) { keys.add(ks[i]!); stack.push((v as Record<string, unknown>)[ks[i]!]); }
+    for (let i = 0; i < ks.length; i++) {
+      keys.add(ks[i]!);
+      stack.push((v as Record<string, unknown>)[ks[i]!]);
+    }
   }
   const out = { strings, keys };
   if (typeof tree === 'object' && tree !== null) scans.set(tree, out);
@@ -66,7 +84,15 @@ async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who
   let n = 0;
   const take = async (what: string, who: Who, get: () => Promise<Reply>): Promise<void> => {
     let r: Reply;
-    try { r = await get(); } catch (e) { if (e instanceof Blocked) { ctx.note(`${what} not read: ${e.message}`); return; } throw e; }
+    try {
+      r = await get();
+    } catch (e) {
+      if (e instanceof Blocked) {
+        ctx.note(`${what} not read: ${e.message}`);
+        return;
+      }
+      throw e;
+    }
     if (!successData(r).ok) return; // only answers that carry data; refusals are the UNAUTH checks'
     n++;
     each(what, r, who);
@@ -77,13 +103,18 @@ async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who
     for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
     if (who !== 'app') continue;
     for (const resource of DETAIL_RESOURCES) {
-      const ids = await ctx.api.detailIds(resource).then((s) => s.ids, (e: unknown) => { if (e instanceof Blocked || e instanceof NetworkError) return []; throw e; });
+      const ids = await ctx.api.detailIds(resource).then(
+        (s) => s.ids,
+        (e: unknown) => {
+          if (e instanceof Blocked || e instanceof NetworkError) return [];
+          throw e;
+        },
+      );
       await ctx.api.each(ids, (id) => take(`GET ${detailPath(resource, id)}`, who, () => ctx.api.detail(resource, id)));
     }
   }
   return n;
 }
-
 
 /** /auth's own fields: data.app_secret and data.app_key echo the key pair, data.app_token is the token (§2.6). */
 const AUTH_FIELDS = new Set(['data.app_secret', 'data.app_key', 'data.app_token']);
@@ -92,19 +123,30 @@ const AUTH_FIELDS = new Set(['data.app_secret', 'data.app_key', 'data.app_token'
  * Key names of credential material: anything with "password" in it, or a name ending in secret, token, api key, app
  * key, access key, private key, salt or credential (remember_token, client_secret; not token_count or is_secret_menu).
  */
-const CREDENTIAL_NAME = /pass(?:word|wd)|(?:^|[_\-.])(?:pwd|secret|token|api_?key|app_?key|access_?key|private_?key|salt|credentials?)$/i;
+const CREDENTIAL_NAME =
+  /pass(?:word|wd)|(?:^|[_\-.])(?:pwd|secret|token|api_?key|app_?key|access_?key|private_?key|salt|credentials?)$/i;
 /** Values that are password hashes: bcrypt, argon2, crypt(3) SHA-256/512, Django's pbkdf2. */
-const PASSWORD_HASH = /^(?:\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$.+|\$[56]\$.+\$.+|pbkdf2_sha(?:1|256|512)\$.+)$/;
+const PASSWORD_HASH =
+  /^(?:\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$.+|\$[56]\$.+\$.+|pbkdf2_sha(?:1|256|512)\$.+)$/;
 
 export const credentialChecks = defineChecks('auth', [
   {
-    id: 'SEC-01', level: 'MUST', spec: '§2.6, §1, §5.2', sweeps: ['dishes:app', 'seats:app'],
+    id: 'SEC-01',
+    level: 'MUST',
+    spec: '§2.6, §1, §5.2',
+    sweeps: ['dishes:app', 'seats:app'],
     title: "No response carries a configured key or an issued token, except /auth's app_secret, app_key and app_token",
     async run(ctx) {
       const c = ctx.config;
       const secrets: Array<{ what: string; value: string }> = [
-        { what: "app's public key", value: c.app.secret }, { what: "app's secret key", value: c.app.key },
-        ...(c.other_app ? [{ what: "other_app's public key", value: c.other_app.secret }, { what: "other_app's secret key", value: c.other_app.key }] : []),
+        { what: "app's public key", value: c.app.secret },
+        { what: "app's secret key", value: c.app.key },
+        ...(c.other_app
+          ? [
+              { what: "other_app's public key", value: c.other_app.secret },
+              { what: "other_app's secret key", value: c.other_app.key },
+            ]
+          : []),
         ...(c.disabled_app?.secret ? [{ what: "disabled_app's public key", value: c.disabled_app.secret }] : []),
         ...(c.disabled_app?.key ? [{ what: "disabled_app's secret key", value: c.disabled_app.key }] : []),
         ...(c.disabled_app?.token ? [{ what: "disabled_app's token", value: c.disabled_app.token }] : []),
@@ -115,32 +157,49 @@ export const credentialChecks = defineChecks('auth', [
       const n = await replies(ctx, (what, reply, who) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
         const { strings } = scanOf(reply.json);
-        if (!auth && !secrets.some((s) => { for (const v of strings) if (v.includes(s.value)) return true; return false; })) return;
+        if (
+          !auth &&
+          !secrets.some((s) => {
+            for (const v of strings) if (v.includes(s.value)) return true;
+            return false;
+          })
+        )
+          return;
         walk(reply.json, (path, _key, v) => {
           if (typeof v !== 'string') return;
           for (const s of secrets) {
             if (!v.includes(s.value)) continue;
             const at = path();
             // /auth echoes its own application's pair and token in its three fields, and nothing else anywhere.
-            if (auth && AUTH_FIELDS.has(at) && (s.what.startsWith(who) || s.what === `a token issued to ${who}`)) continue;
+            if (auth && AUTH_FIELDS.has(at) && (s.what.startsWith(who) || s.what === `a token issued to ${who}`))
+              continue;
             found.push(`${what} carries ${s.what} in ${at}`);
             keys.add(`${endpointLabel(what)} ${at.replace(/\[\d+\]/g, '[]')}`);
           }
         });
       });
       if (!n) throw new Blocked('no successful answer to read (see AUTH-01, AUTH-05)');
-      if (found.length) ctx.fail(`${found.length} place${found.length > 1 ? 's' : ''} where a response carries a credential (only /auth's app_secret, app_key and app_token may): ${found.slice(0, 5).join('; ')}${found.length > 5 ? `; … and ${found.length - 5} more` : ''}`, [...keys]);
+      if (found.length)
+        ctx.fail(
+          `${found.length} place${found.length > 1 ? 's' : ''} where a response carries a credential (only /auth's app_secret, app_key and app_token may): ${found.slice(0, 5).join('; ')}${found.length > 5 ? `; … and ${found.length - 5} more` : ''}`,
+          [...keys],
+        );
     },
   },
   {
-    id: 'SEC-02', level: 'SHOULD', spec: '§1, §2.2–§2.5', sweeps: ['dishes:app', 'seats:app'],
-    title: 'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
+    id: 'SEC-02',
+    level: 'SHOULD',
+    spec: '§1, §2.2–§2.5',
+    sweeps: ['dishes:app', 'seats:app'],
+    title:
+      'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
     async run(ctx) {
       const found = new Map<string, string>();
       const n = await replies(ctx, (what, reply) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
         const { strings, keys } = scanOf(reply.json);
-        const suspect = [...keys].some((k) => CREDENTIAL_NAME.test(k)) || [...strings].some((v) => PASSWORD_HASH.test(v));
+        const suspect =
+          [...keys].some((k) => CREDENTIAL_NAME.test(k)) || [...strings].some((v) => PASSWORD_HASH.test(v));
         if (!suspect) return;
         walk(reply.json, (path, key, v) => {
           if (key === undefined) return;
@@ -149,12 +208,17 @@ export const credentialChecks = defineChecks('auth', [
           const shape = at.replace(/\[\d+\]/g, '[]');
           const where = `${endpointLabel(what)} ${shape}`;
           if (found.has(where)) return;
-          if (CREDENTIAL_NAME.test(key) && v !== null && v !== '') found.set(where, `${where}: a field named like credential material`);
+          if (CREDENTIAL_NAME.test(key) && v !== null && v !== '')
+            found.set(where, `${where}: a field named like credential material`);
           else if (typeof v === 'string' && PASSWORD_HASH.test(v)) found.set(where, `${where}: a password hash`);
         });
       });
       if (!n) throw new Blocked('no successful answer to read (see AUTH-01, AUTH-05)');
-      if (found.size) ctx.fail(`records should carry no credential material (judgement: named by the field's name or a password-hash value; what it holds is not shown): ${[...found.values()].slice(0, 6).join('; ')}`, [...found.keys()]);
+      if (found.size)
+        ctx.fail(
+          `records should carry no credential material (judgement: named by the field's name or a password-hash value; what it holds is not shown): ${[...found.values()].slice(0, 6).join('; ')}`,
+          [...found.keys()],
+        );
     },
   },
 ]);

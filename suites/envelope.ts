@@ -25,10 +25,14 @@ export const envelopeChecks = defineChecks('envelope', [
         // A refusal is judged as a refusal (AUTH-01, AUTH-05, the error checks), not as a broken success.
         if (isRefusal(reply)) continue;
         const errors = validate('envelope.success', reply.json);
-        if (reply.jsonError !== undefined || errors.length) problems.push(`GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : `${describeReply(reply)}: ${formatErrors(errors, 3)}`}`);
+        if (reply.jsonError !== undefined || errors.length)
+          problems.push(
+            `GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : `${describeReply(reply)}: ${formatErrors(errors, 3)}`}`,
+          );
         else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`GET ${path}: no data member`);
       }
-      if (problems.length) ctx.fail(`expected {status: "SUCCESS", code: 200, data} on every success: ${problems.join('; ')}`);
+      if (problems.length)
+        ctx.fail(`expected {status: "SUCCESS", code: 200, data} on every success: ${problems.join('; ')}`);
     },
   },
   {
@@ -38,8 +42,13 @@ export const envelopeChecks = defineChecks('envelope', [
     level: 'MUST',
     spec: '§2.1',
     async run(ctx) {
-      const withMsg = (await successReplies(ctx)).filter(({ reply }) => isRecord(reply.json) && reply.json.status === 'SUCCESS' && 'msg' in reply.json);
-      if (withMsg.length) ctx.fail(`§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `GET ${x.path} (msg ${show((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`);
+      const withMsg = (await successReplies(ctx)).filter(
+        ({ reply }) => isRecord(reply.json) && reply.json.status === 'SUCCESS' && 'msg' in reply.json,
+      );
+      if (withMsg.length)
+        ctx.fail(
+          `§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `GET ${x.path} (msg ${show((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`,
+        );
     },
   },
 ]);

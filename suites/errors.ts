@@ -26,12 +26,20 @@ const PAST_MAX = 1_000_000n;
 export const LIST_QUERY: Record<string, string> = { page: '2', limit: '1', per_page: '1', conformance_probe: '1' };
 
 /** key: the probe's fingerprint, stable across runs (no id that depends on the data). */
-export interface ErrorProbe { kind: string; request: string; key: string; reply: Reply }
+export interface ErrorProbe {
+  kind: string;
+  request: string;
+  key: string;
+  reply: Reply;
+}
 
 /** GET of an interface that does not exist, with the valid token or with none. */
 export async function unknownInterface(ctx: CheckContext, withToken: boolean): Promise<ErrorProbe> {
   const token = withToken ? await ctx.api.token() : undefined;
-  const reply = await ctx.api.once(`errors:unknown-interface:${withToken}`, { path: UNKNOWN_INTERFACE, ...(token !== undefined ? { token } : {}) });
+  const reply = await ctx.api.once(`errors:unknown-interface:${withToken}`, {
+    path: UNKNOWN_INTERFACE,
+    ...(token !== undefined ? { token } : {}),
+  });
   const request = `GET ${UNKNOWN_INTERFACE}${withToken ? '' : ' without a token'}`;
   return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request, key: request, reply };
 }
@@ -42,7 +50,14 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
   let max = 0n;
   for (const { id } of items) {
     // Numeric strings count too: a server rendering ids as strings must not make a real id look unknown.
-    const n = typeof id === 'bigint' ? id : typeof id === 'number' && Number.isSafeInteger(id) ? BigInt(id) : typeof id === 'string' && /^[0-9]{1,30}$/.test(id) ? BigInt(id) : undefined;
+    const n =
+      typeof id === 'bigint'
+        ? id
+        : typeof id === 'number' && Number.isSafeInteger(id)
+          ? BigInt(id)
+          : typeof id === 'string' && /^[0-9]{1,30}$/.test(id)
+            ? BigInt(id)
+            : undefined;
     if (n !== undefined && n > max) max = n;
   }
   return [String(max + PAST_MAX), NON_NUMERIC_ID];
@@ -50,24 +65,41 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
 
 export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Promise<ErrorProbe[]> {
   const token = await ctx.api.token();
-  return Promise.all((await unknownIds(ctx, resource)).map(async (id) => {
-    const path = detailPath(resource, encodeURIComponent(id));
-    const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}`;
-    return { kind: `unknown ${nounOf(resource)} id`, request: `GET ${path}`, key, reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }) };
-  }));
+  return Promise.all(
+    (await unknownIds(ctx, resource)).map(async (id) => {
+      const path = detailPath(resource, encodeURIComponent(id));
+      const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}`;
+      return {
+        kind: `unknown ${nounOf(resource)} id`,
+        request: `GET ${path}`,
+        key,
+        reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }),
+      };
+    }),
+  );
 }
 
 /** Data endpoints 2–7 without a token (§5.4: code 401). */
 export async function noTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
-  return Promise.all((await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
-    kind: 'no token', request: `GET ${path} without a token`, key: `GET ${ep.path} without a token`, reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
-  })));
+  return Promise.all(
+    (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
+      kind: 'no token',
+      request: `GET ${path} without a token`,
+      key: `GET ${ep.path} without a token`,
+      reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
+    })),
+  );
 }
 
 /** /auth with neither secret nor key (§4 endpoint 1: both required). */
 export async function authWithoutParams(ctx: CheckContext): Promise<ErrorProbe> {
   const request = `GET ${AUTH_PATH} without secret and key`;
-  return { kind: 'missing /auth parameters', request, key: request, reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }) };
+  return {
+    kind: 'missing /auth parameters',
+    request,
+    key: request,
+    reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }),
+  };
 }
 
 /** Every error answer the errors area provokes; blocked prerequisites leave their probes out. */
@@ -92,11 +124,15 @@ export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
 
 /** The first few problems and how many more: a broken server gets a readable message, not a wall. */
 export const listed = (problems: string[], max = 5): string =>
-  problems.length > max ? `${problems.slice(0, max).join('; ')} and ${problems.length - max} more` : problems.join('; ');
+  problems.length > max
+    ? `${problems.slice(0, max).join('; ')} and ${problems.length - max} more`
+    : problems.join('; ');
 
 /** Runs a shared assertion; a failure it reports without a fingerprint gets this one (the probe that failed). */
 function withFingerprint(key: string, assert: () => void): void {
-  try { assert(); } catch (e) {
+  try {
+    assert();
+  } catch (e) {
     throw e instanceof CheckFailure && !e.fingerprints.length ? new CheckFailure(e.message, [key]) : e;
   }
 }
@@ -107,18 +143,28 @@ const isSuccessEnvelope = (r: Reply): boolean => successData(r).ok;
 /** GET of each list endpoint with query parameters (§4 rule 2). */
 export async function listQueryProbes(ctx: CheckContext): Promise<Array<{ path: string; plain: Reply; query: Reply }>> {
   const token = await ctx.api.token();
-  return Promise.all(LIST_PATHS.map(async (path) => {
-    const [plain, query] = await Promise.all([ctx.api.get(path), ctx.api.once(`errors:query:${path}`, { path, query: LIST_QUERY, token })]);
-    return { path, plain, query };
-  }));
+  return Promise.all(
+    LIST_PATHS.map(async (path) => {
+      const [plain, query] = await Promise.all([
+        ctx.api.get(path),
+        ctx.api.once(`errors:query:${path}`, { path, query: LIST_QUERY, token }),
+      ]);
+      return { path, plain, query };
+    }),
+  );
 }
 
 async function unknownIdsAreErrors(ctx: CheckContext, resource: Resource): Promise<void> {
   for (const { request, key, reply } of await unknownIdProbes(ctx, resource)) {
     const what = `${request} (an id that is not in /${resource})`;
-    if (isSuccessEnvelope(reply)) ctx.fail(`${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${show((reply.json as { data?: unknown }).data, 80)}`, [key]);
+    if (isSuccessEnvelope(reply))
+      ctx.fail(
+        `${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${show((reply.json as { data?: unknown }).data, 80)}`,
+        [key],
+      );
     withFingerprint(key, () => expectError(ctx, reply, [400, 404], what));
-    if (carriesData(reply)) ctx.fail(`${what}: the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`, [key]);
+    if (carriesData(reply))
+      ctx.fail(`${what}: the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`, [key]);
   }
 }
 
@@ -161,11 +207,18 @@ export const errorChecks = defineChecks('errors', [
       for (const { request, key, reply } of await allErrorProbes(ctx)) {
         // A success where an error was due is the failure of the check for that request, not of the error layout.
         if (isSuccessEnvelope(reply)) continue;
-        if (reply.jsonError !== undefined || !isRecord(reply.json)) { found.add(`${request}: ${describeReply(reply)}`, key); continue; }
+        if (reply.jsonError !== undefined || !isRecord(reply.json)) {
+          found.add(`${request}: ${describeReply(reply)}`, key);
+          continue;
+        }
         const errors = validate('envelope.error', reply.json);
         if (errors.length) found.add(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`, key);
       }
-      if (found.length) ctx.fail(`expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ${listed(found.items)}`, found.fingerprints);
+      if (found.length)
+        ctx.fail(
+          `expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ${listed(found.items)}`,
+          found.fingerprints,
+        );
     },
   },
   {
@@ -180,14 +233,20 @@ export const errorChecks = defineChecks('errors', [
       for (const { request, key, reply } of await allErrorProbes(ctx)) {
         const code = envelopeCode(reply);
         if (isSuccessEnvelope(reply) || typeof code !== 'number') continue;
-        if (reply.status !== 200 && reply.status !== code) found.add(`${request}: HTTP ${reply.status} with envelope code ${code}`, key);
+        if (reply.status !== 200 && reply.status !== code)
+          found.add(`${request}: HTTP ${reply.status} with envelope code ${code}`, key);
       }
-      ctx.observe(found.length ? `HTTP statuses other than 200 and other than the envelope code: ${listed(found.items)}` : 'every error goes out over HTTP 200 or the HTTP status equal to its envelope code');
+      ctx.observe(
+        found.length
+          ? `HTTP statuses other than 200 and other than the envelope code: ${listed(found.items)}`
+          : 'every error goes out over HTTP 200 or the HTTP status equal to its envelope code',
+      );
     },
   },
   {
     id: 'ERR-06',
-    title: 'List endpoints given query parameters ignore them (the same data) or answer 400, never 500 and never other data',
+    title:
+      'List endpoints given query parameters ignore them (the same data) or answer 400, never 500 and never other data',
     level: 'MUST',
     spec: '§4 rule 2, §7',
     async run(ctx) {
@@ -195,20 +254,40 @@ export const errorChecks = defineChecks('errors', [
       const q = new URLSearchParams(LIST_QUERY).toString();
       for (const { path, plain, query } of await listQueryProbes(ctx)) {
         // Only what the parameters change is judged here: a list that fails without them is its own check's finding.
-        if (!isSuccessEnvelope(plain)) { ctx.note(`GET ${path} does not answer SUCCESS even without parameters; not judged here`); continue; }
+        if (!isSuccessEnvelope(plain)) {
+          ctx.note(`GET ${path} does not answer SUCCESS even without parameters; not judged here`);
+          continue;
+        }
         if (isSuccessEnvelope(query)) {
-          if (sameJson(successData(plain).ok ? (plain.json as { data?: unknown }).data : undefined, (query.json as { data?: unknown }).data)) continue;
+          if (
+            sameJson(
+              successData(plain).ok ? (plain.json as { data?: unknown }).data : undefined,
+              (query.json as { data?: unknown }).data,
+            )
+          )
+            continue;
           // Other data may also mean the data changed between the two requests: ask once more without parameters.
           const again = await ctx.send({ path, token: await ctx.api.token() });
-          if (isSuccessEnvelope(again) && sameJson((again.json as { data?: unknown }).data, (query.json as { data?: unknown }).data)) continue;
-          problems.push({ text: `GET ${path}?${q} answered SUCCESS with other data than GET ${path} (twice, before and after): the parameters were applied, and §4 rule 2 accepts none (judgement: ignoring them answers the same data; a list that changes between requests could also differ)`, fingerprint: `GET ${path}?query:applied` });
+          if (
+            isSuccessEnvelope(again) &&
+            sameJson((again.json as { data?: unknown }).data, (query.json as { data?: unknown }).data)
+          )
+            continue;
+          problems.push({
+            text: `GET ${path}?${q} answered SUCCESS with other data than GET ${path} (twice, before and after): the parameters were applied, and §4 rule 2 accepts none (judgement: ignoring them answers the same data; a list that changes between requests could also differ)`,
+            fingerprint: `GET ${path}?query:applied`,
+          });
           continue;
         }
         const code = envelopeCode(query);
         if (code === 400 && validate('envelope.error', query.json).length === 0) continue;
         problems.push({ text: `GET ${path}?${q}: ${describeReply(query)}`, fingerprint: `GET ${path}?query` });
       }
-      if (problems.length) ctx.fail(`expected the same data as without parameters (ignored) or an error envelope with code 400, got ${listed(problems.map((p) => p.text))}`, problems.map((p) => p.fingerprint));
+      if (problems.length)
+        ctx.fail(
+          `expected the same data as without parameters (ignored) or an error envelope with code 400, got ${listed(problems.map((p) => p.text))}`,
+          problems.map((p) => p.fingerprint),
+        );
     },
   },
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
@@ -228,7 +307,7 @@ export const errorChecks = defineChecks('errors', [
     level: 'INFO',
     spec: '§7, §4 endpoints 4 and 6',
     async run(ctx) {
-      const probes = [...await unknownIdProbes(ctx, 'dishes'), ...await unknownIdProbes(ctx, 'seats')];
+      const probes = [...(await unknownIdProbes(ctx, 'dishes')), ...(await unknownIdProbes(ctx, 'seats'))];
       ctx.observe(grouped(probes.map((p) => ({ label: p.request, phrase: errorPhrase(p.reply, true) }))));
     },
   },
@@ -243,7 +322,10 @@ export const errorChecks = defineChecks('errors', [
         let phrase: string;
         if (!q.ok) phrase = `refused (${errorPhrase(query)})`;
         else if (!p.ok) phrase = 'SUCCESS (the plain list did not succeed, so not compared)';
-        else phrase = sameJson(p.data, q.data) ? 'ignored (the same data as without them)' : 'SUCCESS with other data than without them (applied or the data changed)';
+        else
+          phrase = sameJson(p.data, q.data)
+            ? 'ignored (the same data as without them)'
+            : 'SUCCESS with other data than without them (applied or the data changed)';
         return { label: path, phrase };
       });
       ctx.observe(`with ?page=2&limit=1&per_page=1&…: ${grouped(items)}`);

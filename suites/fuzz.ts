@@ -23,7 +23,6 @@ import type { RecordId } from '../core/endpoints.js';
  * seed comes from config and the result goes into the report. Requests go through ctx.send (concurrency cap).
  */
 
-
 /** The property's verdict on one answer: thrown so fast-check shrinks towards the smallest failing ids. */
 class FuzzFinding extends Error {}
 
@@ -40,38 +39,55 @@ async function judge(ctx: CheckContext, t: Target, raw: string, token: string): 
   const noun = nounOf(t.resource);
   const path = `/${t.resource}/${raw}`;
   const asked = `${JSON.stringify(decodedSegment(raw))}${namedId(raw) === undefined ? ' (names no id)' : ''}`;
-  const expected = namedId(raw) === undefined ? 'expected an error with code 400 or 404' : `expected ${noun} ${namedId(raw)} or an error with code 400 or 404`;
+  const expected =
+    namedId(raw) === undefined
+      ? 'expected an error with code 400 or 404'
+      : `expected ${noun} ${namedId(raw)} or an error with code 400 or 404`;
   let r;
   // No response is no evidence: the NetworkError ends the property, and the check is incomplete (see fuzzIds).
   r = await ctx.send({ path, token });
-  if (r.jsonError !== undefined || !isRecord(r.json)) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: not a JSON envelope; ${expected}`;
+  if (r.jsonError !== undefined || !isRecord(r.json))
+    return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: not a JSON envelope; ${expected}`;
   const j = r.json;
   if (j.status === 'SUCCESS' || j.code === 200) {
     const s = successData(r);
-    if (!s.ok) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: neither a success nor an error envelope; ${expected}`;
+    if (!s.ok)
+      return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: neither a success nor an error envelope; ${expected}`;
     const d = s.data;
-    if (!isRecord(d)) return `GET ${path} for ${noun} id ${asked} answered SUCCESS with data ${show(d, 60)}; ${expected}`;
-    if (!isExactlyThatId(raw, d.id)) return `GET ${path} for ${noun} id ${asked} answered ${noun} ${show(d.id)}; ${expected}`;
+    if (!isRecord(d))
+      return `GET ${path} for ${noun} id ${asked} answered SUCCESS with data ${show(d, 60)}; ${expected}`;
+    if (!isExactlyThatId(raw, d.id))
+      return `GET ${path} for ${noun} id ${asked} answered ${noun} ${show(d.id)}; ${expected}`;
     const mark = t.theirs && ownerMark(d, t.theirs);
-    if (mark) return `GET ${path} answered merchant B's ${noun} ${show(d.id)} (${mark}) to merchant A's token; expected an error with code 400 or 404`;
-    if (!t.mine.has(String(d.id))) return `GET ${path} answered ${noun} ${show(d.id)}, which is not among this merchant's GET /${t.resource}; expected an error with code 400 or 404`;
+    if (mark)
+      return `GET ${path} answered merchant B's ${noun} ${show(d.id)} (${mark}) to merchant A's token; expected an error with code 400 or 404`;
+    if (!t.mine.has(String(d.id)))
+      return `GET ${path} answered ${noun} ${show(d.id)}, which is not among this merchant's GET /${t.resource}; expected an error with code 400 or 404`;
     return undefined;
   }
-  if (j.code !== 400 && j.code !== 404) return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}; ${expected}`;
+  if (j.code !== 400 && j.code !== 404)
+    return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}; ${expected}`;
   const errors = validate('envelope.error', j);
-  if (errors.length) return `GET ${path} for ${noun} id ${asked} answered an error body that is not an error envelope (§7): ${formatErrors(errors, 3)}`;
+  if (errors.length)
+    return `GET ${path} for ${noun} id ${asked} answered an error body that is not an error envelope (§7): ${formatErrors(errors, 3)}`;
   const mark = t.theirs && isRecord(j.data) ? ownerMark(j.data as Rec, t.theirs) : undefined;
   if (mark) return `GET ${path} answered an error that carries merchant B's ${noun} (${mark})`;
   return undefined;
 }
 
-async function target(ctx: CheckContext, resource: Resource, theirs: Tenant | undefined): Promise<{ t: Target; mine: RecordId[]; other: RecordId[] }> {
+async function target(
+  ctx: CheckContext,
+  resource: Resource,
+  theirs: Tenant | undefined,
+): Promise<{ t: Target; mine: RecordId[]; other: RecordId[] }> {
   const ids = (items: readonly Rec[]): RecordId[] => items.map((i) => i.id).filter(isIdLike);
   const mine = ids(await ctx.api.list(`/${resource}`));
   const mineSet = new Set(mine.map(String));
   let other: RecordId[] = [];
   if (ctx.config.other_app) {
-    try { other = ids(await ctx.api.list(`/${resource}`, 'other_app')).filter((id) => !mineSet.has(String(id))); } catch (e) {
+    try {
+      other = ids(await ctx.api.list(`/${resource}`, 'other_app')).filter((id) => !mineSet.has(String(id)));
+    } catch (e) {
       if (e instanceof NetworkError) throw e;
       ctx.note(`merchant B's ${resource} not fuzzed: ${(e as Error).message}`);
     }
@@ -86,7 +102,8 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     try {
       const [me, other] = await Promise.all([tenantOf(ctx, 'app'), tenantOf(ctx, 'other_app')]);
       // other_app of the same merchant (a configuration slip) would make every own record "merchant B's".
-      if (me.id === other.id) ctx.note('other_app belongs to the same merchant as app: its ids are not fuzzed as another merchant\'s');
+      if (me.id === other.id)
+        ctx.note("other_app belongs to the same merchant as app: its ids are not fuzzed as another merchant's");
       else theirs = other;
     } catch (e) {
       if (e instanceof NetworkError) throw e;
@@ -94,13 +111,16 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     }
   }
   const [dishes, seats] = await Promise.all([target(ctx, 'dishes', theirs), target(ctx, 'seats', theirs)]);
-  const arb = fc.record({ dish_id: segmentArbitrary(dishes.mine, dishes.other), seat_id: segmentArbitrary(seats.mine, seats.other) });
+  const arb = fc.record({
+    dish_id: segmentArbitrary(dishes.mine, dishes.other),
+    seat_id: segmentArbitrary(seats.mine, seats.other),
+  });
   // Each id is asked for once: the property, its shrinks and the concurrent first pass share the answers.
   const answers = new Map<string, Promise<string | undefined>>();
   const judged = (t: Target, raw: string): Promise<string | undefined> => {
     const key = `${t.resource}/${raw}`;
     let p = answers.get(key);
-    if (!p) answers.set(key, p = judge(ctx, t, raw, token));
+    if (!p) answers.set(key, (p = judge(ctx, t, raw, token)));
     return p;
   };
   const property = fc.asyncProperty(arb, async ({ dish_id, seat_id }) => {
@@ -120,7 +140,9 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   const details = await fc.check(property, { seed, numRuns: runs, ...(path ? { path } : {}) });
   if (path) ctx.note(`replayed fuzz path ${path} (seed ${seed})`);
   if (!details.failed) {
-    ctx.note(`${details.numRuns} generated dish_id/seat_id pairs (seed ${seed}): every answer was the record asked for or an error 400/404`);
+    ctx.note(
+      `${details.numRuns} generated dish_id/seat_id pairs (seed ${seed}): every answer was the record asked for or an error 400/404`,
+    );
     return;
   }
   if (details.counterexample === null) {
@@ -132,14 +154,26 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   const [value] = details.counterexample;
   const counterexample = fc.stringify(value);
   const replay = `--seed ${details.seed} --fuzz-path ${details.counterexamplePath}`;
-  ctx.setFuzz({ seed: details.seed, path: details.counterexamplePath, counterexample, shrinks: details.numShrinks, replay });
-  ctx.fail(`${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times; replay: ${replay})`);
+  ctx.setFuzz({
+    seed: details.seed,
+    path: details.counterexamplePath,
+    counterexample,
+    shrinks: details.numShrinks,
+    replay,
+  });
+  ctx.fail(
+    `${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times; replay: ${replay})`,
+  );
 }
 
 export const fuzzChecks: Check[] = defineChecks('fuzz', [
   {
-    id: 'FUZZ-01', level: 'MUST', spec: '§2.2, §2.3, §4 endpoints 4 and 6, §7', requires: ['fuzz'],
-    title: 'Fuzzed dish_id and seat_id answer the record of exactly that id of this merchant, or an error 400/404 (never 500, never another record)',
+    id: 'FUZZ-01',
+    level: 'MUST',
+    spec: '§2.2, §2.3, §4 endpoints 4 and 6, §7',
+    requires: ['fuzz'],
+    title:
+      'Fuzzed dish_id and seat_id answer the record of exactly that id of this merchant, or an error 400/404 (never 500, never another record)',
     run: fuzzIds,
   },
 ]);

@@ -17,7 +17,18 @@ const profileRank = (c: Check): number => (c.id.startsWith('INFO-') ? 1 : 0);
  * Every check of the suite, in the order a vendor would fix things: by area, the area's rules before its
  * implementation profile (the INFO-* observations), then as declared.
  */
-export const ALL_CHECKS: Check[] = [...authChecks, ...credentialChecks, ...envelopeChecks, ...resourceChecks, ...errorChecks, ...readonlyChecks, ...transportChecks, ...consistencyChecks, ...isolationChecks, ...fuzzChecks]
+export const ALL_CHECKS: Check[] = [
+  ...authChecks,
+  ...credentialChecks,
+  ...envelopeChecks,
+  ...resourceChecks,
+  ...errorChecks,
+  ...readonlyChecks,
+  ...transportChecks,
+  ...consistencyChecks,
+  ...isolationChecks,
+  ...fuzzChecks,
+]
   .map((c, i) => ({ c, i }))
   .sort((a, b) => AREAS.indexOf(a.c.area) - AREAS.indexOf(b.c.area) || profileRank(a.c) - profileRank(b.c) || a.i - b.i)
   .map(({ c }) => c);

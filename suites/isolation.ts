@@ -15,16 +15,25 @@ import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SP
  * of a second merchant). Messages name the exact record that leaked, since this is the finding vendors most need.
  */
 
-interface Side { who: Who; label: string }
+interface Side {
+  who: Who;
+  label: string;
+}
 const A: Side = { who: 'app', label: 'merchant A' };
 const B: Side = { who: 'other_app', label: 'merchant B' };
 
 async function tenants(ctx: CheckContext, me: Side, other: Side): Promise<{ mine: Tenant; theirs: Tenant }> {
   const [mine, theirs] = await Promise.all([tenantOf(ctx, me.who), tenantOf(ctx, other.who)]);
-  if (sameJson(mine.id, theirs.id) || (typeof mine.merchantId === 'string' && mine.merchantId !== '' && mine.merchantId === theirs.merchantId)) {
+  if (
+    sameJson(mine.id, theirs.id) ||
+    (typeof mine.merchantId === 'string' && mine.merchantId !== '' && mine.merchantId === theirs.merchantId)
+  ) {
     // The configuration, not the server, says who is who: other_app is an application of a second merchant. A server
     // that names one merchant for both would otherwise turn every isolation check off by its own word.
-    ctx.fail(`/auth names the same merchant (id ${show(mine.id)}, merchant_id ${show(mine.merchantId)}) for app and for other_app, which is configured as an application of a second merchant: the server answers one application with the other's merchant, so nothing can be kept apart (§1). Judgement: the configuration is trusted; if both applications really belong to one merchant, configure other_app with an application of another merchant`, ['tenants:same-merchant']);
+    ctx.fail(
+      `/auth names the same merchant (id ${show(mine.id)}, merchant_id ${show(mine.merchantId)}) for app and for other_app, which is configured as an application of a second merchant: the server answers one application with the other's merchant, so nothing can be kept apart (§1). Judgement: the configuration is trusted; if both applications really belong to one merchant, configure other_app with an application of another merchant`,
+      ['tenants:same-merchant'],
+    );
   }
   return { mine, theirs };
 }
@@ -50,7 +59,11 @@ function theirRecord(kind: Noun, rec: Rec, theirList: Map<string, Rec>, theirs: 
 function orderMark(o: Rec, tenant: Tenant): string | undefined {
   const mark = ownerMark(o, tenant) ?? (isRecord(o.seat) ? ownerMark(o.seat, tenant) : undefined);
   if (mark) return mark;
-  for (const d of Array.isArray(o.dishes) ? o.dishes : []) if (isRecord(d)) { const m = ownerMark(d, tenant); if (m) return m; }
+  for (const d of Array.isArray(o.dishes) ? o.dishes : [])
+    if (isRecord(d)) {
+      const m = ownerMark(d, tenant);
+      if (m) return m;
+    }
   return undefined;
 }
 
@@ -58,12 +71,18 @@ function orderMark(o: Rec, tenant: Tenant): string | undefined {
  * Their records by id, without those that carry my own user_id or merchant_id: a record of mine leaked into their
  * list is mine (the other direction's check reports that leak), not theirs.
  */
-function theirRecords(items: readonly Rec[] | undefined, mine: Tenant, mark: (r: Rec, t: Tenant) => string | undefined = ownerMark): Map<string, Rec> {
+function theirRecords(
+  items: readonly Rec[] | undefined,
+  mine: Tenant,
+  mark: (r: Rec, t: Tenant) => string | undefined = ownerMark,
+): Map<string, Rec> {
   return byId((items ?? []).filter((i) => !mark(i, mine)));
 }
 
 async function listOf(ctx: CheckContext, path: ListPath, side: Side): Promise<readonly Rec[] | undefined> {
-  try { return await ctx.api.list(path, side.who); } catch (e) {
+  try {
+    return await ctx.api.list(path, side.who);
+  } catch (e) {
     if (e instanceof NetworkError) throw e;
     ctx.note(`GET ${path} with ${side.label}'s token not used: ${(e as Error).message}`);
     return undefined;
@@ -71,13 +90,21 @@ async function listOf(ctx: CheckContext, path: ListPath, side: Side): Promise<re
 }
 
 const ISO_01: CheckDeclaration = {
-  id: 'ISO-01', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
-  title: "With merchant A's token, none of merchant B's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
+  id: 'ISO-01',
+  level: 'MUST',
+  spec: '§1, §4 endpoints 4 and 6',
+  requires: ['other_app'],
+  title:
+    "With merchant A's token, none of merchant B's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
   run: (ctx) => theirIdsDoNotResolve(ctx, A, B),
 };
 const ISO_03: CheckDeclaration = {
-  id: 'ISO-03', level: 'MUST', spec: '§1, §4 endpoints 4 and 6', requires: ['other_app'],
-  title: "With merchant B's token, none of merchant A's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
+  id: 'ISO-03',
+  level: 'MUST',
+  spec: '§1, §4 endpoints 4 and 6',
+  requires: ['other_app'],
+  title:
+    "With merchant B's token, none of merchant A's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
   run: (ctx) => theirIdsDoNotResolve(ctx, B, A),
 };
 
@@ -101,7 +128,10 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my
       // list) is mine to read.
       const own = mine.get(String(id));
-      if (!theirById.has(String(id)) || (own && !theirRecord(noun, own, theirById, theirs))) { shared++; return; }
+      if (!theirById.has(String(id)) || (own && !theirRecord(noun, own, theirById, theirs))) {
+        shared++;
+        return;
+      }
       probed++;
       const path = detailPath(resource, id);
       const head = `GET ${path} with ${me.label}'s token`;
@@ -111,31 +141,59 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       if (s.ok) {
         const d = s.data;
         const mark = isRecord(d) ? ownerMark(d, theirs) : undefined;
-        found.add(isRecord(d) && sameId(d.id, id)
-          ? `${head} answered ${other.label}'s ${noun} ${id}${mark ? ` (${mark})` : ''}`
-          : `${head} answered SUCCESS (data ${show(d, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`, recordKey(noun, id));
+        found.add(
+          isRecord(d) && sameId(d.id, id)
+            ? `${head} answered ${other.label}'s ${noun} ${id}${mark ? ` (${mark})` : ''}`
+            : `${head} answered SUCCESS (data ${show(d, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`,
+          recordKey(noun, id),
+        );
         return;
       }
       const data = isRecord(reply.json) ? reply.json.data : undefined;
       const mark = isRecord(data) ? ownerMark(data, theirs) : undefined;
-      if (mark) found.add(`${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`, recordKey(noun, id));
+      if (mark)
+        found.add(
+          `${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`,
+          recordKey(noun, id),
+        );
       else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number)) {
-        found.add(`${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`, recordKey(noun, id));
+        found.add(
+          `${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`,
+          recordKey(noun, id),
+        );
       }
     });
-    if (shared) ctx.note(`${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`);
+    if (shared)
+      ctx.note(
+        `${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`,
+      );
   }
-  if (!probed) throw new Blocked(`${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`);
-  if (found.length) ctx.fail(`${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`, found.fingerprints);
+  if (!probed)
+    throw new Blocked(
+      `${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`,
+    );
+  if (found.length)
+    ctx.fail(
+      `${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`,
+      found.fingerprints,
+    );
 }
 
 const ISO_02: CheckDeclaration = {
-  id: 'ISO-02', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:app', 'seats:app'],
+  id: 'ISO-02',
+  level: 'MUST',
+  spec: '§1, §4 endpoints 2–7',
+  requires: ['other_app'],
+  sweeps: ['dishes:app', 'seats:app'],
   title: "Merchant A's responses carry none of merchant B's records, user_id or merchant_id",
   run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, A, B),
 };
 const ISO_04: CheckDeclaration = {
-  id: 'ISO-04', level: 'MUST', spec: '§1, §4 endpoints 2–7', requires: ['other_app'], sweeps: ['dishes:other_app', 'seats:other_app'],
+  id: 'ISO-04',
+  level: 'MUST',
+  spec: '§1, §4 endpoints 2–7',
+  requires: ['other_app'],
+  sweeps: ['dishes:other_app', 'seats:other_app'],
   title: "Merchant B's responses carry none of merchant A's records, user_id or merchant_id",
   run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
 };
@@ -144,7 +202,8 @@ const ISO_04: CheckDeclaration = {
 async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, other: Side): Promise<void> {
   const { mine, theirs } = await tenants(ctx, me, other);
   const found = new Findings();
-  const says = (path: string, text: string, key: string): void => found.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`, `GET ${path}:${key}`);
+  const says = (path: string, text: string, key: string): void =>
+    found.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`, `GET ${path}:${key}`);
   const [theirDishes, theirSeats, theirOrders] = await Promise.all([
     listOf(ctx, '/dishes', other).then((l) => theirRecords(l, mine)),
     listOf(ctx, '/seats', other).then((l) => theirRecords(l, mine)),
@@ -156,7 +215,12 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   try {
     const m = await ctx.api.merchant(me.who);
     looked++;
-    if (sameJson(m.id, theirs.id) || (typeof theirs.merchantId === 'string' && m.merchant_id === theirs.merchantId)) says('/merchant', `answered ${other.label}'s merchant record (id ${show(m.id)}, merchant_id ${show(m.merchant_id)})`, 'merchant');
+    if (sameJson(m.id, theirs.id) || (typeof theirs.merchantId === 'string' && m.merchant_id === theirs.merchantId))
+      says(
+        '/merchant',
+        `answered ${other.label}'s merchant record (id ${show(m.id)}, merchant_id ${show(m.merchant_id)})`,
+        'merchant',
+      );
   } catch (e) {
     if (e instanceof NetworkError) throw e;
     ctx.note(`GET /merchant with ${me.label}'s token not used: ${(e as Error).message}`);
@@ -184,21 +248,42 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   if (orders) {
     looked++;
     for (const o of orders) {
-      const leaked = ownerMark(o, theirs) ?? (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id))!.order_number) ? 'the same order_number as theirs' : undefined);
-      if (leaked) { says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id)); continue; } // its seat and dishes come with it
+      const leaked =
+        ownerMark(o, theirs) ??
+        (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id))!.order_number)
+          ? 'the same order_number as theirs'
+          : undefined);
+      if (leaked) {
+        says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id));
+        continue;
+      } // its seat and dishes come with it
       if (isRecord(o.seat)) {
         const why = theirRecord('seat', o.seat, theirSeats, theirs);
-        if (why) says('/orders', `: order ${show(o.id)} sits at ${other.label}'s seat ${show(o.seat.id)} (${why})`, `${recordKey('order', o.id)}:${recordKey('seat', o.seat.id)}`);
+        if (why)
+          says(
+            '/orders',
+            `: order ${show(o.id)} sits at ${other.label}'s seat ${show(o.seat.id)} (${why})`,
+            `${recordKey('order', o.id)}:${recordKey('seat', o.seat.id)}`,
+          );
       }
       for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
         if (!isRecord(d)) continue;
         const why = theirRecord('dish', d, theirDishes, theirs);
-        if (why) says('/orders', `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`, `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`);
+        if (why)
+          says(
+            '/orders',
+            `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`,
+            `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`,
+          );
       }
     }
   }
   if (!looked) throw new Blocked(`no response of ${me.label} to look into`);
-  if (found.length) ctx.fail(`The responses of ${me.label} (${me.who}) carry data of ${other.label} (${other.who}: user_id ${show(theirs.id)}, merchant_id ${show(theirs.merchantId)}) in ${found.length} place${found.length > 1 ? 's' : ''}: ${found.list()}`, found.fingerprints);
+  if (found.length)
+    ctx.fail(
+      `The responses of ${me.label} (${me.who}) carry data of ${other.label} (${other.who}: user_id ${show(theirs.id)}, merchant_id ${show(theirs.merchantId)}) in ${found.length} place${found.length > 1 ? 's' : ''}: ${found.list()}`,
+      found.fingerprints,
+    );
 }
 
 export const isolationChecks: Check[] = defineChecks('isolation', [ISO_01, ISO_02, ISO_03, ISO_04]);

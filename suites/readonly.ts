@@ -10,8 +10,18 @@ import { errorPhrase, grouped } from './support/observations.js';
 /** The methods §1 and §3 rule out ("read-only; no operation changes any state"). Sent only with unsafe_methods. */
 export const UNSAFE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export interface UnsafeAnswer { method: string; path: string; reply?: Reply; error?: string }
-export interface UnsafeProbe { paths: string[]; before: Reply[]; answers: UnsafeAnswer[]; after: Reply[] }
+export interface UnsafeAnswer {
+  method: string;
+  path: string;
+  reply?: Reply;
+  error?: string;
+}
+export interface UnsafeProbe {
+  paths: string[];
+  before: Reply[];
+  answers: UnsafeAnswer[];
+  after: Reply[];
+}
 
 /**
  * GET every data endpoint (lists and a real detail), send each unsafe method to each, GET them again.
@@ -29,7 +39,11 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   for (const path of paths) {
     for (const method of UNSAFE_METHODS) {
       try {
-        answers.push({ method, path, reply: await ctx.api.once(`readonly:${method}:${path}`, { method, path, token }) });
+        answers.push({
+          method,
+          path,
+          reply: await ctx.api.once(`readonly:${method}:${path}`, { method, path, token }),
+        });
       } catch (e) {
         if (!(e instanceof NetworkError)) throw e;
         answers.push({ method, path, error: e.message });
@@ -52,13 +66,17 @@ export function dataChanges(before: unknown, after: unknown): string[] {
   // big bodies once).
   if (sameJson(before, after)) return [];
   if (Array.isArray(before) && Array.isArray(after)) {
-    const index = (xs: unknown[]): Map<string, unknown> => new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? jsonText(x.id) : `#${i}`, x]));
+    const index = (xs: unknown[]): Map<string, unknown> =>
+      new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? jsonText(x.id) : `#${i}`, x]));
     const [b, a] = [index(before), index(after)];
     const out: string[] = [];
     for (const [id, x] of b) {
       const y = a.get(id);
       if (y === undefined) out.push(`record ${id} is gone`);
-      else if (!sameJson(x, y)) out.push(`record ${id} changed: ${isRecord(x) && isRecord(y) ? fieldDiff(x, y).join(', ') : `${show(x, 40)} → ${show(y, 40)}`}`);
+      else if (!sameJson(x, y))
+        out.push(
+          `record ${id} changed: ${isRecord(x) && isRecord(y) ? fieldDiff(x, y).join(', ') : `${show(x, 40)} → ${show(y, 40)}`}`,
+        );
     }
     for (const id of a.keys()) if (!b.has(id)) out.push(`record ${id} is new`);
     return out;
@@ -82,14 +100,25 @@ export const readonlyChecks = defineChecks('readonly', [
       const problems: string[] = [];
       paths.forEach((path, i) => {
         const [b, a] = [successData(before[i]!), successData(after[i]!)];
-        if (!b.ok) { ctx.note(`GET ${path} did not succeed before the unsafe requests (${b.why}); not compared`); return; }
-        if (!a.ok) { problems.push(`GET ${path} answered SUCCESS before and ${describeReply(after[i]!)} after`); return; }
+        if (!b.ok) {
+          ctx.note(`GET ${path} did not succeed before the unsafe requests (${b.why}); not compared`);
+          return;
+        }
+        if (!a.ok) {
+          problems.push(`GET ${path} answered SUCCESS before and ${describeReply(after[i]!)} after`);
+          return;
+        }
         const changes = dataChanges(b.data, a.data);
-        if (changes.length) problems.push(`GET ${path}: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? ` and ${changes.length - 5} more` : ''}`);
+        if (changes.length)
+          problems.push(
+            `GET ${path}: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? ` and ${changes.length - 5} more` : ''}`,
+          );
       });
       if (problems.length) {
-        ctx.fail(`after POST, PUT, PATCH and DELETE to ${paths.join(', ')}, expected the same data through GET as before, got: ${problems.join(' | ')} ` +
-          '(the comparison assumes no other client changes the merchant during the run)');
+        ctx.fail(
+          `after POST, PUT, PATCH and DELETE to ${paths.join(', ')}, expected the same data through GET as before, got: ${problems.join(' | ')} ` +
+            '(the comparison assumes no other client changes the merchant during the run)',
+        );
       }
     },
   },
@@ -102,8 +131,15 @@ export const readonlyChecks = defineChecks('readonly', [
     requires: ['unsafe_methods'],
     async run(ctx) {
       const { answers } = await unsafeProbe(ctx);
-      ctx.observe(grouped(answers.map((a) => ({ label: `${a.method} ${a.path}`, phrase: a.reply ? errorPhrase(a.reply) : `no response (${a.error})` })),
-        `all ${answers.length} requests (POST, PUT, PATCH and DELETE to ${[...new Set(answers.map((a) => a.path))].join(', ')})`));
+      ctx.observe(
+        grouped(
+          answers.map((a) => ({
+            label: `${a.method} ${a.path}`,
+            phrase: a.reply ? errorPhrase(a.reply) : `no response (${a.error})`,
+          })),
+          `all ${answers.length} requests (POST, PUT, PATCH and DELETE to ${[...new Set(answers.map((a) => a.path))].join(', ')})`,
+        ),
+      );
     },
   },
 ]);

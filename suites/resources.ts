@@ -11,11 +11,14 @@ import { Findings } from '../core/findings.js';
 function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: string): CheckDeclaration {
   const { path, schema } = RESOURCES[resource];
   return {
-    id, level: 'MUST', spec,
+    id,
+    level: 'MUST',
+    spec,
     title: `GET ${path} answers an array of ${resource} of the shape of ${spec.split(',')[0]}`,
     async run(ctx) {
       const data = answeredData(await ctx.api.get(path), `GET ${path}`);
-      if (!Array.isArray(data)) return ctx.fail(`GET ${path}: expected data to be an array, got ${data === null ? 'null' : typeof data}`);
+      if (!Array.isArray(data))
+        return ctx.fail(`GET ${path}: expected data to be an array, got ${data === null ? 'null' : typeof data}`);
       expectShape(ctx, schema, data, `GET ${path}`, '/data', true);
       if (data.length === 0) ctx.note(`GET ${path} is empty: the record checks built on it had nothing to check`);
     },
@@ -26,11 +29,15 @@ function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: st
 function detailShape(id: string, resource: Resource, spec: string): CheckDeclaration {
   const { noun, schema } = RESOURCES[resource];
   return {
-    id, level: 'MUST', spec, sweeps: [`${resource}:app`],
+    id,
+    level: 'MUST',
+    spec,
+    sweeps: [`${resource}:app`],
     title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id`,
     async run(ctx) {
       const { ids, total, sampled } = await ctx.api.detailIds(resource);
-      if (sampled) ctx.note(`checked a seeded sample of ${ids.length} of ${total} ${resource} (seed ${ctx.config.fuzz.seed})`);
+      if (sampled)
+        ctx.note(`checked a seeded sample of ${ids.length} of ${total} ${resource} (seed ${ctx.config.fuzz.seed})`);
       const found = new Findings();
       let firstData: unknown;
       await ctx.api.each(ids, async (itemId) => {
@@ -39,9 +46,20 @@ function detailShape(id: string, resource: Resource, spec: string): CheckDeclara
         const data = expectSuccess(ctx, reply, `GET ${path}`);
         if (itemId === ids[0]) firstData = data;
         const errors = validate(schema, data, '/data');
-        if (errors.length) found.add(`GET ${path}: ${formatErrors(errors, 3)}`, ...errors.map((e) => `${noun}:${String(itemId)}${e.path.replace(/^\/data/, '')}`) as [string, ...string[]]);
+        if (errors.length)
+          found.add(
+            `GET ${path}: ${formatErrors(errors, 3)}`,
+            ...(errors.map((e) => `${noun}:${String(itemId)}${e.path.replace(/^\/data/, '')}`) as [
+              string,
+              ...string[],
+            ]),
+          );
       });
-      if (found.length) ctx.fail(`${found.length} of ${ids.length} details do not match the ${noun} shape: ${found.items.slice(0, 5).join('; ')}`, found.fingerprints);
+      if (found.length)
+        ctx.fail(
+          `${found.length} of ${ids.length} details do not match the ${noun} shape: ${found.items.slice(0, 5).join('; ')}`,
+          found.fingerprints,
+        );
       const first = ids[0];
       if (first !== undefined) expectShape(ctx, schema, firstData, `GET ${detailPath(resource, first)}`);
     },
@@ -49,14 +67,18 @@ function detailShape(id: string, resource: Resource, spec: string): CheckDeclara
 }
 
 export const resourceChecks: Check[] = [
-  ...defineChecks('merchant', [{
-    id: 'MER-01', level: 'MUST', spec: '§2.5, §4 endpoint 2',
-    title: 'GET /merchant answers the merchant record of §2.5',
-    async run(ctx: CheckContext) {
-      const data = answeredData(await ctx.api.get('/merchant'), 'GET /merchant');
-      expectShape(ctx, 'merchant', data, 'GET /merchant');
+  ...defineChecks('merchant', [
+    {
+      id: 'MER-01',
+      level: 'MUST',
+      spec: '§2.5, §4 endpoint 2',
+      title: 'GET /merchant answers the merchant record of §2.5',
+      async run(ctx: CheckContext) {
+        const data = answeredData(await ctx.api.get('/merchant'), 'GET /merchant');
+        expectShape(ctx, 'merchant', data, 'GET /merchant');
+      },
     },
-  }]),
+  ]),
   ...defineChecks('dishes', [
     listShape('DISH-01', 'dishes', '§2.2, §4 endpoint 3'),
     detailShape('DISH-02', 'dishes', '§2.2, §4 endpoint 4'),
@@ -68,19 +90,31 @@ export const resourceChecks: Check[] = [
   ...defineChecks('orders', [
     listShape('ORD-01', 'orders', '§2.4, §2.2, §4 endpoint 7'),
     {
-      id: 'ORD-02', level: 'SHOULD', spec: '§2.4 (device)',
-      title: "Each order device also carries the sample's members (device_id, remark, status, created_at, updated_at, seat_id, version_name)",
+      id: 'ORD-02',
+      level: 'SHOULD',
+      spec: '§2.4 (device)',
+      title:
+        "Each order device also carries the sample's members (device_id, remark, status, created_at, updated_at, seat_id, version_name)",
       async run(ctx) {
         const orders = records(await ctx.api.list('/orders'));
         // The first few problems as text, the rest counted (two million orders must not become two million strings).
         const problems: string[] = [];
         let problemCount = 0;
         orders.forEach((o, i) => {
-          if (problemCount >= 3) { if (!isValid('device#/$defs/complete', o.device)) problemCount++; return; }
+          if (problemCount >= 3) {
+            if (!isValid('device#/$defs/complete', o.device)) problemCount++;
+            return;
+          }
           const errors = validate('device#/$defs/complete', o.device, `/data/${i}/device`);
-          if (errors.length) { problemCount++; problems.push(`order ${show(o.id, 40)}: ${formatErrors(errors, 4)}`); }
+          if (errors.length) {
+            problemCount++;
+            problems.push(`order ${show(o.id, 40)}: ${formatErrors(errors, 4)}`);
+          }
         });
-        if (problemCount) ctx.fail(`§2.4: a builder should emit the members of both device lists; the sample's (device_id, remark, status, created_at, updated_at, seat_id, version_name) are missing in ${problemCount} of ${orders.length} orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): ${problems.slice(0, 3).join('; ')}`);
+        if (problemCount)
+          ctx.fail(
+            `§2.4: a builder should emit the members of both device lists; the sample's (device_id, remark, status, created_at, updated_at, seat_id, version_name) are missing in ${problemCount} of ${orders.length} orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): ${problems.slice(0, 3).join('; ')}`,
+          );
       },
     },
   ]),

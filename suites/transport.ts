@@ -13,12 +13,17 @@ import { errorPhrase, grouped, sendOrError } from './support/observations.js';
 /** The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests) and one error answer. */
 export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
   const out: Array<{ request: string; reply: Reply }> = [{ request: `GET ${AUTH_PATH}`, reply: await ctx.api.auth() }];
-  const paths = await dataEndpointPaths(ctx).catch((e: unknown) => { if (e instanceof Blocked) return []; throw e; });
+  const paths = await dataEndpointPaths(ctx).catch((e: unknown) => {
+    if (e instanceof Blocked) return [];
+    throw e;
+  });
   for (const { path } of paths) out.push({ request: `GET ${path}`, reply: await ctx.api.get(path) });
   try {
     const e = await unknownInterface(ctx, true);
     out.push({ request: e.request, reply: e.reply });
-  } catch (e) { if (!(e instanceof Blocked)) throw e; }
+  } catch (e) {
+    if (!(e instanceof Blocked)) throw e;
+  }
   return out;
 }
 
@@ -31,7 +36,8 @@ export function contentTypeProblem(value: string | undefined): string | undefine
   if (value === undefined || value.trim() === '') return 'no Content-Type header';
   const [type = '', ...params] = value.split(';').map((s) => s.trim());
   const media = type.toLowerCase();
-  if (media !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media)) return `Content-Type ${show(value)} is not a JSON media type`;
+  if (media !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media))
+    return `Content-Type ${show(value)} is not a JSON media type`;
   for (const p of params) {
     const [k = '', v = ''] = p.split('=').map((s) => s.trim());
     if (k.toLowerCase() !== 'charset') continue;
@@ -45,10 +51,19 @@ export function contentTypeProblem(value: string | undefined): string | undefine
 function invalidUtf8At(reply: Reply): string {
   const find = (v: unknown, at: string): string | undefined => {
     if (typeof v === 'string') return v.includes('\uFFFD') ? `${at} (${show(v, 60)})` : undefined;
-    if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) { const f = find(v[i], `${at}/${i}`); if (f) return f; } return undefined; }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const f = find(v[i], `${at}/${i}`);
+        if (f) return f;
+      }
+      return undefined;
+    }
     if (isRecord(v)) {
       const id = v.id !== undefined ? `[id ${show(v.id)}]` : '';
-      for (const [k, x] of Object.entries(v)) { const f = find(x, `${at}${id}/${k}`); if (f) return f; }
+      for (const [k, x] of Object.entries(v)) {
+        const f = find(x, `${at}${id}/${k}`);
+        if (f) return f;
+      }
     }
     return undefined;
   };
@@ -71,9 +86,13 @@ export const transportChecks = defineChecks('transport', [
       const keys: string[] = [];
       for (const { request, reply } of await sampleReplies(ctx)) {
         const p = contentTypeProblem(reply.headers['content-type']);
-        if (p) { problems.push(`${request}: ${p}`); keys.push(endpointLabel(request)); }
+        if (p) {
+          problems.push(`${request}: ${p}`);
+          keys.push(endpointLabel(request));
+        }
       }
-      if (problems.length) ctx.fail(`expected Content-Type application/json (charset utf-8 or none), got ${problems.join('; ')}`, keys);
+      if (problems.length)
+        ctx.fail(`expected Content-Type application/json (charset utf-8 or none), got ${problems.join('; ')}`, keys);
     },
   },
   {
@@ -83,7 +102,11 @@ export const transportChecks = defineChecks('transport', [
     spec: '§1, §4',
     async run(ctx) {
       const bad = (await sampleReplies(ctx)).filter(({ reply }) => !reply.utf8);
-      if (bad.length) ctx.fail(`expected UTF-8 bodies (§1), got ${bad.map(({ request, reply }) => `${request}: invalid UTF-8 ${invalidUtf8At(reply)}`).join('; ')} (U+FFFD marks the bytes that are not UTF-8)`, bad.map(({ request }) => endpointLabel(request)));
+      if (bad.length)
+        ctx.fail(
+          `expected UTF-8 bodies (§1), got ${bad.map(({ request, reply }) => `${request}: invalid UTF-8 ${invalidUtf8At(reply)}`).join('; ')} (U+FFFD marks the bytes that are not UTF-8)`,
+          bad.map(({ request }) => endpointLabel(request)),
+        );
     },
   },
   {
@@ -99,7 +122,9 @@ export const transportChecks = defineChecks('transport', [
       const base = plain.toString().replace(/\/+$/, '');
       const path = '/merchant';
       const probe = async (token?: string): Promise<Reply | string> => {
-        try { return await ctx.send({ path, baseUrl: base, ...(token !== undefined ? { token } : {}) }); } catch (e) {
+        try {
+          return await ctx.send({ path, baseUrl: base, ...(token !== undefined ? { token } : {}) });
+        } catch (e) {
           if (e instanceof NetworkError) return e.message;
           throw e;
         }
@@ -107,15 +132,22 @@ export const transportChecks = defineChecks('transport', [
       const servesData = (r: Reply): boolean => successData(r).ok;
       const first = await probe();
       if (typeof first === 'string') return ctx.observe(`plain HTTP refused: ${first}`);
-      if (servesData(first)) ctx.fail(`GET ${base}${path} over plain HTTP, without a token: expected no merchant data, got ${describeReply(first)} with data ${show((first.json as { data?: unknown }).data, 80)}`);
+      if (servesData(first))
+        ctx.fail(
+          `GET ${base}${path} over plain HTTP, without a token: expected no merchant data, got ${describeReply(first)} with data ${show((first.json as { data?: unknown }).data, 80)}`,
+        );
       if (!isRecord(first.json)) return ctx.observe(`plain HTTP answers ${describeReply(first)}, not the API`);
       // The API answers on plain HTTP (an error envelope): only the token shows whether it would serve data. The
       // token crosses plain HTTP only here, after the origin has shown it speaks the API there anyway.
       const second = await probe(await ctx.api.token());
       if (typeof second !== 'string' && servesData(second)) {
-        ctx.fail(`GET ${base}${path} over plain HTTP with the token: expected no merchant data (only HTTPS is supported), got ${describeReply(second)} with data ${show((second.json as { data?: unknown }).data, 80)}`);
+        ctx.fail(
+          `GET ${base}${path} over plain HTTP with the token: expected no merchant data (only HTTPS is supported), got ${describeReply(second)} with data ${show((second.json as { data?: unknown }).data, 80)}`,
+        );
       }
-      ctx.note(`the plain HTTP origin answers API envelopes (${describeReply(first)}) but served no data with the token (${typeof second === 'string' ? second : describeReply(second)})`);
+      ctx.note(
+        `the plain HTTP origin answers API envelopes (${describeReply(first)}) but served no data with the token (${typeof second === 'string' ? second : describeReply(second)})`,
+      );
     },
   },
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
@@ -130,9 +162,23 @@ export const transportChecks = defineChecks('transport', [
       const c = ctx.config.app;
       // /merchant first: the /auth call may issue a token that ends the run's (§5.6).
       const merchant = await sendOrError(ctx, { path: '/merchant', token, contentType: false });
-      const auth = await sendOrError(ctx, { path: AUTH_PATH, query: { secret: c.secret, key: c.key }, contentType: false });
-      const phrase = (r: Reply | string): string => (typeof r === 'string' ? `no response (${r})` : successData(r).ok ? 'answered as usual (SUCCESS)' : `refused (${errorPhrase(r)})`);
-      ctx.observe(grouped([{ label: `GET ${AUTH_PATH}`, phrase: phrase(auth) }, { label: 'GET /merchant', phrase: phrase(merchant) }]) + ' — without Content-Type');
+      const auth = await sendOrError(ctx, {
+        path: AUTH_PATH,
+        query: { secret: c.secret, key: c.key },
+        contentType: false,
+      });
+      const phrase = (r: Reply | string): string =>
+        typeof r === 'string'
+          ? `no response (${r})`
+          : successData(r).ok
+            ? 'answered as usual (SUCCESS)'
+            : `refused (${errorPhrase(r)})`;
+      ctx.observe(
+        grouped([
+          { label: `GET ${AUTH_PATH}`, phrase: phrase(auth) },
+          { label: 'GET /merchant', phrase: phrase(merchant) },
+        ]) + ' — without Content-Type',
+      );
     },
   },
   {
@@ -142,12 +188,19 @@ export const transportChecks = defineChecks('transport', [
     spec: '§8',
     async run(ctx) {
       const times: string[] = [`GET ${AUTH_PATH} ${Math.round((await ctx.api.auth()).durationMs)} ms`];
-      const paths = await dataEndpointPaths(ctx).catch((e: unknown) => { if (e instanceof Blocked) return []; throw e; });
+      const paths = await dataEndpointPaths(ctx).catch((e: unknown) => {
+        if (e instanceof Blocked) return [];
+        throw e;
+      });
       for (const { ep, path } of paths) {
         const r = await ctx.api.get(path);
-        times.push(`GET ${ep.path} ${Math.round(r.durationMs)} ms (${r.bytes} bytes${envelopeCode(r) !== 200 ? `, ${errorPhrase(r)}` : ''})`);
+        times.push(
+          `GET ${ep.path} ${Math.round(r.durationMs)} ms (${r.bytes} bytes${envelopeCode(r) !== 200 ? `, ${errorPhrase(r)}` : ''})`,
+        );
       }
-      ctx.observe(`${times.join('; ')} — first call of each during the run, under concurrency ${ctx.config.concurrency}`);
+      ctx.observe(
+        `${times.join('; ')} — first call of each during the run, under concurrency ${ctx.config.concurrency}`,
+      );
     },
   },
 ]);

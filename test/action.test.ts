@@ -8,61 +8,111 @@ import { packageRoot } from '../core/paths.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { withServer } from './helpers/target.js';
 
-interface Step { name?: string; id?: string; uses?: string; run?: string; shell?: string; env?: Record<string, string>; if?: string }
-interface Action { inputs: Record<string, { required?: boolean; default?: string }>; outputs: Record<string, { value: string }>; runs: { using: string; steps: Step[] } }
+interface Step {
+  name?: string;
+  id?: string;
+  uses?: string;
+  run?: string;
+  shell?: string;
+  env?: Record<string, string>;
+  if?: string;
+}
+interface Action {
+  inputs: Record<string, { required?: boolean; default?: string }>;
+  outputs: Record<string, { value: string }>;
+  runs: { using: string; steps: Step[] };
+}
 
 const action = parse(readFileSync(join(packageRoot, 'action.yml'), 'utf8')) as Action;
 
 /** `${{ inputs.x }}` as the runner fills it: the given input, or its default. */
 function expand(value: string, inputs: Record<string, string>): string {
-  return value.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => inputs[name] ?? action.inputs[name]?.default ?? '');
+  return value.replace(
+    /\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g,
+    (_, name: string) => inputs[name] ?? action.inputs[name]?.default ?? '',
+  );
 }
 
 /**
  * Runs the action's `run` step the way a composite action does: bash, its env expanded, GITHUB_* set. Asynchronous:
  * the reference server answers from this same process.
  */
-async function runStep(step: Step, inputs: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string; outputs: Record<string, string> }> {
+async function runStep(
+  step: Step,
+  inputs: Record<string, string>,
+  cwd: string,
+): Promise<{ status: number | null; stdout: string; stderr: string; outputs: Record<string, string> }> {
   const output = join(cwd, 'github-output');
   writeFileSync(output, '');
   const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, inputs)]));
   const child = spawn('bash', ['-e', '-c', step.run!], {
-    cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GITHUB_ACTION_PATH: packageRoot, GITHUB_OUTPUT: output, GITHUB_ACTIONS: 'true', ...env },
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      GITHUB_ACTION_PATH: packageRoot,
+      GITHUB_OUTPUT: output,
+      GITHUB_ACTIONS: 'true',
+      ...env,
+    },
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const outputs = Object.fromEntries(readFileSync(output, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split('=', 2) as [string, string]));
+  const outputs = Object.fromEntries(
+    readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('=', 2) as [string, string]),
+  );
   return { status, stdout, stderr, outputs };
 }
 
 describe('the GitHub Action (action.yml)', () => {
   test('declares the target, the credentials as inputs, the verdict as outputs, and never interpolates inputs into a script', () => {
     expect(action.runs.using).toBe('composite');
-    for (const k of ['base-url', 'secret', 'key', 'other-secret', 'other-key', 'baseline', 'strict', 'upload-report']) expect(action.inputs[k], k).toBeDefined();
+    for (const k of ['base-url', 'secret', 'key', 'other-secret', 'other-key', 'baseline', 'strict', 'upload-report'])
+      expect(action.inputs[k], k).toBeDefined();
     expect(Object.keys(action.outputs)).toEqual(['verdict', 'exit-code']);
-    for (const s of action.runs.steps) if (s.run) expect(s.run, `${s.name}: inputs go through env`).not.toMatch(/\$\{\{/);
-    expect(action.runs.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@') && s.if?.includes('!cancelled()'))).toBe(true);
+    for (const s of action.runs.steps)
+      if (s.run) expect(s.run, `${s.name}: inputs go through env`).not.toMatch(/\$\{\{/);
+    expect(
+      action.runs.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@') && s.if?.includes('!cancelled()')),
+    ).toBe(true);
   });
 
-  test('its run step checks a server, sets the verdict output and exits with the run\'s code', async () => {
+  test("its run step checks a server, sets the verdict output and exits with the run's code", async () => {
     const step = action.runs.steps.find((s) => s.id === 'run')!;
-    await withServer([], async (srv) => {
-      const cwd = mkdtempSync(join(tmpdir(), 'action-'));
-      const inputs = { 'base-url': srv.baseUrl, secret: CREDENTIALS.app.secret, key: CREDENTIALS.app.key, args: '--only AUTH-* --seed 1' };
-      const partial = await runStep(step, inputs, cwd);
-      expect(partial.status, partial.stderr).toBe(0);
-      expect(partial.outputs).toEqual({ 'exit-code': '0', verdict: 'partial' });
-      expect(partial.stdout).not.toContain(CREDENTIALS.app.key);
-      const strict = await runStep(step, { ...inputs, strict: 'true' }, cwd);
-      expect(strict.status).toBe(3);
-      expect(strict.outputs).toEqual({ 'exit-code': '3', verdict: 'partial' });
-      const wrong = await runStep(step, { ...inputs, key: 'sk_wrong' }, cwd);
-      expect(wrong.status).toBe(3);
-      // A setup problem: no report, so no verdict (an earlier run's report does not speak for this one).
-      expect(wrong.outputs).toEqual({ 'exit-code': '3' });
-    }, { https: false });
+    await withServer(
+      [],
+      async (srv) => {
+        const cwd = mkdtempSync(join(tmpdir(), 'action-'));
+        const inputs = {
+          'base-url': srv.baseUrl,
+          secret: CREDENTIALS.app.secret,
+          key: CREDENTIALS.app.key,
+          args: '--only AUTH-* --seed 1',
+        };
+        const partial = await runStep(step, inputs, cwd);
+        expect(partial.status, partial.stderr).toBe(0);
+        expect(partial.outputs).toEqual({ 'exit-code': '0', verdict: 'partial' });
+        expect(partial.stdout).not.toContain(CREDENTIALS.app.key);
+        const strict = await runStep(step, { ...inputs, strict: 'true' }, cwd);
+        expect(strict.status).toBe(3);
+        expect(strict.outputs).toEqual({ 'exit-code': '3', verdict: 'partial' });
+        const wrong = await runStep(step, { ...inputs, key: 'sk_wrong' }, cwd);
+        expect(wrong.status).toBe(3);
+        // A setup problem: no report, so no verdict (an earlier run's report does not speak for this one).
+        expect(wrong.outputs).toEqual({ 'exit-code': '3' });
+      },
+      { https: false },
+    );
   });
 });

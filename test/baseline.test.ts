@@ -16,7 +16,9 @@ const mutant = (name: string): Variant => {
 const SEAT = mutant('seat-status-out-of-range'); // fails SEAT-01
 const DISH = mutant('dish-price-string'); // fails DISH-01
 const ONLY = ['--only', 'SEAT-*', '--only', 'DISH-*'];
-const SECRETS = Object.entries(targetEnv).filter(([k]) => /SECRET|KEY|TOKEN/.test(k)).map(([, v]) => v);
+const SECRETS = Object.entries(targetEnv)
+  .filter(([k]) => /SECRET|KEY|TOKEN/.test(k))
+  .map(([, v]) => v);
 
 /** A run of the seat and dish checks against the reference server with the given breaks, in directory cwd. */
 const check = (variants: Variant[], cwd: string, extra: string[] = [], env: Record<string, string> = {}) =>
@@ -75,13 +77,20 @@ describe.sequential('the baseline gate and report diffs through the CLI', () => 
     writeFileSync(join(cwd, 'expired.yaml'), '- id: SEAT-01\n  reason: vendor ticket 42\n  expires: 2001-01-31\n');
     const run = await check([SEAT], cwd, ['--baseline', 'expired.yaml']);
     expect(run.code).toBe(1);
-    expect(run.report!.checks.find((c) => c.id === 'SEAT-01')!.baseline).toEqual({ state: 'expired', reason: 'vendor ticket 42', expires: '2001-01-31' });
+    expect(run.report!.checks.find((c) => c.id === 'SEAT-01')!.baseline).toEqual({
+      state: 'expired',
+      reason: 'vendor ticket 42',
+      expires: '2001-01-31',
+    });
   });
 
   test('a baseline naming no check, or of the wrong shape, is a usage error (exit 2, one line)', async () => {
     writeFileSync(join(cwd, 'typo.yaml'), '- id: SEAT-99\n  reason: x\n');
     writeFileSync(join(cwd, 'shape.yaml'), 'SEAT-01: known\n');
-    for (const [file, msg] of [['typo.yaml', /lists SEAT-99, which is not a check/], ['shape.yaml', /baseline shape.yaml is invalid/]] as const) {
+    for (const [file, msg] of [
+      ['typo.yaml', /lists SEAT-99, which is not a check/],
+      ['shape.yaml', /baseline shape.yaml is invalid/],
+    ] as const) {
       const run = await runCli(['--base-url', 'https://127.0.0.1:9/open', '--baseline', file], { env: targetEnv, cwd });
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(msg);

@@ -12,15 +12,50 @@ import type { BenchResult, Row } from '../bench/lib.js';
  */
 test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'latest.json');
-  const r = spawnSync(process.execPath, [join(packageRoot, 'dist', 'bench', 'bench.js'), '--sizes', 'fixture', '--runs-fixture', '1', '--latency', '20', '--no-dredd', '--out', out],
-    { cwd: packageRoot, encoding: 'utf8', timeout: 100_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(packageRoot, 'dist', 'bench', 'bench.js'),
+      '--sizes',
+      'fixture',
+      '--runs-fixture',
+      '1',
+      '--latency',
+      '20',
+      '--no-dredd',
+      '--out',
+      out,
+    ],
+    { cwd: packageRoot, encoding: 'utf8', timeout: 100_000 },
+  );
   expect(r.status, r.stderr).toBe(0);
 
   const result = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
-  expect(result.settings).toMatchObject({ concurrency: 8, seed: 1, sizes: ['fixture'], runs: { fixture: 1 }, latencies_ms: [20] });
-  expect(result.rows.map((x) => [x.size, x.tool, x.latency_ms])).toEqual([['fixture', 'floor', undefined], ['fixture', 'suite', undefined], ['n/a', 'empty', undefined], ['n/a', 'vitest', undefined],
-    ['fixture', 'physical', 20], ['fixture', 'suite', 20], ['fixture', 'default', 20]]);
-  const [floor, suite, empty, vitest, physical, far, defaults] = result.rows as Array<BenchResult['rows'][number]> as [Row, Row, Row, Row, Row, Row, Row];
+  expect(result.settings).toMatchObject({
+    concurrency: 8,
+    seed: 1,
+    sizes: ['fixture'],
+    runs: { fixture: 1 },
+    latencies_ms: [20],
+  });
+  expect(result.rows.map((x) => [x.size, x.tool, x.latency_ms])).toEqual([
+    ['fixture', 'floor', undefined],
+    ['fixture', 'suite', undefined],
+    ['n/a', 'empty', undefined],
+    ['n/a', 'vitest', undefined],
+    ['fixture', 'physical', 20],
+    ['fixture', 'suite', 20],
+    ['fixture', 'default', 20],
+  ]);
+  const [floor, suite, empty, vitest, physical, far, defaults] = result.rows as Array<BenchResult['rows'][number]> as [
+    Row,
+    Row,
+    Row,
+    Row,
+    Row,
+    Row,
+    Row,
+  ];
   // The floor replays exactly the requests the suite sent (the server counted both).
   expect(suite.requests).toBeGreaterThan(50);
   expect(floor.requests).toBe(suite.requests);
@@ -50,8 +85,14 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
 
   // The printed table: a header, one line per row, the targets, where the JSON went.
   expect(r.stdout).toContain('| size | what | runs | requests | wall (median) | suite/floor | req/s | peak RSS |');
-  expect(r.stdout).toMatch(new RegExp(`\\| fixture \\| suite: whole CLI run \\(bin/conformance\\.js\\) \\| 1 \\| ${suite.requests} \\| ${suite.wall_ms} ms \\| ${suite.ratio!.toFixed(2)} × \\|`));
+  expect(r.stdout).toMatch(
+    new RegExp(
+      `\\| fixture \\| suite: whole CLI run \\(bin/conformance\\.js\\) \\| 1 \\| ${suite.requests} \\| ${suite.wall_ms} ms \\| ${suite.ratio!.toFixed(2)} × \\|`,
+    ),
+  );
   expect(r.stdout).toMatch(/Targets:\n- (MET|NOT MET): fixture: whole CLI run/);
-  expect(r.stdout).toContain(`| fixture +20 ms | physical floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`);
+  expect(r.stdout).toContain(
+    `| fixture +20 ms | physical floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`,
+  );
   expect(r.stdout).toContain(`Written: ${out}`);
 }, 120_000);

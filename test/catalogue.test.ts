@@ -29,7 +29,10 @@ test('the spec shipped with the package is the project spec, and every § a chec
   const { packageRoot } = await import('../core/paths.js');
   const { citedKeys, shippedSections, SPEC_FILE } = await import('../core/spec-text.js');
   const shared = join(packageRoot, '..', 'shared', 'spec', 'open-platform-api.md');
-  if (existsSync(shared)) expect(readFileSync(SPEC_FILE, 'utf8'), 'spec/ must be a copy of ../shared/spec: copy it again').toBe(readFileSync(shared, 'utf8'));
+  if (existsSync(shared))
+    expect(readFileSync(SPEC_FILE, 'utf8'), 'spec/ must be a copy of ../shared/spec: copy it again').toBe(
+      readFileSync(shared, 'utf8'),
+    );
   const sections = shippedSections();
   for (const c of ALL_CHECKS) {
     const keys = citedKeys(c.spec);

@@ -16,7 +16,9 @@ describe.concurrent('command-line conventions', () => {
     const at = groups.map((g) => run.stdout.indexOf(g));
     expect(at.every((i) => i > 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(run.stdout).toMatch(/--timeout-ms <ms> +Per-request deadline in ms \[default: 10000\] \[CONFORMANCE_TIMEOUT_MS\]/);
+    expect(run.stdout).toMatch(
+      /--timeout-ms <ms> +Per-request deadline in ms \[default: 10000\] \[CONFORMANCE_TIMEOUT_MS\]/,
+    );
     expect(run.stdout).toMatch(/--only <id>/);
     expect(run.stdout).toMatch(/--version, -V/);
   });
@@ -43,7 +45,10 @@ describe.concurrent('command-line conventions', () => {
       const dir = mkdtempSync(join(tmpdir(), 'relative-'));
       mkdirSync(join(dir, 'ci', 'certs'), { recursive: true });
       writeFileSync(join(dir, 'ci', 'certs', 'ca.pem'), (await import('node:fs')).readFileSync(srv.caFile));
-      writeFileSync(join(dir, 'ci', 'conformance.yaml'), `base_url: ${srv.baseUrl}\ntls:\n  ca_file: certs/ca.pem\nreport:\n  dir: out\n`);
+      writeFileSync(
+        join(dir, 'ci', 'conformance.yaml'),
+        `base_url: ${srv.baseUrl}\ntls:\n  ca_file: certs/ca.pem\nreport:\n  dir: out\n`,
+      );
       const run = await runCli(['--config', 'ci/conformance.yaml', '--only', 'AUTH-01'], { env: targetEnv, cwd: dir });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
@@ -60,7 +65,9 @@ describe.concurrent('command-line conventions', () => {
       expect(quiet.stdout).toMatch(/^PASSED, PARTIAL: /m);
       const forced = await runCli(targetArgs(srv, ['--only', 'AUTH-01']), { env: { ...targetEnv, FORCE_COLOR: '1' } });
       expect(forced.stdout).toContain('\x1b[32mPASS');
-      const plain = await runCli(targetArgs(srv, ['--only', 'AUTH-01', '--no-color']), { env: { ...targetEnv, FORCE_COLOR: '0' } });
+      const plain = await runCli(targetArgs(srv, ['--only', 'AUTH-01', '--no-color']), {
+        env: { ...targetEnv, FORCE_COLOR: '0' },
+      });
       expect(plain.stdout).not.toContain('\x1b[');
     });
   });
@@ -71,7 +78,9 @@ describe.concurrent('command-line conventions', () => {
       const ids = [...run.stdout.matchAll(/^ {2}\S+ +(INFO-\S+)/gm)].map((m) => m[1]);
       expect(ids).toEqual(['INFO-AUTH-TOKEN', ...ids.slice(1)]);
       expect(run.stdout.indexOf('\nauth (')).toBeLessThan(run.stdout.indexOf('\nerrors ('));
-      expect(run.stdout).toMatch(/^ {2}INFO {7}INFO-AUTH-TOKEN +Whether \/auth issues a new token on every call.* — observed: \S/m);
+      expect(run.stdout).toMatch(
+        /^ {2}INFO {7}INFO-AUTH-TOKEN +Whether \/auth issues a new token on every call.* — observed: \S/m,
+      );
     });
   });
 });

@@ -7,7 +7,15 @@ import { CREDENTIALS } from '../reference/fixtures.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { validate } from '../core/schemas.js';
 
-const SECRETS = [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key, CREDENTIALS.disabled_app.secret, CREDENTIALS.disabled_app.key, CREDENTIALS.disabled_app.token];
+const SECRETS = [
+  CREDENTIALS.app.secret,
+  CREDENTIALS.app.key,
+  CREDENTIALS.other_app.secret,
+  CREDENTIALS.other_app.key,
+  CREDENTIALS.disabled_app.secret,
+  CREDENTIALS.disabled_app.key,
+  CREDENTIALS.disabled_app.token,
+];
 
 describe.concurrent('the CLI end to end', () => {
   test('--demo runs every check against the bundled reference server, skips none and exits 0', async () => {
@@ -28,7 +36,8 @@ describe.concurrent('the CLI end to end', () => {
       const run = await runCli(targetArgs(srv), { env: targetEnv });
       const dir = join(run.dir, 'conformance-report');
       const files = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8'));
-      for (const text of [run.stdout, run.stderr, ...files]) for (const s of SECRETS) expect(text.includes(s)).toBe(false);
+      for (const text of [run.stdout, run.stderr, ...files])
+        for (const s of SECRETS) expect(text.includes(s)).toBe(false);
       // Tokens the server issued during the run are secrets too: none may appear in the evidence.
       expect(files.join('\n')).not.toMatch(/tok_[A-Za-z0-9_-]{20,}/);
     });
@@ -53,7 +62,10 @@ describe.concurrent('the CLI end to end', () => {
 
   test('a misspelt config key exits 2 with one line naming it', async () => {
     const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'cfg-'));
-    writeFileSync(join(dir, 'c.yaml'), 'base_url: https://127.0.0.1:9/open\napp:\n  secret: a\n  key: b\ntimout_ms: 5\n');
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      'base_url: https://127.0.0.1:9/open\napp:\n  secret: a\n  key: b\ntimout_ms: 5\n',
+    );
     const run = await runCli(['--config', 'c.yaml'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('conformance: unknown config key timout_ms (did you mean timeout_ms?)\n');
@@ -64,7 +76,10 @@ describe.concurrent('the CLI end to end', () => {
     [['--base-url', 'not a url', '--secret', 'a', '--key', 'b'], /--base-url: base_url "not a url" has no scheme/],
     [['--secret', 'a', '--key', 'b'], /missing base_url/],
     [['--base-url', 'https://x.test/open'], /missing credentials/],
-    [['--base-url', 'https://x.test/open', '--secret', 'a', '--key', 'b', '--timeout-ms=-5'], /--timeout-ms -5: must be >= 1/],
+    [
+      ['--base-url', 'https://x.test/open', '--secret', 'a', '--key', 'b', '--timeout-ms=-5'],
+      /--timeout-ms -5: must be >= 1/,
+    ],
     [['--bogus'], /Unknown option '--bogus'/],
   ])('bad input %j exits 2 with one line', async (args, message) => {
     const run = await runCli(args);
@@ -74,7 +89,9 @@ describe.concurrent('the CLI end to end', () => {
   });
 
   test('a target that refuses connections exits 3 with one line', async () => {
-    const run = await runCli(['--base-url', 'http://127.0.0.1:9/open'], { env: { CONFORMANCE_SECRET: 'a', CONFORMANCE_KEY: 'b' } });
+    const run = await runCli(['--base-url', 'http://127.0.0.1:9/open'], {
+      env: { CONFORMANCE_SECRET: 'a', CONFORMANCE_KEY: 'b' },
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toBe('conformance: cannot reach http://127.0.0.1:9/open: connection refused\n');
   });
@@ -82,10 +99,17 @@ describe.concurrent('the CLI end to end', () => {
   test('${ENV} in the config file is filled from the environment, and flags win over env over file', async () => {
     await withServer([], async (srv) => {
       const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'cfg-'));
-      writeFileSync(join(dir, 'c.yaml'), `base_url: http://127.0.0.1:9/wrong\napp:\n  secret: \${MY_PK}\n  key: \${MY_SK}\nconcurrency: 1\n`);
-      const run = await runCli(['--config', 'c.yaml', '--base-url', srv.baseUrl, '--ca-file', srv.caFile, '--only', 'AUTH-0*'], {
-        cwd: dir, env: { MY_PK: CREDENTIALS.app.secret, MY_SK: CREDENTIALS.app.key, CONFORMANCE_CONCURRENCY: '2' },
-      });
+      writeFileSync(
+        join(dir, 'c.yaml'),
+        `base_url: http://127.0.0.1:9/wrong\napp:\n  secret: \${MY_PK}\n  key: \${MY_SK}\nconcurrency: 1\n`,
+      );
+      const run = await runCli(
+        ['--config', 'c.yaml', '--base-url', srv.baseUrl, '--ca-file', srv.caFile, '--only', 'AUTH-0*'],
+        {
+          cwd: dir,
+          env: { MY_PK: CREDENTIALS.app.secret, MY_SK: CREDENTIALS.app.key, CONFORMANCE_CONCURRENCY: '2' },
+        },
+      );
       expect(run.code).toBe(0);
       expect(run.report!.config.concurrency).toBe(2);
       expect(run.report!.target.base_url).toBe(srv.baseUrl);

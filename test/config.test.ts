@@ -8,7 +8,10 @@ import { schemaObject } from '../core/schemas.js';
 
 describe('config', () => {
   test('config.example.yaml is a valid config once its ${...} references are set, and documents every key', () => {
-    const file = readConfigFile(join(packageRoot, 'config.example.yaml'), { CONFORMANCE_SECRET: 'pk', CONFORMANCE_KEY: 'sk' });
+    const file = readConfigFile(join(packageRoot, 'config.example.yaml'), {
+      CONFORMANCE_SECRET: 'pk',
+      CONFORMANCE_KEY: 'sk',
+    });
     const c = resolveConfig({ file, env: {}, flags: {} });
     expect(c.app).toEqual({ secret: 'pk', key: 'sk' });
     const text = fs.readFileSync(join(packageRoot, 'config.example.yaml'), 'utf8');
@@ -17,7 +20,8 @@ describe('config', () => {
   });
 
   test('every option has a flag, an env variable and a config key the schema knows', () => {
-    const props = (schemaObject('config') as { properties: Record<string, { properties?: object; $ref?: string }> }).properties;
+    const props = (schemaObject('config') as { properties: Record<string, { properties?: object; $ref?: string }> })
+      .properties;
     for (const o of OPTIONS) {
       expect(o.env).toMatch(/^CONFORMANCE_[A-Z_]+$/);
       expect(props[o.key.split('.')[0]!], o.key).toBeDefined();
@@ -26,7 +30,11 @@ describe('config', () => {
 
   test('flags win over the environment, which wins over the file', () => {
     const file = { base_url: 'https://file.test/open', app: { secret: 'f', key: 'f' }, concurrency: 1, timeout_ms: 5 };
-    const c = resolveConfig({ file, env: { CONFORMANCE_CONCURRENCY: '2', CONFORMANCE_TIMEOUT_MS: '6' }, flags: { 'timeout-ms': '7' } });
+    const c = resolveConfig({
+      file,
+      env: { CONFORMANCE_CONCURRENCY: '2', CONFORMANCE_TIMEOUT_MS: '6' },
+      flags: { 'timeout-ms': '7' },
+    });
     expect(c.concurrency).toBe(2);
     expect(c.timeout_ms).toBe(7);
     expect(c.base_url).toBe('https://file.test/open');
@@ -45,13 +53,25 @@ describe('config', () => {
     const dir = fs.mkdtempSync(join(os.tmpdir(), 'c-'));
     const f = join(dir, 'c.yaml');
     fs.writeFileSync(f, 'app:\n  key: ${NOPE_NOT_SET}\n');
-    expect(() => readConfigFile(f, {})).toThrow(new ConfigError('config key app.key refers to ${NOPE_NOT_SET}, which is not set in the environment'));
+    expect(() => readConfigFile(f, {})).toThrow(
+      new ConfigError('config key app.key refers to ${NOPE_NOT_SET}, which is not set in the environment'),
+    );
   });
 
   test('wrong types name the key', () => {
-    expect(() => resolveConfig({ file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, concurrency: 'many' }, env: {}, flags: {} }))
-      .toThrow('config key concurrency must be integer');
-    expect(() => resolveConfig({ file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, tls: { insecur: true } }, env: {}, flags: {} }))
-      .toThrow('unknown config key tls.insecur (did you mean tls.insecure?)');
+    expect(() =>
+      resolveConfig({
+        file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, concurrency: 'many' },
+        env: {},
+        flags: {},
+      }),
+    ).toThrow('config key concurrency must be integer');
+    expect(() =>
+      resolveConfig({
+        file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, tls: { insecur: true } },
+        env: {},
+        flags: {},
+      }),
+    ).toThrow('unknown config key tls.insecur (did you mean tls.insecure?)');
   });
 });

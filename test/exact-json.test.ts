@@ -11,21 +11,37 @@ const SNOWFLAKE = '1300000000000000101';
 
 describe('exact integers (core/exact-json.ts): ids past 2^53 are never rounded', () => {
   test('integers past 2^53 arrive as exact bigints; every other number is the number JSON.parse gives', () => {
-    const v = parseJsonExact(`{"id":${SNOWFLAKE},"neg":-9007199254740993,"safe":9007199254740991,"price":38.5,"f":12345678901234567.5,"s":"${SNOWFLAKE}"}`) as Record<string, unknown>;
-    expect(v).toEqual({ id: BigInt(SNOWFLAKE), neg: -9007199254740993n, safe: 9007199254740991, price: 38.5, f: 12345678901234567.5, s: SNOWFLAKE });
+    const v = parseJsonExact(
+      `{"id":${SNOWFLAKE},"neg":-9007199254740993,"safe":9007199254740991,"price":38.5,"f":12345678901234567.5,"s":"${SNOWFLAKE}"}`,
+    ) as Record<string, unknown>;
+    expect(v).toEqual({
+      id: BigInt(SNOWFLAKE),
+      neg: -9007199254740993n,
+      safe: 9007199254740991,
+      price: 38.5,
+      f: 12345678901234567.5,
+      s: SNOWFLAKE,
+    });
   });
 
   test('any JSON without a 16-digit run parses exactly as JSON.parse', () => {
-    fc.assert(fc.property(fc.json(), (text) => {
-      fc.pre(!/[0-9]{16}/.test(text));
-      expect(parseJsonExact(text)).toStrictEqual(JSON.parse(text));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        fc.pre(!/[0-9]{16}/.test(text));
+        expect(parseJsonExact(text)).toStrictEqual(JSON.parse(text));
+      }),
+      { numRuns: 300 },
+    );
   });
 
-  test('malformed text fails with JSON.parse\'s message; duplicate keys keep the last, as JSON.parse does', () => {
+  test("malformed text fails with JSON.parse's message; duplicate keys keep the last, as JSON.parse does", () => {
     for (const bad of [`{"id":${SNOWFLAKE},}`, `[${SNOWFLAKE}`, `{"id":${SNOWFLAKE}x}`]) {
       let expected = '';
-      try { JSON.parse(bad); } catch (e) { expected = (e as Error).message; }
+      try {
+        JSON.parse(bad);
+      } catch (e) {
+        expected = (e as Error).message;
+      }
       expect(() => parseJsonExact(bad)).toThrow(expected);
     }
     expect(parseJsonExact(`{"a":1,"a":${SNOWFLAKE}}`)).toEqual(JSON.parse(`{"a":1,"a":${SNOWFLAKE}}`));
@@ -48,7 +64,17 @@ describe('exact integers (core/exact-json.ts): ids past 2^53 are never rounded',
   });
 
   test('schemas see integers: a bigint id is an integer, a bigint price a number, a bigint name still no string', () => {
-    const dish = { id: BigInt(SNOWFLAKE), name: 'Mapo Tofu', price: 38.5, stock: 20, unit: null, category_id: 1, user_id: BigInt(SNOWFLAKE) + 7n, created_at: '2024-03-01 12:30', updated_at: '2024-03-01 12:30' };
+    const dish = {
+      id: BigInt(SNOWFLAKE),
+      name: 'Mapo Tofu',
+      price: 38.5,
+      stock: 20,
+      unit: null,
+      category_id: 1,
+      user_id: BigInt(SNOWFLAKE) + 7n,
+      created_at: '2024-03-01 12:30',
+      updated_at: '2024-03-01 12:30',
+    };
     expect(validate('dish', dish)).toEqual([]);
     expect(validate('dish', { ...dish, name: 10n ** 20n }).map((e) => e.path)).toEqual(['/name']);
     const own = withNumbers(parseJsonExact(`{"__proto__":${SNOWFLAKE}}`)) as object;
@@ -58,10 +84,21 @@ describe('exact integers (core/exact-json.ts): ids past 2^53 are never rounded',
 });
 
 test('hasLongDigitRun finds a run of 16 digits wherever it sits, and only such a run', () => {
-  fc.assert(fc.property(fc.array(fc.oneof(fc.stringMatching(/^[0-9]{1,20}$/), fc.string({ maxLength: 5 }), fc.constantFrom(',', '"', ' ')), { maxLength: 30 }), (pieces) => {
-    const text = pieces.join('');
-    const expected = /[0-9]{16}/.test(text);
-    expect(hasLongDigitRun(text)).toBe(expected);
-    expect(hasLongDigitRun(Buffer.from(text, 'latin1'))).toBe(/[0-9]{16}/.test(Buffer.from(text, 'latin1').toString('latin1')));
-  }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.oneof(fc.stringMatching(/^[0-9]{1,20}$/), fc.string({ maxLength: 5 }), fc.constantFrom(',', '"', ' ')),
+        { maxLength: 30 },
+      ),
+      (pieces) => {
+        const text = pieces.join('');
+        const expected = /[0-9]{16}/.test(text);
+        expect(hasLongDigitRun(text)).toBe(expected);
+        expect(hasLongDigitRun(Buffer.from(text, 'latin1'))).toBe(
+          /[0-9]{16}/.test(Buffer.from(text, 'latin1').toString('latin1')),
+        );
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });

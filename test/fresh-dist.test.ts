@@ -11,12 +11,19 @@ function project(files: Record<string, string>, t = 1_700_000_000): string {
   const all: Record<string, string> = {
     'tsconfig.json': JSON.stringify({
       compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true,
-        rootDir: '.', outDir: 'dist', types: [],
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        rootDir: '.',
+        outDir: 'dist',
+        types: [],
       },
     }),
     'tsconfig.build.json': JSON.stringify({
-      extends: './tsconfig.json', compilerOptions: { declaration: true }, include: ['core'],
+      extends: './tsconfig.json',
+      compilerOptions: { declaration: true },
+      include: ['core'],
     }),
     ...files,
   };
@@ -99,7 +106,13 @@ describe('ensureFreshDist', () => {
 
   test("fails with the compiler's errors when the sources do not build", () => {
     const root = withCompiler({ 'core/a.ts': 'export const a: number = "two";\n' });
-    const error = (() => { try { ensureFreshDist(root); } catch (e) { return (e as Error).message; } })();
+    const error = (() => {
+      try {
+        ensureFreshDist(root);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
     expect(error).toMatch(/^dist\/ is stale \(.*\) and `tsc -p tsconfig\.build\.json` failed/);
     expect(error).toMatch(/so the tests would run old code:\n.*TS2322/s);
   });

@@ -6,7 +6,8 @@ import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 const mutant = fuzzMutants.find((m) => m.name === 'fuzz-parseint-dish-ids')!;
 const fuzzRecord = (run: Awaited<ReturnType<typeof runCli>>) => run.report!.checks.find((c) => c.id === 'FUZZ-01')!;
 /** Fuzz requests of a run: the generated detail requests, not the lists and tokens the check builds on. */
-const fuzzRequests = (run: Awaited<ReturnType<typeof runCli>>): number => fuzzRecord(run).evidence.filter((e) => /\/(dishes|seats)\/[^/]/.test(e.request.url)).length;
+const fuzzRequests = (run: Awaited<ReturnType<typeof runCli>>): number =>
+  fuzzRecord(run).evidence.filter((e) => /\/(dishes|seats)\/[^/]/.test(e.request.url)).length;
 
 describe('a failure found by fuzzing replays from its printed seed and path', () => {
   test(`${mutant.name}: the seed and path replay the same shrunk counterexample through the CLI`, async () => {
@@ -24,7 +25,10 @@ describe('a failure found by fuzzing replays from its printed seed and path', ()
       // The terminal prints the replay flags under the finding; the report carries them (report.json).
       expect(first.stdout).toContain(`replay: ${fuzz.replay}`);
 
-      const replay = await runCli([...targetArgs(srv, ['--only', 'FUZZ-01']), '--seed', String(fuzz.seed), '--fuzz-path', fuzz.path], { env: targetEnv });
+      const replay = await runCli(
+        [...targetArgs(srv, ['--only', 'FUZZ-01']), '--seed', String(fuzz.seed), '--fuzz-path', fuzz.path],
+        { env: targetEnv },
+      );
       const again = fuzzRecord(replay);
       expect(again.status).toBe('failed');
       expect(again.fuzz?.counterexample).toBe(fuzz.counterexample);
@@ -37,7 +41,9 @@ describe('a failure found by fuzzing replays from its printed seed and path', ()
 
   test('the same seed finds the same counterexample again (no hidden randomness)', async () => {
     await withServer([mutant], async (srv) => {
-      const [a, b] = await Promise.all([1, 2].map(() => runCli(targetArgs(srv, ['--only', 'FUZZ-01']), { env: targetEnv })));
+      const [a, b] = await Promise.all(
+        [1, 2].map(() => runCli(targetArgs(srv, ['--only', 'FUZZ-01']), { env: targetEnv })),
+      );
       expect(fuzzRecord(a!).fuzz).toEqual(fuzzRecord(b!).fuzz);
     });
   });

@@ -24,9 +24,18 @@ import { startReferenceServer } from '../reference/server.js';
 const TIMEOUT_MS = 4000;
 const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
 /** Characters no line of ours may carry raw: C0 (but \n) and C1 controls, bidi controls, zero-width characters. */
-const RAW_CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/u;
+const RAW_CONTROL =
+  /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/u;
 
-interface Outcome { run: CliRun; srv: RunningServer; timeoutMs: number; wallMs: number; peakMb: number; summary: string; files: Record<string, string> }
+interface Outcome {
+  run: CliRun;
+  srv: RunningServer;
+  timeoutMs: number;
+  wallMs: number;
+  peakMb: number;
+  summary: string;
+  files: Record<string, string>;
+}
 
 /** At most this many CLI runs at once: the machine running the tests has two cores. */
 let running = 0;
@@ -34,7 +43,12 @@ const waiting: Array<() => void> = [];
 async function slot<T>(fn: () => Promise<T>): Promise<T> {
   if (running >= 3) await new Promise<void>((r) => waiting.push(r));
   running++;
-  try { return await fn(); } finally { running--; waiting.shift()?.(); }
+  try {
+    return await fn();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
 }
 
 /**
@@ -43,42 +57,70 @@ async function slot<T>(fn: () => Promise<T>): Promise<T> {
  */
 function peakRss(pid: number): { stop(): number } {
   let peakKb = 0;
-  const status = (p: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+  const status = (p: number, field: string): number =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
   const tree = (p: number): number[] => {
     let kids: number[] = [];
-    try { for (const t of readdirSync(`/proc/${p}/task`)) kids = kids.concat(readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number)); } catch { /* exited */ }
+    try {
+      for (const t of readdirSync(`/proc/${p}/task`))
+        kids = kids.concat(
+          readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+        );
+    } catch {
+      /* exited */
+    }
     return [p, ...kids.flatMap(tree)];
   };
   const read = (): void => {
     let sum = 0;
     for (const p of tree(pid)) {
-      try { sum += status(p, 'VmRSS'); peakKb = Math.max(peakKb, status(p, 'VmHWM')); } catch { /* exited */ }
+      try {
+        sum += status(p, 'VmRSS');
+        peakKb = Math.max(peakKb, status(p, 'VmHWM'));
+      } catch {
+        /* exited */
+      }
     }
     peakKb = Math.max(peakKb, sum);
   };
   const timer = setInterval(read, 50);
-  return { stop: () => { clearInterval(timer); return peakKb / 1024; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peakKb / 1024;
+    },
+  };
 }
 
 function run(variants: Variant[], timeoutMs = TIMEOUT_MS, https = true): Promise<Outcome> {
-  return slot(() => withServer(variants, async (srv) => {
-    const dir = mkdtempSync(join(tmpdir(), 'conformance-twist-'));
-    const summaryFile = join(dir, 'step-summary.md');
-    writeFileSync(summaryFile, '');
-    let meter: { stop(): number } | undefined;
-    const t0 = performance.now();
-    const r = await runCli(targetArgs(srv, ['--timeout-ms', String(timeoutMs)]), {
-      cwd: dir, timeoutMs: 12 * timeoutMs + 60_000,
-      env: { ...targetEnv, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile },
-      onSpawn: (pid) => { meter = peakRss(pid); },
-    });
-    const wallMs = performance.now() - t0;
-    const peakMb = meter?.stop() ?? 0;
-    const reportDir = join(dir, 'conformance-report');
-    const files: Record<string, string> = {};
-    for (const f of existsSync(reportDir) ? readdirSync(reportDir) : []) files[f] = readFileSync(join(reportDir, f), 'utf8');
-    return { run: r, srv, timeoutMs, wallMs, peakMb, summary: readFileSync(summaryFile, 'utf8'), files };
-  }, { https }));
+  return slot(() =>
+    withServer(
+      variants,
+      async (srv) => {
+        const dir = mkdtempSync(join(tmpdir(), 'conformance-twist-'));
+        const summaryFile = join(dir, 'step-summary.md');
+        writeFileSync(summaryFile, '');
+        let meter: { stop(): number } | undefined;
+        const t0 = performance.now();
+        const r = await runCli(targetArgs(srv, ['--timeout-ms', String(timeoutMs)]), {
+          cwd: dir,
+          timeoutMs: 12 * timeoutMs + 60_000,
+          env: { ...targetEnv, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile },
+          onSpawn: (pid) => {
+            meter = peakRss(pid);
+          },
+        });
+        const wallMs = performance.now() - t0;
+        const peakMb = meter?.stop() ?? 0;
+        const reportDir = join(dir, 'conformance-report');
+        const files: Record<string, string> = {};
+        for (const f of existsSync(reportDir) ? readdirSync(reportDir) : [])
+          files[f] = readFileSync(join(reportDir, f), 'utf8');
+        return { run: r, srv, timeoutMs, wallMs, peakMb, summary: readFileSync(summaryFile, 'utf8'), files };
+      },
+      { https },
+    ),
+  );
 }
 
 /** What every hostile run must show, whatever the twist. */
@@ -86,7 +128,13 @@ function judge(o: Outcome, codes: number[]): void {
   const { run: r } = o;
   expect(r.report, `report.json written (stderr: ${r.stderr.slice(0, 500)})`).toBeDefined();
   expect(validate('report', r.report)).toEqual([]);
-  expect(codes, `exit ${r.code}: ${r.report?.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `${c.id} ${c.message.slice(0, 200)}`).join('\n')}`).toContain(r.code);
+  expect(
+    codes,
+    `exit ${r.code}: ${r.report?.checks
+      .filter((c) => c.status !== 'passed' && c.status !== 'skipped')
+      .map((c) => `${c.id} ${c.message.slice(0, 200)}`)
+      .join('\n')}`,
+  ).toContain(r.code);
   expect(r.report!.exit_code).toBe(r.code);
   expect(r.stderr).toBe('');
   expect(r.stdout).not.toMatch(STACK);
@@ -95,9 +143,15 @@ function judge(o: Outcome, codes: number[]): void {
   expect(o.peakMb, `peak RSS ${o.peakMb.toFixed(0)} MB`).toBeLessThan(1024);
 
   // The terminal and CI log: no control, bidi or zero-width character, no workflow command but our own.
-  for (const [where, text] of [['stdout', r.stdout], ['summary', o.summary]] as const) {
+  for (const [where, text] of [
+    ['stdout', r.stdout],
+    ['summary', o.summary],
+  ] as const) {
     const bad = RAW_CONTROL.exec(text);
-    expect(bad, `${where}: raw U+${bad?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(text.slice(Math.max(0, (bad?.index ?? 0) - 40), (bad?.index ?? 0) + 10))}`).toBeNull();
+    expect(
+      bad,
+      `${where}: raw U+${bad?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(text.slice(Math.max(0, (bad?.index ?? 0) - 40), (bad?.index ?? 0) + 10))}`,
+    ).toBeNull();
   }
   expect(r.stdout).not.toContain('##[');
   expect(r.stdout).not.toMatch(/section_(start|end):/);
@@ -132,22 +186,49 @@ function judge(o: Outcome, codes: number[]): void {
 
 /** Every form a secret may be quoted in, as the twists send them. */
 function forms(s: string): string[] {
-  return [...new Set([s, T.escapeEveryChar(s), T.htmlEntities(s), T.percentLower(s), encodeURIComponent(s), JSON.stringify(s).slice(1, -1)])];
+  return [
+    ...new Set([
+      s,
+      T.escapeEveryChar(s),
+      T.htmlEntities(s),
+      T.percentLower(s),
+      encodeURIComponent(s),
+      JSON.stringify(s).slice(1, -1),
+    ]),
+  ];
 }
 
 /** No secret and no issued token, in any of its forms, in any byte the CLI wrote. */
 function expectNoSecrets(o: Outcome): void {
   const issued = [...o.srv.world.tokens.keys()].filter((t) => t !== CREDENTIALS.disabled_app.token);
   expect(issued.length).toBeGreaterThan(0);
-  const secrets = [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key, CREDENTIALS.disabled_app.secret, CREDENTIALS.disabled_app.key, CREDENTIALS.disabled_app.token, ...issued.filter((t) => t.length >= 8)];
-  const outputs: Array<[string, string]> = [['stdout', o.run.stdout], ['stderr', o.run.stderr], ['summary', o.summary], ...Object.entries(o.files)];
+  const secrets = [
+    CREDENTIALS.app.secret,
+    CREDENTIALS.app.key,
+    CREDENTIALS.other_app.secret,
+    CREDENTIALS.other_app.key,
+    CREDENTIALS.disabled_app.secret,
+    CREDENTIALS.disabled_app.key,
+    CREDENTIALS.disabled_app.token,
+    ...issued.filter((t) => t.length >= 8),
+  ];
+  const outputs: Array<[string, string]> = [
+    ['stdout', o.run.stdout],
+    ['stderr', o.run.stderr],
+    ['summary', o.summary],
+    ...Object.entries(o.files),
+  ];
   // report.json once more with its strings decoded: an escaped form inside a JSON string is escaped again there.
   const strings: string[] = [];
-  const walk = (v: unknown): void => { if (typeof v === 'string') strings.push(v); else if (v && typeof v === 'object') Object.values(v).forEach(walk); };
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') strings.push(v);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
   walk(o.run.report);
   outputs.push(['report.json strings', strings.join('\n')]);
   const leaks: string[] = [];
-  for (const [where, text] of outputs) for (const s of secrets) for (const f of forms(s)) if (text.includes(f)) leaks.push(`${where}: ${f.slice(0, 12)}…`);
+  for (const [where, text] of outputs)
+    for (const s of secrets) for (const f of forms(s)) if (text.includes(f)) leaks.push(`${where}: ${f.slice(0, 12)}…`);
   expect(leaks).toEqual([]);
 }
 
@@ -159,16 +240,22 @@ describe.sequential('a twisted server reaches nothing: not memory', () => {
     // A timeout that allows 30 MB through loopback on a busy machine: what is judged is memory and stalls.
     const o = await run([T.emptyRecords], 10_000, false);
     judge(o, [1, 3]);
-    expect(check(o, 'DISH-01').message).toMatch(/does not match the dish shape \(2000000 of 2000000 records with problems\)/);
+    expect(check(o, 'DISH-01').message).toMatch(
+      /does not match the dish shape \(2000000 of 2000000 records with problems\)/,
+    );
     // Refused unparsed (or, on a machine too busy to move 30 MB within the timeout, timed out while arriving).
-    expect(check(o, 'ORD-01').message).toMatch(/\/orders: (response body lists more than 2,500,000 records in data; not parsed|no complete response within)/);
+    expect(check(o, 'ORD-01').message).toMatch(
+      /\/orders: (response body lists more than 2,500,000 records in data; not parsed|no complete response within)/,
+    );
     // Validating two million records blocks the loop for seconds: no other endpoint may be taken for slow.
-    const timedOut = o.run.report!.checks.filter((c) => /no complete response within/.test(c.message) && !/\/orders[:?]/.test(c.message)).map((c) => `${c.id}: ${c.message}`);
+    const timedOut = o.run
+      .report!.checks.filter((c) => /no complete response within/.test(c.message) && !/\/orders[:?]/.test(c.message))
+      .map((c) => `${c.id}: ${c.message}`);
     expect(timedOut, 'a stall of the client is no slowness of the server').toEqual([]);
   });
 });
 
-describe.concurrent('a twisted server reaches nothing: not the CI, the terminal, memory, nor the reader\'s shell', () => {
+describe.concurrent("a twisted server reaches nothing: not the CI, the terminal, memory, nor the reader's shell", () => {
   test('1, 7: workflow commands and terminal controls in quoted values are inert; our own annotations all arrive', async () => {
     const o = await run([T.ciCommands, T.controlChars]);
     judge(o, [1]);
@@ -196,26 +283,33 @@ describe.concurrent('a twisted server reaches nothing: not the CI, the terminal,
     judge(o, [0, 1, 3]);
     expectNoSecrets(o);
     // The forged marker never becomes a shell variable in a reproduce line (only the token command names the key).
-    const curl = [o.files['junit.xml']!, o.files['report.html']!].join('\n').split('\n').filter((l) => /curl .*\/dishes\//.test(l));
+    const curl = [o.files['junit.xml']!, o.files['report.html']!]
+      .join('\n')
+      .split('\n')
+      .filter((l) => /curl .*\/dishes\//.test(l));
     expect(curl.length).toBeGreaterThan(0);
     expect(curl.filter((l) => l.includes('CONFORMANCE_KEY'))).toEqual([]);
     expect(check(o, 'DISH-02').message).toContain('[FORGED-REDACTED:secret-key]');
     expect(o.files['report.json']).toContain('FORGED-REDACTED:secret-key');
   });
 
-  test('5: a 429 storm with Retry-After: 60 spends the run\'s wait budget once, says so, and ends quickly', async () => {
+  test("5: a 429 storm with Retry-After: 60 spends the run's wait budget once, says so, and ends quickly", async () => {
     // The preflight's /auth of each application is spared, so the storm hits the run proper.
     const o = await run([T.rateStorm(2)]);
     judge(o, [3]);
     expect(o.wallMs).toBeLessThan(12 * TIMEOUT_MS + 30_000);
     expect(check(o, 'AUTH-01').outcome).toBe('incomplete');
-    expect(check(o, 'AUTH-01').message).toMatch(/HTTP 429 Too Many Requests \(Retry-After: 60\), not waited for: the run's budget for rate-limit waits \(12\.0 s, 3 × timeout_ms\)/);
+    expect(check(o, 'AUTH-01').message).toMatch(
+      /HTTP 429 Too Many Requests \(Retry-After: 60\), not waited for: the run's budget for rate-limit waits \(12\.0 s, 3 × timeout_ms\)/,
+    );
   });
 
   test('5: a 429 storm from the first request: the preflight (which never retries) cannot verify the keys and says so; the run spends its wait budget and ends INCOMPLETE with a report', async () => {
     const o = await run([T.rateStorm()]);
     judge(o, [3]);
-    expect(o.run.stdout).toMatch(/Warning: the server answered the preflight's GET \/auth with HTTP 429 \(rate limited\)/);
+    expect(o.run.stdout).toMatch(
+      /Warning: the server answered the preflight's GET \/auth with HTTP 429 \(rate limited\)/,
+    );
     expect(JSON.parse(o.files['report.json']!).verdict).toBe('incomplete');
     expect(o.wallMs, 'no Retry-After: 60 waited for').toBeLessThan(12 * TIMEOUT_MS + 30_000);
   });
@@ -243,12 +337,26 @@ describe.concurrent('a twisted server reaches nothing: not the CI, the terminal,
 // One at a time: a test that blocks the event loop would block the others' clients too.
 describe.sequential('the HTTP client against a twisted server', () => {
   const answering = (delayMs: number, body: string, status = 200): Variant => ({
-    name: 'scripted', description: 'answers every request with a fixed body after a delay',
-    raw(_req, res) { setTimeout(() => { res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '60' }); res.end(body); }, delayMs); return true; },
+    name: 'scripted',
+    description: 'answers every request with a fixed body after a delay',
+    raw(_req, res) {
+      setTimeout(() => {
+        res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '60' });
+        res.end(body);
+      }, delayMs);
+      return true;
+    },
   });
-  const client = (baseUrl: string, redactor = new Redactor()): HttpClient => new HttpClient({
-    baseUrl, timeoutMs: 500, deadlineMs: 600_000, concurrency: 2, maxBodyBytes: 1 << 20, tls: { insecure: false }, redactor,
-  });
+  const client = (baseUrl: string, redactor = new Redactor()): HttpClient =>
+    new HttpClient({
+      baseUrl,
+      timeoutMs: 500,
+      deadlineMs: 600_000,
+      concurrency: 2,
+      maxBodyBytes: 1 << 20,
+      tls: { insecure: false },
+      redactor,
+    });
 
   test('a stall of our own event loop is not charged to the request in flight', async () => {
     const srv = await startReferenceServer({ variants: [answering(100, '{"status":"SUCCESS","code":200,"data":[]}')] });
@@ -258,9 +366,14 @@ describe.sequential('the HTTP client against a twisted server', () => {
       // Block the loop for longer than the timeout (as validating a huge body would), right after sending.
       await new Promise((r) => setTimeout(r, 20));
       const until = performance.now() + 1200;
-      while (performance.now() < until) { /* busy */ }
+      while (performance.now() < until) {
+        /* busy */
+      }
       expect((await pending).status).toBe(200);
-    } finally { await c.close(); await srv.close(); }
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('retry {max: 0} answers the first 429 as it came; the wait budget ends a storm with RETRY_BUDGET', async () => {
@@ -272,20 +385,37 @@ describe.sequential('the HTTP client against a twisted server', () => {
       const e = await c.send({ path: '/dishes' }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(NetworkError);
       expect((e as NetworkError).code).toBe('RETRY_BUDGET');
-      expect((e as NetworkError).message).toMatch(/not waited for: the run's budget for rate-limit waits \(1\.5 s, 3 × timeout_ms\)/);
-      expect(performance.now() - t0, "no 60 s wait").toBeLessThan(5000);
-    } finally { await c.close(); await srv.close(); }
+      expect((e as NetworkError).message).toMatch(
+        /not waited for: the run's budget for rate-limit waits \(1\.5 s, 3 × timeout_ms\)/,
+      );
+      expect(performance.now() - t0, 'no 60 s wait').toBeLessThan(5000);
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('a token in an /auth answer that does not parse is a secret at once', async () => {
     const token = 'tok_Unparsable/Token+Value=42';
-    const srv = await startReferenceServer({ variants: [answering(0, `{"status":"SUCCESS","code":200,"data":{"app_token":"${token.replace('/', '\\/')}"}}<!-- trailer -->`)] });
+    const srv = await startReferenceServer({
+      variants: [
+        answering(
+          0,
+          `{"status":"SUCCESS","code":200,"data":{"app_token":"${token.replace('/', '\\/')}"}}<!-- trailer -->`,
+        ),
+      ],
+    });
     const redactor = new Redactor();
     const c = client(srv.baseUrl, redactor);
     try {
       const r = await c.send({ path: '/auth' });
       expect(r.jsonError).toBeDefined();
-      expect(redactor.redact(`echo ${token} and ${encodeURIComponent(token)}`)).toBe('echo [REDACTED:token] and [REDACTED:token]');
-    } finally { await c.close(); await srv.close(); }
+      expect(redactor.redact(`echo ${token} and ${encodeURIComponent(token)}`)).toBe(
+        'echo [REDACTED:token] and [REDACTED:token]',
+      );
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 });

@@ -46,7 +46,11 @@ function expectSurvived(run: CliRun, wallMs: number, e: Expect, timeoutMs = TIME
   const r = run.report;
   expect(r, `report.json written (stderr: ${run.stderr})`).toBeDefined();
   const byId = new Map(r!.checks.map((c) => [c.id, c]));
-  for (const [outcome, expected] of [['failed', e.failed], ['incomplete', e.incomplete], ['skipped', e.skipped]] as const) {
+  for (const [outcome, expected] of [
+    ['failed', e.failed],
+    ['incomplete', e.incomplete],
+    ['skipped', e.skipped],
+  ] as const) {
     for (const [id, message] of Object.entries(expected ?? {})) {
       expect(byId.get(id)?.outcome, `${id}: ${byId.get(id)?.message}`).toBe(outcome);
       expect(byId.get(id)!.message).toMatch(message);
@@ -71,12 +75,22 @@ function expectSurvived(run: CliRun, wallMs: number, e: Expect, timeoutMs = TIME
   expect(slowest, 'the slowest single exchange').toBeLessThan(2 * timeoutMs + 1000);
 }
 
-async function runAgainst(variants: Variant[], opts: { timeoutMs?: number; https?: boolean; onSpawn?: (pid: number) => void } = {}): Promise<{ run: CliRun; wallMs: number }> {
-  return withServer(variants, async (srv) => {
-    const t0 = performance.now();
-    const run = await runCli(targetArgs(srv, ['--timeout-ms', String(opts.timeoutMs ?? TIMEOUT_MS)]), { env: targetEnv, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
-    return { run, wallMs: performance.now() - t0 };
-  }, { https: opts.https ?? true });
+async function runAgainst(
+  variants: Variant[],
+  opts: { timeoutMs?: number; https?: boolean; onSpawn?: (pid: number) => void } = {},
+): Promise<{ run: CliRun; wallMs: number }> {
+  return withServer(
+    variants,
+    async (srv) => {
+      const t0 = performance.now();
+      const run = await runCli(targetArgs(srv, ['--timeout-ms', String(opts.timeoutMs ?? TIMEOUT_MS)]), {
+        env: targetEnv,
+        ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}),
+      });
+      return { run, wallMs: performance.now() - t0 };
+    },
+    { https: opts.https ?? true },
+  );
 }
 
 /** Polls the child's peak resident set (VmHWM, a high-water mark kept by Linux) until it exits. */
@@ -86,10 +100,17 @@ function peakRss(pid: number): { stop(): number } {
     try {
       const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       if (m) peakKb = Math.max(peakKb, Number(m[1]));
-    } catch { /* the process has exited */ }
+    } catch {
+      /* the process has exited */
+    }
   };
   const timer = setInterval(read, 50);
-  return { stop: () => { clearInterval(timer); return peakKb; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peakKb;
+    },
+  };
 }
 
 // One hostile run at a time: each is a full CLI run, and timing is part of what is asserted.
@@ -114,18 +135,32 @@ describe.sequential('the suite survives a hostile server', () => {
     expect(ex.duration_ms).toBeLessThan(3 * TIMEOUT_MS);
   });
 
-  test.runIf(process.platform === 'linux')('a 600 MB body is cut at the size cap, streamed, with peak memory under 300 MB', async () => {
-    // Plain HTTP and a longer timeout, so the default 100 MB cap (not the clock) is what stops each flood.
-    let meter: { stop(): number } | undefined;
-    const { run, wallMs } = await runAgainst([H.hugeBody], { https: false, timeoutMs: 10_000, onSpawn: (pid) => { meter = peakRss(pid); } });
-    const peakMb = meter!.stop() / 1024;
-    expectSurvived(run, wallMs, {
-      incomplete: { 'ORD-01': /GET \S+\/orders: response body exceeds the 104857600-byte cap \(max_body_bytes\)/ },
-      passed: ['AUTH-01', 'DISH-01', 'DISH-02', 'SEAT-01', 'MER-01'],
-    }, 10_000);
-    expect(peakMb, `peak RSS of the CLI: ${peakMb.toFixed(0)} MB`).toBeGreaterThan(0);
-    expect(peakMb, `peak RSS of the CLI: ${peakMb.toFixed(0)} MB`).toBeLessThan(300);
-  });
+  test.runIf(process.platform === 'linux')(
+    'a 600 MB body is cut at the size cap, streamed, with peak memory under 300 MB',
+    async () => {
+      // Plain HTTP and a longer timeout, so the default 100 MB cap (not the clock) is what stops each flood.
+      let meter: { stop(): number } | undefined;
+      const { run, wallMs } = await runAgainst([H.hugeBody], {
+        https: false,
+        timeoutMs: 10_000,
+        onSpawn: (pid) => {
+          meter = peakRss(pid);
+        },
+      });
+      const peakMb = meter!.stop() / 1024;
+      expectSurvived(
+        run,
+        wallMs,
+        {
+          incomplete: { 'ORD-01': /GET \S+\/orders: response body exceeds the 104857600-byte cap \(max_body_bytes\)/ },
+          passed: ['AUTH-01', 'DISH-01', 'DISH-02', 'SEAT-01', 'MER-01'],
+        },
+        10_000,
+      );
+      expect(peakMb, `peak RSS of the CLI: ${peakMb.toFixed(0)} MB`).toBeGreaterThan(0);
+      expect(peakMb, `peak RSS of the CLI: ${peakMb.toFixed(0)} MB`).toBeLessThan(300);
+    },
+  );
 
   test('a declared 600 MB Content-Length is refused before reading', async () => {
     const { run, wallMs } = await runAgainst([H.hugeDeclared]);
@@ -156,37 +191,65 @@ describe.sequential('the suite survives a hostile server', () => {
 
   test('a body cut short of its Content-Length', async () => {
     const { run, wallMs } = await runAgainst([H.cutBody]);
-    expectSurvived(run, wallMs, { incomplete: { 'DISH-01': /GET \S+\/dishes: the server closed the connection/ }, passed: ['AUTH-01', 'SEAT-01', 'MER-01'] });
+    expectSurvived(run, wallMs, {
+      incomplete: { 'DISH-01': /GET \S+\/dishes: the server closed the connection/ },
+      passed: ['AUTH-01', 'SEAT-01', 'MER-01'],
+    });
   });
 
   test('a connection reset', async () => {
     const { run, wallMs } = await runAgainst([H.resetDetail]);
-    expectSurvived(run, wallMs, { incomplete: { 'SEAT-02': /GET \S+\/seats\/\d+: (connection reset by the server|the server closed the connection)/ }, passed: ['AUTH-01', 'DISH-02', 'SEAT-01'] });
+    expectSurvived(run, wallMs, {
+      incomplete: {
+        'SEAT-02': /GET \S+\/seats\/\d+: (connection reset by the server|the server closed the connection)/,
+      },
+      passed: ['AUTH-01', 'DISH-02', 'SEAT-01'],
+    });
   });
 
   test('a redirect to another origin is not followed: the other host sees no request and no token', async () => {
     const seen: IncomingMessage[] = [];
-    const other = createServer((req, res) => { seen.push(req); res.end('{}'); });
-    await new Promise<void>((resolve, reject) => { other.once('error', reject); other.listen(0, '127.0.0.2', resolve); });
+    const other = createServer((req, res) => {
+      seen.push(req);
+      res.end('{}');
+    });
+    await new Promise<void>((resolve, reject) => {
+      other.once('error', reject);
+      other.listen(0, '127.0.0.2', resolve);
+    });
     try {
       const origin = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
       const { run, wallMs } = await runAgainst([H.redirectAway(origin)]);
-      const to = (path: string): RegExp => new RegExp(`HTTP 302 \\(a redirect to ${origin.replace(/\./g, '\\.')}/open${path}, not followed\\)`);
-      expectSurvived(run, wallMs, { failed: { 'ENV-01': to('/merchant') }, skipped: { 'MER-01': to('/merchant'), 'DISH-01': to('/dishes') }, passed: ['AUTH-01', 'AUTH-02'] });
+      const to = (path: string): RegExp =>
+        new RegExp(`HTTP 302 \\(a redirect to ${origin.replace(/\./g, '\\.')}/open${path}, not followed\\)`);
+      expectSurvived(run, wallMs, {
+        failed: { 'ENV-01': to('/merchant') },
+        skipped: { 'MER-01': to('/merchant'), 'DISH-01': to('/dishes') },
+        passed: ['AUTH-01', 'AUTH-02'],
+      });
       expect(seen.map((r) => `${r.method} ${r.url} token=${String(r.headers['open-token'])}`)).toEqual([]);
       const notes = run.report!.checks.find((c) => c.id === 'MER-01')!.notes;
-      expect(notes.join('\n')).toMatch(new RegExp(`HTTP 302 redirect to ${origin.replace(/\./g, '\\.')}/open/merchant: not followed`));
+      expect(notes.join('\n')).toMatch(
+        new RegExp(`HTTP 302 redirect to ${origin.replace(/\./g, '\\.')}/open/merchant: not followed`),
+      );
     } finally {
-      await new Promise<void>((resolve) => { other.closeAllConnections(); other.close(() => resolve()); });
+      await new Promise<void>((resolve) => {
+        other.closeAllConnections();
+        other.close(() => resolve());
+      });
     }
   });
 });
 
 describe.concurrent('a target that cannot be reached at all: one line, exit 3, no report', () => {
   test('a host name that does not resolve', async () => {
-    const run = await runCli(['--base-url', 'https://nonexistent.invalid/open', '--timeout-ms', String(TIMEOUT_MS)], { env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' } });
+    const run = await runCli(['--base-url', 'https://nonexistent.invalid/open', '--timeout-ms', String(TIMEOUT_MS)], {
+      env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' },
+    });
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/^conformance: cannot reach https:\/\/nonexistent\.invalid\/open: host name does not resolve( \(temporary DNS failure\))?\n$/);
+    expect(run.stderr).toMatch(
+      /^conformance: cannot reach https:\/\/nonexistent\.invalid\/open: host name does not resolve( \(temporary DNS failure\))?\n$/,
+    );
     expect(run.stdout).toBe('');
     expect(run.report).toBeUndefined();
   });
@@ -196,12 +259,27 @@ describe.concurrent('a target that cannot be reached at all: one line, exit 3, n
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const t0 = performance.now();
-      const run = await runCli(['--base-url', `http://127.0.0.1:${(silent.address() as AddressInfo).port}/open`, '--timeout-ms', String(TIMEOUT_MS)], { env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' } });
+      const run = await runCli(
+        [
+          '--base-url',
+          `http://127.0.0.1:${(silent.address() as AddressInfo).port}/open`,
+          '--timeout-ms',
+          String(TIMEOUT_MS),
+        ],
+        { env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' } },
+      );
       expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(new RegExp(`^conformance: cannot reach \\S+: no complete response within ${TIMEOUT_MS} ms \\(timeout_ms\\)\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^conformance: cannot reach \\S+: no complete response within ${TIMEOUT_MS} ms \\(timeout_ms\\)\\n$`,
+        ),
+      );
       expect(performance.now() - t0).toBeLessThan(TIMEOUT_MS + 10_000);
     } finally {
-      await new Promise<void>((resolve) => { silent.closeAllConnections(); silent.close(() => resolve()); });
+      await new Promise<void>((resolve) => {
+        silent.closeAllConnections();
+        silent.close(() => resolve());
+      });
     }
   });
 });
@@ -214,22 +292,78 @@ describe.concurrent('bad input from the user: one line naming the problem, exit 
   const creds = ['--base-url', 'https://x.test/open', '--secret', 'a', '--key', 'b'];
 
   test.each([
-    ['a config file that is not YAML', ['--config', join(dir, 'not-yaml.yaml')], /^conformance: config file \S+not-yaml\.yaml is not valid YAML: /],
-    ['a config file that is a list', ['--config', join(dir, 'list.yaml')], /^conformance: config file \S+list\.yaml must hold a YAML mapping of keys$/],
-    ['a config file that does not exist', ['--config', join(dir, 'missing.yaml')], /^conformance: cannot read config file \S+missing\.yaml: ENOENT$/],
-    ['a concurrency that is not a number', [...creds, '--concurrency', 'four'], /^conformance: --concurrency four: must be integer$/],
+    [
+      'a config file that is not YAML',
+      ['--config', join(dir, 'not-yaml.yaml')],
+      /^conformance: config file \S+not-yaml\.yaml is not valid YAML: /,
+    ],
+    [
+      'a config file that is a list',
+      ['--config', join(dir, 'list.yaml')],
+      /^conformance: config file \S+list\.yaml must hold a YAML mapping of keys$/,
+    ],
+    [
+      'a config file that does not exist',
+      ['--config', join(dir, 'missing.yaml')],
+      /^conformance: cannot read config file \S+missing\.yaml: ENOENT$/,
+    ],
+    [
+      'a concurrency that is not a number',
+      [...creds, '--concurrency', 'four'],
+      /^conformance: --concurrency four: must be integer$/,
+    ],
     ['a concurrency of 0', [...creds, '--concurrency', '0'], /^conformance: --concurrency 0: must be >= 1$/],
-    ['a rate limit that is not a number', [...creds, '--rate-limit', 'fast'], /^conformance: --rate-limit fast: must be number$/],
-    ['a timeout that is not a number', [...creds, '--timeout-ms', '10s'], /^conformance: --timeout-ms 10s: must be integer$/],
-    ['a base URL that is not http(s)', ['--base-url', 'ftp://x.test/open', '--secret', 'a', '--key', 'b'], /^conformance: --base-url: base_url must start with https:\/\//],
-    ['a base URL without a scheme', ['--base-url', 'x.test/open', '--secret', 'a', '--key', 'b'], /^conformance: --base-url: base_url "x\.test\/open" has no scheme: give the whole address, e\.g\. https:\/\/x\.test\/open$/],
-    ['a base URL with a query string', ['--base-url', 'https://x.test/open?v=2', '--secret', 'a', '--key', 'b'], /^conformance: --base-url: base_url must not carry a query string or fragment \(\?v=2\): give the base address only, e\.g\. https:\/\/x\.test\/open$/],
-    ['a base URL with user:password', ['--base-url', 'https://bob:hunter2@x.test/open', '--secret', 'a', '--key', 'b'], /^conformance: --base-url: base_url must not carry user:password \(it would be printed and written into every report\)/],
-    ['a report format that does not exist', [...creds, '--reporter', 'json,xml'], /^conformance: --reporter json,xml: an item must be one of \["json","junit","html"\]$/],
-    ['a misspelt flag', [...creds, '--timout-ms', '5'], /^conformance: Unknown option '--timout-ms'.*\(did you mean --timeout-ms\?\)/],
+    [
+      'a rate limit that is not a number',
+      [...creds, '--rate-limit', 'fast'],
+      /^conformance: --rate-limit fast: must be number$/,
+    ],
+    [
+      'a timeout that is not a number',
+      [...creds, '--timeout-ms', '10s'],
+      /^conformance: --timeout-ms 10s: must be integer$/,
+    ],
+    [
+      'a base URL that is not http(s)',
+      ['--base-url', 'ftp://x.test/open', '--secret', 'a', '--key', 'b'],
+      /^conformance: --base-url: base_url must start with https:\/\//,
+    ],
+    [
+      'a base URL without a scheme',
+      ['--base-url', 'x.test/open', '--secret', 'a', '--key', 'b'],
+      /^conformance: --base-url: base_url "x\.test\/open" has no scheme: give the whole address, e\.g\. https:\/\/x\.test\/open$/,
+    ],
+    [
+      'a base URL with a query string',
+      ['--base-url', 'https://x.test/open?v=2', '--secret', 'a', '--key', 'b'],
+      /^conformance: --base-url: base_url must not carry a query string or fragment \(\?v=2\): give the base address only, e\.g\. https:\/\/x\.test\/open$/,
+    ],
+    [
+      'a base URL with user:password',
+      ['--base-url', 'https://bob:hunter2@x.test/open', '--secret', 'a', '--key', 'b'],
+      /^conformance: --base-url: base_url must not carry user:password \(it would be printed and written into every report\)/,
+    ],
+    [
+      'a report format that does not exist',
+      [...creds, '--reporter', 'json,xml'],
+      /^conformance: --reporter json,xml: an item must be one of \["json","junit","html"\]$/,
+    ],
+    [
+      'a misspelt flag',
+      [...creds, '--timout-ms', '5'],
+      /^conformance: Unknown option '--timout-ms'.*\(did you mean --timeout-ms\?\)/,
+    ],
     ['a misspelt command', ['basline'], /^conformance: Unexpected argument 'basline'.*\(did you mean baseline\?\)/],
-    ['a CA file that does not exist', [...creds, '--ca-file', join(dir, 'missing.pem')], /^conformance: cannot read tls\.ca_file \S+missing\.pem: ENOENT$/],
-    ['a CA file that holds no certificate', [...creds, '--ca-file', join(dir, 'not-a-cert.pem')], /^conformance: tls\.ca_file \S+not-a-cert\.pem holds no PEM certificate/],
+    [
+      'a CA file that does not exist',
+      [...creds, '--ca-file', join(dir, 'missing.pem')],
+      /^conformance: cannot read tls\.ca_file \S+missing\.pem: ENOENT$/,
+    ],
+    [
+      'a CA file that holds no certificate',
+      [...creds, '--ca-file', join(dir, 'not-a-cert.pem')],
+      /^conformance: tls\.ca_file \S+not-a-cert\.pem holds no PEM certificate/,
+    ],
   ])('%s', async (_what, args, message) => {
     const run = await runCli(args);
     expect(run.code).toBe(2);
@@ -241,10 +375,19 @@ describe.concurrent('bad input from the user: one line naming the problem, exit 
 });
 
 describe.concurrent('the HTTP client against a hostile server', () => {
-  const client = (baseUrl: string, o: { timeoutMs?: number; deadlineMs?: number; concurrency?: number; maxBodyBytes?: number; caFile?: string } = {}): HttpClient => new HttpClient({
-    baseUrl, timeoutMs: o.timeoutMs ?? 500, deadlineMs: o.deadlineMs ?? 60_000, concurrency: o.concurrency ?? 4, maxBodyBytes: o.maxBodyBytes ?? 1 << 20,
-    tls: { insecure: false, ...(o.caFile ? { ca_file: o.caFile } : {}) }, redactor: new Redactor(),
-  });
+  const client = (
+    baseUrl: string,
+    o: { timeoutMs?: number; deadlineMs?: number; concurrency?: number; maxBodyBytes?: number; caFile?: string } = {},
+  ): HttpClient =>
+    new HttpClient({
+      baseUrl,
+      timeoutMs: o.timeoutMs ?? 500,
+      deadlineMs: o.deadlineMs ?? 60_000,
+      concurrency: o.concurrency ?? 4,
+      maxBodyBytes: o.maxBodyBytes ?? 1 << 20,
+      tls: { insecure: false, ...(o.caFile ? { ca_file: o.caFile } : {}) },
+      redactor: new Redactor(),
+    });
 
   // Alone: the client forgives time its own event loop was busy (core/timeouts.ts), and the big bodies parsed
   // by the test beside it would make this one's timeouts, whose duration is asserted, forgiven.
@@ -253,26 +396,50 @@ describe.concurrent('the HTTP client against a hostile server', () => {
     const c = client(srv.baseUrl, { concurrency: 1 });
     try {
       const t0 = performance.now();
-      const results = await Promise.all([101, 102, 103, 104, 105, 106, 107, 108].map((id) => c.send({ path: `/dishes/${id}` }).then(() => 'answered', (e: NetworkError) => e.message)));
+      const results = await Promise.all(
+        [101, 102, 103, 104, 105, 106, 107, 108].map((id) =>
+          c.send({ path: `/dishes/${id}` }).then(
+            () => 'answered',
+            (e: NetworkError) => e.message,
+          ),
+        ),
+      );
       expect(results.slice(0, 3).every((m) => /no complete response within 500 ms/.test(m))).toBe(true);
-      expect(results.slice(3).every((m) => /not sent: the last 3 requests to GET \/dishes\/\* got no complete response within 500 ms/.test(m))).toBe(true);
+      expect(
+        results
+          .slice(3)
+          .every((m) =>
+            /not sent: the last 3 requests to GET \/dishes\/\* got no complete response within 500 ms/.test(m),
+          ),
+      ).toBe(true);
       expect(performance.now() - t0).toBeLessThan(3 * 500 + 1000);
       // Other endpoints are unaffected.
       expect((await c.send({ path: '/dishes' })).status).toBe(401);
-    } finally { await c.close(); await srv.close(); }
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('big bodies past the in-memory budget go to disk one at a time and arrive whole and parsed', async () => {
     // Three 12 MB lists at once over TLS: together past the 8 MiB budget, so they spill, pause their sockets while
     // the lane is taken and resume (on resuming, undici hands an empty chunk, which must not pause them again).
-    const records = Array.from({ length: 150_000 }, (_, i) => ({ id: i + 1, name: `菜 ${i} "quoted, [bracketed]" \\ dish`, price: i / 4 }));
+    const records = Array.from({ length: 150_000 }, (_, i) => ({
+      id: i + 1,
+      name: `菜 ${i} "quoted, [bracketed]" \\ dish`,
+      price: i / 4,
+    }));
     const body = Buffer.from(JSON.stringify({ status: 'SUCCESS', code: 200, message: 'ok', data: records }));
-    const big: Variant = { name: 'big-list', description: '/dishes answers a 12 MB list', raw(req, res) {
-      if (!req.url?.endsWith('/dishes')) return false;
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(body);
-      return true;
-    } };
+    const big: Variant = {
+      name: 'big-list',
+      description: '/dishes answers a 12 MB list',
+      raw(req, res) {
+        if (!req.url?.endsWith('/dishes')) return false;
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(body);
+        return true;
+      },
+    };
     const srv = await startReferenceServer({ variants: [big], https: true });
     const c = client(srv.baseUrl, { timeoutMs: 20_000, maxBodyBytes: 64 << 20, caFile: srv.caFile });
     try {
@@ -282,7 +449,10 @@ describe.concurrent('the HTTP client against a hostile server', () => {
         expect((r.json as { data: unknown[] }).data).toHaveLength(records.length);
         expect((r.json as { data: unknown[] }).data.at(-1)).toEqual(records.at(-1));
       }
-    } finally { await c.close(); await srv.close(); }
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('the deadline of the whole run ends a request with a message that names it', async () => {
@@ -291,20 +461,32 @@ describe.concurrent('the HTTP client against a hostile server', () => {
     try {
       const e = await c.send({ path: '/dishes/101' }).catch((x: NetworkError) => x);
       expect(e).toBeInstanceOf(NetworkError);
-      expect((e as NetworkError).message).toMatch(/the deadline of the whole run \(deadline_ms\) passed before the response completed/);
-    } finally { await c.close(); await srv.close(); }
+      expect((e as NetworkError).message).toMatch(
+        /the deadline of the whole run \(deadline_ms\) passed before the response completed/,
+      );
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('a redirect of /auth is not followed: the key pair never reaches the other origin', async () => {
     const seen: string[] = [];
-    const other = createServer((req, res) => { seen.push(req.url ?? ''); res.end('{}'); });
+    const other = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('{}');
+    });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
     const origin = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
-    const away: Variant = { name: 'auth-away', description: '/auth redirects away', raw(req, res) {
-      res.writeHead(307, { location: `${origin}${req.url ?? ''}` });
-      res.end();
-      return true;
-    } };
+    const away: Variant = {
+      name: 'auth-away',
+      description: '/auth redirects away',
+      raw(req, res) {
+        res.writeHead(307, { location: `${origin}${req.url ?? ''}` });
+        res.end();
+        return true;
+      },
+    };
     const srv = await startReferenceServer({ variants: [away] });
     const c = client(srv.baseUrl);
     try {
@@ -313,7 +495,8 @@ describe.concurrent('the HTTP client against a hostile server', () => {
       expect(r.headers.location).toContain(origin);
       expect(seen).toEqual([]);
     } finally {
-      await c.close(); await srv.close();
+      await c.close();
+      await srv.close();
       await new Promise<void>((resolve) => other.close(() => resolve()));
     }
   });

@@ -17,14 +17,30 @@ import type { Report } from '../core/report.js';
 
 /** Debian's chromium (apt-get install chromium; .ci/run does it), never a downloaded browser build. */
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const OUTPUT = join(packageRoot, 'test', 'output');
 const README_SHOT = join(packageRoot, 'docs', 'report-screenshot.png');
 
 /** Every credential the run was given (the other targetEnv values are plain settings). */
-const SECRETS = Object.entries(targetEnv).filter(([k]) => /SECRET|KEY|TOKEN/.test(k)).map(([, v]) => v);
+const SECRETS = Object.entries(targetEnv)
+  .filter(([k]) => /SECRET|KEY|TOKEN/.test(k))
+  .map(([, v]) => v);
 
-interface Watch { dialogs: string[]; console: string[]; errors: string[]; requests: string[] }
+interface Watch {
+  dialogs: string[];
+  console: string[];
+  errors: string[];
+  requests: string[];
+}
 
 /** Opens a file in a fresh context and records everything a payload could do: dialogs, console, errors, requests. */
 async function open(browser: Browser, file: string): Promise<{ page: Page; seen: Watch; close(): Promise<void> }> {
@@ -32,7 +48,10 @@ async function open(browser: Browser, file: string): Promise<{ page: Page; seen:
   const seen: Watch = { dialogs: [], console: [], errors: [], requests: [] };
   context.on('request', (r) => seen.requests.push(r.url()));
   const page = await context.newPage();
-  page.on('dialog', (d) => { seen.dialogs.push(d.message()); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    seen.dialogs.push(d.message());
+    void d.dismiss();
+  });
   page.on('console', (m) => seen.console.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => seen.errors.push(e.message));
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
@@ -51,7 +70,9 @@ describe('reports of a run against a server whose data attacks the report', () =
     report = run.report!;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   }, 120_000);
-  afterAll(async () => { await browser?.close(); });
+  afterAll(async () => {
+    await browser?.close();
+  });
 
   test('the run fails the broken checks (exit 1) and writes report.json, junit.xml and report.html', () => {
     expect(run.stderr).toBe('');
@@ -88,20 +109,31 @@ describe('reports of a run against a server whose data attacks the report', () =
       // Our one inline script is the only script; no element from the data exists, nor any event-handler attribute.
       expect(await page.locator('script').count()).toBe(1);
       expect(await page.locator('img, iframe, object, embed, svg[onload], a[href^="javascript"]').count()).toBe(0);
-      expect(await page.evaluate(`[...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length`)).toBe(0);
+      expect(
+        await page.evaluate(
+          `[...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length`,
+        ),
+      ).toBe(0);
       // The payloads are there, as text: in the evidence (header, body) and in a failure message.
       expect(await page.locator('td', { hasText: HOSTILE_HEADER }).count()).toBeGreaterThan(0);
       const env02 = page.locator('#check-ENV-02 .msg');
       expect(await env02.textContent()).toContain(PAYLOADS[0]);
-      expect(await page.locator('#check-SEAT-01 pre', { hasText: PAYLOADS[3]!.slice(0, 14) }).count()).toBeGreaterThan(0);
-      expect(await page.locator('#check-SEAT-01 pre.curl', { hasText: '/open/seats' }).first().textContent()).toMatch(/^curl .*-H 'open-token: '"\$OPEN_TOKEN"/);
-    } finally { await close(); }
+      expect(await page.locator('#check-SEAT-01 pre', { hasText: PAYLOADS[3]!.slice(0, 14) }).count()).toBeGreaterThan(
+        0,
+      );
+      expect(await page.locator('#check-SEAT-01 pre.curl', { hasText: '/open/seats' }).first().textContent()).toMatch(
+        /^curl .*-H 'open-token: '"\$OPEN_TOKEN"/,
+      );
+    } finally {
+      await close();
+    }
   });
 
   test('the failures-only filter shows exactly the findings, and a screenshot is kept', async () => {
     const { page, seen, close } = await open(browser, join(dir, 'report.html'));
     try {
-      const visible = (): Promise<string[]> => page.locator('article.check:visible').evaluateAll((els) => els.map((e) => e.id.replace(/^check-/, '')));
+      const visible = (): Promise<string[]> =>
+        page.locator('article.check:visible').evaluateAll((els) => els.map((e) => e.id.replace(/^check-/, '')));
       expect((await visible()).length).toBe(report.checks.length);
       await page.check('#failures-only');
       const findings = report.checks.filter((c) => OUTCOMES[c.outcome].finding).map((c) => c.id);
@@ -112,20 +144,28 @@ describe('reports of a run against a server whose data attacks the report', () =
       // The README's picture: refreshed on request only, so test runs leave the work tree alone.
       if (!existsSync(README_SHOT) || process.env.UPDATE_SCREENSHOT) {
         mkdirSync(join(packageRoot, 'docs'), { recursive: true });
-        await page.screenshot({ path: join(OUTPUT, 'html-report-top.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1900 } });
+        await page.screenshot({
+          path: join(OUTPUT, 'html-report-top.png'),
+          fullPage: true,
+          clip: { x: 0, y: 0, width: 1280, height: 1900 },
+        });
         copyFileSync(join(OUTPUT, 'html-report-top.png'), README_SHOT);
       }
       await page.uncheck('#failures-only');
       expect((await visible()).length).toBe(report.checks.length);
       await page.screenshot({ path: join(OUTPUT, 'html-report.png'), fullPage: true });
       expect(seen.console).toEqual([]);
-    } finally { await close(); }
+    } finally {
+      await close();
+    }
   });
 
   test('findings come first, most severe first, each linking to its card; evidence that shows the finding comes first', async () => {
     const { page, close } = await open(browser, join(dir, 'report.html'));
     try {
-      const listed = await page.locator('h2:text("Findings") + table a').evaluateAll((els) => els.map((e) => e.getAttribute('href')));
+      const listed = await page
+        .locator('h2:text("Findings") + table a')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('href')));
       const expected = findingsOf(report).map((c) => `#check-${c.id}`);
       expect(listed.slice(0, expected.length)).toEqual(expected);
       // The findings table stands above the checks.
@@ -136,19 +176,32 @@ describe('reports of a run against a server whose data attacks the report', () =
       expect(await first.getAttribute('class')).toContain('defect');
       expect(await first.getAttribute('open')).not.toBeNull();
       expect(await first.locator('summary code').textContent()).toMatch(/GET \S+\/open\/seats$/);
-    } finally { await close(); }
+    } finally {
+      await close();
+    }
   });
 
   test('filters by level, area, outcome and text; § references link to the text of the spec', async () => {
     const { page, seen, close } = await open(browser, join(dir, 'report.html'));
     try {
-      const visible = (): Promise<string[]> => page.locator('article.check:visible').evaluateAll((els) => els.map((e) => e.id.replace(/^check-/, '')));
+      const visible = (): Promise<string[]> =>
+        page.locator('article.check:visible').evaluateAll((els) => els.map((e) => e.id.replace(/^check-/, '')));
       await page.selectOption('#f-area', 'seats');
-      expect((await visible()).sort()).toEqual(report.checks.filter((c) => c.area === 'seats').map((c) => c.id).sort());
+      expect((await visible()).sort()).toEqual(
+        report.checks
+          .filter((c) => c.area === 'seats')
+          .map((c) => c.id)
+          .sort(),
+      );
       await page.selectOption('#f-area', '');
       await page.selectOption('#f-level', 'SHOULD');
       await page.selectOption('#f-outcome', 'warned');
-      expect((await visible()).sort()).toEqual(report.checks.filter((c) => c.level === 'SHOULD' && c.outcome === 'warned').map((c) => c.id).sort());
+      expect((await visible()).sort()).toEqual(
+        report.checks
+          .filter((c) => c.level === 'SHOULD' && c.outcome === 'warned')
+          .map((c) => c.id)
+          .sort(),
+      );
       await page.selectOption('#f-level', '');
       await page.selectOption('#f-outcome', '');
       await page.fill('#f-text', 'UNAUTH-SEAT');
@@ -160,7 +213,9 @@ describe('reports of a run against a server whose data attacks the report', () =
       await link.click();
       expect(await page.locator('#spec-2-3 .spec-text').textContent()).toContain('table_number');
       expect(seen.errors).toEqual([]);
-    } finally { await close(); }
+    } finally {
+      await close();
+    }
   });
 
   test('light, dark and print: readable in each (screenshots kept), evidence of findings unfolded for print', async () => {
@@ -178,12 +233,20 @@ describe('reports of a run against a server whose data attacks the report', () =
       const folded = await page.locator('article.finding details.ex:not([open])').count();
       expect(folded).toBe(0);
       // Badges keep their colour in print.
-      expect(await page.evaluate("getComputedStyle(document.querySelector('.badge.FAIL')).printColorAdjust")).toBe('exact');
+      expect(await page.evaluate("getComputedStyle(document.querySelector('.badge.FAIL')).printColorAdjust")).toBe(
+        'exact',
+      );
       expect(await page.evaluate("getComputedStyle(document.querySelector('.toolbar')).display")).toBe('none');
       await page.screenshot({ path: join(OUTPUT, 'html-report-print.png'), fullPage: true });
       // Nothing renders blank in a full-page screenshot: no card is skipped by content-visibility.
-      expect(await page.evaluate("[...document.querySelectorAll('article.check')].filter((e) => getComputedStyle(e).contentVisibility !== 'visible').length")).toBe(0);
-    } finally { await close(); }
+      expect(
+        await page.evaluate(
+          "[...document.querySelectorAll('article.check')].filter((e) => getComputedStyle(e).contentVisibility !== 'visible').length",
+        ),
+      ).toBe(0);
+    } finally {
+      await close();
+    }
   });
 
   test('a report of 300 findings over 6,000 exchanges opens and filters fast', async () => {
@@ -199,9 +262,13 @@ describe('reports of a run against a server whose data attacks the report', () =
       await page.check('#failures-only');
       await page.locator('article.check:visible').first().waitFor();
       const filtered = performance.now() - t2;
-      console.log(`big report: rendered in ${rendered.toFixed(0)} ms, loaded in Chromium in ${loaded.toFixed(0)} ms, filtered in ${filtered.toFixed(0)} ms`);
+      console.log(
+        `big report: rendered in ${rendered.toFixed(0)} ms, loaded in Chromium in ${loaded.toFixed(0)} ms, filtered in ${filtered.toFixed(0)} ms`,
+      );
       expect(loaded).toBeLessThan(15_000);
       expect(seen.console).toEqual([]);
-    } finally { await close(); }
+    } finally {
+      await close();
+    }
   });
 });

@@ -10,9 +10,17 @@ import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
 function expectSameAsJsonParse(text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   let expected: { value: string } | { error: string };
-  try { expected = { value: stringifyJson(parseJsonExact(bytes.toString('utf8'))) ?? '' }; } catch (e) { expected = { error: (e as Error).message }; }
+  try {
+    expected = { value: stringifyJson(parseJsonExact(bytes.toString('utf8'))) ?? '' };
+  } catch (e) {
+    expected = { error: (e as Error).message };
+  }
   let actual: { value: string } | { error: string };
-  try { actual = { value: stringifyJson(parseJsonBuffer(bytes)) ?? '' }; } catch (e) { actual = { error: (e as Error).message }; }
+  try {
+    actual = { value: stringifyJson(parseJsonBuffer(bytes)) ?? '' };
+  } catch (e) {
+    actual = { error: (e as Error).message };
+  }
   expect(actual).toEqual(expected);
 }
 
@@ -25,24 +33,35 @@ const envelope = fc.record({
 
 describe('parseJsonBuffer: JSON.parse of a big body, element by element (core/json-buffer.ts)', () => {
   test('any envelope, compact or indented, parses to the same value with the same key order', () => {
-    fc.assert(fc.property(envelope, fc.constantFrom(undefined, 1, 2, '\t'), (env, indent) => {
-      expectSameAsJsonParse(JSON.stringify(env, null, indent));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(envelope, fc.constantFrom(undefined, 1, 2, '\t'), (env, indent) => {
+        expectSameAsJsonParse(JSON.stringify(env, null, indent));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test('any JSON text at all, envelope or not, parses the same', () => {
-    fc.assert(fc.property(fc.json(), (text) => expectSameAsJsonParse(text)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.json(), (text) => expectSameAsJsonParse(text)),
+      { numRuns: 500 },
+    );
   });
 
   test('an envelope with one character deleted, doubled or replaced: the same value, or the same error', () => {
-    const damaged = fc.tuple(envelope, fc.nat(), fc.constantFrom('delete', 'double', '"', '\\', ',', ']', '}', '[', ' ')).map(([env, at, how]) => {
-      const text = JSON.stringify(env);
-      const i = at % text.length;
-      if (how === 'delete') return text.slice(0, i) + text.slice(i + 1);
-      if (how === 'double') return text.slice(0, i + 1) + text.slice(i);
-      return text.slice(0, i) + how + text.slice(i + 1);
-    });
-    fc.assert(fc.property(damaged, (text) => expectSameAsJsonParse(text)), { numRuns: 2000 });
+    const damaged = fc
+      .tuple(envelope, fc.nat(), fc.constantFrom('delete', 'double', '"', '\\', ',', ']', '}', '[', ' '))
+      .map(([env, at, how]) => {
+        const text = JSON.stringify(env);
+        const i = at % text.length;
+        if (how === 'delete') return text.slice(0, i) + text.slice(i + 1);
+        if (how === 'double') return text.slice(0, i + 1) + text.slice(i);
+        return text.slice(0, i) + how + text.slice(i + 1);
+      });
+    fc.assert(
+      fc.property(damaged, (text) => expectSameAsJsonParse(text)),
+      { numRuns: 2000 },
+    );
   });
 
   test.each([
@@ -61,7 +80,10 @@ describe('parseJsonBuffer: JSON.parse of a big body, element by element (core/js
     ['an unclosed list', '{"data":[1,2'],
     ['a byte order mark', '\ufeff{"data":[1]}'],
     ['a list at the top', '[{"data":[1]}]'],
-    ['snowflake ids past 2^53', '{"data":[{"id":1300000000000000101,"seat_id":0},{"id":-9007199254740993}],"code":200}'],
+    [
+      'snowflake ids past 2^53',
+      '{"data":[{"id":1300000000000000101,"seat_id":0},{"id":-9007199254740993}],"code":200}',
+    ],
     ['white space around everything', ' \r\n\t{ "data" : [ 1 , 2 ] } \n'],
   ])('%s', (_name, text) => expectSameAsJsonParse(text));
 });

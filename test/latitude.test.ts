@@ -3,7 +3,7 @@ import { LATITUDE_VARIANTS } from '../reference/variants.js';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 
-describe.concurrent('conforming servers that use the spec\'s latitude pass with no failure and no warning', () => {
+describe.concurrent("conforming servers that use the spec's latitude pass with no failure and no warning", () => {
   test('the reference server itself', async () => {
     await withServer([], async (srv) => {
       const run = await runCli(targetArgs(srv), { env: targetEnv });

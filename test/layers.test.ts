@@ -151,7 +151,12 @@ describe('layers', () => {
   });
 
   test('the cycle finder names a cycle', () => {
-    const g = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts', 'd.ts']], ['d.ts', []]]);
+    const g = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'd.ts']],
+      ['d.ts', []],
+    ]);
     expect(cycles(g)).toEqual(['a.ts → b.ts → c.ts → a.ts']);
     expect(cycles(new Map([['a.ts', ['a.ts']]]))).toEqual(['a.ts → a.ts']);
   });

@@ -26,12 +26,24 @@ function exampleProject(): string {
   return dir;
 }
 
-function vitestRun(dir: string, env: Record<string, string> = {}, args: string[] = []): Promise<{ code: number | null; out: string; report?: Report }> {
+function vitestRun(
+  dir: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<{ code: number | null; out: string; report?: Report }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, 'run', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VITEST, 'run', ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -42,8 +54,8 @@ function vitestRun(dir: string, env: Record<string, string> = {}, args: string[]
   });
 }
 
-describe('library mode: conformanceSuite in a project\'s own Vitest (examples/vitest-library)', () => {
-  test('against the server its test starts: every check passes, exit 0, and the reporter writes the CLI\'s report', async () => {
+describe("library mode: conformanceSuite in a project's own Vitest (examples/vitest-library)", () => {
+  test("against the server its test starts: every check passes, exit 0, and the reporter writes the CLI's report", async () => {
     const dir = exampleProject();
     const run = await vitestRun(dir);
     expect(run.code, run.out).toBe(0);
@@ -77,7 +89,7 @@ describe('library mode: conformanceSuite in a project\'s own Vitest (examples/vi
     });
   });
 
-  test('Vitest\'s blob reports merged with --merge-reports give the same conformance report (the reporter reads the tests\' meta)', async () => {
+  test("Vitest's blob reports merged with --merge-reports give the same conformance report (the reporter reads the tests' meta)", async () => {
     const dir = exampleProject();
     const shard = await vitestRun(dir, {}, ['--shard=1/1', '--reporter=blob']);
     expect(shard.code, shard.out).toBe(0);

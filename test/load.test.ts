@@ -65,7 +65,11 @@ describe('politeness', () => {
       expect(run.code, run.stdout.slice(-2000)).toBe(0);
       expect(limiter.hits()).toBeGreaterThanOrEqual(2);
       const notes = run.report!.checks.flatMap((c) => c.notes.map((n) => `${c.id}: ${n}`));
-      const retried = notes.filter((n) => /rate limited: GET \S+\/seats got 429 Too Many Requests 1 time\(s\); retried 1 time\(s\) after Retry-After \(waited 1\.0 s\); final answer HTTP (200|401)/.test(n));
+      const retried = notes.filter((n) =>
+        /rate limited: GET \S+\/seats got 429 Too Many Requests 1 time\(s\); retried 1 time\(s\) after Retry-After \(waited 1\.0 s\); final answer HTTP (200|401)/.test(
+          n,
+        ),
+      );
       expect(retried.length, notes.join('\n')).toBeGreaterThan(0);
       const ex = run.report!.checks.flatMap((c) => c.evidence).find((e) => e.retries?.length);
       expect(ex?.retries).toEqual([{ status: 429, retry_after: '1', waited_ms: 1000 }]);
@@ -74,9 +78,17 @@ describe('politeness', () => {
     });
   });
 
-  const client = (baseUrl: string, retry?: { max: number; capMs: number }): HttpClient => new HttpClient({
-    baseUrl, timeoutMs: 5000, deadlineMs: 60_000, concurrency: 4, maxBodyBytes: 1 << 20, tls: { insecure: true }, redactor: new Redactor(), ...(retry ? { retry } : {}),
-  });
+  const client = (baseUrl: string, retry?: { max: number; capMs: number }): HttpClient =>
+    new HttpClient({
+      baseUrl,
+      timeoutMs: 5000,
+      deadlineMs: 60_000,
+      concurrency: 4,
+      maxBodyBytes: 1 << 20,
+      tls: { insecure: true },
+      redactor: new Redactor(),
+      ...(retry ? { retry } : {}),
+    });
 
   test('a 503 is answered as it came: sent once, not retried', async () => {
     const down = unavailable();
@@ -87,7 +99,10 @@ describe('politeness', () => {
       expect(r.status).toBe(503);
       expect(down.hits()).toBe(1);
       expect(r.exchange.retries).toBeUndefined();
-    } finally { await c.close(); await srv.close(); }
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('429s are retried at most 3 times, each wait capped, and an HTTP-date Retry-After is understood', async () => {
@@ -102,7 +117,10 @@ describe('politeness', () => {
       expect(limiter.hits()).toBe(4);
       expect(r.exchange.retries?.map((x) => x.waited_ms)).toEqual([200, 200, 200]);
       expect(performance.now() - t0).toBeGreaterThanOrEqual(590);
-    } finally { await c.close(); await srv.close(); }
+    } finally {
+      await c.close();
+      await srv.close();
+    }
   });
 
   test('Retry-After as delta-seconds or HTTP-date', () => {

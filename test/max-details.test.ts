@@ -17,24 +17,34 @@ describe('--max-details', () => {
     srv = await startReferenceServer({
       https: true,
       size: { dishes: 60, seats: 20, orders: 12, dishesPerOrder: 2 },
-      variants: [{
-        name: 'count', description: 'records each request',
-        raw: (req) => { seen.push({ method: req.method ?? '', url: req.url ?? '', token: String(req.headers['open-token'] ?? '') }); return false; },
-      }],
+      variants: [
+        {
+          name: 'count',
+          description: 'records each request',
+          raw: (req) => {
+            seen.push({ method: req.method ?? '', url: req.url ?? '', token: String(req.headers['open-token'] ?? '') });
+            return false;
+          },
+        },
+      ],
     });
   });
   afterAll(() => srv.close());
 
   const detailUrls = (run: CliRun, id: string): string[] => {
     const check = run.report?.checks.find((c) => c.id === id);
-    return [...new Set((check?.evidence ?? []).map((e) => e.request.url).filter((u) => /\/(dishes|seats)\/\d+$/.test(u)))].sort();
+    return [
+      ...new Set((check?.evidence ?? []).map((e) => e.request.url).filter((u) => /\/(dishes|seats)\/\d+$/.test(u))),
+    ].sort();
   };
 
   test('checks a seeded sample of N details per resource, reported as sampled with the seed, the same for the same seed', async () => {
     seen.length = 0;
     const first = await runCli(targetArgs(srv, ['--max-details', '5']), { env: targetEnv });
     expect(first.code, first.stdout + first.stderr).toBe(0);
-    expect(first.stdout).toContain('Details: a seeded sample of at most 5 records per resource (max_details; seed 12345)');
+    expect(first.stdout).toContain(
+      'Details: a seeded sample of at most 5 records per resource (max_details; seed 12345)',
+    );
 
     const dish = first.report!.checks.find((c) => c.id === 'DISH-02')!;
     const seat = first.report!.checks.find((c) => c.id === 'SEAT-02')!;
@@ -58,7 +68,8 @@ describe('--max-details', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const times = new Map<string, number>();
     // With a token /auth issued in this run (the refusal checks send made-up and altered ones).
-    const issued = (t: string): boolean => t.startsWith('tok_') && !t.endsWith('~') && t !== CREDENTIALS.disabled_app.token;
+    const issued = (t: string): boolean =>
+      t.startsWith('tok_') && !t.endsWith('~') && t !== CREDENTIALS.disabled_app.token;
     for (const r of seen) {
       if (r.method !== 'GET' || !issued(r.token) || !/\/open\/(dishes|seats)\/\d+$/.test(r.url)) continue;
       times.set(`${r.token} ${r.url}`, (times.get(`${r.token} ${r.url}`) ?? 0) + 1);

@@ -8,15 +8,44 @@ import { validate } from '../core/schemas.js';
 import { runCli } from './helpers/cli.js';
 
 function rec(id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST'): CheckRecord {
-  return withOutcome({ id, title: `title of ${id}`, level, spec: '§4', area: 'auth' as const, status, message: status === 'passed' ? 'as the spec requires' : `${id} went wrong`, evidence: [], notes: [], duration_ms: 3 });
+  return withOutcome({
+    id,
+    title: `title of ${id}`,
+    level,
+    spec: '§4',
+    area: 'auth' as const,
+    status,
+    message: status === 'passed' ? 'as the spec requires' : `${id} went wrong`,
+    evidence: [],
+    notes: [],
+    duration_ms: 3,
+  });
 }
 
 function report(baseUrl: string, checks: CheckRecord[], errors: string[] = []): Report {
-  return buildReport({ checks, catalogue: checks, strict: false, baseUrl, startedAt: new Date('2026-01-02T03:04:05Z'), durationMs: 2500, fuzz: { seed: 1, runs: 50 }, config: {}, errors });
+  return buildReport({
+    checks,
+    catalogue: checks,
+    strict: false,
+    baseUrl,
+    startedAt: new Date('2026-01-02T03:04:05Z'),
+    durationMs: 2500,
+    fuzz: { seed: 1, runs: 50 },
+    config: {},
+    errors,
+  });
 }
 
-const good = report('https://a.example/open', [rec('AUTH-01', 'passed'), rec('DISH-01', 'passed'), rec('ENV-02', 'passed', 'SHOULD')]);
-const broken = report('https://b.example/open', [rec('AUTH-01', 'passed'), rec('DISH-01', 'failed'), rec('ENV-02', 'failed', 'SHOULD')]);
+const good = report('https://a.example/open', [
+  rec('AUTH-01', 'passed'),
+  rec('DISH-01', 'passed'),
+  rec('ENV-02', 'passed', 'SHOULD'),
+]);
+const broken = report('https://b.example/open', [
+  rec('AUTH-01', 'passed'),
+  rec('DISH-01', 'failed'),
+  rec('ENV-02', 'failed', 'SHOULD'),
+]);
 const crashed = report('https://c.example/open', [rec('AUTH-01', 'error'), rec('DISH-01', 'passed')]);
 
 /** Writes reports as a CI matrix would leave them: reports/<target>/report.json. */
@@ -41,13 +70,17 @@ describe('mergeReports', () => {
       { file: 'reports/shop-c/report.json', report: crashed },
     ]);
     expect(m.targets.map((t) => [t.label, t.verdict, t.summary.failed, t.summary.warned])).toEqual([
-      ['shop-a', 'conformant', 0, 0], ['shop-b', 'not conformant', 1, 1], ['shop-c', 'incomplete', 0, 0],
+      ['shop-a', 'conformant', 0, 0],
+      ['shop-b', 'not conformant', 1, 1],
+      ['shop-c', 'incomplete', 0, 0],
     ]);
     expect(m.summary).toEqual({ targets: 3, conformant: 1, partial: 0, not_conformant: 1, incomplete: 1 });
     expect(m.exit_code).toBe(3);
     const byId = Object.fromEntries(m.checks.map((c) => [c.id, c]));
     expect(byId['DISH-01']!.outcome).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed', 'shop-c': 'passed' });
-    expect(byId['DISH-01']!.failed_on).toEqual([{ target: 'shop-b', outcome: 'failed', message: 'DISH-01 went wrong' }]);
+    expect(byId['DISH-01']!.failed_on).toEqual([
+      { target: 'shop-b', outcome: 'failed', message: 'DISH-01 went wrong' },
+    ]);
     expect(byId['AUTH-01']!.failed_on.map((f) => f.outcome)).toEqual(['error']);
     // ENV-02 is absent from shop-c's report: said so, not counted as passed.
     expect(byId['ENV-02']!.outcome).toEqual({ 'shop-a': 'passed', 'shop-b': 'warned' });
@@ -58,22 +91,34 @@ describe('mergeReports', () => {
     expect(text).toMatch(/shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT\s+1\s+1/);
     expect(text).toMatch(/DISH-01\s+MUST\s+1\/3\s+shop-b/);
     expect(text).toMatch(/AUTH-01\s+MUST\s+1\/3\s+shop-c \(ERROR\)/);
-    expect(text.trimEnd().split('\n').at(-1)).toBe('INCOMPLETE: 1 conformant, 0 partial, 1 not conformant, 1 incomplete (of 3)');
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'INCOMPLETE: 1 conformant, 0 partial, 1 not conformant, 1 incomplete (of 3)',
+    );
   });
 
   test('exit 0 only when every target is conformant; equal labels stay apart', () => {
-    const m = mergeReports([{ file: 'x/report.json', report: good }, { file: 'x/report.json', report: good }]);
+    const m = mergeReports([
+      { file: 'x/report.json', report: good },
+      { file: 'x/report.json', report: good },
+    ]);
     expect(m.exit_code).toBe(0);
     expect(m.targets.map((t) => t.label)).toEqual(['x', 'x#2']);
     expect(mergedText(m)).toMatch(/No check failed on any target/);
-    expect(mergeReports([{ file: 'a.json', report: good }, { file: 'b.json', report: broken }]).exit_code).toBe(1);
+    expect(
+      mergeReports([
+        { file: 'a.json', report: good },
+        { file: 'b.json', report: broken },
+      ]).exit_code,
+    ).toBe(1);
   });
 });
 
 describe('conformance merge (the CLI)', () => {
   test('merges reports/*/report.json, prints the tables and writes --out', async () => {
     const dir = layout({ 'shop-a': good, 'shop-b': broken });
-    const run = await runCli(['merge', 'reports/shop-a/report.json', 'reports/shop-b', '--out', 'out/merged.json'], { cwd: dir });
+    const run = await runCli(['merge', 'reports/shop-a/report.json', 'reports/shop-b', '--out', 'out/merged.json'], {
+      cwd: dir,
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/Merged 2 report\(s\)/);

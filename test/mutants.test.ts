@@ -52,8 +52,9 @@ describe('mutation coverage (static, over MUTANTS)', () => {
 
   test('every MUST and SHOULD check has a mutant that only it catches (kills exactly [that id])', () => {
     const missing = gated.filter((c) => !exclusive(c.id) && !NEVER_ALONE[c.id]).map((c) => `${c.id} (${c.title})`);
-    const how = 'add one to reference/mutants/<area>.ts (prefer a Variant.render-style change of one rendered thing, '
-      + 'so no other check notices)';
+    const how =
+      'add one to reference/mutants/<area>.ts (prefer a Variant.render-style change of one rendered thing, ' +
+      'so no other check notices)';
     expect(missing, `checks without a mutant that only they catch: ${how}: ${missing.join('; ')}`).toEqual([]);
   });
 
@@ -66,7 +67,10 @@ describe('mutation coverage (static, over MUTANTS)', () => {
       expect(killers.length, `${id}: no mutant kills it at all`).toBeGreaterThan(0);
       for (const m of killers) {
         const why = `${m.name} kills ${id} without any of ${alongside.join(', ')}`;
-        expect(m.kills.some((k) => alongside.includes(k)), why).toBe(true);
+        expect(
+          m.kills.some((k) => alongside.includes(k)),
+          why,
+        ).toBe(true);
       }
     }
   });
@@ -80,8 +84,9 @@ afterAll(() => {
   // Only a complete, green run may speak for the README (a filtered or failing run kills fewer).
   if (completed !== MUTANTS.length) return;
   const why = notAlone.map((c) => `${c.id} (${NEVER_ALONE[c.id]?.why ?? 'no reason recorded'})`).join('; ');
-  const score = `**Mutation score: ${covered.length} / ${gated.length}** MUST and SHOULD checks are killed by a mutant `
-    + `of the reference server (${MUTANTS.length} mutants); ${alone.length} of them by a mutant that only they catch.`;
+  const score =
+    `**Mutation score: ${covered.length} / ${gated.length}** MUST and SHOULD checks are killed by a mutant ` +
+    `of the reference server (${MUTANTS.length} mutants); ${alone.length} of them by a mutant that only they catch.`;
   const notYet = missing.length ? ` Not yet killed: ${missing.join(', ')}.` : '';
   const never = notAlone.length ? ` Never caught alone, since each fails only with another check: ${why}.` : '';
   syncReadmeBlock('mutation-score', `${score}${notYet}${never}\n`);

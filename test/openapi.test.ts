@@ -57,8 +57,20 @@ describe('conformance openapi: the document', () => {
   });
 
   test('has the seven endpoints of §4, the open-token scheme, and no token on /auth', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(['/auth', '/dishes', '/dishes/{dish_id}', '/merchant', '/orders', '/seats', '/seats/{seat_id}']);
-    expect(doc.components.securitySchemes.openToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'open-token' });
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/auth',
+      '/dishes',
+      '/dishes/{dish_id}',
+      '/merchant',
+      '/orders',
+      '/seats',
+      '/seats/{seat_id}',
+    ]);
+    expect(doc.components.securitySchemes.openToken).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'open-token',
+    });
     expect(doc.security).toEqual([{ openToken: [] }]);
     expect(doc.paths['/auth'].get.security).toEqual([]);
     for (const item of Object.values(doc.paths) as Json[]) {
@@ -80,7 +92,8 @@ describe('conformance openapi: the document', () => {
     expect(doc.components.schemas.SeatEmbedded.properties.status.enum).toEqual([0, -1, '0', '-1']);
     expect(doc.components.schemas.Dish.properties.unit.type).toEqual(['string', 'null']);
     expect(doc.paths['/dishes'].get.responses['200'].content['application/json'].schema.oneOf).toEqual([
-      { $ref: '#/components/schemas/DishesEnvelope' }, { $ref: '#/components/schemas/ErrorEnvelope' },
+      { $ref: '#/components/schemas/DishesEnvelope' },
+      { $ref: '#/components/schemas/ErrorEnvelope' },
     ]);
   });
 
@@ -101,7 +114,8 @@ describe('conformance openapi: the document', () => {
     const fresh = packagedOpenApi('yaml');
     const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
     if (current !== fresh) {
-      if (process.env.CI) throw new Error('openapi.yaml is stale: run npm test (or npm run openapi) locally and commit it');
+      if (process.env.CI)
+        throw new Error('openapi.yaml is stale: run npm test (or npm run openapi) locally and commit it');
       writeFileSync(file, fresh);
     }
     expect(parseYaml(readFileSync(file, 'utf8'))).toEqual(doc);
@@ -121,16 +135,26 @@ describe('conformance openapi: fed to the reference server', () => {
   });
   afterAll(() => srv.close());
 
-  async function call(path: string, o: { query?: string; token?: string; fault?: string } = {}): Promise<{ status: number; body: unknown }> {
+  async function call(
+    path: string,
+    o: { query?: string; token?: string; fault?: string } = {},
+  ): Promise<{ status: number; body: unknown }> {
     const res = await request(`${srv.baseUrl}${path}${o.query ? `?${o.query}` : ''}`, {
-      headers: { 'content-type': 'application/json; charset=utf-8', ...(o.token ? { 'open-token': o.token } : {}), ...(o.fault ? { 'x-sandbox-fault': o.fault } : {}) },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        ...(o.token ? { 'open-token': o.token } : {}),
+        ...(o.fault ? { 'x-sandbox-fault': o.fault } : {}),
+      },
     });
     return { status: res.statusCode, body: await res.body.json() };
   }
 
   /** A concrete path for a templated one, from the parameter examples the document gives. */
-  const concrete = (path: string): string => path.replace(/\{(\w+)\}/g, (_m, name: string) =>
-    (doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.example);
+  const concrete = (path: string): string =>
+    path.replace(
+      /\{(\w+)\}/g,
+      (_m, name: string) => (doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.example,
+    );
 
   test('every path answers as documented: success, and each error it can be driven to', async () => {
     let exchanges = 0;
@@ -138,18 +162,34 @@ describe('conformance openapi: fed to the reference server', () => {
       const isAuth = path === '/auth';
       const cases: Array<{ why: string; query?: string; token?: string; fault?: string; status: number }> = isAuth
         ? [
-          { why: 'key pair', query: new URLSearchParams(CREDENTIALS.app).toString(), status: 200 },
-          { why: 'no key pair', status: 400 },
-          { why: 'wrong key', query: new URLSearchParams({ secret: CREDENTIALS.app.secret, key: 'wrong' }).toString(), status: 401 },
-          { why: 'disabled application', query: new URLSearchParams({ secret: CREDENTIALS.disabled_app.secret, key: CREDENTIALS.disabled_app.key }).toString(), status: 401 },
-        ]
+            { why: 'key pair', query: new URLSearchParams(CREDENTIALS.app).toString(), status: 200 },
+            { why: 'no key pair', status: 400 },
+            {
+              why: 'wrong key',
+              query: new URLSearchParams({ secret: CREDENTIALS.app.secret, key: 'wrong' }).toString(),
+              status: 401,
+            },
+            {
+              why: 'disabled application',
+              query: new URLSearchParams({
+                secret: CREDENTIALS.disabled_app.secret,
+                key: CREDENTIALS.disabled_app.key,
+              }).toString(),
+              status: 401,
+            },
+          ]
         : [
-          { why: 'token', token, status: 200 },
-          { why: 'no token', status: 401 },
-          { why: 'token of a disabled application', token: CREDENTIALS.disabled_app.token, status: 401 },
-        ];
+            { why: 'token', token, status: 200 },
+            { why: 'no token', status: 401 },
+            { why: 'token of a disabled application', token: CREDENTIALS.disabled_app.token, status: 401 },
+          ];
       if (path.includes('{')) cases.push({ why: 'unknown id', token, status: 404 });
-      cases.push({ why: 'a system exception (sandbox fault)', ...(isAuth ? { query: new URLSearchParams(CREDENTIALS.app).toString() } : { token }), fault: '500', status: 500 });
+      cases.push({
+        why: 'a system exception (sandbox fault)',
+        ...(isAuth ? { query: new URLSearchParams(CREDENTIALS.app).toString() } : { token }),
+        fault: '500',
+        status: 500,
+      });
       for (const c of cases) {
         const target = path.includes('{') && c.status === 404 ? path.replace(/\{\w+\}/, '987654') : concrete(path);
         const r = await call(target, c);

@@ -13,11 +13,15 @@ test('the OpenAPI 2.0 document for Dredd lists every required member of each sch
   const doc = openApi2ForDredd(openApiDocument(fixtureExamples()) as unknown as Json);
   const unlisted: string[] = [];
   const walk = (node: unknown, where: string): void => {
-    if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}[${i}]`)); return; }
+    if (Array.isArray(node)) {
+      node.forEach((n, i) => walk(n, `${where}[${i}]`));
+      return;
+    }
     if (node === null || typeof node !== 'object') return;
     const o = node as Json;
     if (Array.isArray(o.required)) {
-      for (const r of o.required as string[]) if (!(r in ((o.properties ?? {}) as Json))) unlisted.push(`${where}.${r}`);
+      for (const r of o.required as string[])
+        if (!(r in ((o.properties ?? {}) as Json))) unlisted.push(`${where}.${r}`);
     }
     for (const [k, v] of Object.entries(o)) walk(v, `${where}.${k}`);
   };

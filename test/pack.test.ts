@@ -9,7 +9,13 @@ import { runCli } from './helpers/cli.js';
 // What a vendor gets from the registry: the packed tarball, installed under node_modules, run through npx.
 test('the npm pack tarball installs, `npx conformance --demo` passes from it, and library mode works from it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
-  const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_ignore_scripts: 'true' } });
+  const npm = (args: string[], cwd: string): string =>
+    execFileSync('npm', args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_ignore_scripts: 'true' },
+    });
   // dist/ is already built by `npm test`; --ignore-scripts keeps pack from rebuilding it.
   npm(['pack', '--ignore-scripts', '--pack-destination', dir], packageRoot);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
@@ -24,15 +30,24 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   const unpacked = join(dir, 'unpacked');
   mkdirSync(unpacked);
   execFileSync('tar', ['-xzf', join(dir, tarball), '-C', unpacked]);
-  const keys = (readdirSync(unpacked, { recursive: true, encoding: 'utf8' }))
-    .filter((f) => statSync(join(unpacked, f)).isFile() && /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(readFileSync(join(unpacked, f), 'latin1')));
+  const keys = readdirSync(unpacked, { recursive: true, encoding: 'utf8' }).filter(
+    (f) =>
+      statSync(join(unpacked, f)).isFile() &&
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(readFileSync(join(unpacked, f), 'latin1')),
+  );
   expect(keys, 'files with a PEM private key').toEqual([]);
   // The README inside the tarball has no broken relative link.
   const listed = new Set(files.split('\n').map((f) => f.replace(/^package\//, '')));
   const readme = execFileSync('tar', ['-xzOf', join(dir, tarball), 'package/README.md'], { encoding: 'utf8' });
-  const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+  const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+    .map((m) => m[1]!)
+    .filter((l) => !/^[a-z]+:/.test(l));
   expect(links.length).toBeGreaterThan(3);
-  for (const l of links) expect([...listed].some((f) => f === l || f.startsWith(`${l.replace(/\/$/, '')}/`)), `README links ${l}`).toBe(true);
+  for (const l of links)
+    expect(
+      [...listed].some((f) => f === l || f.startsWith(`${l.replace(/\/$/, '')}/`)),
+      `README links ${l}`,
+    ).toBe(true);
   writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], dir);
   const run = await runCli(['--demo', '--fuzz-runs', '5'], { cwd: dir, bin: 'npx' });
@@ -49,7 +64,12 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   // Library mode from the installed package (exports map, dependencies under node_modules): the example project.
   cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
   cpSync(join(packageRoot, 'examples', 'vitest-library', 'vitest.config.mjs'), join(dir, 'vitest.config.mjs'));
-  const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
   expect(lib.status, lib.stdout + lib.stderr).toBe(0);
   expect(lib.stdout).toContain('Conformance: CONFORMANT');
 }, 180_000);

@@ -25,11 +25,14 @@ describe('progress against a slow server', () => {
     let stdout = '';
     let pid: number | undefined;
     let interrupted = false;
-    const progressLine = /^progress: checks \d+\/\d+ done · requests (\d+)\/(\d+) · ([\d.]+) req\/s · about (.+) left · (.+) elapsed$/m;
+    const progressLine =
+      /^progress: checks \d+\/\d+ done · requests (\d+)\/(\d+) · ([\d.]+) req\/s · about (.+) left · (.+) elapsed$/m;
     const run = await runCli(targetArgs(srv, ['--concurrency', '1', '--max-details', 'all']), {
       env: targetEnv,
       timeoutMs: 120_000,
-      onSpawn: (p) => { pid = p; },
+      onSpawn: (p) => {
+        pid = p;
+      },
       onStdout: (chunk) => {
         stdout += chunk;
         if (!interrupted && progressLine.test(stdout) && /^This run is expected to take about/m.test(stdout)) {

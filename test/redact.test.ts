@@ -4,12 +4,21 @@ import { untrustedLine, untrustedLines, inertBlock } from '../core/untrusted-tex
 
 /** Every legal JSON escaping of a string: each character as itself, as \uXXXX (lower or upper hex) or short. */
 function jsonEscaped(s: string, mode: 'u-lower' | 'u-upper' | 'php'): string {
-  return [...s].map((c) => {
-    const u = (x: number): string => `\\u${x.toString(16).padStart(4, '0')}`;
-    if (mode === 'php') return c === '/' ? '\\/' : c.charCodeAt(0) > 0x7e ? u(c.charCodeAt(0)) : JSON.stringify(c).slice(1, -1);
-    const e = [...c].map((ch) => { let out = ''; for (let i = 0; i < ch.length; i++) out += u(ch.charCodeAt(i)); return out; }).join('');
-    return mode === 'u-upper' ? e.toUpperCase().replace(/\\U/g, '\\u') : e;
-  }).join('');
+  return [...s]
+    .map((c) => {
+      const u = (x: number): string => `\\u${x.toString(16).padStart(4, '0')}`;
+      if (mode === 'php')
+        return c === '/' ? '\\/' : c.charCodeAt(0) > 0x7e ? u(c.charCodeAt(0)) : JSON.stringify(c).slice(1, -1);
+      const e = [...c]
+        .map((ch) => {
+          let out = '';
+          for (let i = 0; i < ch.length; i++) out += u(ch.charCodeAt(i));
+          return out;
+        })
+        .join('');
+      return mode === 'u-upper' ? e.toUpperCase().replace(/\\U/g, '\\u') : e;
+    })
+    .join('');
 }
 
 const KEY = `sk_<b>&amp;+%20/?#[]~!'()*;x y\\z Zürich "q"`;
@@ -19,15 +28,32 @@ describe('redaction finds a secret in every form an honest server quotes it', ()
   const r = new Redactor();
   r.add(KEY, 'secret-key');
   r.add(TOKEN, 'token');
-  const pct = (s: string, lower: boolean): string => { const e = encodeURIComponent(s); return lower ? e.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()) : e; };
-  const html = (s: string, how: 'named' | 'dec' | 'hex'): string => s.replace(/[&<>"'/]/g, (c) => (how === 'named' ? { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '/': '&sol;' }[c]! : how === 'dec' ? `&#${c.charCodeAt(0)};` : `&#X${c.charCodeAt(0).toString(16)};`));
+  const pct = (s: string, lower: boolean): string => {
+    const e = encodeURIComponent(s);
+    return lower ? e.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()) : e;
+  };
+  const html = (s: string, how: 'named' | 'dec' | 'hex'): string =>
+    s.replace(/[&<>"'/]/g, (c) =>
+      how === 'named'
+        ? { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '/': '&sol;' }[c]!
+        : how === 'dec'
+          ? `&#${c.charCodeAt(0)};`
+          : `&#X${c.charCodeAt(0).toString(16)};`,
+    );
   const forms: Array<[string, string]> = [
-    ['raw', KEY], ['lower case', KEY.toLowerCase()],
-    ['percent, upper hex', pct(KEY, false)], ['percent, lower hex', pct(KEY, true)],
-    ['form', new URLSearchParams({ v: KEY }).toString().slice(2)], ['form, + for space', pct(KEY, true).replace(/%20/g, '+')],
-    ['JSON, \\u lower', jsonEscaped(KEY, 'u-lower')], ['JSON, \\u upper', jsonEscaped(KEY, 'u-upper')], ['JSON, PHP style', jsonEscaped(KEY, 'php')],
+    ['raw', KEY],
+    ['lower case', KEY.toLowerCase()],
+    ['percent, upper hex', pct(KEY, false)],
+    ['percent, lower hex', pct(KEY, true)],
+    ['form', new URLSearchParams({ v: KEY }).toString().slice(2)],
+    ['form, + for space', pct(KEY, true).replace(/%20/g, '+')],
+    ['JSON, \\u lower', jsonEscaped(KEY, 'u-lower')],
+    ['JSON, \\u upper', jsonEscaped(KEY, 'u-upper')],
+    ['JSON, PHP style', jsonEscaped(KEY, 'php')],
     ['JSON of the percent form', jsonEscaped(pct(KEY, true), 'php')],
-    ['HTML named', html(KEY, 'named')], ['HTML decimal', html(KEY, 'dec')], ['HTML hex', html(KEY, 'hex')],
+    ['HTML named', html(KEY, 'named')],
+    ['HTML decimal', html(KEY, 'dec')],
+    ['HTML hex', html(KEY, 'hex')],
     ['JSON of HTML', JSON.stringify(html(KEY, 'named')).slice(1, -1)],
   ];
   test.each(forms)('%s', (_how, form) => {
@@ -69,10 +95,12 @@ describe('forged markers and short secrets', () => {
     const r = new Redactor();
     r.add('sk_live_secretvalue', 'secret-key');
     expect(neutralizeMarkers('/dishes/[REDACTED:secret-key]')).toBe('/dishes/[FORGED-REDACTED:secret-key]');
-    expect(r.redactServerText('/dishes/[redacted:token]/sk_live_secretvalue')).toBe('/dishes/[FORGED-redacted:token]/[REDACTED:secret-key]');
+    expect(r.redactServerText('/dishes/[redacted:token]/sk_live_secretvalue')).toBe(
+      '/dishes/[FORGED-redacted:token]/[REDACTED:secret-key]',
+    );
   });
 
-  test('a token too short to redact safely is kept out of the tool\'s words but not out of server text', () => {
+  test("a token too short to redact safely is kept out of the tool's words but not out of server text", () => {
     const r = new Redactor();
     r.add('NOT', 'token');
     expect(r.short.has('token')).toBe(true);
@@ -96,11 +124,17 @@ describe('forged markers and short secrets', () => {
 
 describe('one escaping for every terminal and CI line', () => {
   test('controls, 8-bit CSI, NUL, bidi and zero-width characters become visible escapes', () => {
-    expect(untrustedLine('a\u001b]0;title\u0007b\u009b2Jc\u0000d\u202Ee\u2066f\u200Bg\uFEFFh')).toBe('a\\u001b]0;title\\u0007b\\u009b2Jc\\u0000d\\u202ee\\u2066f\\u200bg\\ufeffh');
+    expect(untrustedLine('a\u001b]0;title\u0007b\u009b2Jc\u0000d\u202Ee\u2066f\u200Bg\uFEFFh')).toBe(
+      'a\\u001b]0;title\\u0007b\\u009b2Jc\\u0000d\\u202ee\\u2066f\\u200bg\\ufeffh',
+    );
   });
   test('workflow commands cannot start: ##[ anywhere, :: at a line start, GitLab sections', () => {
-    expect(untrustedLine('id ##[set-output name=verdict;]conformant')).toBe('id #\\u0023[set-output name=verdict;]conformant');
-    expect(untrustedLine('##vso[task.setvariable variable=x]1 ##teamcity[x]')).toBe('#\\u0023vso[task.setvariable variable=x]1 #\\u0023teamcity[x]');
+    expect(untrustedLine('id ##[set-output name=verdict;]conformant')).toBe(
+      'id #\\u0023[set-output name=verdict;]conformant',
+    );
+    expect(untrustedLine('##vso[task.setvariable variable=x]1 ##teamcity[x]')).toBe(
+      '#\\u0023vso[task.setvariable variable=x]1 #\\u0023teamcity[x]',
+    );
     expect(untrustedLine('  ::error::x')).toBe('  \\u003a:error::x');
     expect(untrustedLine('x\n::error::y')).toBe('x ⏎ ::error::y');
     expect(untrustedLine('section_start:1:name\r\u001b[0K')).toBe('section_start\\u003a1:name ⏎ \\u001b[0K');
@@ -125,7 +159,11 @@ describe('messages: markers only where the redactor put them', () => {
     r.add('NOT', 'token');
     r.add('sk_live_secretvalue', 'secret-key');
     const quoted = r.redactQuoted('"NOT [REDACTED:secret-key]"');
-    const message = r.redactMessage(`GET /dishes/[REDACTED:secret-key] does not match, got ${quoted} with sk_live_secretvalue; NOT CONFORMANT`);
-    expect(message).toBe('GET /dishes/[FORGED-REDACTED:secret-key] does not match, got "[REDACTED:token] [FORGED-REDACTED:secret-key]" with [REDACTED:secret-key]; NOT CONFORMANT');
+    const message = r.redactMessage(
+      `GET /dishes/[REDACTED:secret-key] does not match, got ${quoted} with sk_live_secretvalue; NOT CONFORMANT`,
+    );
+    expect(message).toBe(
+      'GET /dishes/[FORGED-REDACTED:secret-key] does not match, got "[REDACTED:token] [FORGED-REDACTED:secret-key]" with [REDACTED:secret-key]; NOT CONFORMANT',
+    );
   });
 });

@@ -17,20 +17,39 @@ import { xmllint } from './helpers/xmllint.js';
 
 /** Runs a curl line through a real POSIX shell with printf in curl's place: the arguments curl would get. */
 function argvOf(command: string, env: Record<string, string>): string[] {
-  const out = execFileSync('/bin/sh', ['-c', command.replace(/^curl /, `printf '%s\\0' `)], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  const out = execFileSync('/bin/sh', ['-c', command.replace(/^curl /, `printf '%s\\0' `)], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+  });
   return out.split('\0').slice(0, -1);
 }
 
 describe('curl reproduction', () => {
-  const env = { OPEN_TOKEN: `tok 'a"b$c\`d\\e`, CONFORMANCE_SECRET: 'pk&x=1 $(id)', CONFORMANCE_KEY: "sk'; rm -rf ~; '" };
+  const env = {
+    OPEN_TOKEN: `tok 'a"b$c\`d\\e`,
+    CONFORMANCE_SECRET: 'pk&x=1 $(id)',
+    CONFORMANCE_KEY: "sk'; rm -rf ~; '",
+  };
 
   test('a POSIX shell gets exactly the recorded request, secrets from the environment, server text inert', () => {
     const hostile = `/open/dishes/'$(touch /tmp/pwned)\`id\`"; echo "[x]{a,b}*?`;
-    const e = exchange({ url: `https://api.example${hostile}?secret=[REDACTED:public-key]&key=[REDACTED:secret-key]-wrong` });
+    const e = exchange({
+      url: `https://api.example${hostile}?secret=[REDACTED:public-key]&key=[REDACTED:secret-key]-wrong`,
+    });
     const argv = argvOf(curlCommand(e, { caFile: "/tmp/my ca's.pem" }), env);
     expect(argv).toEqual([
-      '-sS', '-i', '-g', '--path-as-is', '--cacert', "/tmp/my ca's.pem",
-      '-H', 'accept: application/json', '-H', 'content-type: application/json; charset=utf-8', '-H', `open-token: ${env.OPEN_TOKEN}`,
+      '-sS',
+      '-i',
+      '-g',
+      '--path-as-is',
+      '--cacert',
+      "/tmp/my ca's.pem",
+      '-H',
+      'accept: application/json',
+      '-H',
+      'content-type: application/json; charset=utf-8',
+      '-H',
+      `open-token: ${env.OPEN_TOKEN}`,
       `https://api.example${hostile}?secret=${env.CONFORMANCE_SECRET}&key=${env.CONFORMANCE_KEY}-wrong`,
     ]);
   });
@@ -43,15 +62,22 @@ describe('curl reproduction', () => {
   });
 
   test('other methods, HEAD, insecure TLS and network errors still give a command', () => {
-    const post = { ...exchange({ error: 'connection reset by the server' }), request: { method: 'POST', url: 'https://h/open/orders', headers: {} } };
-    expect(curlCommand(post, { insecure: true })).toBe("curl -sS -i -g --path-as-is -X 'POST' -k 'https://h/open/orders'");
+    const post = {
+      ...exchange({ error: 'connection reset by the server' }),
+      request: { method: 'POST', url: 'https://h/open/orders', headers: {} },
+    };
+    expect(curlCommand(post, { insecure: true })).toBe(
+      "curl -sS -i -g --path-as-is -X 'POST' -k 'https://h/open/orders'",
+    );
     const head = { ...exchange(), request: { method: 'HEAD', url: 'https://h/open/seats', headers: {} } };
     expect(curlCommand(head)).toBe("curl -sS -i -g --path-as-is -I 'https://h/open/seats'");
     expect(shellWord('[REDACTED:disabled-token]')).toBe('"$CONFORMANCE_DISABLED_TOKEN"');
     expect(shellWord('')).toBe("''");
     // The altered token of the UNAUTH checks is rebuilt from $OPEN_TOKEN by the shell, as the check built it.
     expect(argvOf(`curl ${shellWord('[REDACTED:altered-token]')}`, env)).toEqual([`${env.OPEN_TOKEN.slice(0, -1)}~`]);
-    expect(tokenCommand('https://h/open')).toContain(`'https://h/open/auth?secret='"$CONFORMANCE_SECRET"'&key='"$CONFORMANCE_KEY" | jq -r .data.app_token`);
+    expect(tokenCommand('https://h/open')).toContain(
+      `'https://h/open/auth?secret='"$CONFORMANCE_SECRET"'&key='"$CONFORMANCE_KEY" | jq -r .data.app_token`,
+    );
   });
 });
 
@@ -59,17 +85,25 @@ describe('HTML escaping', () => {
   test('one escape function: markup, quotes and control characters never pass raw', () => {
     expect(esc(`<script>"x"&'y'</script>`)).toBe('&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;');
     expect(esc('a\u0000b\u001bc')).toBe('a\\u0000b\\u001bc');
-    expect(html`<p title="${'"><svg onload=x>'}">${'<b>'}${html`<i>ok</i>`}${['<a>', html`<br>`]}</p>`.value)
-      .toBe('<p title="&quot;&gt;&lt;svg onload=x&gt;">&lt;b&gt;<i>ok</i>&lt;a&gt;<br></p>');
+    expect(html`<p title="${'"><svg onload=x>'}">${'<b>'}${html`<i>ok</i>`}${['<a>', html`<br>`]}</p>`.value).toBe(
+      '<p title="&quot;&gt;&lt;svg onload=x&gt;">&lt;b&gt;<i>ok</i>&lt;a&gt;<br></p>',
+    );
   });
 
   test('a report full of payloads has no markup of theirs: only our one script and our one style element', () => {
     const rec = record('XSS-01', 'failed', {
-      title: PAYLOADS[0]!, spec: PAYLOADS[2]!, message: PAYLOADS.join(' '), notes: PAYLOADS,
-      evidence: PAYLOADS.map((p) => exchange({ url: `https://h/open/${p}`, body: JSON.stringify({ msg: p }), headers: { 'x-evil': p } })),
+      title: PAYLOADS[0]!,
+      spec: PAYLOADS[2]!,
+      message: PAYLOADS.join(' '),
+      notes: PAYLOADS,
+      evidence: PAYLOADS.map((p) =>
+        exchange({ url: `https://h/open/${p}`, body: JSON.stringify({ msg: p }), headers: { 'x-evil': p } }),
+      ),
       fuzz: { seed: 1, path: PAYLOADS[1]!, counterexample: PAYLOADS[3]!, shrinks: 2, replay: PAYLOADS[4]! },
     });
-    const page = renderHtml(reportOf([rec, record('INFO-X', 'passed', { level: 'INFO', observation: PAYLOADS[5]! })], [PAYLOADS[6]!]));
+    const page = renderHtml(
+      reportOf([rec, record('INFO-X', 'passed', { level: 'INFO', observation: PAYLOADS[5]! })], [PAYLOADS[6]!]),
+    );
     expect(page.match(/<script/gi)).toHaveLength(1);
     expect(page.match(/<style/gi)).toHaveLength(1);
     expect(page).not.toMatch(/<(svg onload|img|iframe|a href="javascript)/i);
@@ -89,14 +123,20 @@ describe('JUnit XML', () => {
   });
 
   test('one testcase per check with failure, skipped and error; validates against the JUnit XSD', () => {
-    const report = reportOf([
-      record('A-01', 'passed'),
-      record('A-02', 'failed', { message: PAYLOADS.join('\n'), evidence: [exchange({ body: PAYLOADS.join('') }), exchange({ error: 'timeout' })] }),
-      record('A-03', 'skipped', { message: 'not configured: needs other_app' }),
-      record('A-04', 'error', { message: 'internal error of the suite' }),
-      record('A-05', 'failed', { level: 'SHOULD', area: 'dishes' }),
-      record('A-06', 'passed', { baseline: { state: 'stale', reason: 'was broken' } }),
-    ], ['worker crashed \u0001']);
+    const report = reportOf(
+      [
+        record('A-01', 'passed'),
+        record('A-02', 'failed', {
+          message: PAYLOADS.join('\n'),
+          evidence: [exchange({ body: PAYLOADS.join('') }), exchange({ error: 'timeout' })],
+        }),
+        record('A-03', 'skipped', { message: 'not configured: needs other_app' }),
+        record('A-04', 'error', { message: 'internal error of the suite' }),
+        record('A-05', 'failed', { level: 'SHOULD', area: 'dishes' }),
+        record('A-06', 'passed', { baseline: { state: 'stale', reason: 'was broken' } }),
+      ],
+      ['worker crashed \u0001'],
+    );
     const xml = renderJunit(report);
     const lint = xmllint(xml);
     expect(lint.out).toContain('validates');
@@ -135,14 +175,21 @@ describe('GitHub Actions output', () => {
     // In the report's stable order (area, then id), not in completion order.
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^::warning title=K-01 KNOWN::known failure \(baseline: ticket 42\)/);
-    expect(lines[1]).toBe('::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key] ⏎ ::set-env name=X::y');
+    expect(lines[1]).toBe(
+      '::error title=M-01 FAIL::[MUST §4] title of M-01: got [REDACTED:secret-key] ⏎ ::set-env name=X::y',
+    );
     expect(lines[2]).toMatch(/^::warning title=S-01 WARN::/);
   });
 
   test('the step summary is Markdown with no markup or secret from the server', () => {
-    const md = stepSummary(reportOf([record('M-01', 'failed', { message: '<img src=x> [link](http://evil) | s3cr3t-key-value' })]), redactor);
+    const md = stepSummary(
+      reportOf([record('M-01', 'failed', { message: '<img src=x> [link](http://evil) | s3cr3t-key-value' })]),
+      redactor,
+    );
     expect(md).toContain('## ❌ Conformance: NOT CONFORMANT');
-    expect(md).toContain('| Level | failed | expired | stale | error | incomplete | warned | known | skipped | passed |');
+    expect(md).toContain(
+      '| Level | failed | expired | stale | error | incomplete | warned | known | skipped | passed |',
+    );
     expect(md).toContain('| MUST | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |');
     expect(md).not.toContain('<img');
     expect(md).not.toContain('](http');
@@ -159,7 +206,9 @@ describe('baseline and diff logic', () => {
   const ids = new Set(['A-01', 'A-02', 'A-03']);
 
   test('a baseline file is validated against schemas/baseline.schema.json', () => {
-    expect(parseBaseline('- id: A-01\n  reason: ticket 1\n  expires: 2030-01-31\n', 'b.yaml', ids)).toEqual([{ id: 'A-01', reason: 'ticket 1', expires: '2030-01-31' }]);
+    expect(parseBaseline('- id: A-01\n  reason: ticket 1\n  expires: 2030-01-31\n', 'b.yaml', ids)).toEqual([
+      { id: 'A-01', reason: 'ticket 1', expires: '2030-01-31' },
+    ]);
     expect(() => parseBaseline('- id: A-01\n', 'b.yaml')).toThrow(/missing required field "reason"/);
     expect(() => parseBaseline('- id: A-01\n  reason: x\n  expires: soon\n', 'b.yaml')).toThrow(/expires/);
     expect(() => parseBaseline('- id: A-09\n  reason: x\n', 'b.yaml', ids)).toThrow(/A-09, which is not a check/);
@@ -176,18 +225,37 @@ describe('baseline and diff logic', () => {
     expect(known.checks[0]!.baseline).toEqual({ state: 'known', reason: 'r' });
     expect(known.checks[0]!.status).toBe('failed');
     expect(applyBaseline(reportOf(checks), [], '2026-06-01').exit_code).toBe(1);
-    const stale = applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r' }, { id: 'A-02', reason: 'r' }], '2026-06-01');
+    const stale = applyBaseline(
+      reportOf(checks),
+      [
+        { id: 'A-01', reason: 'r' },
+        { id: 'A-02', reason: 'r' },
+      ],
+      '2026-06-01',
+    );
     expect(stale.checks[1]!.baseline?.state).toBe('stale');
     expect(stale.exit_code).toBe(1);
     const expired = applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r', expires: '2026-05-31' }], '2026-06-01');
     expect(expired.checks[0]!.baseline?.state).toBe('expired');
     expect(expired.exit_code).toBe(1);
-    expect(applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r', expires: '2026-06-01' }], '2026-06-01').exit_code).toBe(0);
+    expect(
+      applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r', expires: '2026-06-01' }], '2026-06-01').exit_code,
+    ).toBe(0);
   });
 
   test('a baseline written from a report lists failed MUST checks and keeps existing reasons', () => {
-    const report = reportOf([record('A-01', 'failed'), record('A-02', 'failed'), record('A-03', 'failed', { level: 'SHOULD' }), record('A-04', 'passed')]);
-    expect(baselineFromReport(report, [{ id: 'A-02', reason: 'ticket 7', expires: '2099-01-01' }, { id: 'A-04', reason: 'old' }])).toEqual([
+    const report = reportOf([
+      record('A-01', 'failed'),
+      record('A-02', 'failed'),
+      record('A-03', 'failed', { level: 'SHOULD' }),
+      record('A-04', 'passed'),
+    ]);
+    expect(
+      baselineFromReport(report, [
+        { id: 'A-02', reason: 'ticket 7', expires: '2099-01-01' },
+        { id: 'A-04', reason: 'old' },
+      ]),
+    ).toEqual([
       { id: 'A-01', reason: 'fails since 2026-01-02: message of A-01', fingerprints: ['A-01'] },
       { id: 'A-02', reason: 'ticket 7', expires: '2099-01-01', fingerprints: ['A-02'] },
     ]);
@@ -202,36 +270,82 @@ describe('baseline and diff logic', () => {
     const judged = applyBaseline(sixDishes, entries, '2026-06-01');
     expect(judged.exit_code).toBe(1);
     expect(judged.checks[0]!.outcome).toBe('failed');
-    expect(judged.checks[0]!.baseline).toMatchObject({ state: 'new', new_fingerprints: ['dish:1:user_id', 'dish:2:user_id'] });
+    expect(judged.checks[0]!.baseline).toMatchObject({
+      state: 'new',
+      new_fingerprints: ['dish:1:user_id', 'dish:2:user_id'],
+    });
     // Fewer findings than listed is still known; an old entry without fingerprints accepts any failure of its check.
-    const fewer = applyBaseline(reportOf([record('C-05', 'failed', { fingerprints: ['seat:21:user_id'] })]), [{ id: 'C-05', reason: 'r', fingerprints: ['seat:21:user_id', 'seat:22:user_id'] }], '2026-06-01');
+    const fewer = applyBaseline(
+      reportOf([record('C-05', 'failed', { fingerprints: ['seat:21:user_id'] })]),
+      [{ id: 'C-05', reason: 'r', fingerprints: ['seat:21:user_id', 'seat:22:user_id'] }],
+      '2026-06-01',
+    );
     expect(fewer.checks[0]!.outcome).toBe('known');
     expect(applyBaseline(sixDishes, [{ id: 'C-05', reason: 'r' }], '2026-06-01').checks[0]!.outcome).toBe('known');
     expect(legacyWarnings([{ id: 'C-05', reason: 'r' }], 'b.yaml')[0]).toMatch(/C-05 has no fingerprints/);
   });
 
   test('the verdict: PARTIAL when MUST checks did not run, INCOMPLETE when one did not finish, --strict turns PARTIAL into exit 3', () => {
-    const catalogue = [{ id: 'A-01', level: 'MUST' as const }, { id: 'A-02', level: 'MUST' as const }, { id: 'A-03', level: 'SHOULD' as const }];
-    const build = (checks: ReturnType<typeof record>[], strict = false) => buildReport({
-      checks, catalogue, strict, baseUrl: 'https://x/open', startedAt: new Date(), durationMs: 1, fuzz: { seed: 1, runs: 1 }, config: {}, errors: [],
-    });
-    const partial = build([record('A-01', 'passed'), record('A-02', 'skipped', { unmet: 'other_app', message: 'not configured' })]);
+    const catalogue = [
+      { id: 'A-01', level: 'MUST' as const },
+      { id: 'A-02', level: 'MUST' as const },
+      { id: 'A-03', level: 'SHOULD' as const },
+    ];
+    const build = (checks: ReturnType<typeof record>[], strict = false) =>
+      buildReport({
+        checks,
+        catalogue,
+        strict,
+        baseUrl: 'https://x/open',
+        startedAt: new Date(),
+        durationMs: 1,
+        fuzz: { seed: 1, runs: 1 },
+        config: {},
+        errors: [],
+      });
+    const partial = build([
+      record('A-01', 'passed'),
+      record('A-02', 'skipped', { unmet: 'other_app', message: 'not configured' }),
+    ]);
     expect([partial.verdict, partial.exit_code]).toEqual(['partial', 0]);
     expect(partial.coverage.text).toBe('1 MUST check not run or not run in full (1 needs other_app)');
-    expect(build([record('A-01', 'passed'), record('A-02', 'skipped', { unmet: 'other_app' })], true).exit_code).toBe(3);
+    expect(build([record('A-01', 'passed'), record('A-02', 'skipped', { unmet: 'other_app' })], true).exit_code).toBe(
+      3,
+    );
     expect(build([record('A-01', 'passed')]).coverage.not_run).toEqual([{ id: 'A-02', why: 'not selected' }]);
-    expect(build([record('A-01', 'passed'), record('A-02', 'passed', { sampled: '500 of 20000 dishes' })]).verdict).toBe('partial');
-    const incomplete = build([record('A-01', 'passed'), record('A-02', 'incomplete', { message: 'could not finish: timeout' })]);
+    expect(
+      build([record('A-01', 'passed'), record('A-02', 'passed', { sampled: '500 of 20000 dishes' })]).verdict,
+    ).toBe('partial');
+    const incomplete = build([
+      record('A-01', 'passed'),
+      record('A-02', 'incomplete', { message: 'could not finish: timeout' }),
+    ]);
     expect([incomplete.verdict, incomplete.exit_code]).toEqual(['incomplete', 3]);
     // A gating finding stands whatever else did not finish; an unfinished SHOULD check does not stop a verdict.
     expect(build([record('A-01', 'failed'), record('A-02', 'incomplete')]).verdict).toBe('not conformant');
-    expect(build([record('A-01', 'passed'), record('A-02', 'passed'), record('A-03', 'incomplete', { level: 'SHOULD' })]).verdict).toBe('conformant');
-    expect(build([record('A-01', 'passed'), record('A-02', 'passed'), record('A-03', 'failed', { level: 'SHOULD' })]).exit_code).toBe(0);
+    expect(
+      build([record('A-01', 'passed'), record('A-02', 'passed'), record('A-03', 'incomplete', { level: 'SHOULD' })])
+        .verdict,
+    ).toBe('conformant');
+    expect(
+      build([record('A-01', 'passed'), record('A-02', 'passed'), record('A-03', 'failed', { level: 'SHOULD' })])
+        .exit_code,
+    ).toBe(0);
   });
 
   test('diff names regressed, fixed, new and removed checks', () => {
-    const before = reportOf([record('A-01', 'passed'), record('A-02', 'failed'), record('A-03', 'skipped'), record('A-04', 'passed')]);
-    const after = reportOf([record('A-01', 'failed'), record('A-02', 'passed'), record('A-03', 'error'), record('A-05', 'failed')]);
+    const before = reportOf([
+      record('A-01', 'passed'),
+      record('A-02', 'failed'),
+      record('A-03', 'skipped'),
+      record('A-04', 'passed'),
+    ]);
+    const after = reportOf([
+      record('A-01', 'failed'),
+      record('A-02', 'passed'),
+      record('A-03', 'error'),
+      record('A-05', 'failed'),
+    ]);
     const d = diffReports(before, after);
     expect(d.regressed.map((e) => e.id)).toEqual(['A-01', 'A-03']);
     const was = reportOf([record('A-01', 'failed', { fingerprints: ['seat:21'] })]);
@@ -253,7 +367,9 @@ describe('large reports', () => {
     const page = renderHtml(report);
     const xml = renderJunit(report);
     const ms = performance.now() - t0;
-    console.log(`rendered 300 checks / 6000 exchanges: html ${(page.length / 1e6).toFixed(1)} MB, junit ${(xml.length / 1e6).toFixed(1)} MB in ${ms.toFixed(0)} ms`);
+    console.log(
+      `rendered 300 checks / 6000 exchanges: html ${(page.length / 1e6).toFixed(1)} MB, junit ${(xml.length / 1e6).toFixed(1)} MB in ${ms.toFixed(0)} ms`,
+    );
     expect(ms).toBeLessThan(5000);
     expect(xmllint(xml).ok).toBe(true);
   });

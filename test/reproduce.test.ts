@@ -8,46 +8,69 @@ import { MUTANTS } from '../reference/mutants/index.js';
 
 /** The text of an element of report.html, its entities decoded (what a reader copies from the page). */
 function preText(page: string, pattern: RegExp): string[] {
-  const decode = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  const decode = (s: string): string =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
   return [...page.matchAll(pattern)].map((m) => decode(m[1]!));
 }
 
 /** Runs shell lines as a reader would paste them, with only the key pairs in the environment. */
-function shell(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+function shell(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: process.env.PATH ?? '', ...env } });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.on('close', (code) => resolve({ code, out, err }));
   });
 }
 
 test('a curl line of an isolation finding reproduces when run: each token is named for its application and the report says how to get it', async () => {
   const mutant = MUTANTS.find((m) => m.name === 'iso-orders-list-leak-b')!;
-  await withServer([mutant], async (srv) => {
-    const run = await runCli(targetArgs(srv), { env: targetEnv });
-    expect(run.code).toBe(1);
-    const iso = run.report!.checks.find((c) => c.id === 'ISO-04')!;
-    expect(iso.outcome).toBe('failed');
-    // Merchant B's /orders, as the finding saw it: fetched with merchant B's token, named so.
-    const seen = iso.evidence.find((e) => e.request.url.endsWith('/orders') && e.request.headers['open-token'] === '[REDACTED:other-token]');
-    expect(seen, 'an exchange of /orders with other_app\'s token').toBeDefined();
+  await withServer(
+    [mutant],
+    async (srv) => {
+      const run = await runCli(targetArgs(srv), { env: targetEnv });
+      expect(run.code).toBe(1);
+      const iso = run.report!.checks.find((c) => c.id === 'ISO-04')!;
+      expect(iso.outcome).toBe('failed');
+      // Merchant B's /orders, as the finding saw it: fetched with merchant B's token, named so.
+      const seen = iso.evidence.find(
+        (e) => e.request.url.endsWith('/orders') && e.request.headers['open-token'] === '[REDACTED:other-token]',
+      );
+      expect(seen, "an exchange of /orders with other_app's token").toBeDefined();
 
-    const page = readFileSync(join(run.dir, 'conformance-report', 'report.html'), 'utf8');
-    const [steps] = preText(page, /<pre class="curl" id="reproduce">([\s\S]*?)<\/pre>/g);
-    expect(steps).toMatch(/export OTHER_OPEN_TOKEN=.*\$CONFORMANCE_OTHER_SECRET.*\$CONFORMANCE_OTHER_KEY/);
-    const line = preText(page, /<pre class="curl">(curl [^<]*?)<\/pre>/g).find((l) => l.includes('"$OTHER_OPEN_TOKEN"') && /\/orders'$/.test(l));
-    expect(line, 'a curl line with $OTHER_OPEN_TOKEN for /orders').toBeDefined();
+      const page = readFileSync(join(run.dir, 'conformance-report', 'report.html'), 'utf8');
+      const [steps] = preText(page, /<pre class="curl" id="reproduce">([\s\S]*?)<\/pre>/g);
+      expect(steps).toMatch(/export OTHER_OPEN_TOKEN=.*\$CONFORMANCE_OTHER_SECRET.*\$CONFORMANCE_OTHER_KEY/);
+      const line = preText(page, /<pre class="curl">(curl [^<]*?)<\/pre>/g).find(
+        (l) => l.includes('"$OTHER_OPEN_TOKEN"') && /\/orders'$/.test(l),
+      );
+      expect(line, 'a curl line with $OTHER_OPEN_TOKEN for /orders').toBeDefined();
 
-    // Run the printed lines as they are, with the application key pairs a vendor exports.
-    const keys = Object.fromEntries(Object.entries(targetEnv).filter(([k]) => /^CONFORMANCE_(OTHER_)?(SECRET|KEY)$/.test(k)));
-    const r = await shell(`${steps}\n${line}`, keys);
-    expect(r.code, r.err).toBe(0);
-    const body = r.out.slice(r.out.indexOf('\r\n\r\n') + 4);
-    expect(r.out).toMatch(/^HTTP\/1\.1 200/);
-    // The same answer the finding shows: merchant B's list with merchant A's orders in it, not merchant A's own list.
-    expect(body.slice(0, 300)).toBe(seen!.response!.body_excerpt.slice(0, 300));
-  }, { https: true });
+      // Run the printed lines as they are, with the application key pairs a vendor exports.
+      const keys = Object.fromEntries(
+        Object.entries(targetEnv).filter(([k]) => /^CONFORMANCE_(OTHER_)?(SECRET|KEY)$/.test(k)),
+      );
+      const r = await shell(`${steps}\n${line}`, keys);
+      expect(r.code, r.err).toBe(0);
+      const body = r.out.slice(r.out.indexOf('\r\n\r\n') + 4);
+      expect(r.out).toMatch(/^HTTP\/1\.1 200/);
+      // The same answer the finding shows: merchant B's list with merchant A's orders in it, not merchant A's own list.
+      expect(body.slice(0, 300)).toBe(seen!.response!.body_excerpt.slice(0, 300));
+    },
+    { https: true },
+  );
 });

@@ -19,7 +19,8 @@ const SPECIAL = {
 
 /** The application's keys become the special ones; the server still knows them as the fixture's first app. */
 const specialKeys: Variant = {
-  name: 'special-keys', description: 'the first application has keys full of characters that need escaping',
+  name: 'special-keys',
+  description: 'the first application has keys full of characters that need escaping',
   fixtures(f) {
     const app = f.apps.find((a) => a.secret === CREDENTIALS.app.secret)!;
     app.secret = SPECIAL.secret;
@@ -27,11 +28,20 @@ const specialKeys: Variant = {
   },
 };
 
-const html = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-const forms = (s: string): string[] => [...new Set([
-  s, encodeURIComponent(s), encodeURIComponent(s).replace(/%20/g, '+'), new URLSearchParams({ v: s }).toString().slice(2),
-  JSON.stringify(s).slice(1, -1), html(s), JSON.stringify(html(s)).slice(1, -1), s.toLowerCase(),
-])];
+const html = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const forms = (s: string): string[] => [
+  ...new Set([
+    s,
+    encodeURIComponent(s),
+    encodeURIComponent(s).replace(/%20/g, '+'),
+    new URLSearchParams({ v: s }).toString().slice(2),
+    JSON.stringify(s).slice(1, -1),
+    html(s),
+    JSON.stringify(html(s)).slice(1, -1),
+    s.toLowerCase(),
+  ]),
+];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -50,21 +60,37 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
     expect(run.code).toBe(1);
 
     const issued = [...srv.world.tokens.keys()];
-    expect(issued.filter((t) => t.startsWith('tok_') && !Object.values(CREDENTIALS).some((c) => 'token' in c && c.token === t)).length).toBeGreaterThan(0);
-    const secrets = [SPECIAL.secret, SPECIAL.key, CREDENTIALS.other_app.secret, CREDENTIALS.other_app.key,
-      CREDENTIALS.disabled_app.secret, CREDENTIALS.disabled_app.key, ...issued];
+    expect(
+      issued.filter(
+        (t) => t.startsWith('tok_') && !Object.values(CREDENTIALS).some((c) => 'token' in c && c.token === t),
+      ).length,
+    ).toBeGreaterThan(0);
+    const secrets = [
+      SPECIAL.secret,
+      SPECIAL.key,
+      CREDENTIALS.other_app.secret,
+      CREDENTIALS.other_app.key,
+      CREDENTIALS.disabled_app.secret,
+      CREDENTIALS.disabled_app.key,
+      ...issued,
+    ];
 
-    const outputs: Array<[string, string]> = [['stdout', run.stdout], ['stderr', run.stderr]];
+    const outputs: Array<[string, string]> = [
+      ['stdout', run.stdout],
+      ['stderr', run.stderr],
+    ];
     for (const f of filesUnder(join(run.dir, 'conformance-report'))) outputs.push([f, readFileSync(f, 'utf8')]);
     expect(outputs.length).toBeGreaterThan(2);
     const leaks: string[] = [];
     for (const [where, text] of outputs) {
       for (const s of secrets) {
-        for (const form of forms(s)) if (text.includes(form)) leaks.push(`${where} contains ${JSON.stringify(form.slice(0, 6))}…`);
+        for (const form of forms(s))
+          if (text.includes(form)) leaks.push(`${where} contains ${JSON.stringify(form.slice(0, 6))}…`);
         // A message that quotes a server value cut short ("…") must not leave a readable prefix of a token either.
         // Case-insensitively: header names arrive lowercased, so a token echoed in one comes back in lower case.
         const at = s.startsWith('tok_') ? text.toLowerCase().indexOf(s.slice(0, 10).toLowerCase()) : -1;
-        if (at >= 0) leaks.push(`${where} contains a prefix of an issued token after: …${text.slice(Math.max(0, at - 80), at)}`);
+        if (at >= 0)
+          leaks.push(`${where} contains a prefix of an issued token after: …${text.slice(Math.max(0, at - 80), at)}`);
       }
     }
     expect(leaks).toEqual([]);

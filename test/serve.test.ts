@@ -9,19 +9,37 @@ import { HttpClient } from '../core/http.js';
 import { NetworkError } from '../core/exchange.js';
 import { Redactor } from '../core/redact.js';
 
-interface Sandbox { baseUrl: string; caFile?: string; output(): string; stop(): Promise<number | null> }
+interface Sandbox {
+  baseUrl: string;
+  caFile?: string;
+  output(): string;
+  stop(): Promise<number | null>;
+}
 
 /** Starts the real `conformance serve` (the built CLI) on an ephemeral port and waits for its banner. */
 function serve(args: string[]): Promise<Sandbox> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   let out = '';
   let err = '';
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   let started = false;
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`serve did not start: ${out}${err}`)); }, 60_000);
-    void exited.then((code) => { if (!started) { clearTimeout(timer); reject(new Error(`serve exited ${code}: ${out}${err}`)); } });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${out}${err}`));
+    }, 60_000);
+    void exited.then((code) => {
+      if (!started) {
+        clearTimeout(timer);
+        reject(new Error(`serve exited ${code}: ${out}${err}`));
+      }
+    });
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const url = /Sandbox: the reference server at (\S+)/.exec(out)?.[1];
@@ -30,8 +48,13 @@ function serve(args: string[]): Promise<Sandbox> {
       clearTimeout(timer);
       const ca = /its test CA is (\S+)/.exec(out)?.[1];
       resolve({
-        baseUrl: url, ...(ca ? { caFile: ca } : {}), output: () => out,
-        stop: () => { child.kill('SIGTERM'); return exited; },
+        baseUrl: url,
+        ...(ca ? { caFile: ca } : {}),
+        output: () => out,
+        stop: () => {
+          child.kill('SIGTERM');
+          return exited;
+        },
       });
     });
   });
@@ -39,21 +62,38 @@ function serve(args: string[]): Promise<Sandbox> {
 
 async function withSandbox<T>(args: string[], fn: (s: Sandbox) => Promise<T>): Promise<T> {
   const s = await serve(args);
-  try { return await fn(s); } finally { expect(await s.stop()).toBe(0); }
+  try {
+    return await fn(s);
+  } finally {
+    expect(await s.stop()).toBe(0);
+  }
 }
 
 type Json = Record<string, any>;
 
 /** One GET with undici, as an application would send it; the body is read as text (a truncated one rejects). */
-async function get(s: Sandbox, path: string, headers: Record<string, string> = {}, dispatcher?: Agent): Promise<{ status: number; headers: Record<string, unknown>; body: Json; ms: number }> {
+async function get(
+  s: Sandbox,
+  path: string,
+  headers: Record<string, string> = {},
+  dispatcher?: Agent,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Json; ms: number }> {
   const t0 = performance.now();
-  const res = await request(`${s.baseUrl}${path}`, { headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, ...(dispatcher ? { dispatcher } : {}) });
+  const res = await request(`${s.baseUrl}${path}`, {
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    ...(dispatcher ? { dispatcher } : {}),
+  });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, body: JSON.parse(text) as Json, ms: performance.now() - t0 };
 }
 
 async function tokenOf(s: Sandbox, dispatcher?: Agent): Promise<string> {
-  const r = await get(s, `/auth?${new URLSearchParams(CREDENTIALS.app).toString()}`, { 'x-sandbox-fault': 'none' }, dispatcher);
+  const r = await get(
+    s,
+    `/auth?${new URLSearchParams(CREDENTIALS.app).toString()}`,
+    { 'x-sandbox-fault': 'none' },
+    dispatcher,
+  );
   expect(r.status).toBe(200);
   return r.body.data.app_token as string;
 }
@@ -61,7 +101,13 @@ async function tokenOf(s: Sandbox, dispatcher?: Agent): Promise<string> {
 describe.concurrent('conformance serve: the sandbox', () => {
   test('prints where it listens and the credentials it accepts; they work, and without faults it answers as the reference', async () => {
     await withSandbox(['--seed', '1'], async (s) => {
-      for (const c of [CREDENTIALS.app.secret, CREDENTIALS.app.key, CREDENTIALS.other_app.secret, CREDENTIALS.disabled_app.token]) expect(s.output()).toContain(c);
+      for (const c of [
+        CREDENTIALS.app.secret,
+        CREDENTIALS.app.key,
+        CREDENTIALS.other_app.secret,
+        CREDENTIALS.disabled_app.token,
+      ])
+        expect(s.output()).toContain(c);
       expect(s.output()).toContain('Faults: none for the whole run; seed 1');
       const token = await tokenOf(s);
       const dishes = await get(s, '/dishes', { 'open-token': token });
@@ -75,7 +121,7 @@ describe.concurrent('conformance serve: the sandbox', () => {
     });
   });
 
-  test('--https serves TLS with its test CA, printed on start; --size large serves the bench\'s large merchant', async () => {
+  test("--https serves TLS with its test CA, printed on start; --size large serves the bench's large merchant", async () => {
     await withSandbox(['--https', '--size', 'large', '--quiet'], async (s) => {
       expect(s.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/open$/);
       expect(s.output()).toContain('Merchant 1 (large): 20000 dishes, 2000 seats, 50000 orders');
@@ -84,7 +130,9 @@ describe.concurrent('conformance serve: the sandbox', () => {
         const token = await tokenOf(s, agent);
         const seats = await get(s, '/seats', { 'open-token': token }, agent);
         expect(seats.body.data).toHaveLength(2000);
-      } finally { await agent.close(); }
+      } finally {
+        await agent.close();
+      }
     });
   });
 
@@ -128,15 +176,20 @@ describe.concurrent('conformance serve: the sandbox', () => {
 
   test('run faults hit their share of requests, the same ones for the same --seed whatever the interleaving; "none" opts out', async () => {
     const args = ['--fault', '500@0.3', '--fault', 'latency=0-10', '--quiet'];
-    const statuses = async (seed: string, order: string[]): Promise<Record<string, number[]>> => withSandbox([...args, '--seed', seed], async (s) => {
-      const token = await tokenOf(s);
-      const seen: Record<string, number[]> = {};
-      for (const path of order) (seen[path] ??= []).push((await get(s, path, { 'open-token': token })).status);
-      expect((await get(s, '/dishes', { 'open-token': token, 'x-sandbox-fault': 'none' })).status).toBe(200);
-      return seen;
-    });
+    const statuses = async (seed: string, order: string[]): Promise<Record<string, number[]>> =>
+      withSandbox([...args, '--seed', seed], async (s) => {
+        const token = await tokenOf(s);
+        const seen: Record<string, number[]> = {};
+        for (const path of order) (seen[path] ??= []).push((await get(s, path, { 'open-token': token })).status);
+        expect((await get(s, '/dishes', { 'open-token': token, 'x-sandbox-fault': 'none' })).status).toBe(200);
+        return seen;
+      });
     const order = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? '/seats' : '/dishes'));
-    const [a, b, c] = await Promise.all([statuses('42', order), statuses('42', [...order].reverse()), statuses('43', order)]);
+    const [a, b, c] = await Promise.all([
+      statuses('42', order),
+      statuses('42', [...order].reverse()),
+      statuses('43', order),
+    ]);
     expect(a).toEqual(b);
     expect(a).not.toEqual(c);
     const all = Object.values(a).flat();
@@ -159,10 +212,17 @@ describe.concurrent('conformance serve: the sandbox', () => {
     });
   });
 
-  test('the suite\'s own client survives the run faults: 429s retried after Retry-After, a truncated body and a slow answer are network errors', async () => {
-    const client = (s: Sandbox, timeoutMs = 10_000): HttpClient => new HttpClient({
-      baseUrl: s.baseUrl, timeoutMs, deadlineMs: 60_000, concurrency: 2, maxBodyBytes: 10_000_000, tls: { insecure: false }, redactor: new Redactor(),
-    });
+  test("the suite's own client survives the run faults: 429s retried after Retry-After, a truncated body and a slow answer are network errors", async () => {
+    const client = (s: Sandbox, timeoutMs = 10_000): HttpClient =>
+      new HttpClient({
+        baseUrl: s.baseUrl,
+        timeoutMs,
+        deadlineMs: 60_000,
+        concurrency: 2,
+        maxBodyBytes: 10_000_000,
+        tls: { insecure: false },
+        redactor: new Redactor(),
+      });
     await withSandbox(['--fault', '429=1@0.5', '--seed', '11', '--quiet'], async (s) => {
       const c = client(s);
       try {
@@ -174,21 +234,36 @@ describe.concurrent('conformance serve: the sandbox', () => {
         for (const r of retried) expect([r.status, r.retry_after]).toEqual([429, '1']);
         expect(retried.every((r) => r.waited_ms >= 1000)).toBe(true);
         expect(replies.filter((r) => r.status === 200).length).toBeGreaterThan(0);
-      } finally { await c.close(); }
+      } finally {
+        await c.close();
+      }
     });
     await withSandbox(['--fault', 'truncate', '--quiet'], async (s) => {
       const c = client(s);
-      try { await expect(c.send({ path: '/auth', query: CREDENTIALS.app })).rejects.toBeInstanceOf(NetworkError); } finally { await c.close(); }
+      try {
+        await expect(c.send({ path: '/auth', query: CREDENTIALS.app })).rejects.toBeInstanceOf(NetworkError);
+      } finally {
+        await c.close();
+      }
     });
     await withSandbox(['--fault', 'latency=1500', '--quiet'], async (s) => {
       const c = client(s, 500);
-      try { await expect(c.send({ path: '/auth', query: CREDENTIALS.app })).rejects.toThrow(/timed out|timeout/i); } finally { await c.close(); }
+      try {
+        await expect(c.send({ path: '/auth', query: CREDENTIALS.app })).rejects.toThrow(/timed out|timeout/i);
+      } finally {
+        await c.close();
+      }
     });
   });
 
   test('bad flags are usage errors (exit 2) that start nothing', async () => {
     const { runCli } = await import('./helpers/cli.js');
-    for (const [args, text] of [[['--fault', 'meltdown'], 'unknown fault'], [['--fault', '500@2'], 'rate'], [['--size', 'huge'], '--size'], [['--seed', 'x'], '--seed']] as const) {
+    for (const [args, text] of [
+      [['--fault', 'meltdown'], 'unknown fault'],
+      [['--fault', '500@2'], 'rate'],
+      [['--size', 'huge'], '--size'],
+      [['--seed', 'x'], '--seed'],
+    ] as const) {
       const r = await runCli(['serve', '--port', '0', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain(text);

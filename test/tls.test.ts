@@ -13,13 +13,31 @@ import { testTls, TLS_NAMES } from '../reference/tls.js';
 
 const FIX = /--ca-file.*--insecure/;
 
-async function withTls<T>(opts: { selfSigned?: boolean; https?: boolean }, fn: (srv: RunningServer) => Promise<T>): Promise<T> {
-  const srv = await startReferenceServer({ https: opts.https ?? true, ...(opts.selfSigned ? { tls: (await testTls()).selfSigned } : {}) });
-  try { return await fn(srv); } finally { await srv.close(); }
+async function withTls<T>(
+  opts: { selfSigned?: boolean; https?: boolean },
+  fn: (srv: RunningServer) => Promise<T>,
+): Promise<T> {
+  const srv = await startReferenceServer({
+    https: opts.https ?? true,
+    ...(opts.selfSigned ? { tls: (await testTls()).selfSigned } : {}),
+  });
+  try {
+    return await fn(srv);
+  } finally {
+    await srv.close();
+  }
 }
 
 /** Flags for the target without the --ca-file targetArgs adds for https. */
-const bare = (srv: RunningServer, extra: string[] = []): string[] => ['--base-url', srv.baseUrl, '--fuzz-runs', '10', '--seed', '7', ...extra];
+const bare = (srv: RunningServer, extra: string[] = []): string[] => [
+  '--base-url',
+  srv.baseUrl,
+  '--fuzz-runs',
+  '10',
+  '--seed',
+  '7',
+  ...extra,
+];
 
 describe.concurrent('TLS', () => {
   test('a server whose certificate a CA file vouches for: the whole suite passes', async () => {
@@ -34,7 +52,9 @@ describe.concurrent('TLS', () => {
     await withTls({}, async (srv) => {
       const run = await runCli(bare(srv), { env: targetEnv });
       expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(/^conformance: cannot reach https:\/\/127\.0\.0\.1:\d+\/open: the server certificate .*not trusted: give the CA that signed it with tls\.ca_file \/ --ca-file, or accept any certificate with tls\.insecure \/ --insecure \(testing only\)\n$/);
+      expect(run.stderr).toMatch(
+        /^conformance: cannot reach https:\/\/127\.0\.0\.1:\d+\/open: the server certificate .*not trusted: give the CA that signed it with tls\.ca_file \/ --ca-file, or accept any certificate with tls\.insecure \/ --insecure \(testing only\)\n$/,
+      );
       expect(run.stdout).toBe('');
       expect(run.report).toBeUndefined();
     });
@@ -44,7 +64,9 @@ describe.concurrent('TLS', () => {
     await withTls({ selfSigned: true }, async (srv) => {
       const run = await runCli(bare(srv), { env: targetEnv });
       expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(/^conformance: cannot reach \S+: the server certificate is self-signed and not trusted: /);
+      expect(run.stderr).toMatch(
+        /^conformance: cannot reach \S+: the server certificate is self-signed and not trusted: /,
+      );
       expect(run.stderr).toMatch(FIX);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
     });
@@ -60,16 +82,22 @@ describe.concurrent('TLS', () => {
 
   test('a self-signed certificate given as its own CA file (tls.ca_file through the environment)', async () => {
     await withTls({ selfSigned: true }, async (srv) => {
-      const run = await runCli(bare(srv, ['--only', 'AUTH-0*']), { env: { ...targetEnv, CONFORMANCE_CA_FILE: (await testTls()).selfSigned.certFile } });
+      const run = await runCli(bare(srv, ['--only', 'AUTH-0*']), {
+        env: { ...targetEnv, CONFORMANCE_CA_FILE: (await testTls()).selfSigned.certFile },
+      });
       expect(run.code, run.stdout.slice(-1500)).toBe(0);
     });
   });
 
   test('an https:// base URL pointing at a plain HTTP server: one line, exit 3', async () => {
     await withTls({ https: false }, async (srv) => {
-      const run = await runCli(['--base-url', srv.baseUrl.replace('http:', 'https:'), '--timeout-ms', '3000'], { env: targetEnv });
+      const run = await runCli(['--base-url', srv.baseUrl.replace('http:', 'https:'), '--timeout-ms', '3000'], {
+        env: targetEnv,
+      });
       expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(/^conformance: cannot reach https:\S+: TLS handshake failed \(is the server speaking HTTPS\?\)\n$/);
+      expect(run.stderr).toMatch(
+        /^conformance: cannot reach https:\S+: TLS handshake failed \(is the server speaking HTTPS\?\)\n$/,
+      );
     });
   });
 });

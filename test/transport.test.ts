@@ -10,7 +10,14 @@ function methodCounter(): { variant: Variant; methods: Map<string, number> } {
   const methods = new Map<string, number>();
   return {
     methods,
-    variant: { name: 'count-methods', description: 'counts request methods', raw: (req) => { methods.set(req.method ?? '?', (methods.get(req.method ?? '?') ?? 0) + 1); return false; } },
+    variant: {
+      name: 'count-methods',
+      description: 'counts request methods',
+      raw: (req) => {
+        methods.set(req.method ?? '?', (methods.get(req.method ?? '?') ?? 0) + 1);
+        return false;
+      },
+    },
   };
 }
 
@@ -43,27 +50,49 @@ describe.concurrent('transport and read-only behaviour of a run', () => {
   });
 
   test('an http:// base_url reports the HTTPS-only check as skipped with a warning, never as passed', async () => {
-    await withServer([], async (srv) => {
-      const run = await runCli(targetArgs(srv), { env: targetEnv });
-      const c = run.report!.checks.find((x) => x.id === 'TRANS-03')!;
-      expect(c.status).toBe('skipped');
-      expect(c.message).toMatch(/WARNING.*not served over HTTPS/);
-      expect(run.code).toBe(0);
-    }, { https: false });
+    await withServer(
+      [],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv), { env: targetEnv });
+        const c = run.report!.checks.find((x) => x.id === 'TRANS-03')!;
+        expect(c.status).toBe('skipped');
+        expect(c.message).toMatch(/WARNING.*not served over HTTPS/);
+        expect(run.code).toBe(0);
+      },
+      { https: false },
+    );
   });
 });
 
 test('content types: JSON with charset UTF-8 or none passes; others fail', () => {
-  for (const ok of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;Charset=UTF-8', 'application/json; charset="utf-8"', 'application/json;charset=utf8', 'application/vnd.api+json']) {
+  for (const ok of [
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON;Charset=UTF-8',
+    'application/json; charset="utf-8"',
+    'application/json;charset=utf8',
+    'application/vnd.api+json',
+  ]) {
     expect(contentTypeProblem(ok), ok).toBeUndefined();
   }
-  for (const bad of [undefined, '', 'text/html; charset=utf-8', 'text/plain', 'application/json; charset=iso-8859-1', 'application/jsonp']) {
+  for (const bad of [
+    undefined,
+    '',
+    'text/html; charset=utf-8',
+    'text/plain',
+    'application/json; charset=iso-8859-1',
+    'application/jsonp',
+  ]) {
     expect(contentTypeProblem(bad), String(bad)).toBeDefined();
   }
 });
 
 test('data comparison ignores list order and key order, and names what changed', () => {
   expect(dataChanges([{ id: 1, a: 1, b: 2 }, { id: 2 }], [{ id: 2 }, { b: 2, a: 1, id: 1 }])).toEqual([]);
-  expect(dataChanges([{ id: 1, a: 1 }, { id: 2 }], [{ id: 1, a: 2 }, { id: 3 }])).toEqual(['record 1 changed: a 1 → 2', 'record 2 is gone', 'record 3 is new']);
+  expect(dataChanges([{ id: 1, a: 1 }, { id: 2 }], [{ id: 1, a: 2 }, { id: 3 }])).toEqual([
+    'record 1 changed: a 1 → 2',
+    'record 2 is gone',
+    'record 3 is new',
+  ]);
   expect(dataChanges({ id: 1, name: 'x' }, { id: 1, name: 'y' })).toEqual(['fields changed: name "x" → "y"']);
 });

@@ -20,12 +20,22 @@ const withoutOtherApp = { ...targetEnv, CONFORMANCE_OTHER_SECRET: '', CONFORMANC
 function slowDown(srv: RunningServer, ms: number): void {
   const [handler] = srv.server.listeners('request') as Array<(...a: unknown[]) => void>;
   srv.server.removeAllListeners('request');
-  srv.server.on('request', (req, res) => { setTimeout(() => handler!.call(srv.server, req, res), ms); });
+  srv.server.on('request', (req, res) => {
+    setTimeout(() => handler!.call(srv.server, req, res), ms);
+  });
 }
 
 /** Counts the requests the server receives. */
 function counter(): Variant & { count: number } {
-  const v = { name: 'count', description: 'counts requests', count: 0, handle: (_req: unknown, next: () => never) => { v.count++; return next(); } };
+  const v = {
+    name: 'count',
+    description: 'counts requests',
+    count: 0,
+    handle: (_req: unknown, next: () => never) => {
+      v.count++;
+      return next();
+    },
+  };
   return v as unknown as Variant & { count: number };
 }
 
@@ -35,13 +45,18 @@ describe.concurrent('verdicts you can trust', () => {
   test('a large merchant with a short deadline: INCOMPLETE, exit 3, a report of what finished, no failure', async () => {
     const srv = await startReferenceServer({ https: true, size: LARGE });
     try {
-      const run = await runCli(targetArgs(srv, ['--deadline-ms', '3000', '--max-details', 'all']), { env: targetEnv, timeoutMs: 60_000 });
+      const run = await runCli(targetArgs(srv, ['--deadline-ms', '3000', '--max-details', 'all']), {
+        env: targetEnv,
+        timeoutMs: 60_000,
+      });
       const r = run.report!;
       expect(run.code).toBe(3);
       expect(r.verdict).toBe('incomplete');
       expect(r.exit_code).toBe(3);
       // The deadline is not the server's failure: nothing failed, the unfinished checks say why.
-      expect(r.checks.filter((c) => c.outcome === 'failed' || c.outcome === 'warned').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+      expect(
+        r.checks.filter((c) => c.outcome === 'failed' || c.outcome === 'warned').map((c) => `${c.id}: ${c.message}`),
+      ).toEqual([]);
       const unfinished = r.checks.filter((c) => c.outcome === 'incomplete');
       expect(unfinished.length).toBeGreaterThan(0);
       expect(unfinished.every((c) => /deadline|not finished/.test(c.message))).toBe(true);
@@ -59,55 +74,98 @@ describe.concurrent('verdicts you can trust', () => {
   });
 
   test('a wrong secret key stops before any check: one line naming the key settings, exit 3, no report', async () => {
-    await withServer([], async (srv) => {
-      const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), { env: targetEnv });
-      expect(run.code).toBe(3);
-      expect(run.stdout).toBe('');
-      expect(lines(run.stderr)).toHaveLength(1);
-      expect(run.stderr).toMatch(/refused the key pair of app: .*code 401.*Check app\.secret \/ app\.key \(CONFORMANCE_SECRET \/ CONFORMANCE_KEY.*if it is right, the server is at fault/);
-      expect(run.stderr).not.toContain('sk_wrong');
-      expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
-    }, { https: false });
+    await withServer(
+      [],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), { env: targetEnv });
+        expect(run.code).toBe(3);
+        expect(run.stdout).toBe('');
+        expect(lines(run.stderr)).toHaveLength(1);
+        expect(run.stderr).toMatch(
+          /refused the key pair of app: .*code 401.*Check app\.secret \/ app\.key \(CONFORMANCE_SECRET \/ CONFORMANCE_KEY.*if it is right, the server is at fault/,
+        );
+        expect(run.stderr).not.toContain('sk_wrong');
+        expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
+      },
+      { https: false },
+    );
   });
 
   test('a wrong key of other_app is named as other_app', async () => {
-    await withServer([], async (srv) => {
-      const run = await runCli(targetArgs(srv, ['--other-key', 'sk_nope']), { env: targetEnv });
-      expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(/refused the key pair of other_app: .*CONFORMANCE_OTHER_SECRET \/ CONFORMANCE_OTHER_KEY/);
-    }, { https: false });
+    await withServer(
+      [],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--other-key', 'sk_nope']), { env: targetEnv });
+        expect(run.code).toBe(3);
+        expect(run.stderr).toMatch(
+          /refused the key pair of other_app: .*CONFORMANCE_OTHER_SECRET \/ CONFORMANCE_OTHER_KEY/,
+        );
+      },
+      { https: false },
+    );
   });
 
   test('a base URL with the wrong path prefix stops before any check, naming base_url, exit 3', async () => {
-    await withServer([], async (srv) => {
-      const run = await runCli(['--base-url', `${srv.url}/api/v1`, '--seed', '1'], { env: targetEnv });
-      expect(run.code).toBe(3);
-      expect(lines(run.stderr)).toHaveLength(1);
-      expect(run.stderr).toMatch(/no \/auth endpoint at .*\/api\/v1: .*Check base_url \(--base-url, CONFORMANCE_BASE_URL\)/);
-      expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
-    }, { https: false });
+    await withServer(
+      [],
+      async (srv) => {
+        const run = await runCli(['--base-url', `${srv.url}/api/v1`, '--seed', '1'], { env: targetEnv });
+        expect(run.code).toBe(3);
+        expect(lines(run.stderr)).toHaveLength(1);
+        expect(run.stderr).toMatch(
+          /no \/auth endpoint at .*\/api\/v1: .*Check base_url \(--base-url, CONFORMANCE_BASE_URL\)/,
+        );
+        expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
+      },
+      { https: false },
+    );
   });
 
   test('other_app of the same merchant stops the run naming other_app; the same key pair twice is a usage error', async () => {
     const sameMerchant: Variant = {
-      name: 'second-app-of-merchant-1', description: 'a second application of merchant 1',
-      fixtures: (f) => { f.apps.push({ name: 'Second POS', secret: 'pk_second_pos', key: 'sk_second_pos', merchant: 1, disabled: false, tokens: [] }); },
+      name: 'second-app-of-merchant-1',
+      description: 'a second application of merchant 1',
+      fixtures: (f) => {
+        f.apps.push({
+          name: 'Second POS',
+          secret: 'pk_second_pos',
+          key: 'sk_second_pos',
+          merchant: 1,
+          disabled: false,
+          tokens: [],
+        });
+      },
     };
-    await withServer([sameMerchant], async (srv) => {
-      const run = await runCli(targetArgs(srv), { env: { ...targetEnv, CONFORMANCE_OTHER_SECRET: 'pk_second_pos', CONFORMANCE_OTHER_KEY: 'sk_second_pos' } });
-      expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(/other_app authenticates as the same merchant as app.*Check other_app\.secret/);
-      const twice = await runCli(targetArgs(srv), { env: { ...targetEnv, CONFORMANCE_OTHER_SECRET: targetEnv.CONFORMANCE_SECRET!, CONFORMANCE_OTHER_KEY: targetEnv.CONFORMANCE_KEY! } });
-      expect(twice.code).toBe(2);
-      expect(twice.stderr).toMatch(/other_app has the same public key as app/);
-    }, { https: false });
+    await withServer(
+      [sameMerchant],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv), {
+          env: { ...targetEnv, CONFORMANCE_OTHER_SECRET: 'pk_second_pos', CONFORMANCE_OTHER_KEY: 'sk_second_pos' },
+        });
+        expect(run.code).toBe(3);
+        expect(run.stderr).toMatch(/other_app authenticates as the same merchant as app.*Check other_app\.secret/);
+        const twice = await runCli(targetArgs(srv), {
+          env: {
+            ...targetEnv,
+            CONFORMANCE_OTHER_SECRET: targetEnv.CONFORMANCE_SECRET!,
+            CONFORMANCE_OTHER_KEY: targetEnv.CONFORMANCE_KEY!,
+          },
+        });
+        expect(twice.code).toBe(2);
+        expect(twice.stderr).toMatch(/other_app has the same public key as app/);
+      },
+      { https: false },
+    );
   });
 
   test('without other_app: PASSED, PARTIAL in every output, exit 0; --strict exits 3', async () => {
     await withServer([], async (srv) => {
       const dir = mkdtempSync(join(tmpdir(), 'partial-'));
       const summary = join(dir, 'summary.md');
-      const run = await runCli(targetArgs(srv), { env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }, cwd: dir });
+      const run = await runCli(targetArgs(srv), {
+        env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+        cwd: dir,
+      });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const r = run.report!;
@@ -135,7 +193,9 @@ describe.concurrent('verdicts you can trust', () => {
       writeFileSync(join(dir, 'conformance-report', 'report.json'), '{"previous": "run"}');
       const run = await runCli(targetArgs(srv, ['--only', 'NOPE-99']), { env: targetEnv, cwd: dir });
       expect(run.code).toBe(2);
-      expect(lines(run.stderr)).toEqual(['conformance: --only NOPE-99 matches no check (conformance catalogue lists them)']);
+      expect(lines(run.stderr)).toEqual([
+        'conformance: --only NOPE-99 matches no check (conformance catalogue lists them)',
+      ]);
       const typo = await runCli(targetArgs(srv, ['--skip', 'ISO-1']), { env: targetEnv, cwd: dir });
       expect(typo.code).toBe(2);
       expect(typo.stderr).toMatch(/--skip ISO-1 matches no check \(did you mean ISO-01/);
@@ -156,13 +216,23 @@ describe.concurrent('verdicts you can trust', () => {
 
   test('a baselined failure exits 0 with failures="0"; a baseline written on one defect does not hide another of the same check', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fingerprint-'));
-    const oneSeat: Variant = { name: 'one-seat-wrong-user', description: 'seat 11 carries user_id 999', render: { seat: (s) => (s.id === 11 ? { ...s, user_id: 999 } : { ...s }) } };
-    const dishes: Variant = { name: 'dishes-wrong-user', description: 'even dishes carry user_id 999', render: { dish: (d) => (Number(d.id) % 2 === 0 ? { ...d, user_id: 999 } : { ...d }) } };
+    const oneSeat: Variant = {
+      name: 'one-seat-wrong-user',
+      description: 'seat 11 carries user_id 999',
+      render: { seat: (s) => (s.id === 11 ? { ...s, user_id: 999 } : { ...s }) },
+    };
+    const dishes: Variant = {
+      name: 'dishes-wrong-user',
+      description: 'even dishes carry user_id 999',
+      render: { dish: (d) => (Number(d.id) % 2 === 0 ? { ...d, user_id: 999 } : { ...d }) },
+    };
     await withServer([oneSeat], async (srv) => {
       const first = await runCli(targetArgs(srv), { env: targetEnv, cwd: dir });
       expect(first.code).toBe(1);
       expect(first.report!.checks.find((c) => c.id === 'CONS-05')!.fingerprints).toEqual(['seat:11:user_id']);
-      execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'conformance.js'), 'baseline'], { cwd: dir });
+      execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'conformance.js'), 'baseline'], {
+        cwd: dir,
+      });
       expect(readFileSync(join(dir, 'known-failures.yaml'), 'utf8')).toMatch(/fingerprints:\n\s+- seat:11:user_id/);
       const known = await runCli(targetArgs(srv, ['--baseline', 'known-failures.yaml']), { env: targetEnv, cwd: dir });
       expect(known.code).toBe(0);
@@ -184,16 +254,25 @@ describe.concurrent('verdicts you can trust', () => {
   });
 
   test('the report directory holds one run: files of formats not written this time are removed, others kept', async () => {
-    await withServer([], async (srv) => {
-      const dir = mkdtempSync(join(tmpdir(), 'onerun-'));
-      const full = await runCli(targetArgs(srv, ['--only', 'AUTH-*']), { env: targetEnv, cwd: dir });
-      expect(full.code).toBe(0);
-      writeFileSync(join(dir, 'conformance-report', 'notes.txt'), 'mine');
-      const json = await runCli(targetArgs(srv, ['--only', 'AUTH-*', '--reporter', 'json']), { env: targetEnv, cwd: dir });
-      expect(json.code).toBe(0);
-      const files = ['report.json', 'junit.xml', 'report.html', 'notes.txt'].filter((f) => existsSync(join(dir, 'conformance-report', f)));
-      expect(files).toEqual(['report.json', 'notes.txt']);
-    }, { https: false });
+    await withServer(
+      [],
+      async (srv) => {
+        const dir = mkdtempSync(join(tmpdir(), 'onerun-'));
+        const full = await runCli(targetArgs(srv, ['--only', 'AUTH-*']), { env: targetEnv, cwd: dir });
+        expect(full.code).toBe(0);
+        writeFileSync(join(dir, 'conformance-report', 'notes.txt'), 'mine');
+        const json = await runCli(targetArgs(srv, ['--only', 'AUTH-*', '--reporter', 'json']), {
+          env: targetEnv,
+          cwd: dir,
+        });
+        expect(json.code).toBe(0);
+        const files = ['report.json', 'junit.xml', 'report.html', 'notes.txt'].filter((f) =>
+          existsSync(join(dir, 'conformance-report', f)),
+        );
+        expect(files).toEqual(['report.json', 'notes.txt']);
+      },
+      { https: false },
+    );
   });
 
   test('Ctrl-C (SIGINT) ends the run with a report of what finished, INCOMPLETE, exit 3', async () => {
@@ -206,8 +285,16 @@ describe.concurrent('verdicts you can trust', () => {
       // Interrupted while checks run (a second after the run's first line), as a person pressing Ctrl-C would.
       const running = runCli(targetArgs(srv), {
         env: targetEnv,
-        onSpawn: (p) => { pid = p; },
-        onStdout: (chunk) => { out += chunk; if (!sent && out.includes(': checking ')) { sent = true; setTimeout(() => process.kill(pid, 'SIGINT'), 1500); } },
+        onSpawn: (p) => {
+          pid = p;
+        },
+        onStdout: (chunk) => {
+          out += chunk;
+          if (!sent && out.includes(': checking ')) {
+            sent = true;
+            setTimeout(() => process.kill(pid, 'SIGINT'), 1500);
+          }
+        },
       });
       const run = await running;
       expect(run.code).toBe(3);
@@ -228,11 +315,23 @@ describe.concurrent('verdicts you can trust', () => {
     slowDown(srv, 150);
     try {
       let pid = 0;
-      const running = runCli(targetArgs(srv), { env: targetEnv, onSpawn: (p) => { pid = p; } });
+      const running = runCli(targetArgs(srv), {
+        env: targetEnv,
+        onSpawn: (p) => {
+          pid = p;
+        },
+      });
       let child = '';
       for (let i = 0; i < 100 && !child; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        try { child = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n')[0] ?? ''; } catch { /* not yet */ }
+        try {
+          child =
+            execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+              .trim()
+              .split('\n')[0] ?? '';
+        } catch {
+          /* not yet */
+        }
       }
       expect(child).not.toBe('');
       await new Promise((r) => setTimeout(r, 1500));

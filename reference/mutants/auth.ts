@@ -2,7 +2,10 @@ import type { Mutant } from './types.js';
 import { isSuccess, onPath, pathIs, withData, withBody } from '../kit.js';
 import { route, type ApiReply, type ApiRequest, type World } from '../server.js';
 
-const unauthorizedAnswer = (req: Parameters<NonNullable<Mutant['handle']>>[0], world: Parameters<NonNullable<Mutant['handle']>>[2]): ApiReply => {
+const unauthorizedAnswer = (
+  req: Parameters<NonNullable<Mutant['handle']>>[0],
+  world: Parameters<NonNullable<Mutant['handle']>>[2],
+): ApiReply => {
   // Answer as if the first application's merchant had sent a valid token.
   const app = world.fixtures.apps[0]!;
   return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
@@ -25,10 +28,25 @@ function skipsTokenCheck(endpoint: string, path: string, kills: string[]): Mutan
  * endpoint's UNAUTH check reads refusal bodies for merchant data (AUTH-10 judges code and data of the disabled
  * application's refusals).
  */
-function refusalNames(endpoint: string, path: string, what: string, msg: (world: World, req: ApiRequest) => string, kill: string): Mutant {
+function refusalNames(
+  endpoint: string,
+  path: string,
+  what: string,
+  msg: (world: World, req: ApiRequest) => string,
+  kill: string,
+): Mutant {
   return {
-    ...onPath(`unauth-msg-leaks-${endpoint}`, `The 401 answer of GET ${path} names ${what} in msg`, [path],
-      (r, req, world) => (req.app ? r : withBody(r, (b) => { b.msg = msg(world, req); }))),
+    ...onPath(
+      `unauth-msg-leaks-${endpoint}`,
+      `The 401 answer of GET ${path} names ${what} in msg`,
+      [path],
+      (r, req, world) =>
+        req.app
+          ? r
+          : withBody(r, (b) => {
+              b.msg = msg(world, req);
+            }),
+    ),
     kills: [kill],
   };
 }
@@ -37,24 +55,36 @@ function refusalNames(endpoint: string, path: string, what: string, msg: (world:
 const tokensIssued = new WeakMap<World, Set<string>>();
 
 /** The secret key of the merchant's own application, as a careless merchant model would carry it. */
-const keyOf = (world: Parameters<NonNullable<Mutant['handle']>>[2], merchant: number): string => world.fixtures.apps.find((a) => a.merchant === merchant && !a.disabled)!.key;
+const keyOf = (world: Parameters<NonNullable<Mutant['handle']>>[2], merchant: number): string =>
+  world.fixtures.apps.find((a) => a.merchant === merchant && !a.disabled)!.key;
 
 export const authMutants: Mutant[] = [
   {
     name: 'merchant-carries-secret-key',
-    description: "the merchant record (/merchant and /auth's merchant) carries its application's secret key in a field named integration",
+    description:
+      "the merchant record (/merchant and /auth's merchant) carries its application's secret key in a field named integration",
     kills: ['SEC-01'],
     handle: (req, next, world) => {
       const r = next();
       if (req.path !== '/merchant' && req.path !== '/auth') return r;
-      return withData(r, (d) => { const m = req.path === '/auth' ? d.merchant : d; m.integration = `POS link ${keyOf(world, m.id)}`; });
+      return withData(r, (d) => {
+        const m = req.path === '/auth' ? d.merchant : d;
+        m.integration = `POS link ${keyOf(world, m.id)}`;
+      });
     },
   },
   {
     name: 'merchant-password-hash',
-    description: 'the merchant record carries the console password hash and a remember_token (a Laravel user model published whole)',
+    description:
+      'the merchant record carries the console password hash and a remember_token (a Laravel user model published whole)',
     kills: ['SEC-02'],
-    render: { merchant: (m) => ({ ...m, password: `$2y$10$${'N9qo8uLOickgx2ZMRZoMye'}${'IjZAgcfl7p92ldGxad68LJZdL17lhWy'}`, remember_token: `rt${m.id}Xk29fQ0aZ` }) },
+    render: {
+      merchant: (m) => ({
+        ...m,
+        password: `$2y$10$${'N9qo8uLOickgx2ZMRZoMye'}${'IjZAgcfl7p92ldGxad68LJZdL17lhWy'}`,
+        remember_token: `rt${m.id}Xk29fQ0aZ`,
+      }),
+    },
   },
   skipsTokenCheck('merchant', '/merchant', ['UNAUTH-MERCHANT', 'AUTH-10']),
   skipsTokenCheck('dishes', '/dishes', ['UNAUTH-DISHES', 'AUTH-10']),
@@ -63,27 +93,45 @@ export const authMutants: Mutant[] = [
   skipsTokenCheck('seat', '/seats/:id', ['UNAUTH-SEAT', 'AUTH-10']),
   skipsTokenCheck('orders', '/orders', ['UNAUTH-ORDERS', 'AUTH-10']),
   {
-    ...onPath('auth-no-token', '/auth answers SUCCESS without app_token', ['/auth'], (r) => withData(r, (d) => { delete d.app_token; })),
+    ...onPath('auth-no-token', '/auth answers SUCCESS without app_token', ['/auth'], (r) =>
+      withData(r, (d) => {
+        delete d.app_token;
+      }),
+    ),
     kills: ['AUTH-01', 'AUTH-02'],
   },
   {
-    ...onPath('auth-swapped-keys', '/auth echoes the secret key as app_secret and the public key as app_key', ['/auth'],
-      (r) => withData(r, (d) => { [d.app_secret, d.app_key] = [d.app_key, d.app_secret]; })),
+    ...onPath(
+      'auth-swapped-keys',
+      '/auth echoes the secret key as app_secret and the public key as app_key',
+      ['/auth'],
+      (r) =>
+        withData(r, (d) => {
+          [d.app_secret, d.app_key] = [d.app_key, d.app_secret];
+        }),
+    ),
     kills: ['AUTH-03'],
   },
   {
-    ...onPath('auth-merchant-differs', "/auth carries a merchant whose name differs from /merchant's", ['/auth'],
-      (r) => withData(r, (d) => { d.merchant.name = `${d.merchant.name} (old)`; })),
+    ...onPath('auth-merchant-differs', "/auth carries a merchant whose name differs from /merchant's", ['/auth'], (r) =>
+      withData(r, (d) => {
+        d.merchant.name = `${d.merchant.name} (old)`;
+      }),
+    ),
     kills: ['AUTH-04'],
   },
   {
     name: 'auth-other-app-merchant-differs',
-    description: "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
+    description:
+      "/auth answers merchant 2's application with the record of a merchant 3 that no endpoint knows; its /merchant is right",
     kills: ['AUTH-04'],
     handle: (req, next, world) => {
       const r = next();
       if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
-      return withData(r, (d) => ({ ...d, merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' } }));
+      return withData(r, (d) => ({
+        ...d,
+        merchant: { ...d.merchant, id: 3, merchant_id: 'MCH20240003', name: 'Jade Garden' },
+      }));
     },
   },
   {
@@ -93,7 +141,11 @@ export const authMutants: Mutant[] = [
     handle: (req, next, world) => {
       if (req.path === '/auth' && req.query.get('secret') && !req.query.get('key')) {
         const app = world.fixtures.apps.find((a) => a.secret === req.query.get('secret'));
-        if (app) { const q = new URLSearchParams(req.query); q.set('key', app.key); return route({ ...req, query: q }, world); }
+        if (app) {
+          const q = new URLSearchParams(req.query);
+          q.set('key', app.key);
+          return route({ ...req, query: q }, world);
+        }
       }
       return next();
     },
@@ -105,13 +157,23 @@ export const authMutants: Mutant[] = [
     handle: (req, next, world) => {
       const reply = next();
       const app = world.fixtures.apps.find((a) => a.secret === req.query.get('secret'));
-      if (req.path === '/auth' && app && req.query.get('key') && app.key !== req.query.get('key')) return world.render.error(400, 'Parameter error');
+      if (req.path === '/auth' && app && req.query.get('key') && app.key !== req.query.get('key'))
+        return world.render.error(400, 'Parameter error');
       return reply;
     },
   },
   {
-    ...onPath('auth-unknown-public-key-500', '/auth with an unknown public key answers 500', ['/auth'], (r, req, world) =>
-      world.fixtures.apps.some((a) => a.secret === req.query.get('secret')) || !req.query.get('key') || !req.query.get('secret') ? r : world.render.error(500, 'System exception')),
+    ...onPath(
+      'auth-unknown-public-key-500',
+      '/auth with an unknown public key answers 500',
+      ['/auth'],
+      (r, req, world) =>
+        world.fixtures.apps.some((a) => a.secret === req.query.get('secret')) ||
+        !req.query.get('key') ||
+        !req.query.get('secret')
+          ? r
+          : world.render.error(500, 'System exception'),
+    ),
     kills: ['AUTH-08'],
   },
   {
@@ -119,9 +181,24 @@ export const authMutants: Mutant[] = [
     description: '/auth ignores that the merchant disabled the application',
     kills: ['AUTH-09'],
     handle: (req, next, world) => {
-      const app = world.fixtures.apps.find((a) => a.secret === req.query.get('secret') && a.key === req.query.get('key'));
+      const app = world.fixtures.apps.find(
+        (a) => a.secret === req.query.get('secret') && a.key === req.query.get('key'),
+      );
       if (req.path === '/auth' && app?.disabled) {
-        return { http: 200, body: { status: 'SUCCESS', code: 200, data: { app_name: app.name, app_secret: app.secret, app_key: app.key, app_token: 'tok_new_for_disabled_app', merchant: world.render.merchant(world.merchants.get(app.merchant)!) } } };
+        return {
+          http: 200,
+          body: {
+            status: 'SUCCESS',
+            code: 200,
+            data: {
+              app_name: app.name,
+              app_secret: app.secret,
+              app_key: app.key,
+              app_token: 'tok_new_for_disabled_app',
+              merchant: world.render.merchant(world.merchants.get(app.merchant)!),
+            },
+          },
+        };
       }
       return next();
     },
@@ -133,30 +210,74 @@ export const authMutants: Mutant[] = [
     handle: (req, next, world) => {
       const token = req.headers['open-token'];
       const app = typeof token === 'string' ? world.tokens.get(token) : undefined;
-      if (app?.disabled && req.path === '/seats') return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
+      if (app?.disabled && req.path === '/seats')
+        return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
       return next();
     },
   },
   {
-    ...onPath('seats-rejects-token', 'GET /seats refuses the valid token with 401', ['/seats'], (r, _req, world) => (r.http === 200 ? world.render.error(401, 'Application not authenticated') : r)),
+    ...onPath('seats-rejects-token', 'GET /seats refuses the valid token with 401', ['/seats'], (r, _req, world) =>
+      r.http === 200 ? world.render.error(401, 'Application not authenticated') : r,
+    ),
     kills: ['AUTH-05'],
   },
   {
-    ...onPath('unauth-leaks-merchant', 'The 401 answer of /merchant carries the merchant record', ['/merchant'],
-      (r, req, world) => (req.app ? r : withBody(r, (b) => { b.data = world.render.merchant(world.merchants.get(1)!); }))),
+    ...onPath(
+      'unauth-leaks-merchant',
+      'The 401 answer of /merchant carries the merchant record',
+      ['/merchant'],
+      (r, req, world) =>
+        req.app
+          ? r
+          : withBody(r, (b) => {
+              b.data = world.render.merchant(world.merchants.get(1)!);
+            }),
+    ),
     kills: ['UNAUTH-MERCHANT', 'AUTH-10'],
   },
-  refusalNames('merchant', '/merchant', "the merchant's e-mail", (world) => `Application not authenticated; the owner ${world.merchants.get(1)!.email} can issue a token`, 'UNAUTH-MERCHANT'),
-  refusalNames('dishes', '/dishes', "the merchant's name", (world) => `Application not authenticated for ${world.merchants.get(1)!.name}`, 'UNAUTH-DISHES'),
-  refusalNames('dish', '/dishes/:id', "the dish's name", (world, req) => `Application not authenticated to read ${world.dishes.get(Number(req.path.split('/')[2]))?.name ?? 'this dish'}`, 'UNAUTH-DISH'),
-  refusalNames('seats', '/seats', 'the merchant_id', (world) => `Application not authenticated (merchant ${world.merchants.get(1)!.merchant_id})`, 'UNAUTH-SEATS'),
-  refusalNames('seat', '/seats/:id', 'an order number of the seat', (world, req) => {
-    const order = world.fixtures.orders.find((o) => String(o.seat_id) === req.path.split('/')[2]);
-    return `Application not authenticated${order ? `; seat busy with order ${order.order_number}` : ''}`;
-  }, 'UNAUTH-SEAT'),
+  refusalNames(
+    'merchant',
+    '/merchant',
+    "the merchant's e-mail",
+    (world) => `Application not authenticated; the owner ${world.merchants.get(1)!.email} can issue a token`,
+    'UNAUTH-MERCHANT',
+  ),
+  refusalNames(
+    'dishes',
+    '/dishes',
+    "the merchant's name",
+    (world) => `Application not authenticated for ${world.merchants.get(1)!.name}`,
+    'UNAUTH-DISHES',
+  ),
+  refusalNames(
+    'dish',
+    '/dishes/:id',
+    "the dish's name",
+    (world, req) =>
+      `Application not authenticated to read ${world.dishes.get(Number(req.path.split('/')[2]))?.name ?? 'this dish'}`,
+    'UNAUTH-DISH',
+  ),
+  refusalNames(
+    'seats',
+    '/seats',
+    'the merchant_id',
+    (world) => `Application not authenticated (merchant ${world.merchants.get(1)!.merchant_id})`,
+    'UNAUTH-SEATS',
+  ),
+  refusalNames(
+    'seat',
+    '/seats/:id',
+    'an order number of the seat',
+    (world, req) => {
+      const order = world.fixtures.orders.find((o) => String(o.seat_id) === req.path.split('/')[2]);
+      return `Application not authenticated${order ? `; seat busy with order ${order.order_number}` : ''}`;
+    },
+    'UNAUTH-SEAT',
+  ),
   {
     name: 'auth-token-issued-once',
-    description: "/auth issues an application's token once: asked again for the same key pair, it refuses with 401 (token already issued)",
+    description:
+      "/auth issues an application's token once: asked again for the same key pair, it refuses with 401 (token already issued)",
     // The preflight's /auth gets the token; the run's own /auth is refused. Only AUTH-01 judges that answer: the
     // checks that need a token are blocked, and AUTH-02/03 judge a success only.
     kills: ['AUTH-01'],
@@ -166,17 +287,33 @@ export const authMutants: Mutant[] = [
       const issued = tokensIssued.get(world) ?? new Set<string>();
       tokensIssued.set(world, issued);
       const secret = req.query.get('secret') ?? '';
-      if (!issued.has(secret)) { issued.add(secret); return r; }
+      if (!issued.has(secret)) {
+        issued.add(secret);
+        return r;
+      }
       return world.render.error(401, 'Application authentication error: a token was already issued');
     },
   },
   {
-    ...onPath('auth-app-name-number', '/auth answers app_name as a number (the application id)', ['/auth'], (r) => withData(r, (d) => { d.app_name = 7; })),
+    ...onPath('auth-app-name-number', '/auth answers app_name as a number (the application id)', ['/auth'], (r) =>
+      withData(r, (d) => {
+        d.app_name = 7;
+      }),
+    ),
     kills: ['AUTH-02'],
   },
   {
-    ...onPath('unauth-msg-leaks-order-number', 'The 401 answer of /orders names an order number in msg', ['/orders'],
-      (r, req, world) => (req.app ? r : withBody(r, (b) => { b.msg = `token invalid for order ${world.fixtures.orders[0]!.order_number}`; }))),
+    ...onPath(
+      'unauth-msg-leaks-order-number',
+      'The 401 answer of /orders names an order number in msg',
+      ['/orders'],
+      (r, req, world) =>
+        req.app
+          ? r
+          : withBody(r, (b) => {
+              b.msg = `token invalid for order ${world.fixtures.orders[0]!.order_number}`;
+            }),
+    ),
     kills: ['UNAUTH-ORDERS'],
   },
 ];

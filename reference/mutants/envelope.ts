@@ -3,15 +3,27 @@ import { onPath, withBody } from '../kit.js';
 
 export const envelopeMutants: Mutant[] = [
   {
-    ...onPath('code-as-string', 'Success answers of /merchant carry code "200" (a string)', ['/merchant'], (r) => withBody(r, (b) => { if (b.code === 200) b.code = '200'; })),
+    ...onPath('code-as-string', 'Success answers of /merchant carry code "200" (a string)', ['/merchant'], (r) =>
+      withBody(r, (b) => {
+        if (b.code === 200) b.code = '200';
+      }),
+    ),
     kills: ['ENV-01'],
   },
   {
-    ...onPath('status-lowercase', 'Success answers of /orders carry status "success"', ['/orders'], (r) => withBody(r, (b) => { if (b.status === 'SUCCESS') b.status = 'success'; })),
+    ...onPath('status-lowercase', 'Success answers of /orders carry status "success"', ['/orders'], (r) =>
+      withBody(r, (b) => {
+        if (b.status === 'SUCCESS') b.status = 'success';
+      }),
+    ),
     kills: ['ENV-01'],
   },
   {
-    ...onPath('msg-on-success', 'Success answers of /dishes carry msg "ok"', ['/dishes'], (r) => withBody(r, (b) => { if (b.status === 'SUCCESS') b.msg = 'ok'; })),
+    ...onPath('msg-on-success', 'Success answers of /dishes carry msg "ok"', ['/dishes'], (r) =>
+      withBody(r, (b) => {
+        if (b.status === 'SUCCESS') b.msg = 'ok';
+      }),
+    ),
     kills: ['ENV-02'],
   },
 ];

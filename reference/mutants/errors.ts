@@ -26,19 +26,22 @@ export const errorMutants: Mutant[] = [
     name: 'unknown-interface-400',
     description: 'an unknown interface answers code 400 instead of 404',
     kills: ['ERR-01'],
-    handle: (req, next, world) => (req.method === 'GET' && !KNOWN.test(req.path) ? world.render.error(400, 'Parameter error') : next()),
+    handle: (req, next, world) =>
+      req.method === 'GET' && !KNOWN.test(req.path) ? world.render.error(400, 'Parameter error') : next(),
   },
   {
     name: 'unknown-dish-success-null',
     description: 'an unknown dish id of 7–9 digits answers SUCCESS with data null',
     kills: ['ERR-02'],
-    handle: (req, next, world): ApiReply => (unknownBigId(req, world, 'dishes') ? { http: 200, body: { status: 'SUCCESS', code: 200, data: null } } : next()),
+    handle: (req, next, world): ApiReply =>
+      unknownBigId(req, world, 'dishes') ? { http: 200, body: { status: 'SUCCESS', code: 200, data: null } } : next(),
   },
   {
     name: 'unknown-seat-500',
     description: 'an unknown seat id of 7–9 digits answers code 500 (an unhandled lookup failure)',
     kills: ['ERR-03'],
-    handle: (req, next, world) => (unknownBigId(req, world, 'seats') ? world.render.error(500, 'System exception: seat not found') : next()),
+    handle: (req, next, world) =>
+      unknownBigId(req, world, 'seats') ? world.render.error(500, 'System exception: seat not found') : next(),
   },
   {
     name: 'unauthorized-status-success',
@@ -51,13 +54,20 @@ export const errorMutants: Mutant[] = [
     },
   },
   {
-    ...onPath('list-query-applied', 'list endpoints apply limit/per_page: with ?limit=1 they answer SUCCESS with the first record only', LIST_PATHS, (r, req) =>
-      (req.query.has('limit') || req.query.has('per_page') ? withData(r, (d) => d.slice(0, 1)) : r)),
+    ...onPath(
+      'list-query-applied',
+      'list endpoints apply limit/per_page: with ?limit=1 they answer SUCCESS with the first record only',
+      LIST_PATHS,
+      (r, req) => (req.query.has('limit') || req.query.has('per_page') ? withData(r, (d) => d.slice(0, 1)) : r),
+    ),
     kills: ['ERR-06'],
   },
   {
     ...onPath('list-query-500', 'list endpoints answer code 500 to query parameters', LIST_PATHS, (r, req, world) =>
-      ([...req.query.keys()].length && req.method === 'GET' ? world.render.error(500, 'System exception: unexpected parameter') : r)),
+      [...req.query.keys()].length && req.method === 'GET'
+        ? world.render.error(500, 'System exception: unexpected parameter')
+        : r,
+    ),
     kills: ['ERR-06'],
   },
 ];

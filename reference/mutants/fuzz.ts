@@ -23,7 +23,9 @@ export const fuzzMutants: Mutant[] = [
     kills: ['FUZZ-01'],
     handle: (req, next, world) => {
       const s = segment(req);
-      return isDetail(req) && /^[0-9]+$/.test(s) && BigInt(s) > 2n ** 53n ? world.render.error(500, 'System exception: id out of range') : next();
+      return isDetail(req) && /^[0-9]+$/.test(s) && BigInt(s) > 2n ** 53n
+        ? world.render.error(500, 'System exception: id out of range')
+        : next();
     },
   },
   {
@@ -50,7 +52,10 @@ export const fuzzMutants: Mutant[] = [
     name: 'fuzz-negative-seat-500',
     description: '/seats/:id answers 500 for negative ids',
     kills: ['FUZZ-01'],
-    handle: (req, next, world) => (pathIs(req, '/seats/:id') && /^-[0-9]+$/.test(segment(req)) ? world.render.error(500, 'System exception') : next()),
+    handle: (req, next, world) =>
+      pathIs(req, '/seats/:id') && /^-[0-9]+$/.test(segment(req))
+        ? world.render.error(500, 'System exception')
+        : next(),
   },
   {
     name: 'fuzz-encoded-slash-routes',

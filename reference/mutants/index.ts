@@ -12,4 +12,14 @@ import { fuzzMutants } from './fuzz.js';
 export type { Mutant };
 
 /** Every broken variant of the reference server; the mutation test runs the suite against each. */
-export const MUTANTS: Mutant[] = [...authMutants, ...envelopeMutants, ...resourceMutants, ...errorMutants, ...readonlyMutants, ...transportMutants, ...consistencyMutants, ...isolationMutants, ...fuzzMutants];
+export const MUTANTS: Mutant[] = [
+  ...authMutants,
+  ...envelopeMutants,
+  ...resourceMutants,
+  ...errorMutants,
+  ...readonlyMutants,
+  ...transportMutants,
+  ...consistencyMutants,
+  ...isolationMutants,
+  ...fuzzMutants,
+];

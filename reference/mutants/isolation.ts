@@ -18,7 +18,8 @@ export const isolationMutants: Mutant[] = [
     // The server's word about identity must not turn the isolation checks off: they fail instead of skipping. (Told
     // so from the first /auth on, the preflight stops the run: a configuration that names one merchant twice.)
     name: 'iso-other-app-claims-merchant-1',
-    description: "from its second /auth on, merchant 2's application is told it is merchant 1, by /auth and /merchant alike (its data stays merchant 2's)",
+    description:
+      "from its second /auth on, merchant 2's application is told it is merchant 1, by /auth and /merchant alike (its data stays merchant 2's)",
     kills: ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04'],
     handle: (req, next, world) => {
       const r = next();
@@ -26,7 +27,9 @@ export const isolationMutants: Mutant[] = [
       if (isOther) otherAuths.set(world, (otherAuths.get(world) ?? 0) + 1);
       if ((otherAuths.get(world) ?? 0) < 2) return r;
       if (isOther) return withData(r, (d) => ({ ...d, merchant: world.render.merchant(world.merchants.get(1)!) }));
-      return req.path === '/merchant' && tokenOf(req, 2) ? withData(r, () => world.render.merchant(world.merchants.get(1)!)) : r;
+      return req.path === '/merchant' && tokenOf(req, 2)
+        ? withData(r, () => world.render.merchant(world.merchants.get(1)!))
+        : r;
     },
   },
   {
@@ -46,7 +49,8 @@ export const isolationMutants: Mutant[] = [
     // Merchant 2's seat 21 only: the tests' fuzz seed (12345, 30 runs) never asks for it, so this is ISO-01's alone
     // (FUZZ-01, which draws merchant B's ids too, would also catch it at a seed that does).
     kills: ['ISO-01'],
-    handle: (req, next, world) => (tokenOf(req, 1) && req.path === '/seats/21' ? ok(world.render.seat(world.seats.get(21)!)) : next()),
+    handle: (req, next, world) =>
+      tokenOf(req, 1) && req.path === '/seats/21' ? ok(world.render.seat(world.seats.get(21)!)) : next(),
   },
   {
     name: 'iso-seat-detail-leak-b',
@@ -70,7 +74,8 @@ export const isolationMutants: Mutant[] = [
   },
   {
     name: 'iso-embedded-dish-leak-a',
-    description: "with merchant 1's token, order 5002 also embeds merchant 2's dish 201 (a join without the merchant filter)",
+    description:
+      "with merchant 1's token, order 5002 also embeds merchant 2's dish 201 (a join without the merchant filter)",
     // Dish 201 is no dish of merchant 1's list either: the reference resolves nowhere for merchant 1 (CONS-12).
     kills: ['ISO-02', 'CONS-12'],
     handle: (req, next, world) => {
@@ -78,19 +83,26 @@ export const isolationMutants: Mutant[] = [
       if (!tokenOf(req, 1) || req.path !== '/orders') return r;
       return withData(r, (d) => {
         const o = d.find((x: { id: number }) => x.id === 5002);
-        o.dishes.push({ ...world.render.dish(world.dishes.get(201)!), pivot: { order_id: 5002, dish_id: 201, price: 22.5, count: 1 } });
+        o.dishes.push({
+          ...world.render.dish(world.dishes.get(201)!),
+          pivot: { order_id: 5002, dish_id: 201, price: 22.5, count: 1 },
+        });
       });
     },
   },
   {
     name: 'iso-embedded-dish-merchant-id-a',
-    description: "with merchant 1's token, the dishes of order 5001 carry merchant 2's merchant_id (an extra column joined from the wrong merchant)",
+    description:
+      "with merchant 1's token, the dishes of order 5001 carry merchant 2's merchant_id (an extra column joined from the wrong merchant)",
     // merchant_id is no dish field of §2.2: the shape and consistency checks allow and ignore it; it names merchant B.
     kills: ['ISO-02'],
     handle: (req, next, world) => {
       const r = next();
       if (!tokenOf(req, 1) || req.path !== '/orders') return r;
-      return withData(r, (d) => { for (const x of d.find((o: { id: number }) => o.id === 5001).dishes) x.merchant_id = world.merchants.get(2)!.merchant_id; });
+      return withData(r, (d) => {
+        for (const x of d.find((o: { id: number }) => o.id === 5001).dishes)
+          x.merchant_id = world.merchants.get(2)!.merchant_id;
+      });
     },
   },
   {

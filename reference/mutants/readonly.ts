@@ -4,7 +4,11 @@ import { ok, type World } from '../server.js';
 
 /** Dishes deleted per server (a soft delete: orders keep the dishes they embed, as order history would). */
 const deleted = new WeakMap<World, Set<string>>();
-const goneOf = (world: World): Set<string> => { let s = deleted.get(world); if (!s) deleted.set(world, (s = new Set())); return s; };
+const goneOf = (world: World): Set<string> => {
+  let s = deleted.get(world);
+  if (!s) deleted.set(world, (s = new Set()));
+  return s;
+};
 
 export const readonlyMutants: Mutant[] = [
   {
@@ -16,11 +20,15 @@ export const readonlyMutants: Mutant[] = [
       const id = pathIs(req, '/dishes/:id') ? decodeURIComponent(req.path.slice('/dishes/'.length)) : undefined;
       if (req.method === 'DELETE' && id !== undefined && req.merchant) {
         const d = world.dishes.get(Number(id));
-        if (d && d.user_id === req.merchant.id) { gone.add(String(d.id)); return ok(null); }
+        if (d && d.user_id === req.merchant.id) {
+          gone.add(String(d.id));
+          return ok(null);
+        }
       }
       if (req.method !== 'GET' || !req.merchant) return next();
       if (id !== undefined && gone.has(id)) return world.render.error(404, 'Record not found');
-      if (req.path === '/dishes') return withData(next(), (list: Array<{ id: unknown }>) => list.filter((x) => !gone.has(String(x.id))));
+      if (req.path === '/dishes')
+        return withData(next(), (list: Array<{ id: unknown }>) => list.filter((x) => !gone.has(String(x.id))));
       return next();
     },
   },

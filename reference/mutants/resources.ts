@@ -3,48 +3,99 @@ import { eachRecord, onPath, withData } from '../kit.js';
 
 export const resourceMutants: Mutant[] = [
   {
-    ...onPath('merchant-email-invalid', '/merchant answers an e-mail without @', ['/merchant', '/auth'], (r) => withData(r, (d) => { (d.merchant ?? d).email = 'owner.golden-dragon.example'; })),
+    ...onPath('merchant-email-invalid', '/merchant answers an e-mail without @', ['/merchant', '/auth'], (r) =>
+      withData(r, (d) => {
+        (d.merchant ?? d).email = 'owner.golden-dragon.example';
+      }),
+    ),
     kills: ['MER-01', 'AUTH-02'],
   },
   {
     // /auth's merchant stays right (AUTH-02), so only MER-01 judges the text; AUTH-04 has no record to compare.
-    ...onPath('merchant-double-encoded', '/merchant answers its record JSON-encoded twice (data is a string)', ['/merchant'], (r) => withData(r, (d) => JSON.stringify(d))),
+    ...onPath(
+      'merchant-double-encoded',
+      '/merchant answers its record JSON-encoded twice (data is a string)',
+      ['/merchant'],
+      (r) => withData(r, (d) => JSON.stringify(d)),
+    ),
     kills: ['MER-01'],
   },
   {
     // An array holding the record is not the record (§4 endpoint 2 answers one merchant); AUTH-04 has none to compare.
-    ...onPath('merchant-as-array', '/merchant answers data as an array holding its record', ['/merchant'], (r) => withData(r, (d) => [d])),
+    ...onPath('merchant-as-array', '/merchant answers data as an array holding its record', ['/merchant'], (r) =>
+      withData(r, (d) => [d]),
+    ),
     kills: ['MER-01'],
   },
   {
-    ...onPath('dish-price-string', '/dishes renders price as a string', ['/dishes'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.price = String(x.price); }))),
+    ...onPath('dish-price-string', '/dishes renders price as a string', ['/dishes'], (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (x) => {
+          x.price = String(x.price);
+        }),
+      ),
+    ),
     kills: ['DISH-01'],
   },
   {
-    ...onPath('dish-detail-time-iso', '/dishes/:id renders created_at as ISO 8601 instead of YYYY-MM-DD HH:MM', ['/dishes/:id'], (r) => withData(r, (d) => { d.created_at = '2024-03-01T12:30:00.000000Z'; })),
+    ...onPath(
+      'dish-detail-time-iso',
+      '/dishes/:id renders created_at as ISO 8601 instead of YYYY-MM-DD HH:MM',
+      ['/dishes/:id'],
+      (r) =>
+        withData(r, (d) => {
+          d.created_at = '2024-03-01T12:30:00.000000Z';
+        }),
+    ),
     kills: ['DISH-02'],
   },
   {
-    ...onPath('seat-status-out-of-range', '/seats answers a seat status of 1', ['/seats'], (r) => withData(r, (d) => eachRecord(d, (x, i) => { if (i === 0) x.status = 1; }))),
+    ...onPath('seat-status-out-of-range', '/seats answers a seat status of 1', ['/seats'], (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (x, i) => {
+          if (i === 0) x.status = 1;
+        }),
+      ),
+    ),
     kills: ['SEAT-01'],
   },
   {
-    ...onPath('seat-detail-id-string', '/seats/:id renders id as a string', ['/seats/:id'], (r) => withData(r, (d) => { d.id = String(d.id); })),
+    ...onPath('seat-detail-id-string', '/seats/:id renders id as a string', ['/seats/:id'], (r) =>
+      withData(r, (d) => {
+        d.id = String(d.id);
+      }),
+    ),
     kills: ['SEAT-02'],
   },
   {
-    ...onPath('device-no-uuid', "/orders devices lack the field table's uuid", ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => { delete x.device.uuid; }))),
+    ...onPath('device-no-uuid', "/orders devices lack the field table's uuid", ['/orders'], (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (x) => {
+          delete x.device.uuid;
+        }),
+      ),
+    ),
     kills: ['ORD-01'],
   },
   {
-    ...onPath('order-amount-float', '/orders renders amount with a fraction', ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => { x.amount += 0.5; }))),
+    ...onPath('order-amount-float', '/orders renders amount with a fraction', ['/orders'], (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (x) => {
+          x.amount += 0.5;
+        }),
+      ),
+    ),
     kills: ['ORD-01'],
   },
   {
-    ...onPath('device-field-table-only', '/orders devices carry only the field-table members', ['/orders'], (r) => withData(r, (d) => eachRecord(d, (x) => {
-      const { id, uuid, name, ip, data } = x.device;
-      x.device = { id, uuid, name, ip, data };
-    }))),
+    ...onPath('device-field-table-only', '/orders devices carry only the field-table members', ['/orders'], (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (x) => {
+          const { id, uuid, name, ip, data } = x.device;
+          x.device = { id, uuid, name, ip, data };
+        }),
+      ),
+    ),
     kills: ['ORD-02'],
   },
 ];

@@ -10,8 +10,9 @@ function latin1Body(body: string, name: string): Buffer {
 
 export const transportMutants: Mutant[] = [
   {
-    ...onPath('seats-text-html', 'GET /seats answers with Content-Type text/html', ['/seats'],
-      (r) => (r.http === 200 ? { ...r, headers: { ...r.headers, 'content-type': 'text/html; charset=utf-8' } } : r)),
+    ...onPath('seats-text-html', 'GET /seats answers with Content-Type text/html', ['/seats'], (r) =>
+      r.http === 200 ? { ...r, headers: { ...r.headers, 'content-type': 'text/html; charset=utf-8' } } : r,
+    ),
     kills: ['TRANS-01'],
   },
   {
@@ -20,12 +21,20 @@ export const transportMutants: Mutant[] = [
     kills: ['TRANS-02'],
     raw: (_req, res: ServerResponse, world) => {
       // The first dish whose name Latin-1 can encode and UTF-8 encodes differently (é, ü …).
-      const name = world.fixtures.dishes.map((d) => d.name).find((n) => /[\u0080-\u00ff]/.test(n) && /^[\u0000-\u00ff]*$/.test(n));
+      const name = world.fixtures.dishes
+        .map((d) => d.name)
+        .find((n) => /[\u0080-\u00ff]/.test(n) && /^[\u0000-\u00ff]*$/.test(n));
       if (!name) return false;
-      const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, unknown>) => ServerResponse;
+      const writeHead = res.writeHead.bind(res) as (
+        status: number,
+        headers?: Record<string, unknown>,
+      ) => ServerResponse;
       const end = res.end.bind(res) as (body?: unknown) => ServerResponse;
       // The length changes, so the Content-Length set from the UTF-8 text goes (the body is sent chunked).
-      res.writeHead = ((status: number, headers?: Record<string, unknown>) => { if (headers) delete headers['content-length']; return writeHead(status, headers); }) as typeof res.writeHead;
+      res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
+        if (headers) delete headers['content-length'];
+        return writeHead(status, headers);
+      }) as typeof res.writeHead;
       res.end = ((body?: unknown) => {
         // The server sends strings, or cached UTF-8 bytes for large lists.
         const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : undefined;

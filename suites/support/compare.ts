@@ -31,7 +31,10 @@ const FIELD_SCHEMA = {
  * Latitude (issue 2): fields typed string in the field table and shown as numbers in the sample may come either
  * way. 5 and "5" are the same value here; "05" and 5 are not (a table label is text).
  */
-const NUMBER_OR_STRING: Record<Noun, ReadonlySet<string>> = { dish: new Set(), seat: new Set(['table_number', 'status']) };
+const NUMBER_OR_STRING: Record<Noun, ReadonlySet<string>> = {
+  dish: new Set(),
+  seat: new Set(['table_number', 'status']),
+};
 
 /** True when the value is well-formed for that field of the spec's shape. */
 export function fieldValid(shape: keyof typeof FIELD_SCHEMA, field: string, value: unknown): boolean {
@@ -59,13 +62,19 @@ export function sameJson(x: unknown, y: unknown): boolean {
 /** 5 and "5": the same text, one side a number. */
 export function sameText(a: unknown, b: unknown): boolean {
   const numeric = (x: unknown): boolean => typeof x === 'number' || typeof x === 'bigint';
-  return (numeric(a) && typeof b === 'string' && String(a) === b) || (numeric(b) && typeof a === 'string' && String(b) === a);
+  return (
+    (numeric(a) && typeof b === 'string' && String(a) === b) || (numeric(b) && typeof a === 'string' && String(b) === a)
+  );
 }
 
 /** Two ids name the same record: compared as text, since an id of the wrong type is the shape checks' finding. */
 export const sameId = (a: unknown, b: unknown): boolean => isIdLike(a) && isIdLike(b) && String(a) === String(b);
 
-export interface FieldDiff { field: string; a: unknown; b: unknown }
+export interface FieldDiff {
+  field: string;
+  a: unknown;
+  b: unknown;
+}
 
 export interface Comparison {
   /** Spec fields that differ, both sides well-formed: a finding. */
@@ -84,7 +93,10 @@ export function compareRecords(kind: Noun, a: Rec, b: Rec): Comparison {
     const x = a[field];
     const y = b[field];
     if (sameJson(x, y)) continue;
-    if (NUMBER_OR_STRING[kind].has(field) && sameText(x, y)) { out.latitude.push({ field, a: x, b: y }); continue; }
+    if (NUMBER_OR_STRING[kind].has(field) && sameText(x, y)) {
+      out.latitude.push({ field, a: x, b: y });
+      continue;
+    }
     if (!fieldValid(kind, field, x) || !fieldValid(kind, field, y)) continue;
     out.diffs.push({ field, a: x, b: y });
   }
@@ -102,7 +114,12 @@ export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string):
  * The detail record of an id through the run's sweep of details (fetched once per run, with DISH-02/SEAT-02),
  * or undefined when the detail did not answer a record: that is the detail check's finding, not consistency's.
  */
-export async function detailRecord(ctx: CheckContext, resource: Resource, id: RecordId, who: Who = 'app'): Promise<Rec | undefined> {
+export async function detailRecord(
+  ctx: CheckContext,
+  resource: Resource,
+  id: RecordId,
+  who: Who = 'app',
+): Promise<Rec | undefined> {
   try {
     const s = successData(await ctx.api.detail(resource, id, who));
     return s.ok && isRecord(s.data) ? s.data : undefined;

@@ -9,7 +9,11 @@ import type { RecordId } from '../../core/endpoints.js';
 
 /** What the server sees after decoding the segment once (RFC 3986 percent-decoding). */
 export function decodedSegment(raw: string): string {
-  try { return decodeURIComponent(raw); } catch { return raw; }
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /**
@@ -44,19 +48,37 @@ export function isExactlyThatId(raw: string, id: unknown): boolean {
 }
 
 const enc = (v: string): string => {
-  try { return encodeURIComponent(v); } catch { return encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, '?')); }
+  try {
+    return encodeURIComponent(v);
+  } catch {
+    return encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, '?'));
+  }
 };
 
 /** Boundaries where integer parsing goes wrong: int32, uint32, 2^53 (doubles), int64, uint64. */
-export const BOUNDS: readonly bigint[] = [2n ** 31n - 1n, 2n ** 31n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n];
+export const BOUNDS: readonly bigint[] = [
+  2n ** 31n - 1n,
+  2n ** 31n,
+  2n ** 32n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 63n - 1n,
+  2n ** 63n,
+  2n ** 64n,
+];
 
 const toBig = (ids: RecordId[]): bigint[] => ids.filter((i) => /^[0-9]+$/.test(String(i))).map((i) => BigInt(i));
 
 /** A real id written in another digit script (fullwidth, Arabic-Indic): looks like the id, is not it. */
-const otherDigits = (n: bigint, zero: number): string => [...String(n)].map((c) => String.fromCodePoint(zero + Number(c))).join('');
+const otherDigits = (n: bigint, zero: number): string =>
+  [...String(n)].map((c) => String.fromCodePoint(zero + Number(c))).join('');
 
 /** 101 as "1.01e2": the same number in exponent notation. */
-const mantissa = (n: bigint): string => { const s = String(n); return s.length > 1 ? `${s[0]}.${s.slice(1)}e${s.length - 1}` : `${s}e0`; };
+const mantissa = (n: bigint): string => {
+  const s = String(n);
+  return s.length > 1 ? `${s[0]}.${s.slice(1)}e${s.length - 1}` : `${s}e0`;
+};
 
 /**
  * Segments for one endpoint: mine are the merchant's own ids of that resource, theirs another merchant's
@@ -69,12 +91,21 @@ export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbit
   const classes: Array<fc.Arbitrary<string>> = [
     // the real ids themselves, and ids next to them
     real.map(String),
-    fc.tuple(real, fc.integer({ min: -3, max: 3 }).filter((d) => d !== 0)).map(([r, d]) => String(r + BigInt(d))),
+    fc
+      .tuple(
+        real,
+        fc.integer({ min: -3, max: 3 }).filter((d) => d !== 0),
+      )
+      .map(([r, d]) => String(r + BigInt(d))),
     // leading zeros (names the id: see namedId), zero
     fc.tuple(real, fc.integer({ min: 1, max: 6 })).map(([r, k]) => `${'0'.repeat(k)}${r}`),
     fc.constantFrom('0', '00', '-0', '%2B0', '000000'),
     // negatives
-    fc.oneof(real.map((r) => `-${r}`), fc.integer({ min: -(2 ** 31), max: -1 }).map(String), fc.constantFrom(...BOUNDS).map((b) => `-${b}`)),
+    fc.oneof(
+      real.map((r) => `-${r}`),
+      fc.integer({ min: -(2 ** 31), max: -1 }).map(String),
+      fc.constantFrom(...BOUNDS).map((b) => `-${b}`),
+    ),
     // large integers past 2^31, 2^53, 2^63, and a real id plus a boundary (a parser that wraps answers the real id)
     fc.oneof(
       fc.constantFrom(...BOUNDS).map(String),
@@ -82,17 +113,55 @@ export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbit
       fc.bigInt({ min: 2n ** 31n, max: 2n ** 96n }).map(String),
     ),
     // decimals and exponent notation
-    text(fc.oneof(fc.tuple(real, fc.constantFrom('.0', '.5', '.00', '.', '.999')).map(([r, s]) => `${r}${s}`), real.map((r) => `0.${r}`))),
-    text(fc.oneof(real.map(mantissa), real.map((r) => `${r}e0`), real.map((r) => `${r}E0`), fc.constantFrom('1e3', '1E2', '1e308', '1e-1', 'Infinity', 'NaN'))),
+    text(
+      fc.oneof(
+        fc.tuple(real, fc.constantFrom('.0', '.5', '.00', '.', '.999')).map(([r, s]) => `${r}${s}`),
+        real.map((r) => `0.${r}`),
+      ),
+    ),
+    text(
+      fc.oneof(
+        real.map(mantissa),
+        real.map((r) => `${r}e0`),
+        real.map((r) => `${r}E0`),
+        fc.constantFrom('1e3', '1E2', '1e308', '1e-1', 'Infinity', 'NaN'),
+      ),
+    ),
     // whitespace around a real id
-    text(fc.tuple(real, fc.constantFrom(' ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u2003', '\u200b'), fc.constantFrom(0, 1, 2))
-      .map(([r, w, where]) => (where === 0 ? `${w}${r}` : where === 1 ? `${r}${w}` : `${w}${r}${w}`))),
+    text(
+      fc
+        .tuple(
+          real,
+          fc.constantFrom(' ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u2003', '\u200b'),
+          fc.constantFrom(0, 1, 2),
+        )
+        .map(([r, w, where]) => (where === 0 ? `${w}${r}` : where === 1 ? `${r}${w}` : `${w}${r}${w}`)),
+    ),
     // unicode: the id in other digit scripts, and arbitrary text
-    text(fc.oneof(real.map((r) => otherDigits(r, 0xff10)), real.map((r) => otherDigits(r, 0x0660)), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }))),
+    text(
+      fc.oneof(
+        real.map((r) => otherDigits(r, 0xff10)),
+        real.map((r) => otherDigits(r, 0x0660)),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }),
+      ),
+    ),
     // percent-encoded "/" and ".." (raw: these are the bytes on the wire)
     fc.oneof(
-      fc.constantFrom('%2F', '%2F%2F', '..%2F', '..%2F..%2Fmerchant', '%2e%2e%2fmerchant', '%2E%2E%2F%2E%2E%2Forders', '..%5C..%5Cmerchant', '%2F..'),
-      real.map((r) => `${r}%2F..`), real.map((r) => `..%2F${r}`), real.map((r) => `${r}%2F`), real.map((r) => `%2F${r}`), real.map((r) => `.%2F${r}`),
+      fc.constantFrom(
+        '%2F',
+        '%2F%2F',
+        '..%2F',
+        '..%2F..%2Fmerchant',
+        '%2e%2e%2fmerchant',
+        '%2E%2E%2F%2E%2E%2Forders',
+        '..%5C..%5Cmerchant',
+        '%2F..',
+      ),
+      real.map((r) => `${r}%2F..`),
+      real.map((r) => `..%2F${r}`),
+      real.map((r) => `${r}%2F`),
+      real.map((r) => `%2F${r}`),
+      real.map((r) => `.%2F${r}`),
     ),
     // very long strings (kept under common request-line limits: the spec sets no size limits, §8)
     fc.oneof(
@@ -103,8 +172,15 @@ export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbit
     ),
     // a real id with something before or after it
     fc.oneof(
-      fc.tuple(real, fc.constantFrom('abc', 'a', '%3B', '%00', '-1', '%2C1', '*', '%3F', '%23', 'x', '%0A', '.json', '%20abc')).map(([r, s]) => `${r}${s}`),
-      real.map((r) => `0x${r.toString(16)}`), real.map((r) => `%2B${r}`), real.map((r) => `id${r}`),
+      fc
+        .tuple(
+          real,
+          fc.constantFrom('abc', 'a', '%3B', '%00', '-1', '%2C1', '*', '%3F', '%23', 'x', '%0A', '.json', '%20abc'),
+        )
+        .map(([r, s]) => `${r}${s}`),
+      real.map((r) => `0x${r.toString(16)}`),
+      real.map((r) => `%2B${r}`),
+      real.map((r) => `id${r}`),
     ),
     text(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 })),
   ];

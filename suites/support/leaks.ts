@@ -10,12 +10,26 @@ import { NetworkError } from '../../core/exchange.js';
  */
 export async function sensitiveValues(ctx: CheckContext): Promise<Array<{ what: string; value: string }>> {
   const out: Array<{ what: string; value: string }> = [];
-  const add = (what: string, v: unknown): void => { if (typeof v === 'string' && v.length >= 4) out.push({ what, value: v }); };
+  const add = (what: string, v: unknown): void => {
+    if (typeof v === 'string' && v.length >= 4) out.push({ what, value: v });
+  };
   // Without a response there is nothing to compare with: the check cannot finish (incomplete), it does not look less.
-  const unless = <T>(fallback: T) => (e: unknown): T => { if (e instanceof NetworkError) throw e; return fallback; };
+  const unless =
+    <T>(fallback: T) =>
+    (e: unknown): T => {
+      if (e instanceof NetworkError) throw e;
+      return fallback;
+    };
   const m = await ctx.api.merchant().catch(unless(undefined));
-  if (m) { add('the merchant_id', m.merchant_id); add("the merchant's e-mail", m.email); add("the merchant's name", m.name); }
-  const [dishes, orders] = await Promise.all([ctx.api.list('/dishes').catch(unless([])), ctx.api.list('/orders').catch(unless([]))]);
+  if (m) {
+    add('the merchant_id', m.merchant_id);
+    add("the merchant's e-mail", m.email);
+    add("the merchant's name", m.name);
+  }
+  const [dishes, orders] = await Promise.all([
+    ctx.api.list('/dishes').catch(unless([])),
+    ctx.api.list('/orders').catch(unless([])),
+  ]);
   for (const d of dishes.slice(0, 200)) if (isRecord(d)) add(`dish ${String(d.id)}'s name`, d.name);
   for (const o of orders.slice(0, 200)) if (isRecord(o)) add(`order ${String(o.id)}'s order_number`, o.order_number);
   return out;

@@ -20,11 +20,20 @@ export function grouped(items: Array<{ label: string; phrase: string }>, all?: s
   const by = new Map<string, string[]>();
   for (const { label, phrase } of items) by.set(phrase, [...new Set([...(by.get(phrase) ?? []), label])]);
   if (all !== undefined && by.size === 1) return `${all}: ${[...by.keys()][0]}`;
-  const names = (labels: string[]): string => (labels.length > 6 ? `${labels.slice(0, 5).join(', ')} and ${labels.length - 5} more` : labels.join(', '));
+  const names = (labels: string[]): string =>
+    labels.length > 6 ? `${labels.slice(0, 5).join(', ')} and ${labels.length - 5} more` : labels.join(', ');
   return [...by].map(([phrase, labels]) => `${names(labels)}: ${phrase}`).join('; ');
 }
 
 /** A request of the check's own, or the reason it got no response. */
-export const sendOrError = async (ctx: CheckContext, spec: Parameters<CheckContext['send']>[0]): Promise<Reply | string> => {
-  try { return await ctx.send(spec); } catch (e) { if (e instanceof NetworkError) return e.message; throw e; }
+export const sendOrError = async (
+  ctx: CheckContext,
+  spec: Parameters<CheckContext['send']>[0],
+): Promise<Reply | string> => {
+  try {
+    return await ctx.send(spec);
+  } catch (e) {
+    if (e instanceof NetworkError) return e.message;
+    throw e;
+  }
 };

@@ -4,7 +4,10 @@ import type { Who } from '../../core/resources.js';
 import { show } from '../../core/quote.js';
 
 /** A merchant's identity: its id (records' user_id, §2.2, §2.3) and its merchant_id (§2.3, §2.4). */
-export interface Tenant { id: unknown; merchantId: unknown }
+export interface Tenant {
+  id: unknown;
+  merchantId: unknown;
+}
 
 /**
  * Who an application belongs to, from the merchant its /auth answer carries (falling back to /merchant): /auth
@@ -12,13 +15,15 @@ export interface Tenant { id: unknown; merchantId: unknown }
  */
 export async function tenantOf(ctx: CheckContext, who: Who): Promise<Tenant> {
   const auth = successData(await ctx.api.auth(who));
-  const m = auth.ok && isRecord(auth.data) && isRecord(auth.data.merchant) ? auth.data.merchant : await ctx.api.merchant(who);
+  const m =
+    auth.ok && isRecord(auth.data) && isRecord(auth.data.merchant) ? auth.data.merchant : await ctx.api.merchant(who);
   return { id: m.id, merchantId: m.merchant_id };
 }
 
 /** What marks a record as that merchant's: its user_id or its merchant_id (empty merchant_id marks nobody). */
 export function ownerMark(rec: Rec, tenant: Tenant): string | undefined {
   if (tenant.id !== undefined && tenant.id !== null && rec.user_id === tenant.id) return `user_id ${show(rec.user_id)}`;
-  if (typeof tenant.merchantId === 'string' && tenant.merchantId !== '' && rec.merchant_id === tenant.merchantId) return `merchant_id ${show(rec.merchant_id)}`;
+  if (typeof tenant.merchantId === 'string' && tenant.merchantId !== '' && rec.merchant_id === tenant.merchantId)
+    return `merchant_id ${show(rec.merchant_id)}`;
   return undefined;
 }

@@ -7,14 +7,31 @@ import type { Report } from '../../core/report.js';
 
 export const BIN = join(packageRoot, 'bin', 'conformance.js');
 
-export interface CliRun { code: number | null; stdout: string; stderr: string; dir: string; report?: Report }
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  dir: string;
+  report?: Report;
+}
 
 /** Runs the real CLI (the built bin) in a fresh temp directory and reads the report it wrote. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: 'node' | 'npx'; onSpawn?: (pid: number) => void; onStdout?: (chunk: string) => void } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  opts: {
+    env?: Record<string, string>;
+    cwd?: string;
+    timeoutMs?: number;
+    bin?: 'node' | 'npx';
+    onSpawn?: (pid: number) => void;
+    onStdout?: (chunk: string) => void;
+  } = {},
+): Promise<CliRun> {
   const dir = opts.cwd ?? mkdtempSync(join(tmpdir(), 'conformance-test-'));
   return new Promise((resolve, reject) => {
     // 'npx' runs the installed package's bin as a vendor would; 'node' runs this checkout's build.
-    const [cmd, argv] = opts.bin === 'npx' ? ['npx', ['--no-install', 'conformance', ...args]] : [process.execPath, [BIN, ...args]];
+    const [cmd, argv] =
+      opts.bin === 'npx' ? ['npx', ['--no-install', 'conformance', ...args]] : [process.execPath, [BIN, ...args]];
     const child = spawn(cmd, argv, {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env },
@@ -23,8 +40,13 @@ export function runCli(args: string[], opts: { env?: Record<string, string>; cwd
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); opts.onStdout?.(d.toString()); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      opts.onStdout?.(d.toString());
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -37,4 +59,7 @@ export function runCli(args: string[], opts: { env?: Record<string, string>; cwd
 }
 
 export const failedIds = (r: Report | undefined): string[] =>
-  (r?.checks ?? []).filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id).sort();
+  (r?.checks ?? [])
+    .filter((c) => c.status === 'failed' || c.status === 'error')
+    .map((c) => c.id)
+    .sort();

@@ -45,7 +45,9 @@ const mtime = (path: string): number => statSync(path).mtimeMs;
 export function distStaleness(root: string, maxReasons = 5): Staleness {
   const dist = join(root, 'dist');
   const reasons: string[] = [];
-  const say = (text: string): void => { if (reasons.length < maxReasons) reasons.push(text); };
+  const say = (text: string): void => {
+    if (reasons.length < maxReasons) reasons.push(text);
+  };
   const folders = includedFolders(root);
   const expected = new Set<string>();
   let stale = false;
@@ -59,16 +61,28 @@ export function distStaleness(root: string, maxReasons = 5): Staleness {
     // One reason per source, the first that applies.
     const missing = outs.find((out) => !existsSync(out));
     const oldest = missing ? 0 : Math.min(...outs.map(mtime));
-    const reason = missing ? `${relative(root, missing)} is missing`
-      : oldest < sourceTime ? `${relative(root, source)} changed after its build`
-        : oldest < configTime ? `a tsconfig changed after ${relative(root, source)} was built` : undefined;
-    if (reason) { stale = true; count++; say(reason); }
+    const reason = missing
+      ? `${relative(root, missing)} is missing`
+      : oldest < sourceTime
+        ? `${relative(root, source)} changed after its build`
+        : oldest < configTime
+          ? `a tsconfig changed after ${relative(root, source)} was built`
+          : undefined;
+    if (reason) {
+      stale = true;
+      count++;
+      say(reason);
+    }
   }
   const orphans = folders
     .filter((d) => existsSync(join(dist, d)))
     .flatMap((d) => filesUnder(join(dist, d), isOutput))
     .filter((out) => !expected.has(out));
-  for (const o of orphans) { stale = true; count++; say(`${relative(root, o)} has no source any more`); }
+  for (const o of orphans) {
+    stale = true;
+    count++;
+    say(`${relative(root, o)} has no source any more`);
+  }
   if (count > reasons.length) reasons.push(`${count - reasons.length} more`);
   return { stale, reasons, orphans };
 }

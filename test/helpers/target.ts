@@ -4,16 +4,28 @@ import { FIXTURE_ENV } from '../../reference/fixtures.js';
 /** Flags that point the CLI at a reference server with all three applications (nothing skipped for want of config). */
 export function targetArgs(srv: RunningServer, extra: string[] = []): string[] {
   return [
-    '--base-url', srv.baseUrl,
+    '--base-url',
+    srv.baseUrl,
     ...(srv.baseUrl.startsWith('https') ? ['--ca-file', srv.caFile] : []),
-    '--fuzz-runs', '30', '--seed', '12345',
+    '--fuzz-runs',
+    '30',
+    '--seed',
+    '12345',
   ].concat(extra);
 }
 
 /** Credentials go through the environment, as the README recommends. */
 export const targetEnv: Record<string, string> = { ...FIXTURE_ENV, CONFORMANCE_UNSAFE_METHODS: 'true' };
 
-export async function withServer<T>(variants: Variant[], fn: (srv: RunningServer) => Promise<T>, opts: { https?: boolean } = {}): Promise<T> {
+export async function withServer<T>(
+  variants: Variant[],
+  fn: (srv: RunningServer) => Promise<T>,
+  opts: { https?: boolean } = {},
+): Promise<T> {
   const srv = await startReferenceServer({ variants, https: opts.https ?? true });
-  try { return await fn(srv); } finally { await srv.close(); }
+  try {
+    return await fn(srv);
+  } finally {
+    await srv.close();
+  }
 }

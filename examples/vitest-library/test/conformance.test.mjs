@@ -5,7 +5,9 @@ import { conformanceSuite } from 'restaurant-open-platform-conformance/vitest';
 import { startSandbox } from 'restaurant-open-platform-conformance/sandbox';
 
 let server;
-beforeAll(async () => { server = await startSandbox({ https: true, seed: 1 }); });
+beforeAll(async () => {
+  server = await startSandbox({ https: true, seed: 1 });
+});
 afterAll(() => server?.close());
 
 // A function: it is called once the server above listens.
@@ -14,7 +16,11 @@ conformanceSuite(() => ({
   app: server.credentials.app,
   other_app: server.credentials.other_app,
   disabled_app: server.credentials.disabled_app,
-  tls: process.env.TARGET_URL ? (process.env.TARGET_CA_FILE ? { ca_file: process.env.TARGET_CA_FILE } : {}) : { ca_file: server.caFile },
+  tls: process.env.TARGET_URL
+    ? process.env.TARGET_CA_FILE
+      ? { ca_file: process.env.TARGET_CA_FILE }
+      : {}
+    : { ca_file: server.caFile },
   unsafe_methods: true,
   fuzz: { runs: 20, seed: 12345 },
 }));
