@@ -26,12 +26,7 @@ export type Area = (typeof AREAS)[number];
 
 /** What a check needs beyond the application's own key pair; without it the check is skipped, visibly. */
 export type Requirement =
-  | 'other_app'
-  | 'disabled_app_keys'
-  | 'disabled_app_token'
-  | 'unsafe_methods'
-  | 'https'
-  | 'fuzz';
+  'other_app' | 'disabled_app_keys' | 'disabled_app_token' | 'unsafe_methods' | 'https' | 'fuzz';
 
 /**
  * How a check ended, before any baseline: passed; failed (the server broke the rule); skipped (not configured, not

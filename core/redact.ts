@@ -505,7 +505,7 @@ export class Redactor {
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
     let out = '';
     let at = 0;
-    for (let i = 0; i < spans.length; ) {
+    for (let i = 0; i < spans.length;) {
       const [start, , kind] = spans[i]!;
       let end = spans[i]![1];
       for (i++; i < spans.length && spans[i]![0] < end; i++) end = Math.max(end, spans[i]![1]);

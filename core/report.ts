@@ -19,15 +19,7 @@ import { tool } from './paths.js';
  * - error (the suite itself broke).
  */
 export type Outcome =
-  | 'passed'
-  | 'failed'
-  | 'warned'
-  | 'known'
-  | 'stale'
-  | 'expired'
-  | 'skipped'
-  | 'incomplete'
-  | 'error';
+  'passed' | 'failed' | 'warned' | 'known' | 'stale' | 'expired' | 'skipped' | 'incomplete' | 'error';
 
 /** What each outcome means for the run. A Record, so the compiler proves every outcome is described. */
 export const OUTCOMES: Record<

@@ -255,84 +255,87 @@ describe.sequential('a twisted server reaches nothing: not memory', () => {
   });
 });
 
-describe.concurrent("a twisted server reaches nothing: not the CI, the terminal, memory, nor the reader's shell", () => {
-  test('1, 7: workflow commands and terminal controls in quoted values are inert; our own annotations all arrive', async () => {
-    const o = await run([T.ciCommands, T.controlChars]);
-    judge(o, [1]);
-    // The checks that quote the forgeries failed, and each has its own annotation after the block.
-    for (const id of ['AUTH-05', 'DISH-02', 'SEAT-02']) {
-      expect(check(o, id).status).toBe('failed');
-      expect(o.run.stdout).toMatch(new RegExp(`^::error title=${id} FAIL::`, 'm'));
-    }
-    expect(check(o, 'AUTH-05').message).toContain('##[set-output name=verdict;]conformant');
-    expect(o.run.stdout).toContain('#\\u0023[set-output name=verdict;]conformant');
-    expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
-    expect(o.summary).toContain('NOT CONFORMANT');
-  });
+describe.concurrent(
+  "a twisted server reaches nothing: not the CI, the terminal, memory, nor the reader's shell",
+  () => {
+    test('1, 7: workflow commands and terminal controls in quoted values are inert; our own annotations all arrive', async () => {
+      const o = await run([T.ciCommands, T.controlChars]);
+      judge(o, [1]);
+      // The checks that quote the forgeries failed, and each has its own annotation after the block.
+      for (const id of ['AUTH-05', 'DISH-02', 'SEAT-02']) {
+        expect(check(o, id).status).toBe('failed');
+        expect(o.run.stdout).toMatch(new RegExp(`^::error title=${id} FAIL::`, 'm'));
+      }
+      expect(check(o, 'AUTH-05').message).toContain('##[set-output name=verdict;]conformant');
+      expect(o.run.stdout).toContain('#\\u0023[set-output name=verdict;]conformant');
+      expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
+      expect(o.summary).toContain('NOT CONFORMANT');
+    });
 
-  test('3, 10: 8,000-character tokens, 6,000 "…" in every error msg and a field nested 100,000 deep are all legal', async () => {
-    const o = await run([T.longTokens, T.deepNesting]);
-    judge(o, [0]);
-    expect(o.run.report!.verdict).toBe('conformant');
-    expect([...o.srv.world.tokens.keys()].some((t) => t.length === 8000)).toBe(true);
-    expectNoSecrets(o);
-  });
+    test('3, 10: 8,000-character tokens, 6,000 "…" in every error msg and a field nested 100,000 deep are all legal', async () => {
+      const o = await run([T.longTokens, T.deepNesting]);
+      judge(o, [0]);
+      expect(o.run.report!.verdict).toBe('conformant');
+      expect([...o.srv.world.tokens.keys()].some((t) => t.length === 8000)).toBe(true);
+      expectNoSecrets(o);
+    });
 
-  test('4, 8: secrets escaped every legal way and an /auth answer that does not parse stay secret; forged markers stay text', async () => {
-    const o = await run([T.escapedSecrets, T.forgedMarkers]);
-    judge(o, [0, 1, 3]);
-    expectNoSecrets(o);
-    // The forged marker never becomes a shell variable in a reproduce line (only the token command names the key).
-    const curl = [o.files['junit.xml']!, o.files['report.html']!]
-      .join('\n')
-      .split('\n')
-      .filter((l) => /curl .*\/dishes\//.test(l));
-    expect(curl.length).toBeGreaterThan(0);
-    expect(curl.filter((l) => l.includes('CONFORMANCE_KEY'))).toEqual([]);
-    expect(check(o, 'DISH-02').message).toContain('[FORGED-REDACTED:secret-key]');
-    expect(o.files['report.json']).toContain('FORGED-REDACTED:secret-key');
-  });
+    test('4, 8: secrets escaped every legal way and an /auth answer that does not parse stay secret; forged markers stay text', async () => {
+      const o = await run([T.escapedSecrets, T.forgedMarkers]);
+      judge(o, [0, 1, 3]);
+      expectNoSecrets(o);
+      // The forged marker never becomes a shell variable in a reproduce line (only the token command names the key).
+      const curl = [o.files['junit.xml']!, o.files['report.html']!]
+        .join('\n')
+        .split('\n')
+        .filter((l) => /curl .*\/dishes\//.test(l));
+      expect(curl.length).toBeGreaterThan(0);
+      expect(curl.filter((l) => l.includes('CONFORMANCE_KEY'))).toEqual([]);
+      expect(check(o, 'DISH-02').message).toContain('[FORGED-REDACTED:secret-key]');
+      expect(o.files['report.json']).toContain('FORGED-REDACTED:secret-key');
+    });
 
-  test("5: a 429 storm with Retry-After: 60 spends the run's wait budget once, says so, and ends quickly", async () => {
-    // The preflight's /auth of each application is spared, so the storm hits the run proper.
-    const o = await run([T.rateStorm(2)]);
-    judge(o, [3]);
-    expect(o.wallMs).toBeLessThan(12 * TIMEOUT_MS + 30_000);
-    expect(check(o, 'AUTH-01').outcome).toBe('incomplete');
-    expect(check(o, 'AUTH-01').message).toMatch(
-      /HTTP 429 Too Many Requests \(Retry-After: 60\), not waited for: the run's budget for rate-limit waits \(12\.0 s, 3 × timeout_ms\)/,
-    );
-  });
+    test("5: a 429 storm with Retry-After: 60 spends the run's wait budget once, says so, and ends quickly", async () => {
+      // The preflight's /auth of each application is spared, so the storm hits the run proper.
+      const o = await run([T.rateStorm(2)]);
+      judge(o, [3]);
+      expect(o.wallMs).toBeLessThan(12 * TIMEOUT_MS + 30_000);
+      expect(check(o, 'AUTH-01').outcome).toBe('incomplete');
+      expect(check(o, 'AUTH-01').message).toMatch(
+        /HTTP 429 Too Many Requests \(Retry-After: 60\), not waited for: the run's budget for rate-limit waits \(12\.0 s, 3 × timeout_ms\)/,
+      );
+    });
 
-  test('5: a 429 storm from the first request: the preflight (which never retries) cannot verify the keys and says so; the run spends its wait budget and ends INCOMPLETE with a report', async () => {
-    const o = await run([T.rateStorm()]);
-    judge(o, [3]);
-    expect(o.run.stdout).toMatch(
-      /Warning: the server answered the preflight's GET \/auth with HTTP 429 \(rate limited\)/,
-    );
-    expect(JSON.parse(o.files['report.json']!).verdict).toBe('incomplete');
-    expect(o.wallMs, 'no Retry-After: 60 waited for').toBeLessThan(12 * TIMEOUT_MS + 30_000);
-  });
+    test('5: a 429 storm from the first request: the preflight (which never retries) cannot verify the keys and says so; the run spends its wait budget and ends INCOMPLETE with a report', async () => {
+      const o = await run([T.rateStorm()]);
+      judge(o, [3]);
+      expect(o.run.stdout).toMatch(
+        /Warning: the server answered the preflight's GET \/auth with HTTP 429 \(rate limited\)/,
+      );
+      expect(JSON.parse(o.files['report.json']!).verdict).toBe('incomplete');
+      expect(o.wallMs, 'no Retry-After: 60 waited for').toBeLessThan(12 * TIMEOUT_MS + 30_000);
+    });
 
-  test('6: a 5 MB id, 1 MB key names and a 12 KB header are shown cut short everywhere', async () => {
-    const o = await run([T.hugeStrings]);
-    judge(o, [1]);
-    expect(o.run.stdout.length).toBeLessThan(1024 * 1024);
-    expect(o.files['report.json']!.length).toBeLessThan(10 * 1024 * 1024);
-    expect(o.run.stdout).toMatch(/… \([\d,]+ more characters\)/);
-  });
+    test('6: a 5 MB id, 1 MB key names and a 12 KB header are shown cut short everywhere', async () => {
+      const o = await run([T.hugeStrings]);
+      judge(o, [1]);
+      expect(o.run.stdout.length).toBeLessThan(1024 * 1024);
+      expect(o.files['report.json']!.length).toBeLessThan(10 * 1024 * 1024);
+      expect(o.run.stdout).toMatch(/… \([\d,]+ more characters\)/);
+    });
 
-  test('9: the token "NOT" is redacted in what the server sent, never in the tool\'s own words, and said so', async () => {
-    const o = await run([T.shortToken]);
-    judge(o, [1]);
-    expect(check(o, 'SEAT-01').message).toMatch(/^GET \/seats does not match the seat shape/);
-    expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
-    expect(o.run.stdout).not.toContain('[REDACTED:token] CONFORMANT');
-    expect(check(o, 'AUTH-01').notes.join('\n')).toMatch(/app_token has 3 characters, too few to redact safely/);
-    // In the evidence, the header that carried it shows the marker.
-    expect(o.files['report.json']).toContain('"open-token": "[REDACTED:token]"');
-  });
-});
+    test('9: the token "NOT" is redacted in what the server sent, never in the tool\'s own words, and said so', async () => {
+      const o = await run([T.shortToken]);
+      judge(o, [1]);
+      expect(check(o, 'SEAT-01').message).toMatch(/^GET \/seats does not match the seat shape/);
+      expect(o.run.stdout).toMatch(/NOT CONFORMANT/);
+      expect(o.run.stdout).not.toContain('[REDACTED:token] CONFORMANT');
+      expect(check(o, 'AUTH-01').notes.join('\n')).toMatch(/app_token has 3 characters, too few to redact safely/);
+      // In the evidence, the header that carried it shows the marker.
+      expect(o.files['report.json']).toContain('"open-token": "[REDACTED:token]"');
+    });
+  },
+);
 
 // One at a time: a test that blocks the event loop would block the others' clients too.
 describe.sequential('the HTTP client against a twisted server', () => {

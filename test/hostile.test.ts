@@ -391,35 +391,38 @@ describe.concurrent('the HTTP client against a hostile server', () => {
 
   // Alone: the client forgives time its own event loop was busy (core/timeouts.ts), and the big bodies parsed
   // by the test beside it would make this one's timeouts, whose duration is asserted, forgiven.
-  test.sequential('an endpoint that stopped answering is not sent more requests after 3 timeouts in a row', async () => {
-    const srv = await startReferenceServer({ variants: [H.hangDetail] });
-    const c = client(srv.baseUrl, { concurrency: 1 });
-    try {
-      const t0 = performance.now();
-      const results = await Promise.all(
-        [101, 102, 103, 104, 105, 106, 107, 108].map((id) =>
-          c.send({ path: `/dishes/${id}` }).then(
-            () => 'answered',
-            (e: NetworkError) => e.message,
+  test.sequential(
+    'an endpoint that stopped answering is not sent more requests after 3 timeouts in a row',
+    async () => {
+      const srv = await startReferenceServer({ variants: [H.hangDetail] });
+      const c = client(srv.baseUrl, { concurrency: 1 });
+      try {
+        const t0 = performance.now();
+        const results = await Promise.all(
+          [101, 102, 103, 104, 105, 106, 107, 108].map((id) =>
+            c.send({ path: `/dishes/${id}` }).then(
+              () => 'answered',
+              (e: NetworkError) => e.message,
+            ),
           ),
-        ),
-      );
-      expect(results.slice(0, 3).every((m) => /no complete response within 500 ms/.test(m))).toBe(true);
-      expect(
-        results
-          .slice(3)
-          .every((m) =>
-            /not sent: the last 3 requests to GET \/dishes\/\* got no complete response within 500 ms/.test(m),
-          ),
-      ).toBe(true);
-      expect(performance.now() - t0).toBeLessThan(3 * 500 + 1000);
-      // Other endpoints are unaffected.
-      expect((await c.send({ path: '/dishes' })).status).toBe(401);
-    } finally {
-      await c.close();
-      await srv.close();
-    }
-  });
+        );
+        expect(results.slice(0, 3).every((m) => /no complete response within 500 ms/.test(m))).toBe(true);
+        expect(
+          results
+            .slice(3)
+            .every((m) =>
+              /not sent: the last 3 requests to GET \/dishes\/\* got no complete response within 500 ms/.test(m),
+            ),
+        ).toBe(true);
+        expect(performance.now() - t0).toBeLessThan(3 * 500 + 1000);
+        // Other endpoints are unaffected.
+        expect((await c.send({ path: '/dishes' })).status).toBe(401);
+      } finally {
+        await c.close();
+        await srv.close();
+      }
+    },
+  );
 
   test('big bodies past the in-memory budget go to disk one at a time and arrive whole and parsed', async () => {
     // Three 12 MB lists at once over TLS: together past the 8 MiB budget, so they spill, pause their sockets while
