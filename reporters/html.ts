@@ -104,9 +104,7 @@ function bar(c: Counts): Html {
   let x = 0;
   const rects = OUTCOME_ORDER.filter((o) => c[o] > 0).map((o) => {
     const w = (c[o] / total) * 100;
-    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${COLORS[o]}"
-      ><title>${c[o]} ${o}</title></rect
-    >`;
+    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${COLORS[o]}"><title>${c[o]} ${o}</title></rect>`;
     x += w;
     return r;
   });
@@ -120,103 +118,49 @@ function levelTable(report: Report): Html {
   const cols = columns(report);
   const rows = (['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => {
     const c = report.summary.by_level[l];
-    return html`<tr>
-      <th>${l}</th>
-      ${cols.map((o) => html`<td class="n">${c[o]}</td>`)}
-    </tr>`;
+    return html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
   });
   const { known, stale, expired } = report.summary;
   const baseline =
     known + stale + expired
-      ? html`<p>
-          Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and
-          ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.
-        </p>`
+      ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
       : '';
-  return html`<table>
-      <tr>
-        <th>Level</th>
-        ${cols.map((o) => html`<th>${o}</th>`)}
-      </tr>
-      ${rows}
-    </table>
-    <p class="note">
-      MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail;
-      an incomplete check could not finish and judged nothing.
-    </p>
-    ${baseline}`;
+  return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>
+<p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail; an incomplete check could not finish and judged nothing.</p>${baseline}`;
 }
 
 function areaTable(report: Report): Html {
   const cols = columns(report);
   const rows = AREAS.filter((a) => report.summary.by_area[a]).map((a) => {
     const c = report.summary.by_area[a]!;
-    return html`<tr>
-      <th><a href="#area-${a}">${a}</a></th>
-      <td>${bar(c)}</td>
-      ${cols.map((o) => html`<td class="n">${c[o]}</td>`)}
-    </tr>`;
+    return html`<tr><th><a href="#area-${a}">${a}</a></th><td>${bar(c)}</td>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
   });
-  return html`<table>
-    <tr>
-      <th>Area</th>
-      <th></th>
-      ${cols.map((o) => html`<th>${o}</th>`)}
-    </tr>
-    ${rows}
-  </table>`;
+  return html`<table><tr><th>Area</th><th></th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>`;
 }
 
 /** The findings, most severe first, each a link to its card; then what did not finish. */
 function findingsList(report: Report): Html | '' {
   const list = [...findingsOf(report), ...unfinishedOf(report)];
   if (!list.length) return '';
-  return html`<h2>Findings</h2>
-    <table>
-      ${list.map((c) => {
-        const word = OUTCOMES[c.outcome].word;
-        return html`<tr>
-          <td><span class="badge ${word}">${word}</span></td>
-          <td>
-            <a href="#check-${c.id}"><code>${c.id}</code></a>
-          </td>
-          <td>${c.level}</td>
-          <td class="msg">${c.title}</td>
-        </tr>`;
-      })}
-    </table>`;
+  return html`<h2>Findings</h2><table>${list.map((c) => {
+    const word = OUTCOMES[c.outcome].word;
+    return html`<tr><td><span class="badge ${word}">${word}</span></td><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.level}</td><td class="msg">${c.title}</td></tr>`;
+  })}</table>`;
 }
 
 function headerRows(h: Record<string, string>): Html {
-  return html`<table>
-    ${Object.entries(h).map(
-      ([k, v]) =>
-        html`<tr>
-          <td>${k}</td>
-          <td>${v}</td>
-        </tr>`,
-    )}
-  </table>`;
+  return html`<table>${Object.entries(h).map(([k, v]) => html`<tr><td>${k}</td><td>${v}</td></tr>`)}</table>`;
 }
 
 function exchange(e: Exchange, open: boolean, curl: CurlOptions, defect = false): Html {
   const r = e.response;
   const outcome = r ? `HTTP ${r.status}` : `no response: ${e.error ?? 'unknown error'}`;
   const response = r
-    ? html`<h4>Response: HTTP ${r.status}, body ${sizeNote(r)}</h4>
-        ${headerRows(r.headers)}
-        <pre>${prettyBody(r.body_excerpt, r.truncated).text}</pre>`
-    : html`<h4>No response</h4>
-        <p class="msg">${e.error ?? 'unknown error'}</p>`;
-  return html`<details class="ex${defect ? ' defect' : ''}" ${open ? trusted(' open') : ''}>
-    <summary>
-      <code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span>
-    </summary>
-    <h4>Request</h4>
-    ${headerRows(e.request.headers)}${response}
-    <h4>Reproduce</h4>
-    <pre class="curl">${curlCommand(e, curl)}</pre>
-  </details>`;
+    ? html`<h4>Response: HTTP ${r.status}, body ${sizeNote(r)}</h4>${headerRows(r.headers)}<pre>${prettyBody(r.body_excerpt, r.truncated).text}</pre>`
+    : html`<h4>No response</h4><p class="msg">${e.error ?? 'unknown error'}</p>`;
+  return html`<details class="ex${defect ? ' defect' : ''}"${open ? trusted(' open') : ''}><summary><code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
+<h4>Request</h4>${headerRows(e.request.headers)}${response}
+<h4>Reproduce</h4><pre class="curl">${curlCommand(e, curl)}</pre></details>`;
 }
 
 /**
@@ -254,17 +198,14 @@ function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, b
   budget.left -= shown.length;
   const omitted = ordered.length - shown.length;
   const items = shown.map((e) => exchange(e, defect.includes(e) && defect.indexOf(e) < 3, curl, defect.includes(e)));
-  return html`<div class="evidence">
-    ${items}${omitted ? html`<p class="note">${omitted} more exchange(s) of this check are in report.json.</p>` : ''}
-  </div>`;
+  return html`<div class="evidence">${items}${omitted ? html`<p class="note">${omitted} more exchange(s) of this check are in report.json.</p>` : ''}</div>`;
 }
 
 /** A check's spec reference with each § a link to the cited text in the appendix. */
 function specLinks(reference: string): Html {
   const keys = citedKeys(reference);
   if (!keys.length) return html`${reference}`;
-  return html`${reference}
-  ${keys.map((k) => html`<a href="#spec-${k.replace(/\W+/g, '-')}" title="${shippedSections().get(k)?.text.slice(0, 300) ?? ''}">[${k}]</a>`)}`;
+  return html`${reference} ${keys.map((k) => html`<a href="#spec-${k.replace(/\W+/g, '-')}" title="${shippedSections().get(k)?.text.slice(0, 300) ?? ''}">[${k}]</a>`)}`;
 }
 
 /** The text of every section the report's checks cite, so a reader checks the rule without leaving the page. */
@@ -273,30 +214,15 @@ function specAppendix(report: Report): Html {
   const keys = [...new Set(report.checks.flatMap((c) => citedKeys(c.spec)))]
     .filter((k) => sections.has(k))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-  return html`<h2 id="spec">Spec sections cited</h2>
-    <p class="note">From the spec this version of the suite checks (shipped with it as spec/open-platform-api.md).</p>
-    ${keys.map(
-      (k) =>
-        html`<details id="spec-${k.replace(/\W+/g, '-')}">
-          <summary>§${k} ${sections.get(k)!.title}</summary>
-          <div class="spec-text">${sections.get(k)!.text}</div>
-        </details>`,
-    )}`;
+  return html`<h2 id="spec">Spec sections cited</h2><p class="note">From the spec this version of the suite checks (shipped with it as spec/open-platform-api.md).</p>
+${keys.map((k) => html`<details id="spec-${k.replace(/\W+/g, '-')}"><summary>§${k} ${sections.get(k)!.title}</summary><div class="spec-text">${sections.get(k)!.text}</div></details>`)}`;
 }
 
 function fuzzBlock(c: CheckRecord): Html | '' {
   const f = c.fuzz;
   if (!f) return '';
-  return html`<dl class="meta">
-    <dt>fuzz seed</dt>
-    <dd><code>${f.seed}</code></dd>
-    <dt>path</dt>
-    <dd><code>${f.path}</code></dd>
-    <dt>counterexample</dt>
-    <dd><code>${f.counterexample}</code> (after ${f.shrinks} shrinks)</dd>
-    <dt>replay</dt>
-    <dd><pre>${f.replay}</pre></dd>
-  </dl>`;
+  return html`<dl class="meta"><dt>fuzz seed</dt><dd><code>${f.seed}</code></dd><dt>path</dt><dd><code>${f.path}</code></dd>
+<dt>counterexample</dt><dd><code>${f.counterexample}</code> (after ${f.shrinks} shrinks)</dd><dt>replay</dt><dd><pre>${f.replay}</pre></dd></dl>`;
 }
 
 function baselineBlock(c: CheckRecord): Html | '' {
@@ -310,37 +236,18 @@ function baselineBlock(c: CheckRecord): Html | '' {
         : b.state === 'new'
           ? `The baseline lists other failures of this check; these are new and fail the run: ${(b.new_fingerprints ?? []).join(', ')}.`
           : `Expired baseline entry (expired ${b.expires ?? ''}): counts as a new failure.`;
-  return html`<p class="baseline">
-    ${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}
-  </p>`;
+  return html`<p class="baseline">${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}</p>`;
 }
 
 function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html {
   const word = OUTCOMES[c.outcome].word;
   const classes = [c.outcome, c.level, OUTCOMES[c.outcome].finding ? 'finding' : ''].filter(Boolean).join(' ');
   const showEvidence = OUTCOMES[c.outcome].finding || c.outcome === 'error' || c.outcome === 'incomplete';
-  return html`<article
-    class="check ${classes}"
-    id="check-${c.id}"
-    data-level="${c.level}"
-    data-area="${c.area}"
-    data-outcome="${c.outcome}"
-  >
-    <div class="head">
-      <span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span
-      ><span class="spec">${specLinks(c.spec)}</span><span class="title">${c.title}</span>
-    </div>
-    <p class="msg">${c.message}</p>
-    ${baselineBlock(c)}${fuzzBlock(c)}
-    ${
-      c.notes.length
-        ? html`<ul class="note">
-            ${c.notes.map((n) => html`<li>${n}</li>`)}
-          </ul>`
-        : ''
-    }
-    ${showEvidence ? evidence(c, curl, budget, basePath) : ''}
-  </article>`;
+  return html`<article class="check ${classes}" id="check-${c.id}" data-level="${c.level}" data-area="${c.area}" data-outcome="${c.outcome}">
+<div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${specLinks(c.spec)}</span><span class="title">${c.title}</span></div>
+<p class="msg">${c.message}</p>${baselineBlock(c)}${fuzzBlock(c)}
+${c.notes.length ? html`<ul class="note">${c.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
+${showEvidence ? evidence(c, curl, budget, basePath) : ''}</article>`;
 }
 
 function checksSection(report: Report, curl: CurlOptions): Html {
@@ -355,10 +262,7 @@ function checksSection(report: Report, curl: CurlOptions): Html {
     const checks = report.checks.filter((c) => c.area === a);
     if (!checks.length) return '';
     const has = checks.some((c) => OUTCOMES[c.outcome].finding) ? ' has-finding' : '';
-    return html`<section class="area${trusted(has)}" id="area-${a}">
-      <h3>${a}</h3>
-      ${checks.map((c) => check(c, curl, budget, basePath))}
-    </section>`;
+    return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget, basePath))}</section>`;
   });
   return html`${areas}`;
 }
@@ -368,50 +272,15 @@ function profile(report: Report): Html {
   const notes = report.checks.filter((c) => c.notes.length);
   const rows = info.map(
     (c) =>
-      html`<tr>
-        <td>
-          <a href="#check-${c.id}"><code>${c.id}</code></a>
-        </td>
-        <td>${c.title}</td>
-        <td class="msg">${c.observation ?? c.message}</td>
-      </tr>`,
+      html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.title}</td><td class="msg">${c.observation ?? c.message}</td></tr>`,
   );
   const noteRows = notes.map(
     (c) =>
-      html`<tr>
-        <td>
-          <a href="#check-${c.id}"><code>${c.id}</code></a>
-        </td>
-        <td>${c.notes.map((n) => html`<div>${n}</div>`)}</td>
-      </tr>`,
+      html`<tr><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.notes.map((n) => html`<div>${n}</div>`)}</td></tr>`,
   );
-  return html`<p class="note">
-      What the server does where the spec leaves a choice or says "not shown" (INFO checks never fail).
-    </p>
-    ${
-      rows.length
-        ? html`<table>
-            <tr>
-              <th>ID</th>
-              <th>Check</th>
-              <th>Observed</th>
-            </tr>
-            ${rows}
-          </table>`
-        : html`<p>No INFO checks ran.</p>`
-    }
-    ${
-      noteRows.length
-        ? html`<h3>Remarks</h3>
-            <table>
-              <tr>
-                <th>Check</th>
-                <th>Remark</th>
-              </tr>
-              ${noteRows}
-            </table>`
-        : ''
-    }`;
+  return html`<p class="note">What the server does where the spec leaves a choice or says "not shown" (INFO checks never fail).</p>
+${rows.length ? html`<table><tr><th>ID</th><th>Check</th><th>Observed</th></tr>${rows}</table>` : html`<p>No INFO checks ran.</p>`}
+${noteRows.length ? html`<h3>Remarks</h3><table><tr><th>Check</th><th>Remark</th></tr>${noteRows}</table>` : ''}`;
 }
 
 /**
@@ -427,22 +296,13 @@ function reproduceBox(report: Report, curl: CurlOptions): Html | '' {
     curl,
   );
   if (!steps.length) return '';
-  return html`<p class="note">
-      To reproduce a finding, set the credentials its curl lines use, then run them (the tokens are fetched the way the
-      suite does, §5.2):
-    </p>
-    <pre class="curl" id="reproduce">${steps.join('\n')}</pre>`;
+  return html`<p class="note">To reproduce a finding, set the credentials its curl lines use, then run them (the tokens are fetched the way the suite does, §5.2):</p>
+<pre class="curl" id="reproduce">${steps.join('\n')}</pre>`;
 }
 
 /** A filter of the toolbar: every value that occurs, or all. */
 function select(id: string, label: string, values: readonly string[]): Html {
-  return html`<label
-    >${label}
-    <select id="${id}">
-      <option value="">all</option>
-      ${values.map((v) => html`<option value="${v}">${v}</option>`)}
-    </select></label
-  >`;
+  return html`<label>${label} <select id="${id}"><option value="">all</option>${values.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>`;
 }
 
 export function renderHtml(report: Report): string {
@@ -450,84 +310,49 @@ export function renderHtml(report: Report): string {
   const findings = findingsOf(report).length;
   const verdictClass = report.verdict.replace(/ /g, '-');
   const harness = report.errors.length
-    ? html`<h2>Harness errors</h2>
-        <p>The run did not fully happen; these are problems of the suite or its environment, not of the server.</p>
-        <ul>
-          ${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}
-        </ul>`
+    ? html`<h2>Harness errors</h2><p>The run did not fully happen; these are problems of the suite or its environment, not of the server.</p><ul>${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`
     : '';
   const doc = html`<!DOCTYPE html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta http-equiv="Content-Security-Policy" content="${CSP}" />
-        <meta name="referrer" content="no-referrer" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Conformance report: ${report.target.base_url}</title>
-        <style>
-          ${trusted(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>
-          <h1>Conformance report</h1>
-          <dl class="meta">
-            <dt>Target</dt>
-            <dd><code>${report.target.base_url}</code></dd>
-            <dt>Date</dt>
-            <dd>${report.started_at}</dd>
-            <dt>Duration</dt>
-            <dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
-            <dt>Tool</dt>
-            <dd>${report.tool.name} ${report.tool.version}</dd>
-            <dt>Fuzz</dt>
-            <dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd>
-          </dl>
-          <div class="verdict ${verdictClass}">${VERDICT_WORD[report.verdict]}</div>
-          <span class="note"
-            >exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span
-          >
-          <p class="msg">${report.verdict_reason}</p>
-          ${report.coverage.complete ? '' : html`<p class="note">Coverage: ${report.coverage.text}: ${report.coverage.not_run.map((n) => `${n.id} (${n.why})`).join(', ')}.</p>`}
-          ${findingsList(report)}
-          <h2>Counts per level</h2>
-          ${levelTable(report)}
-          <h2>Summary per area</h2>
-          ${areaTable(report)} ${harness}
-          <h2>Checks</h2>
-          <div class="toolbar filters">
-            <label><input type="checkbox" id="failures-only" /> Show failures only</label>
-            ${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select(
-              'f-area',
-              'area',
-              AREAS.filter((a) => report.summary.by_area[a]),
-            )}${select(
-              'f-outcome',
-              'outcome',
-              OUTCOME_ORDER.filter((o) => report.summary[o]),
-            )}
-            <input type="search" id="f-text" placeholder="search checks" aria-label="search checks" /><span class="note"
-              >${findings} finding(s) of ${report.checks.length} checks</span
-            >
-          </div>
-          ${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
-          ${reproduceBox(report, curl)} ${checksSection(report, curl)}
-          <h2 id="profile">Implementation profile</h2>
-          ${profile(report)} ${specAppendix(report)}
-          <details>
-            <summary>Effective configuration (credentials redacted)</summary>
-            <pre>${JSON.stringify(report.config, null, 2)}</pre>
-          </details>
-          <footer>
-            ${report.tool.name} ${report.tool.version} · report.json holds the full result model, including the evidence
-            of passed checks.
-          </footer>
-        </main>
-        <script>
-          ${trusted(SCRIPT)};
-        </script>
-      </body>
-    </html> `;
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Conformance report: ${report.target.base_url}</title>
+<style>${trusted(STYLE)}</style></head>
+<body><main>
+<h1>Conformance report</h1>
+<dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
+<dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
+<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd></dl>
+<div class="verdict ${verdictClass}">${VERDICT_WORD[report.verdict]}</div>
+<span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
+<p class="msg">${report.verdict_reason}</p>
+${report.coverage.complete ? '' : html`<p class="note">Coverage: ${report.coverage.text}: ${report.coverage.not_run.map((n) => `${n.id} (${n.why})`).join(', ')}.</p>`}
+${findingsList(report)}
+<h2>Counts per level</h2>${levelTable(report)}
+<h2>Summary per area</h2>${areaTable(report)}
+${harness}
+<h2>Checks</h2>
+<div class="toolbar filters"><label><input type="checkbox" id="failures-only"> Show failures only</label>
+${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select(
+    'f-area',
+    'area',
+    AREAS.filter((a) => report.summary.by_area[a]),
+  )}${select(
+    'f-outcome',
+    'outcome',
+    OUTCOME_ORDER.filter((o) => report.summary[o]),
+  )}
+<input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
+${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
+${reproduceBox(report, curl)}
+${checksSection(report, curl)}
+<h2 id="profile">Implementation profile</h2>${profile(report)}
+${specAppendix(report)}
+<details><summary>Effective configuration (credentials redacted)</summary><pre>${JSON.stringify(report.config, null, 2)}</pre></details>
+<footer>${report.tool.name} ${report.tool.version} · report.json holds the full result model, including the evidence of passed checks.</footer>
+</main><script>${trusted(SCRIPT)}</script></body></html>
+`;
   return doc.value;
 }
 

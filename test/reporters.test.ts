@@ -85,7 +85,7 @@ describe('HTML escaping', () => {
   test('one escape function: markup, quotes and control characters never pass raw', () => {
     expect(esc(`<script>"x"&'y'</script>`)).toBe('&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;');
     expect(esc('a\u0000b\u001bc')).toBe('a\\u0000b\\u001bc');
-    expect(html`<p title="${'"><svg onload=x>'}">${'<b>'}${html`<i>ok</i>`}${['<a>', html`<br />`]}</p>`.value).toBe(
+    expect(html`<p title="${'"><svg onload=x>'}">${'<b>'}${html`<i>ok</i>`}${['<a>', html`<br>`]}</p>`.value).toBe(
       '<p title="&quot;&gt;&lt;svg onload=x&gt;">&lt;b&gt;<i>ok</i>&lt;a&gt;<br></p>',
     );
   });
