@@ -1,5 +1,5 @@
+import { commandArgs } from './command-args.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../core/config.js';
 import { judge, outcomeOf, type CheckRecord, type Report } from '../core/report.js';
@@ -151,19 +151,14 @@ export function previousBaseline(file: string): BaselineEntry[] {
  * conformance-report/report.json); `--out -` prints it. Returns the exit code.
  */
 export function baselineCommand(argv: string[], out: (s: string) => void): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = commandArgs(
+    {
       args: argv,
       options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
-      strict: true,
-    });
-  } catch (e) {
-    throw new ConfigError(
-      `${(e as Error).message.split('\n')[0]} (usage: conformance baseline [report.json] [--out known-failures.yaml])`,
-    );
-  }
+    },
+    (m) => `${m} (usage: conformance baseline [report.json] [--out known-failures.yaml])`,
+  );
   if (parsed.values.help) {
     out(
       'Usage: conformance baseline [report.json] [--out known-failures.yaml | -]\nWrites the failed MUST checks of a report as a baseline for --baseline; reasons of an existing file are kept.\n',

@@ -1,5 +1,5 @@
+import { commandArgs } from './command-args.js';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config.js';
 import { createRun } from '../core/run.js';
 import { bodyBytes, RecordedSource, type RecordedExchange } from '../core/recorded-source.js';
@@ -141,12 +141,10 @@ async function judgeRecording(
 
 /** `conformance check-har FILE`: the verdict of a recording, the usual three reports, no request sent. */
 export async function checkHarCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = commandArgs(
+    {
       args: argv,
       allowPositionals: true,
-      strict: true,
       options: {
         'base-url': { type: 'string' },
         'report-dir': { type: 'string' },
@@ -156,10 +154,9 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (e) {
-    throw new ConfigError(`check-har: ${(e as Error).message.split('\n')[0]} (see check-har --help)`);
-  }
+    },
+    (m) => `check-har: ${m} (see check-har --help)`,
+  );
   const v = parsed.values;
   if (v.help) {
     out(CHECK_HAR_USAGE);

@@ -1,6 +1,6 @@
+import { commandArgs } from './command-args.js';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../core/config.js';
 import { readReport } from './diff.js';
 import {
@@ -230,17 +230,14 @@ incomplete, 2 for usage errors.
 
 /** `conformance merge …`: prints the merged summary, writes it as JSON with --out. */
 export function mergeCommand(argv: string[], out: (s: string) => void): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = commandArgs(
+    {
       args: argv,
       options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
-      strict: true,
-    });
-  } catch (e) {
-    throw new ConfigError(`${(e as Error).message.split('\n')[0]} (see conformance merge --help)`);
-  }
+    },
+    (m) => `${m} (see conformance merge --help)`,
+  );
   if (parsed.values.help) {
     out(MERGE_USAGE);
     return 0;

@@ -1,5 +1,5 @@
+import { commandArgs } from './command-args.js';
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../core/config.js';
 import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
 import { fixtureExamples } from './demo.js';
@@ -11,19 +11,10 @@ export function packagedOpenApi(format: 'yaml' | 'json' = 'yaml'): string {
 
 /** `conformance openapi [--out FILE] [--format yaml|json]`: the API as OpenAPI 3.1, to stdout or a file. */
 export function openapiCommand(argv: string[], out: (s: string) => void): number {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { out: { type: 'string' }, format: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new ConfigError(
-      `openapi: ${(e as Error).message.split('\n')[0]} (usage: conformance openapi [--out FILE] [--format yaml|json])`,
-    );
-  }
+  const { values } = commandArgs(
+    { args: argv, options: { out: { type: 'string' }, format: { type: 'string' } }, allowPositionals: false },
+    (m) => `openapi: ${m} (usage: conformance openapi [--out FILE] [--format yaml|json])`,
+  );
   const format = values.format ?? (values.out?.endsWith('.json') ? 'json' : 'yaml');
   if (format !== 'yaml' && format !== 'json')
     throw new ConfigError(`openapi: --format must be yaml or json, not ${JSON.stringify(format)}`);

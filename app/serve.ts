@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { commandArgs } from './command-args.js';
 import { ConfigError } from '../core/config.js';
 import {
   CREDENTIALS,
@@ -61,17 +61,10 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 
 /** `conformance serve`: runs until SIGINT or SIGTERM, then closes the server and resolves with exit code 0. */
 export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { ...FLAGS, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new ConfigError(`serve: ${(e as Error).message.split('\n')[0]}\n${SERVE_USAGE}`);
-  }
+  const { values } = commandArgs(
+    { args: argv, options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, allowPositionals: false },
+    (m) => `serve: ${m}\n${SERVE_USAGE}`,
+  );
   if (values.help) {
     out(SERVE_USAGE);
     return 0;

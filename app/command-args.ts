@@ -1,0 +1,17 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError } from '../core/config.js';
+
+/**
+ * A subcommand's arguments, parsed strictly. An unknown flag or a missing value is a usage error (exit 2): its first
+ * line, worded by the command (`explain`), which names the command and how to get its usage.
+ */
+export function commandArgs<T extends ParseArgsConfig>(
+  config: T,
+  explain: (message: string) => string,
+): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config); // strict unless the config says otherwise (node:util default)
+  } catch (e) {
+    throw new ConfigError(explain((e as Error).message.split('\n')[0]!));
+  }
+}
