@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import type { Variant } from '../reference/server.js';
 
@@ -16,9 +16,7 @@ const mutant = (name: string): Variant => {
 const SEAT = mutant('seat-status-out-of-range'); // fails SEAT-01
 const DISH = mutant('dish-price-string'); // fails DISH-01
 const ONLY = ['--only', 'SEAT-*', '--only', 'DISH-*'];
-const SECRETS = Object.entries(targetEnv)
-  .filter(([k]) => /SECRET|KEY|TOKEN/.test(k))
-  .map(([, v]) => v);
+const SECRETS = CONFIGURED_SECRETS;
 
 /** A run of the seat and dish checks against the reference server with the given breaks, in directory cwd. */
 const check = (variants: Variant[], cwd: string, extra: string[] = [], env: Record<string, string> = {}) =>

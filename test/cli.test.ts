@@ -2,20 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { validate } from '../core/schemas.js';
 
-const SECRETS = [
-  CREDENTIALS.app.secret,
-  CREDENTIALS.app.key,
-  CREDENTIALS.other_app.secret,
-  CREDENTIALS.other_app.key,
-  CREDENTIALS.disabled_app.secret,
-  CREDENTIALS.disabled_app.key,
-  CREDENTIALS.disabled_app.token,
-];
+const SECRETS = CONFIGURED_SECRETS;
 
 describe.concurrent('the CLI end to end', () => {
   test('--demo runs every check against the bundled reference server, skips none and exits 0', async () => {

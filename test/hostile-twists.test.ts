@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { xmllint } from './helpers/xmllint.js';
 import type { RunningServer, Variant } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
@@ -202,16 +202,7 @@ function forms(s: string): string[] {
 function expectNoSecrets(o: Outcome): void {
   const issued = [...o.srv.world.tokens.keys()].filter((t) => t !== CREDENTIALS.disabled_app.token);
   expect(issued.length).toBeGreaterThan(0);
-  const secrets = [
-    CREDENTIALS.app.secret,
-    CREDENTIALS.app.key,
-    CREDENTIALS.other_app.secret,
-    CREDENTIALS.other_app.key,
-    CREDENTIALS.disabled_app.secret,
-    CREDENTIALS.disabled_app.key,
-    CREDENTIALS.disabled_app.token,
-    ...issued.filter((t) => t.length >= 8),
-  ];
+  const secrets = [...CONFIGURED_SECRETS, ...issued.filter((t) => t.length >= 8)];
   const outputs: Array<[string, string]> = [
     ['stdout', o.run.stdout],
     ['stderr', o.run.stderr],

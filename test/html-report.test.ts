@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { xmllint } from './helpers/xmllint.js';
 import { bigReport } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
@@ -30,10 +30,7 @@ const ARGS = [
 const OUTPUT = join(packageRoot, 'test', 'output');
 const README_SHOT = join(packageRoot, 'docs', 'report-screenshot.png');
 
-/** Every credential the run was given (the other targetEnv values are plain settings). */
-const SECRETS = Object.entries(targetEnv)
-  .filter(([k]) => /SECRET|KEY|TOKEN/.test(k))
-  .map(([, v]) => v);
+const SECRETS = CONFIGURED_SECRETS;
 
 interface Watch {
   dialogs: string[];

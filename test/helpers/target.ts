@@ -17,6 +17,11 @@ export function targetArgs(srv: RunningServer, extra: string[] = []): string[] {
 /** Credentials go through the environment, as the README recommends. */
 export const targetEnv: Record<string, string> = { ...FIXTURE_ENV, CONFORMANCE_UNSAFE_METHODS: 'true' };
 
+/** Every credential a run is given (keys of the three applications, the disabled one's token): never in any output. */
+export const CONFIGURED_SECRETS: readonly string[] = Object.entries(targetEnv)
+  .filter(([k]) => /SECRET|KEY|TOKEN/.test(k))
+  .map(([, v]) => v);
+
 export async function withServer<T>(
   variants: Variant[],
   fn: (srv: RunningServer) => Promise<T>,
