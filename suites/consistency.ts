@@ -375,6 +375,51 @@ async function referenceRecords(
   return map;
 }
 
+/** A record embedded in an order, and its id: the key of its own record in the list (or its detail). */
+interface Embedded {
+  o: Rec;
+  rec: Rec;
+  id: string;
+}
+
+/**
+ * CONS-08 and CONS-10: each embedded record equals its own record in the list (its detail where the list lacks it)
+ * in the fields of its kind. `fieldKey` is the fingerprint of one differing field; `remark` also notes differences
+ * the spec allows (renderings, extra fields of the list) as the seat comparison always has.
+ */
+async function embeddedEqualRecords(
+  ctx: CheckContext,
+  resource: 'dishes' | 'seats',
+  embedded: Embedded[],
+  skips: Skips,
+  fieldKey: (e: Embedded, field: string) => string,
+  remark = false,
+): Promise<void> {
+  const { noun } = RESOURCES[resource];
+  const refs = await referenceRecords(ctx, resource, new Set(embedded.map((e) => e.id)));
+  const found = new Findings();
+  const remarks = new Remarks();
+  for (const e of embedded) {
+    const ref = refs.get(e.id);
+    const what = `order ${show(e.o.id)}'s ${noun} ${e.id}`;
+    if (!ref) {
+      skips.add(`neither GET /${resource} nor the first details asked answer the ${noun} (see CONS-12)`, what);
+      continue;
+    }
+    const c = compareRecords(noun, e.rec, ref.rec);
+    if (c.diffs.length)
+      found.add(
+        `${what}: ${describeDiffs(c.diffs, 'the order', ref.source)}`,
+        ...fieldKeys(c.diffs, (f) => fieldKey(e, f)),
+      );
+    if (remark) remarks.add(what, { ...c, extra: [] }, 'the order', ref.source);
+  }
+  remarks.flush(ctx);
+  skips.flush(ctx);
+  if (found.length)
+    ctx.fail(found.summary(`embedded ${resource} differ from the ${noun} record`, embedded.length), found.fingerprints);
+}
+
 const CONS_08: CheckDeclaration = {
   id: 'CONS-08',
   level: 'MUST',
@@ -387,38 +432,21 @@ const CONS_08: CheckDeclaration = {
 /** CONS-08: the seat embedded in an order equals its record in GET /seats (its detail where the list lacks it). */
 async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
-  const embedded: Array<{ o: Rec; seat: Rec; id: string }> = [];
+  const embedded: Embedded[] = [];
   for (const o of all) {
     const seat = o.seat;
     // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
     if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id))
-      embedded.push({ o, seat, id: String(seat.id) });
+      embedded.push({ o, rec: seat, id: String(seat.id) });
   }
-  const seats = await referenceRecords(ctx, 'seats', new Set(embedded.map((e) => e.id)));
-  const found = new Findings();
-  const remarks = new Remarks();
-  const skips = new Skips();
-  for (const { o, seat, id } of embedded) {
-    const ref = seats.get(id);
-    if (!ref) {
-      skips.add(
-        'neither GET /seats nor the first details asked answer the seat (see CONS-12)',
-        `order ${show(o.id)}'s seat ${id}`,
-      );
-      continue;
-    }
-    const c = compareRecords('seat', seat, ref.rec);
-    if (c.diffs.length)
-      found.add(
-        `order ${show(o.id)}'s seat ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`,
-        ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:seat.${f}`),
-      );
-    remarks.add(`order ${show(o.id)}'s seat ${id}`, { ...c, extra: [] }, 'the order', ref.source);
-  }
-  remarks.flush(ctx);
-  skips.flush(ctx);
-  if (found.length)
-    ctx.fail(found.summary('embedded seats differ from the seat record', embedded.length), found.fingerprints);
+  await embeddedEqualRecords(
+    ctx,
+    'seats',
+    embedded,
+    new Skips(),
+    (e, f) => `${recordKey('order', e.o.id)}:seat.${f}`,
+    true,
+  );
 }
 
 const CONS_09: CheckDeclaration = {
@@ -474,7 +502,7 @@ const CONS_10: CheckDeclaration = {
 
 /** CONS-10: each dish embedded in an order equals its record in GET /dishes (its detail where the list lacks it). */
 async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
-  const embedded: Array<{ o: Rec; d: Rec; id: string }> = [];
+  const embedded: Embedded[] = [];
   const skips = new Skips();
   for (const o of await orders(ctx)) {
     if (!Array.isArray(o.dishes)) {
@@ -482,31 +510,17 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
       continue;
     }
     for (const d of o.dishes) {
-      if (isRecord(d) && isIdLike(d.id)) embedded.push({ o, d, id: String(d.id) });
+      if (isRecord(d) && isIdLike(d.id)) embedded.push({ o, rec: d, id: String(d.id) });
       else skips.add('an order line without a dish id (see ORD-01)', `order ${show(o.id)}`);
     }
   }
-  const dishes = await referenceRecords(ctx, 'dishes', new Set(embedded.map((e) => e.id)));
-  const found = new Findings();
-  for (const { o, d, id } of embedded) {
-    const ref = dishes.get(id);
-    if (!ref) {
-      skips.add(
-        'neither GET /dishes nor the first details asked answer the dish (see CONS-12)',
-        `order ${show(o.id)}'s dish ${id}`,
-      );
-      continue;
-    }
-    const c = compareRecords('dish', d, ref.rec);
-    if (c.diffs.length)
-      found.add(
-        `order ${show(o.id)}'s dish ${id}: ${describeDiffs(c.diffs, 'the order', ref.source)}`,
-        ...fieldKeys(c.diffs, (f) => `${recordKey('order', o.id)}:${recordKey('dish', id)}:${f}`),
-      );
-  }
-  skips.flush(ctx);
-  if (found.length)
-    ctx.fail(found.summary('embedded dishes differ from the dish record', embedded.length), found.fingerprints);
+  await embeddedEqualRecords(
+    ctx,
+    'dishes',
+    embedded,
+    skips,
+    (e, f) => `${recordKey('order', e.o.id)}:${recordKey('dish', e.id)}:${f}`,
+  );
 }
 
 const CONS_12: CheckDeclaration = {
