@@ -24,11 +24,12 @@ export const envelopeChecks = defineChecks('envelope', [
       for (const { path, reply } of await successReplies(ctx)) {
         // A refusal is judged as a refusal (AUTH-01, AUTH-05, the error checks), not as a broken success.
         if (isRefusal(reply)) continue;
+        if (reply.jsonError !== undefined) {
+          problems.push(`GET ${path}: ${describeReply(reply)}`);
+          continue;
+        }
         const errors = validate('envelope.success', reply.json);
-        if (reply.jsonError !== undefined || errors.length)
-          problems.push(
-            `GET ${path}: ${reply.jsonError !== undefined ? describeReply(reply) : `${describeReply(reply)}: ${formatErrors(errors, 3)}`}`,
-          );
+        if (errors.length) problems.push(`GET ${path}: ${describeReply(reply)}: ${formatErrors(errors, 3)}`);
         else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`GET ${path}: no data member`);
       }
       if (problems.length)

@@ -23,10 +23,12 @@ async function recordRun(variants: Variant[]): Promise<{ live: Awaited<ReturnTyp
  * only reads it, and writes what it derives under another name.
  */
 const recorded = new Map<string, ReturnType<typeof recordRun>>();
-function recordMutant(name: string | 'reference'): ReturnType<typeof recordRun> {
+function recordMutant(name: string): ReturnType<typeof recordRun> {
   let run = recorded.get(name);
-  const variants = name === 'reference' ? [] : [MUTANTS.find((x) => x.name === name)!];
-  if (!run) recorded.set(name, (run = recordRun(variants)));
+  if (!run) {
+    run = recordRun(name === 'reference' ? [] : [MUTANTS.find((x) => x.name === name)!]);
+    recorded.set(name, run);
+  }
   return run;
 }
 
