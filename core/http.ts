@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import { Agent } from './undici-agent.js';
 import type { Redactor } from './redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
 import { capText } from './untrusted-text.js';

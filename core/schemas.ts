@@ -1,12 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction, type AnySchemaObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { schemasDir } from './paths.js';
+import type { ErrorObject, ValidateFunction, AnySchemaObject } from 'ajv/dist/2020.js';
 import { hasBigInt, withNumbers } from './exact-json.js';
+import {
+  compileValidator,
+  precompiledValidators,
+  schemaDocuments,
+  type ValidatorKind,
+  type ValidatorSet,
+} from './schema-compiler.js';
 
-// ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+export { FORMAT_PATTERNS, timeFormats } from './schema-formats.js';
 
 /** The JSON Schemas of schemas/ by name (the file name without .json). */
 export type SchemaName =
@@ -26,79 +28,6 @@ export type SchemaName =
 const BASE = 'https://conformance.example/schemas/';
 const idOf = (name: string): string => `${BASE}${name}.schema.json`;
 
-/** Arithmetic, not new Date(): it runs for every time field of every record (50,000 orders × 9 at a large merchant). */
-function isRealDate(y: number, m: number, d: number, hh: number, mm: number, ss = 0): boolean {
-  if (m < 1 || m > 12 || d < 1 || hh > 23 || mm > 59 || ss > 59) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = m === 2 ? (leap ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-  return d <= days;
-}
-
-/** §2.2–2.4 "format YYYY-MM-DD HH:MM": exactly that, a real date and time (no seconds: the spec shows none). */
-const MINUTE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;
-/**
- * §2.4–2.5 "ISO 8601 UTC with fractional seconds": the extended date-time with seconds and a fraction of any length
- * (ISO 8601 allows "," as well as "."), in UTC: "Z", or the zero offset "+00:00" (RFC 3339 §4.3 reads both as UTC).
- * A leap second (:60) is a time ISO 8601 writes.
- */
-const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})[.,]\d+(?:Z|\+00:00)$/;
-
-/**
- * §2.5 "Merchant e-mail" gives no syntax: an address is a non-empty local part, "@", and a domain, in any script
- * (RFC 6531 internationalized addresses included); no white space or control character anywhere. The last "@"
- * splits, so a quoted local part may hold one.
- */
-function isEmail(s: string): boolean {
-  const at = s.lastIndexOf('@');
-  if (at < 1 || at === s.length - 1) return false;
-  const domain = s.slice(at + 1);
-  // eslint-disable-next-line no-control-regex
-  return (
-    !/[\s\u0000-\u001f\u007f]/u.test(s) && !domain.startsWith('.') && !domain.endsWith('.') && !domain.includes('..')
-  );
-}
-
-/**
- * The shape of each spec time format as a regular expression, for documents read by other tools (the OpenAPI
- * description), which do not know our format names; the calendar check stays ours (timeFormats).
- */
-export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc' | 'spec-email', string> = {
-  'spec-minute': MINUTE.source,
-  'spec-iso-utc': ISO_UTC.source,
-  'spec-email': '^[^\\s@][^\\s]*@[^\\s@.][^\\s@]*$',
-};
-
-/**
- * Time strings repeat across records (a list of 50,000 orders carries 450,000 of them, far fewer distinct): each
- * distinct string is judged once per format. Bounded: a memory is cleared when it grows past 100,000 strings.
- */
-const minuteVerdicts = new Map<string, boolean>();
-const isoVerdicts = new Map<string, boolean>();
-function remembered(memory: Map<string, boolean>, s: string, judge: () => boolean): boolean {
-  let v = memory.get(s);
-  if (v === undefined) {
-    v = judge();
-    if (memory.size >= 100_000) memory.clear();
-    memory.set(s, v);
-  }
-  return v;
-}
-
-/** The spec's two time formats: §2.2–2.4 "YYYY-MM-DD HH:MM", §2.4–2.5 ISO 8601 UTC with fractional seconds. */
-export const timeFormats = {
-  'spec-minute': (s: string): boolean =>
-    remembered(minuteVerdicts, s, () => {
-      const m = MINUTE.exec(s);
-      return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
-    }),
-  'spec-iso-utc': (s: string): boolean =>
-    remembered(isoVerdicts, s, () => {
-      const m = ISO_UTC.exec(s);
-      return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Math.min(+m[6]!, 59));
-    }),
-  'spec-email': isEmail,
-};
-
 /** One schema violation: where in the value (a JSON pointer) and what is wrong. */
 export interface SchemaError {
   path: string;
@@ -106,31 +35,19 @@ export interface SchemaError {
 }
 
 /**
- * The Ajv instances of the process, each with every schema file added once and compiled on first use: `full`
- * collects every error (allErrors), `quick` stops at the first. A valid value is judged by `quick` alone; only an
- * invalid one of bounded size is validated again to list its problems (a body of two million {} would otherwise
- * collect 18 million errors).
+ * The validators of the process by ref, per kind: `full` collects every error (allErrors), `quick` stops at the
+ * first. A valid value is judged by `quick` alone; only an invalid one of bounded size is validated again to list its
+ * problems (a body of two million {} would otherwise collect 18 million errors). Precompiled by the build when they
+ * match the schema files (core/schema-compiler.ts), else compiled at first use.
  */
-const instances: { full?: Ajv2020; quick?: Ajv2020 } = {};
+let precompiled: ValidatorSet | null | undefined;
 const compiled = { full: new Map<string, ValidateFunction>(), quick: new Map<string, ValidateFunction>() };
 
-function instance(kind: 'full' | 'quick' = 'full'): Ajv2020 {
-  const existing = instances[kind];
-  if (existing) return existing;
-  const ajv = new Ajv2020({ allErrors: kind === 'full', strict: true, strictRequired: false, allowUnionTypes: true });
-  addFormats(ajv, ['uri', 'date-time']);
-  for (const [name, fn] of Object.entries(timeFormats)) ajv.addFormat(name, { type: 'string', validate: fn });
-  for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.schema.json'))) {
-    ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as AnySchemaObject);
-  }
-  instances[kind] = ajv;
-  return ajv;
-}
-
-function validator(ref: string, kind: 'full' | 'quick' = 'full'): ValidateFunction {
+function validator(ref: string, kind: ValidatorKind = 'full'): ValidateFunction {
   let fn = compiled[kind].get(ref);
   if (!fn) {
-    fn = instance(kind).getSchema(ref);
+    if (precompiled === undefined) precompiled = precompiledValidators() ?? null;
+    fn = precompiled?.[kind][ref] ?? compileValidator(kind, ref);
     if (!fn) throw new Error(`unknown schema ${ref}`);
     compiled[kind].set(ref, fn);
   }
@@ -243,10 +160,15 @@ export function formatErrors(errors: SchemaError[], max = 5): string {
   return shown.join('; ');
 }
 
-/** The raw schema object, for introspection (declared fields). */
+let documents: Map<string, AnySchemaObject> | undefined;
+/** The raw schema object (a whole schema by name or $id, or a part of one by a "#/…" pointer), for introspection. */
 export function schemaObject(ref: string): AnySchemaObject {
-  const fn = validator(ref.startsWith('http') ? ref : idOf(ref));
-  return fn.schema as AnySchemaObject;
+  documents ??= schemaDocuments();
+  const [file, pointer] = (ref.startsWith('http') ? ref : idOf(ref)).split('#') as [string, string | undefined];
+  let s = documents.get(file) as Record<string, unknown> | undefined;
+  for (const part of (pointer ?? '').split('/').filter(Boolean)) s = s?.[part] as Record<string, unknown> | undefined;
+  if (!s) throw new Error(`unknown schema ${ref}`);
+  return s as AnySchemaObject;
 }
 
 type Json = Record<string, unknown>;

@@ -88,7 +88,8 @@ export function distStaleness(root: string, maxReasons = 5): Staleness {
 }
 
 /**
- * Rebuilds dist/ when it is stale: removes the orphaned outputs and runs `tsc -p tsconfig.build.json`. Returns what
+ * Rebuilds dist/ when it is stale: removes the orphaned outputs and runs the package's build (`npm run build`: tsc,
+ * then the precompiled schema validators). Returns what
  * it did in one line, or undefined when dist/ was fresh; throws with the compiler's output when the build fails.
  */
 export function ensureFreshDist(root: string): string | undefined {
@@ -97,13 +98,12 @@ export function ensureFreshDist(root: string): string | undefined {
   const why = s.reasons.join('; ');
   for (const o of s.orphans) rmSync(o, { force: true });
   const started = Date.now();
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
-    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe', encoding: 'utf8' });
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'pipe', encoding: 'utf8' });
   } catch (e) {
     const { stdout, stderr } = e as { stdout?: string; stderr?: string };
     const out = stdout || stderr || (e as Error).message;
-    const what = `dist/ is stale (${why}) and \`tsc -p tsconfig.build.json\` failed, so the tests would run old code`;
+    const what = `dist/ is stale (${why}) and \`npm run build\` failed, so the tests would run old code`;
     throw new Error(`${what}:\n${out}`);
   }
   const n = s.orphans.length;
