@@ -2,7 +2,8 @@
  * `npm run bench`: the floor, the suite, the CLI's fixed cost and (where it installs) Dredd against the reference
  * server at the fixture size and at a large merchant; prints the table and writes bench/results/latest.json.
  *
- *   npm run bench -- [--sizes fixture,large] [--runs-fixture 5] [--runs-large 3] [--concurrency 8] [--seed 1]
+ *   npm run bench -- [--sizes fixture,large[,xlarge]] [--runs-fixture 5] [--runs-large 3] [--runs-xlarge 1]
+ *                    [--concurrency 8] [--seed 1]
  *                    [--latency 20,50|none] [--runs-latency 1]
  *                    [--no-dredd] [--out bench/results/latest.json] [--readme]
  */
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: 'fixture,large' },
     'runs-fixture': { type: 'string', default: '5' },
     'runs-large': { type: 'string', default: '3' },
+    'runs-xlarge': { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '8' },
     latency: { type: 'string', default: '20,50' },
     'runs-latency': { type: 'string', default: '1' },
@@ -30,10 +32,14 @@ const { values } = parseArgs({
 const sizes = values.sizes
   .split(',')
   .map((s) => s.trim())
-  .filter((s): s is SizeName => s === 'fixture' || s === 'large');
+  .filter((s): s is SizeName => s === 'fixture' || s === 'large' || s === 'xlarge');
 const result = await runBench({
   sizes,
-  runs: { fixture: Number(values['runs-fixture']), large: Number(values['runs-large']) },
+  runs: {
+    fixture: Number(values['runs-fixture']),
+    large: Number(values['runs-large']),
+    xlarge: Number(values['runs-xlarge']),
+  },
   concurrency: Number(values.concurrency),
   latencies:
     values.latency === 'none'

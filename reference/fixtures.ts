@@ -92,6 +92,8 @@ export interface Size {
   dishesPerOrder: number;
 }
 export const LARGE: Size = { dishes: 20_000, seats: 2_000, orders: 50_000, dishesPerOrder: 3 };
+/** Ten times LARGE: a /orders body of about 650 MB, past V8's longest string, so the server streams its lists. */
+export const XLARGE: Size = { dishes: 200_000, seats: 20_000, orders: 500_000, dishesPerOrder: 3 };
 
 /** The fixture's public test credentials: not secrets anywhere but here. */
 export const CREDENTIALS = {

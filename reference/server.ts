@@ -74,6 +74,8 @@ export interface ServerOptions {
   tls?: { key: string; cert: string };
   /** With https: also answer plain HTTP on the same port (the first byte tells a TLS handshake from HTTP). */
   plainAndTls?: boolean;
+  /** Lists of more records than this are streamed (StreamedList); default STREAM_RECORDS. */
+  streamRecords?: number;
 }
 
 export interface RunningServer {
@@ -108,6 +110,31 @@ export const conformingRenderers: Renderers = {
   error: (code, msg) => ({ http: code, body: { status: 'ERROR', code, msg } }),
 };
 
+/**
+ * Lists of more records than this are served streamed by default: ten times the large merchant lists 500,000 orders,
+ * whose JSON (650 MB) is longer than V8's longest string (about 512 MiB) and whose rendered objects would take
+ * gigabytes. The large merchant (50,000 orders at most) stays under it and is served as before.
+ */
+export const STREAM_RECORDS = 100_000;
+
+/**
+ * A list served in chunks (see send): its records are rendered and serialized a batch at a time, so neither its
+ * JSON text nor all its rendered objects exist at once. The bytes on the wire are JSON.stringify's of the rendered
+ * array. A variant cannot rewrite such a list: serializing it any other way throws, saying so.
+ */
+export class StreamedList {
+  constructor(
+    readonly length: number,
+    /** The i-th record as rendered (a new object each call). */
+    readonly renderAt: (i: number) => unknown,
+  ) {}
+  toJSON(): never {
+    throw new Error(`a list of ${this.length} records is served streamed (StreamedList) and has no JSON text`);
+  }
+}
+
+type ListKind = 'dishes' | 'seats' | 'orders';
+
 /** The data, indexed, and the rendered lists cached per merchant (large merchants render once). */
 export class World {
   readonly merchants = new Map<number, Merchant>();
@@ -120,6 +147,8 @@ export class World {
   constructor(
     readonly fixtures: Fixtures,
     variants: Variant[],
+    /** Lists of more records than this are served streamed (StreamedList). */
+    private readonly streamRecords = STREAM_RECORDS,
   ) {
     const render = { ...conformingRenderers };
     for (const v of variants) Object.assign(render, v.render ?? {});
@@ -160,6 +189,23 @@ export class World {
       this.fixtures.orders.filter((o) => o.user_id === user).map((o) => this.render.order(o, this)),
     );
   }
+
+  /** A merchant's list as GET /dishes, /seats or /orders answers it: rendered and cached, or streamed when long. */
+  listOf(kind: ListKind, user: number): Array<Record<string, unknown>> | StreamedList {
+    const streamed = this.cached(`streamed:${kind}:${user}`, () => {
+      const mine = (this.fixtures[kind] as Array<Dish | Seat | Order>).filter((x) => x.user_id === user);
+      if (mine.length <= this.streamRecords) return null;
+      const render = this.render;
+      const at: Record<ListKind, (i: number) => unknown> = {
+        dishes: (i) => render.dish(mine[i] as Dish),
+        seats: (i) => render.seat(mine[i] as Seat),
+        orders: (i) => render.order(mine[i] as Order, this),
+      };
+      return new StreamedList(mine.length, at[kind]);
+    });
+    if (streamed) return streamed;
+    return kind === 'dishes' ? this.dishesOf(user) : kind === 'seats' ? this.seatsOf(user) : this.ordersOf(user);
+  }
 }
 
 export const ok = (data: unknown): ApiReply => ({ http: 200, body: { status: 'SUCCESS', code: 200, data } });
@@ -198,11 +244,11 @@ export function route(req: ApiRequest, world: World): ApiReply {
       case 'merchant':
         return ok(world.render.merchant(req.merchant));
       case 'dishes':
-        return ok(world.dishesOf(user));
+        return ok(world.listOf('dishes', user));
       case 'seats':
-        return ok(world.seatsOf(user));
+        return ok(world.listOf('seats', user));
       default:
-        return ok(world.ordersOf(user));
+        return ok(world.listOf('orders', user));
     }
   }
   const raw = decodeURIComponent(seg[1]!);
@@ -253,7 +299,89 @@ function serialized(reply: ApiReply): string | Buffer {
   return bytes;
 }
 
+/** Records serialized per chunk of a streamed list (about 1.3 MB of orders). */
+const STREAM_BATCH = 1000;
+const streamedBytes = new WeakMap<StreamedList, Promise<Buffer[]>>();
+
+/**
+ * The success envelope of a streamed list as chunks of bytes, made once per list (a batch at a time, letting other
+ * requests be answered between batches) and kept: the bytes of JSON.stringify({status, code, data}) of the array.
+ */
+function streamedEnvelope(list: StreamedList): Promise<Buffer[]> {
+  let made = streamedBytes.get(list);
+  if (!made) {
+    made = (async () => {
+      const chunks = [Buffer.from('{"status":"SUCCESS","code":200,"data":[')];
+      for (let from = 0; from < list.length; from += STREAM_BATCH) {
+        const parts: string[] = [];
+        for (let i = from; i < Math.min(list.length, from + STREAM_BATCH); i++)
+          parts.push(JSON.stringify(list.renderAt(i)) ?? 'null');
+        chunks.push(Buffer.from(`${from ? ',' : ''}${parts.join(',')}`));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      chunks.push(Buffer.from(']}'));
+      return chunks;
+    })();
+    streamedBytes.set(list, made);
+  }
+  return made;
+}
+
+/**
+ * Serializes the streamed lists of every merchant now (a benchmark does it before its clock runs: 500,000 orders
+ * take the server tens of seconds once). Lists served whole are cached on their first request, as before.
+ */
+export async function warmLists(world: World): Promise<void> {
+  for (const m of world.merchants.values())
+    for (const kind of ['dishes', 'seats', 'orders'] as const) {
+      const list = world.listOf(kind, m.id);
+      if (list instanceof StreamedList) await streamedEnvelope(list);
+    }
+}
+
+/** Resolves once the response can take more bytes (or is gone). */
+const drained = (res: ServerResponse): Promise<void> =>
+  new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+
+/** A streamed list's envelope, chunk by chunk with backpressure (never one string: see StreamedList). */
+async function sendStreamed(res: ServerResponse, reply: ApiReply, list: StreamedList, head: boolean): Promise<void> {
+  const chunks = await streamedEnvelope(list);
+  if (res.destroyed) return;
+  res.writeHead(reply.http, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': chunks.reduce((n, c) => n + c.length, 0),
+    ...reply.headers,
+  });
+  if (!head)
+    for (const c of chunks) {
+      if (res.destroyed) return;
+      if (!res.write(c)) await drained(res);
+    }
+  res.end();
+}
+
+/** The plain success envelope {status, code, data} of a streamed list, which send streams. */
+function streamedData(reply: ApiReply): StreamedList | undefined {
+  if (reply.raw !== undefined || reply.http !== 200) return undefined;
+  const b = reply.body as Record<string, unknown> | undefined;
+  if (!b || !(b.data instanceof StreamedList) || b.status !== 'SUCCESS' || b.code !== 200) return undefined;
+  return Object.keys(b).join() === 'status,code,data' ? b.data : undefined;
+}
+
 export function send(res: ServerResponse, reply: ApiReply, head = false): void {
+  const list = streamedData(reply);
+  if (list) {
+    sendStreamed(res, reply, list, head).catch((e: unknown) => res.destroy(e as Error));
+    return;
+  }
   const body = serialized(reply);
   res.writeHead(reply.http, {
     'content-type': 'application/json; charset=utf-8',
@@ -267,7 +395,7 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
   const variants = opts.variants ?? [];
   const fixtures = opts.size ? grow(baseFixtures(), opts.size) : baseFixtures();
   for (const v of variants) v.fixtures?.(fixtures);
-  const world = new World(fixtures, variants);
+  const world = new World(fixtures, variants, opts.streamRecords);
   const basePath = opts.basePath ?? '/open';
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
