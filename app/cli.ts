@@ -293,6 +293,9 @@ async function runCommand(argv: string[]): Promise<number> {
       }
       throw e;
     }
+    // Until Vitest is created its own signal handlers exit at once; from the first line on, a signal ends the run
+    // with the report of what finished.
+    await opening;
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
