@@ -1,6 +1,6 @@
 import { commandArgs } from './command-args.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
+import { yaml } from '../core/yaml.js';
 import { ConfigError } from '../core/config.js';
 import { judge, outcomeOf, type CheckRecord, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -28,10 +28,10 @@ export const todayUtc = (now = new Date()): string => now.toISOString().slice(0,
 export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new ConfigError(
-      `baseline ${file} is not valid YAML: ${e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e)}`,
+      `baseline ${file} is not valid YAML: ${e instanceof yaml().YAMLParseError ? e.message.split('\n')[0] : String(e)}`,
     );
   }
   doc ??= [];
@@ -138,7 +138,7 @@ export function baselineYaml(entries: BaselineEntry[], source: string): string {
     '# Listed checks that fail do not fail the run; a listed check that passes is stale and fails the run until removed.',
     '# Edit each reason; add "expires: YYYY-MM-DD" to make a failure gate again after that day.',
   ].join('\n');
-  return `${head}\n${entries.length ? stringifyYaml(entries, { lineWidth: 0 }) : '[]\n'}`;
+  return `${head}\n${entries.length ? yaml().stringify(entries, { lineWidth: 0 }) : '[]\n'}`;
 }
 
 /** Reads an existing baseline if the file is there (to keep its reasons), else none. */

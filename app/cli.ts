@@ -15,6 +15,7 @@ import {
 import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/run.js';
 import { readProgress } from '../core/progress.js';
+import { openStartGate } from '../core/start-gate.js';
 import type { SuiteOptions } from './suite-runner.js';
 import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
@@ -249,8 +250,10 @@ async function runCommand(argv: string[]): Promise<number> {
     const baseline = entries && entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
-    const progressDir = quiet ? undefined : mkdtempSync(join(tmpdir(), 'conformance-progress-'));
-    const progressFile = progressDir && join(progressDir, 'requests.json');
+    // The run's scratch folder: the start gate, and the worker's count of requests for the progress line.
+    const runDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
+    const startGate = join(runDir, 'start');
+    const progressFile = quiet ? undefined : join(runDir, 'requests.json');
     let progress: Progress | undefined;
     const suiteOptions: SuiteOptions = {
       selected,
@@ -261,25 +264,29 @@ async function runCommand(argv: string[]): Promise<number> {
       redactor,
       ...(progressFile ? { progressFile } : {}),
       ...(typeof v['record-har'] === 'string' ? { recordHar: v['record-har'] } : {}),
+      startGate,
       onRecord: (r) => {
         if (baseline) markRecord(r, baseline);
         progress?.finished();
       },
     };
-    // Vitest is loaded and created while the preflight waits for the server (most of a small run's fixed cost).
+    // Vitest is loaded, created and started while the preflight waits for the server (most of a small run's fixed
+    // cost): its process loads the checks, which then wait at the start gate for the preflight's verdict.
     const runner = import('./suite-runner.js');
     const opening = runner.then((m) => m.openSuite(config, suiteOptions));
-    opening.catch(() => undefined);
+    const running = opening.then((o) => o.run());
+    running.catch(() => undefined);
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     let unverified: string[];
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
+      openStartGate(startGate, false);
       await opening.then(
         (o) => o.close(),
         () => undefined,
       );
-      if (progressDir) rmSync(progressDir, { recursive: true, force: true });
+      rmSync(runDir, { recursive: true, force: true });
       if (e instanceof SetupError) {
         err(`conformance: ${e.message}\n`);
         return EXIT.incomplete;
@@ -288,7 +295,7 @@ async function runCommand(argv: string[]): Promise<number> {
     }
     // Until Vitest is created its own signal handlers exit at once; from the first line on, a signal ends the run
     // with the report of what finished.
-    const suite = await opening;
+    await opening;
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
@@ -310,9 +317,10 @@ async function runCommand(argv: string[]): Promise<number> {
     progress = progressFile
       ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile))
       : undefined;
-    const report = await suite.run().finally(() => {
+    openStartGate(startGate, true);
+    const report = await running.finally(() => {
       progress?.end();
-      if (progressDir) rmSync(progressDir, { recursive: true, force: true });
+      rmSync(runDir, { recursive: true, force: true });
     });
     const files = await (await runner).writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's

@@ -38,6 +38,8 @@ export interface SuiteOptions {
   progressFile?: string;
   /** --record-har: the file the run's exchanges are written to (HAR 1.2, secrets replaced by placeholders). */
   recordHar?: string;
+  /** Where the CLI opens the start gate (core/start-gate.ts) once its preflight passed; no gate: checks start at once. */
+  startGate?: string;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
         conformanceDeadlineAt: opts.deadlineAt,
         ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}),
         ...(opts.recordHar ? { conformanceRecordHar: resolve(opts.recordHar) } : {}),
+        ...(opts.startGate ? { conformanceStartGate: opts.startGate } : {}),
       },
     },
     { logLevel: 'silent', clearScreen: false },

@@ -11,6 +11,8 @@ declare module 'vitest' {
     conformanceDeadlineAt: number;
     /** Where the worker keeps its count of requests sent and planned (core/progress.ts) for the CLI's progress line. */
     conformanceProgressFile?: string;
+    /** Where the CLI says whether the checks may start (core/start-gate.ts): its preflight runs meanwhile. */
+    conformanceStartGate?: string;
     /** --record-har: where the worker writes the run's exchanges as HAR 1.2, secrets replaced by placeholders. */
     conformanceRecordHar?: string;
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { didYouMean } from './suggest.js';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { yaml } from './yaml.js';
 import { validate } from './schemas.js';
 
 /** An application's key pair as §5.2 names it: the public key (secret) and the secret key (key). */
@@ -365,9 +365,9 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   }
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
-    const msg = e instanceof YAMLParseError ? e.message.split('\n')[0] : String(e);
+    const msg = e instanceof yaml().YAMLParseError ? e.message.split('\n')[0] : String(e);
     throw new ConfigError(`config file ${file} is not valid YAML: ${msg}`);
   }
   if (doc === null || doc === undefined) return {};

@@ -31,13 +31,14 @@ export function selectChecks(all: Check[], only: string[]): Check[] {
  * Every area runs at once, each check as soon as what it needs has arrived (requests are capped by the client,
  * not by grouping). Only 'readonly' waits until all else is done and runs its checks one by one: its unsafe
  * methods are the one thing that may change a broken server's data, and no other check may read that change.
- * Last, one by one, come the checks that call /auth again (Check.mintsTokens): a server may end the run's token
- * when it issues a new one (§5.6), and by then no other check needs it; MUST ones first, the profile's own
- * token-lifetime probe (INFO, auth area) very last.
+ * Last come the checks that call /auth again (Check.mintsTokens): a server may end the run's token when it issues a
+ * new one (§5.6), and by then no other check needs it. The MUST and SHOULD ones first, all at once: they only judge
+ * their own /auth answers. Then the profile's (INFO), one by one, since they use the run's token before calling
+ * /auth; its own token-lifetime probe very last.
  * @param run the run, asked for when a test starts (library mode creates it in a beforeAll)
  */
 export function declareChecks(selected: Check[], run: () => ConformanceRun, info?: () => RunInfo): void {
-  const mintOrder = (c: Check): number => (c.level !== 'INFO' ? 0 : c.area === 'auth' ? 2 : 1);
+  const profileOrder = (c: Check): number => (c.area === 'auth' ? 1 : 0);
   const phases: Array<{ area: string; concurrent: boolean; checks: Check[] }> = [
     ...AREAS.filter((a) => a !== 'readonly').map((a) => ({
       area: a,
@@ -45,10 +46,13 @@ export function declareChecks(selected: Check[], run: () => ConformanceRun, info
       checks: selected.filter((c) => c.area === a && !c.mintsTokens),
     })),
     { area: 'readonly', concurrent: false, checks: selected.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
+    { area: 'token-minting', concurrent: true, checks: selected.filter((c) => c.mintsTokens && c.level !== 'INFO') },
     {
-      area: 'token-minting',
+      area: 'token-minting profile',
       concurrent: false,
-      checks: selected.filter((c) => c.mintsTokens).sort((a, b) => mintOrder(a) - mintOrder(b)),
+      checks: selected
+        .filter((c) => c.mintsTokens && c.level === 'INFO')
+        .sort((a, b) => profileOrder(a) - profileOrder(b)),
     },
   ];
   for (const { area, concurrent, checks } of phases) {

@@ -166,7 +166,7 @@ export function toHar(exchanges: readonly RecordedExchange[], redactor: Redactor
         };
         const time = x.duration_ms ?? 0;
         const base = {
-          startedDateTime: started,
+          startedDateTime: x.started_at ?? started,
           time,
           request,
           cache: {},

@@ -27,6 +27,8 @@ export interface RecordedExchange {
   error?: string;
   /** How long the answer took, as recorded (the timing profile reads it). */
   duration_ms?: number;
+  /** When the request went out (ISO 8601), for a HAR's timeline. */
+  started_at?: string;
 }
 
 /** A recorded body's bytes, as they came. */
@@ -203,15 +205,17 @@ export class Recorder implements ExchangeSource {
   }
 
   async send(spec: RequestSpec): Promise<Reply> {
+    const started_at = new Date().toISOString();
     let r: Reply;
     try {
       r = await this.inner.send(spec);
     } catch (e) {
       if (e instanceof NetworkError)
-        this.exchanges.push({ request: e.exchange.request, error: e.exchange.error ?? e.message });
+        this.exchanges.push({ request: e.exchange.request, error: e.exchange.error ?? e.message, started_at });
       throw e;
     }
     this.exchanges.push({
+      started_at,
       request: r.exchange.request,
       duration_ms: Math.round(r.durationMs),
       response: {

@@ -1,6 +1,7 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, refusesToken, successData } from '../core/api.js';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
+import type { Reply } from '../core/exchange.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact.js';
 import {
   carriesData,
@@ -64,7 +65,10 @@ async function expectAuthRefused(
   label: string,
   codes: number[],
 ): Promise<void> {
-  const r = await ctx.send({ path: AUTH_PATH, query });
+  judgeAuthRefusal(ctx, await ctx.send({ path: AUTH_PATH, query }), label, codes);
+}
+
+function judgeAuthRefusal(ctx: CheckContext, r: Reply, label: string, codes: number[]): void {
   expectError(ctx, r, codes, `GET ${AUTH_PATH} ${label}`);
   if (carriesData(r))
     ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
@@ -178,13 +182,14 @@ export const authChecks = defineChecks('auth', [
     mintsTokens: true,
     async run(ctx) {
       const { secret, key } = ctx.config.app;
-      for (const [label, query] of [
+      const cases = [
         ['without key', { secret }],
         ['without secret', { key }],
         ['with neither', {}],
-      ] as const) {
-        await expectAuthRefused(ctx, query, label, [400, 401]);
-      }
+      ] as const;
+      // Sent at once (no request depends on another), judged in this order.
+      const replies = await Promise.all(cases.map(([, query]) => ctx.send({ path: AUTH_PATH, query })));
+      cases.forEach(([label], i) => judgeAuthRefusal(ctx, replies[i]!, label, [400, 401]));
     },
   },
   {

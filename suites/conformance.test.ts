@@ -8,6 +8,7 @@ import { clientFor, createRun, type SourceOf } from '../core/run.js';
 import { Recorder } from '../core/recorded-source.js';
 import { toHar } from '../core/har.js';
 import { declareChecks } from '../core/declare-checks.js';
+import { passStartGate } from '../core/start-gate.js';
 import { ALL_CHECKS } from './index.js';
 
 const only = new Set(inject('conformanceOnly'));
@@ -15,6 +16,9 @@ const selected = ALL_CHECKS.filter((c) => only.has(c.id));
 
 const config = inject('conformanceConfig');
 const deadlineAt = inject('conformanceDeadlineAt');
+const gate = inject('conformanceStartGate');
+// Loaded while the CLI's preflight ran; no check starts before its verdict.
+if (gate && !(await passStartGate(gate, deadlineAt))) throw new Error('the preflight stopped the run: no check ran');
 const harFile = inject('conformanceRecordHar');
 // --record-har: the run's own client, with every exchange it answers kept whole for the HAR.
 let recorder: Recorder | undefined;

@@ -87,6 +87,11 @@ describe.concurrent('a HAR recorded from a run fails offline, via check-har, the
     ])
       expect(text).not.toContain(s);
     expect(text).toContain('REDACTED_token');
+    // Each entry when its request went out: a timeline, not the time the file was written.
+    const starts = readHar(har).log.entries.map((e) => Date.parse(e.startedDateTime as string));
+    expect(starts.every((t) => Number.isFinite(t))).toBe(true);
+    expect(new Set(starts).size).toBeGreaterThan(1);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThanOrEqual(live.report!.duration_ms + 1000);
   });
 });
 

@@ -74,10 +74,23 @@ describe.concurrent('verdicts you can trust', () => {
   });
 
   test('a wrong secret key stops before any check: one line naming the key settings, exit 3, no report', async () => {
+    // The checks' process starts while the preflight runs (here a slow one: time enough for it to load), and waits
+    // for the preflight's verdict: none of its requests may go out.
+    const seen: string[] = [];
+    const counter: Variant = {
+      name: 'request-log',
+      description: 'logs the path of every request; /auth answers after 1.5 s',
+      delayMs: (req) => {
+        seen.push(req.path);
+        return req.path === '/auth' ? 1500 : 0;
+      },
+    };
     await withServer(
-      [],
+      [counter],
       async (srv) => {
         const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), { env: targetEnv });
+        expect(seen.every((p) => p === '/auth')).toBe(true);
+        expect(seen.length).toBeLessThanOrEqual(2);
         expect(run.code).toBe(3);
         expect(run.stdout).toBe('');
         expect(lines(run.stderr)).toHaveLength(1);

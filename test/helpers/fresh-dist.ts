@@ -87,10 +87,20 @@ export function distStaleness(root: string, maxReasons = 5): Staleness {
   return { stale, reasons, orphans };
 }
 
+/** How a root builds: its package's build script (tsc, then the precompiled schema validators), else tsc alone. */
+function buildCommand(root: string): { file: string; args: string[]; shown: string } {
+  const manifest = join(root, 'package.json');
+  const scripts = existsSync(manifest)
+    ? (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts?: Record<string, string> }).scripts
+    : undefined;
+  if (scripts?.build) return { file: 'npm', args: ['run', '--silent', 'build'], shown: 'npm run build' };
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return { file: process.execPath, args: [tsc, '-p', 'tsconfig.build.json'], shown: 'tsc -p tsconfig.build.json' };
+}
+
 /**
- * Rebuilds dist/ when it is stale: removes the orphaned outputs and runs the package's build (`npm run build`: tsc,
- * then the precompiled schema validators). Returns what
- * it did in one line, or undefined when dist/ was fresh; throws with the compiler's output when the build fails.
+ * Rebuilds dist/ when it is stale: removes the orphaned outputs and runs the build. Returns what it did in one line,
+ * or undefined when dist/ was fresh; throws with the compiler's output when the build fails.
  */
 export function ensureFreshDist(root: string): string | undefined {
   const s = distStaleness(root);
@@ -98,12 +108,13 @@ export function ensureFreshDist(root: string): string | undefined {
   const why = s.reasons.join('; ');
   for (const o of s.orphans) rmSync(o, { force: true });
   const started = Date.now();
+  const build = buildCommand(root);
   try {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'pipe', encoding: 'utf8' });
+    execFileSync(build.file, build.args, { cwd: root, stdio: 'pipe', encoding: 'utf8' });
   } catch (e) {
     const { stdout, stderr } = e as { stdout?: string; stderr?: string };
     const out = stdout || stderr || (e as Error).message;
-    const what = `dist/ is stale (${why}) and \`npm run build\` failed, so the tests would run old code`;
+    const what = `dist/ is stale (${why}) and \`${build.shown}\` failed, so the tests would run old code`;
     throw new Error(`${what}:\n${out}`);
   }
   const n = s.orphans.length;
