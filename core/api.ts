@@ -8,6 +8,7 @@ import { Blocked } from './check-errors.js';
 import type { ListPath, Resource, Sweep, Who } from './resources.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { isIdLike } from './exact-json.js';
+import { diskRecords, isDiskList } from './disk-list.js';
 import { show } from './quote.js';
 import { RequestTally } from './progress.js';
 
@@ -361,7 +362,8 @@ export class Api {
     if (!Array.isArray(d)) throw new Blocked(`GET ${path} carried no array`);
     // Once per list, not once per check that reads it: a large merchant's list holds 50,000 orders.
     let records = recordsOf.get(d);
-    if (!records) recordsOf.set(d, (records = d.filter(isRecord)));
+    // A disk list (a body too big to hold) stays one: its records are read from the file as a check goes.
+    if (!records) recordsOf.set(d, (records = isDiskList(d) ? (diskRecords(d) as Rec[]) : d.filter(isRecord)));
     return records;
   }
 

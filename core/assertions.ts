@@ -1,4 +1,5 @@
 import type { CheckContext } from './check.js';
+import { diskRecords, isDiskList } from './disk-list.js';
 import { Blocked } from './check-errors.js';
 import type { Reply } from './exchange.js';
 import { isRecord, successData, type Rec } from './api.js';
@@ -167,4 +168,6 @@ export function carriesData(r: Reply): boolean {
 }
 
 /** The JSON objects of a list (anything else in it is left to the shape checks). */
-export const records = (v: unknown): Rec[] => (Array.isArray(v) ? v.filter(isRecord) : []);
+export const records = (v: unknown): Rec[] =>
+  // A disk list stays one (its records read from the file as the check goes; core/disk-list.ts).
+  Array.isArray(v) ? (isDiskList(v) ? (diskRecords(v) as Rec[]) : v.filter(isRecord)) : [];

@@ -118,6 +118,16 @@ export class BodySink {
     }
   }
 
+  /** The file of a body that went to disk, handed over whole: the caller reads it and removes it. */
+  async takeFile(): Promise<string> {
+    await this.file!.close();
+    this.file = undefined;
+    const path = this.path!;
+    this.path = undefined;
+    await this.discard();
+    return path;
+  }
+
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */
   discard(): Promise<void> | undefined {
     this.discarded = true;

@@ -192,10 +192,12 @@ export class HttpClient {
       );
       const { bytes, body: buf } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
-      const utf8 = isUtf8(buf);
+      // A disk list (core/disk-list.ts) was checked, hashed and parsed on its way from the file; buf is its head.
+      const utf8 = res.list !== undefined || isUtf8(buf);
       const big = utf8 && bytes >= BIG_BODY_BYTES;
-      const key = big ? BigBodies.key(buf) : '';
-      let json: unknown = big ? this.bigBodies.get(key) : undefined;
+      const key = big ? (res.list?.key ?? BigBodies.key(buf)) : '';
+      let json: unknown = big ? (this.bigBodies.get(key) ?? res.list?.json) : undefined;
+      if (res.list && json === res.list.json) this.bigBodies.set(key, json);
       let jsonError: string | undefined;
       let text: string | undefined;
       if (json === undefined) {
@@ -244,6 +246,8 @@ export class HttpClient {
         Object.defineProperty(reply, 'text', {
           // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
           get: () => {
+            // Longer than one string can hold: the checks read its records, never its text.
+            if (res.list) return '(a list body read record by record; too long to render as one string)';
             try {
               return stringifyJson(json) ?? '';
             } catch {

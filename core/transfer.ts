@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { BodySink, type BodyPool } from './body-sink.js';
 import { tooLarge } from './network-errors.js';
+import { DISK_LIST_BYTES, readSpilledList, type DiskListBody } from './disk-list.js';
 import type { Flight } from './timeouts.js';
 
 /** A response as it arrived: status, raw headers and the whole body, before any parsing. */
@@ -9,6 +10,8 @@ export interface Transferred {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   bytes: number;
+  /** A body past DISK_LIST_BYTES read as a disk list (core/disk-list.ts): body then holds only its first bytes. */
+  list?: DiskListBody;
 }
 
 /**
@@ -51,9 +54,17 @@ export function transfer(
         resolve({ status, headers: resHeaders, body: sink.takeInMemory(bytes), bytes });
         return;
       }
-      sink.take(bytes).then((body) => {
+      const whole = (): Promise<Transferred> =>
+        sink.take(bytes).then((body) => ({ status, headers: resHeaders, body, bytes }));
+      const spilled = (): Promise<Transferred> =>
+        sink
+          .takeFile()
+          .then((path) =>
+            readSpilledList(path, bytes).then((read) => ({ status, headers: resHeaders, bytes, ...read })),
+          );
+      (bytes >= DISK_LIST_BYTES ? spilled() : whole()).then((t) => {
         settled = true;
-        resolve({ status, headers: resHeaders, body, bytes });
+        resolve(t);
       }, fail);
     };
     agent.dispatch(

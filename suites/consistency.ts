@@ -383,6 +383,13 @@ interface Embedded {
 }
 
 /**
+ * The embedded records of the orders, handed one at a time, afresh at each call (`first`: the first call). Never
+ * gathered into one array: each would keep its order, and a list read from disk (core/disk-list.ts) would be held
+ * whole after all.
+ */
+type EmbeddedRecords = (each: (e: Embedded) => void, first: boolean) => void;
+
+/**
  * CONS-08 and CONS-10: each embedded record equals its own record in the list (its detail where the list lacks it)
  * in the fields of its kind. `fieldKey` is the fingerprint of one differing field; `remark` also notes differences
  * the spec allows (renderings, extra fields of the list) as the seat comparison always has.
@@ -390,21 +397,27 @@ interface Embedded {
 async function embeddedEqualRecords(
   ctx: CheckContext,
   resource: 'dishes' | 'seats',
-  embedded: Embedded[],
+  embedded: EmbeddedRecords,
   skips: Skips,
   fieldKey: (e: Embedded, field: string) => string,
   remark = false,
 ): Promise<void> {
   const { noun } = RESOURCES[resource];
-  const refs = await referenceRecords(ctx, resource, new Set(embedded.map((e) => e.id)));
+  const wanted = new Set<string>();
+  let count = 0;
+  embedded((e) => {
+    wanted.add(e.id);
+    count++;
+  }, true);
+  const refs = await referenceRecords(ctx, resource, wanted);
   const found = new Findings();
   const remarks = new Remarks();
-  for (const e of embedded) {
+  embedded((e) => {
     const ref = refs.get(e.id);
     const what = `order ${show(e.o.id)}'s ${noun} ${e.id}`;
     if (!ref) {
       skips.add(`neither GET /${resource} nor the first details asked answer the ${noun} (see CONS-12)`, what);
-      continue;
+      return;
     }
     const c = compareRecords(noun, e.rec, ref.rec);
     if (c.diffs.length)
@@ -413,11 +426,11 @@ async function embeddedEqualRecords(
         ...fieldKeys(c.diffs, (f) => fieldKey(e, f)),
       );
     if (remark) remarks.add(what, { ...c, extra: [] }, 'the order', ref.source);
-  }
+  }, false);
   remarks.flush(ctx);
   skips.flush(ctx);
   if (found.length)
-    ctx.fail(found.summary(`embedded ${resource} differ from the ${noun} record`, embedded.length), found.fingerprints);
+    ctx.fail(found.summary(`embedded ${resource} differ from the ${noun} record`, count), found.fingerprints);
 }
 
 const CONS_08: CheckDeclaration = {
@@ -432,13 +445,13 @@ const CONS_08: CheckDeclaration = {
 /** CONS-08: the seat embedded in an order equals its record in GET /seats (its detail where the list lacks it). */
 async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
-  const embedded: Embedded[] = [];
-  for (const o of all) {
-    const seat = o.seat;
-    // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
-    if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id))
-      embedded.push({ o, rec: seat, id: String(seat.id) });
-  }
+  const embedded: EmbeddedRecords = (each) => {
+    for (const o of all) {
+      const seat = o.seat;
+      // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
+      if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id)) each({ o, rec: seat, id: String(seat.id) });
+    }
+  };
   await embeddedEqualRecords(
     ctx,
     'seats',
@@ -502,18 +515,21 @@ const CONS_10: CheckDeclaration = {
 
 /** CONS-10: each dish embedded in an order equals its record in GET /dishes (its detail where the list lacks it). */
 async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
-  const embedded: Embedded[] = [];
   const skips = new Skips();
-  for (const o of await orders(ctx)) {
-    if (!Array.isArray(o.dishes)) {
-      skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
-      continue;
+  const all = await orders(ctx);
+  // The lines that cannot be compared are said once, on the first pass.
+  const embedded: EmbeddedRecords = (each, first) => {
+    for (const o of all) {
+      if (!Array.isArray(o.dishes)) {
+        if (first) skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
+        continue;
+      }
+      for (const d of o.dishes) {
+        if (isRecord(d) && isIdLike(d.id)) each({ o, rec: d, id: String(d.id) });
+        else if (first) skips.add('an order line without a dish id (see ORD-01)', `order ${show(o.id)}`);
+      }
     }
-    for (const d of o.dishes) {
-      if (isRecord(d) && isIdLike(d.id)) embedded.push({ o, rec: d, id: String(d.id) });
-      else skips.add('an order line without a dish id (see ORD-01)', `order ${show(o.id)}`);
-    }
-  }
+  };
   await embeddedEqualRecords(
     ctx,
     'dishes',
@@ -549,10 +565,13 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
     const items = await optionalList(ctx, `/${resource}`);
     if (!items) continue;
     const listed = byId(items);
-    // The first order and field that names each id, and the embedded record when there is one.
+    // The first order and field that names each id, and the embedded record when there is one: kept for the ids
+    // the list lacks only (what a finding says), so the orders' records are not held (a disk list's included).
     const refs = new Map<string, { where: string; rec?: Rec }>();
+    const isListed = { where: '' };
     const ref = (id: unknown, where: string, rec?: Rec): void => {
-      if (isIdLike(id) && !refs.has(String(id))) refs.set(String(id), { where, ...(rec ? { rec } : {}) });
+      if (!isIdLike(id) || refs.has(String(id))) return;
+      refs.set(String(id), listed.has(String(id)) ? isListed : { where, ...(rec ? { rec } : {}) });
     };
     for (const o of all) {
       if (resource === 'dishes') {

@@ -11,6 +11,7 @@ import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../co
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
+import { isDiskList } from '../core/disk-list.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),
@@ -22,6 +23,8 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
     key: string | undefined;
     seg: string;
     parent: Node | undefined;
+    /** A list read from disk, its elements pushed one at a time from `next` (never all parsed at once). */
+    rest?: { list: unknown[]; next: number };
   }
   const pathOf = (n: Node): string => {
     const segs: string[] = [];
@@ -31,9 +34,20 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
   const stack: Node[] = [{ v: root, key: undefined, seg: '', parent: undefined }];
   while (stack.length) {
     const n = stack.pop()!;
+    if (n.rest) {
+      const { list, next } = n.rest;
+      if (next >= list.length) continue;
+      stack.push({ ...n, rest: { list, next: next + 1 } });
+      stack.push({ v: list[next], key: undefined, seg: `[${next}]`, parent: n.parent });
+      continue;
+    }
     visit(() => pathOf(n), n.key, n.v);
     const v = n.v;
     if (typeof v !== 'object' || v === null) continue;
+    if (isDiskList(v)) {
+      stack.push({ v: undefined, key: undefined, seg: '', parent: n, rest: { list: v, next: 0 } });
+      continue;
+    }
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: undefined, seg: `[${i}]`, parent: n });
       continue;
@@ -55,25 +69,33 @@ function scanOf(tree: unknown): { strings: Set<string>; keys: Set<string> } {
   if (cached) return cached;
   const strings = new Set<string>();
   const keys = new Set<string>();
-  // Iterative: a hostile body may nest deeper than the stack.
-  const stack: unknown[] = [tree];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      strings.add(v);
-      continue;
+  const gather = (root: unknown): void => {
+    // Iterative: a hostile body may nest deeper than the stack.
+    const stack: unknown[] = [root];
+    while (stack.length) {
+      const v = stack.pop();
+      if (typeof v === 'string') {
+        strings.add(v);
+        continue;
+      }
+      if (typeof v !== 'object' || v === null) continue;
+      // A list read from disk: one record at a time (core/disk-list.ts).
+      if (isDiskList(v)) {
+        for (let i = 0; i < v.length; i++) gather(v[i]);
+        continue;
+      }
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) stack.push(v[i]);
+        continue;
+      }
+      const ks = Object.keys(v);
+      for (let i = 0; i < ks.length; i++) {
+        keys.add(ks[i]!);
+        stack.push((v as Record<string, unknown>)[ks[i]!]);
+      }
     }
-    if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push(v[i]);
-      continue;
-    }
-    const ks = Object.keys(v);
-    for (let i = 0; i < ks.length; i++) {
-      keys.add(ks[i]!);
-      stack.push((v as Record<string, unknown>)[ks[i]!]);
-    }
-  }
+  };
+  gather(tree);
   const out = { strings, keys };
   if (typeof tree === 'object' && tree !== null) scans.set(tree, out);
   return out;

@@ -7,6 +7,7 @@ import { describeReply, envelopeCode } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
+import { isIdLike } from '../core/exact-json.js';
 import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS } from './support/compare.js';
 
 /**
@@ -77,6 +78,20 @@ function theirRecords(
   mark: (r: Rec, t: Tenant) => string | undefined = ownerMark,
 ): Map<string, Rec> {
   return byId((items ?? []).filter((i) => !mark(i, mine)));
+}
+
+/**
+ * Their orders' order_number by id, as theirRecords would pair them (the first record of an id, mine left out):
+ * only the number is compared, so a list read from disk (core/disk-list.ts) is not held whole.
+ */
+function theirOrderNumbers(items: readonly Rec[] | undefined, mine: Tenant): Map<string, unknown> {
+  const m = new Map<string, unknown>();
+  for (const o of items ?? []) {
+    if (orderMark(o, mine)) continue;
+    const k = isIdLike(o.id) ? String(o.id) : undefined;
+    if (k !== undefined && !m.has(k)) m.set(k, o.order_number);
+  }
+  return m;
 }
 
 async function listOf(ctx: CheckContext, path: ListPath, side: Side): Promise<readonly Rec[] | undefined> {
@@ -207,7 +222,7 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   const [theirDishes, theirSeats, theirOrders] = await Promise.all([
     listOf(ctx, '/dishes', other).then((l) => theirRecords(l, mine)),
     listOf(ctx, '/seats', other).then((l) => theirRecords(l, mine)),
-    listOf(ctx, '/orders', other).then((l) => theirRecords(l, mine, orderMark)),
+    listOf(ctx, '/orders', other).then((l) => theirOrderNumbers(l, mine)),
   ]);
   const theirLists: Record<Noun, Map<string, Rec>> = { dish: theirDishes, seat: theirSeats };
   let looked = 0;
@@ -250,7 +265,7 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     for (const o of orders) {
       const leaked =
         ownerMark(o, theirs) ??
-        (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id))!.order_number)
+        (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id)))
           ? 'the same order_number as theirs'
           : undefined);
       if (leaked) {

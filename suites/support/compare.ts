@@ -4,6 +4,7 @@ import type { ListPath, Noun, Resource, Who } from '../../core/resources.js';
 import { show } from '../../core/quote.js';
 import { validate } from '../../core/schemas.js';
 import { isIdLike } from '../../core/exact-json.js';
+import { isDiskList } from '../../core/disk-list.js';
 import type { RecordId } from '../../core/endpoints.js';
 import { NetworkError } from '../../core/exchange.js';
 export { Findings, recordKey } from '../../core/findings.js';
@@ -49,6 +50,13 @@ export function sameJson(x: unknown, y: unknown): boolean {
     if (a === b) continue;
     if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
     if (Array.isArray(a) !== Array.isArray(b)) return false;
+    // A list read from disk (core/disk-list.ts) is compared record by record, never read whole at once.
+    if (isDiskList(a) || isDiskList(b)) {
+      const [xs, ys] = [a as unknown[], b as unknown[]];
+      if (xs.length !== ys.length) return false;
+      for (let i = 0; i < xs.length; i++) if (!sameJson(xs[i], ys[i])) return false;
+      continue;
+    }
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     for (const k of ka) {

@@ -1,0 +1,402 @@
+/**
+ * A list body too big to hold, read record by record from its spilled file. Ten times a large merchant lists
+ * 500,000 orders in 716 MB: as one string that is past V8's longest (about 512 MiB), and as one parsed tree it takes
+ * gigabytes. Past DISK_LIST_BYTES a spilled body whose envelope holds a `data` array is scanned once as it is read
+ * (UTF-8 checked, every element located, parsed once to know it parses, the content hashed); then `data` is an array
+ * whose elements are parsed from the file when read (exact integers kept, core/exact-json.ts) and forgotten after.
+ * The verdict is JSON.parse's, element by element as core/json-buffer.ts does for big bodies in memory: the envelope
+ * (with `data` as []) and every element are each valid JSON; anything this scan is not certain of (no object, `data`
+ * not an array, a second `data` key, an escaped envelope key, a piece that does not parse, bytes that are not UTF-8)
+ * is not a list read this way, and the caller parses the body whole where a string can hold it.
+ */
+import { closeSync, openSync, read, readSync, unlinkSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { readFile, rm } from 'node:fs/promises';
+import { hasLongDigitRun, parseJsonExact } from './exact-json.js';
+import { tooLarge } from './network-errors.js';
+import { EXCERPT_CHARS, EXCERPT_MARGIN } from './exchange.js';
+
+/**
+ * Spilled bodies from this size on are read as disk lists. Far above a large merchant's 65 MB /orders, so runs at
+ * that size parse as they always have; CONFORMANCE_DISK_LIST_BYTES lowers it (the tests read small lists this way).
+ */
+export const DISK_LIST_BYTES = Number(process.env.CONFORMANCE_DISK_LIST_BYTES) || 256 * 1024 * 1024;
+
+/** Bytes read from the file at a time, by the scan and by the reads of elements in order. */
+const BLOCK = 4 * 1024 * 1024;
+/** Most bytes of the envelope outside `data` (a hostile server could send gigabytes of other members). */
+const MAX_ENVELOPE_REST = 1024 * 1024;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+const DATA = Buffer.from('"data"');
+
+/** The elements' byte ranges in the file, as [start, end) pairs (offsets past 4 GiB included). */
+class Ranges {
+  a = new Float64Array(2048);
+  length = 0;
+  push(start: number, end: number): void {
+    if (this.length * 2 + 2 > this.a.length) {
+      const b = new Float64Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.length * 2] = start;
+    this.a[this.length * 2 + 1] = end;
+    this.length++;
+  }
+}
+
+/** The records of a disk list: the file (already unlinked: it lives while its descriptor is open), and where each is. */
+class DiskRecords {
+  private window = Buffer.alloc(0);
+  private windowStart = 0;
+  constructor(
+    private readonly fd: number,
+    private readonly ranges: Float64Array,
+    readonly length: number,
+    /** Which elements are JSON objects (the records api.list reads), when not all are. */
+    readonly objects: Uint8Array | undefined,
+    private readonly blockBytes: number,
+  ) {}
+
+  /** Element i, parsed afresh from the file (reads in order go through one window of BLOCK bytes). */
+  at(i: number): unknown {
+    const start = this.ranges[i * 2]!;
+    const end = this.ranges[i * 2 + 1]!;
+    if (start < this.windowStart || end > this.windowStart + this.window.length) {
+      const size = Math.max(this.blockBytes, end - start);
+      if (this.window.length < size) this.window = Buffer.allocUnsafe(size);
+      const n = readSync(this.fd, this.window, 0, size, start);
+      this.window = this.window.subarray(0, n);
+      this.windowStart = start;
+    }
+    const from = start - this.windowStart;
+    const to = end - this.windowStart;
+    return parseJsonExact(this.window.toString('utf8', from, to), hasLongDigitRun(this.window, from, to));
+  }
+
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+  }
+}
+
+const lists = new WeakMap<object, DiskRecords>();
+const closer = new FinalizationRegistry<DiskRecords>((r) => r.close());
+
+const indexOf = (key: string | symbol, length: number): number => {
+  if (typeof key !== 'string' || key === '' || key.length > 16) return -1;
+  const n = Number(key);
+  return Number.isInteger(n) && n >= 0 && n < length && String(n) === key ? n : -1;
+};
+
+/**
+ * An array (Array.isArray is true, length, indexing, iteration and every Array method work) whose i-th element is
+ * parsed from the file when read: a new object at each read, so a check that keeps what it reads holds only that.
+ * Read-only, as every reply is to checks. `only`: the indices it shows (the records of a list of mixed elements).
+ */
+function diskArray(records: DiskRecords, only?: Uint32Array): unknown[] {
+  const length = only ? only.length : records.length;
+  const read = (i: number): unknown => records.at(only ? only[i]! : i);
+  const target: unknown[] = [];
+  target.length = length;
+  const proxy = new Proxy(target, {
+    get(t, key, receiver) {
+      const i = indexOf(key, length);
+      return i >= 0 ? read(i) : Reflect.get(t, key, receiver);
+    },
+    has(t, key) {
+      return indexOf(key, length) >= 0 || Reflect.has(t, key);
+    },
+    getOwnPropertyDescriptor(t, key) {
+      const i = indexOf(key, length);
+      return i >= 0
+        ? { value: read(i), writable: false, enumerable: true, configurable: true }
+        : Reflect.getOwnPropertyDescriptor(t, key);
+    },
+    ownKeys(t) {
+      return [...Array.from({ length }, (_, i) => String(i)), ...Reflect.ownKeys(t)];
+    },
+    set() {
+      return false;
+    },
+    defineProperty() {
+      return false;
+    },
+    deleteProperty() {
+      return false;
+    },
+  });
+  lists.set(proxy, records);
+  return proxy;
+}
+
+/** Whether a value is a disk list's data array (read record by record from a file). */
+export const isDiskList = (v: unknown): v is unknown[] => typeof v === 'object' && v !== null && lists.has(v);
+
+/** The JSON objects of a disk list, as a disk list (itself when every element is one). */
+export function diskRecords(list: unknown[]): unknown[] {
+  const r = lists.get(list)!;
+  if (!r.objects) return list;
+  const idx: number[] = [];
+  for (let i = 0; i < r.length; i++) if (r.objects[i]) idx.push(i);
+  return diskArray(r, Uint32Array.from(idx));
+}
+
+/** A spilled list read as a disk list: its envelope (`data` the disk list), its content key, its first bytes. */
+export interface DiskListBody {
+  json: Record<string, unknown>;
+  /** Content hash, as BigBodies.key of the same bytes. */
+  key: string;
+  /** The first bytes of the body (the evidence's excerpt). */
+  head: Buffer;
+}
+
+const readAt = promisify(read);
+
+/**
+ * Reads the spilled body at `path` (`bytes` long) as a disk list, or undefined when it is not one this reads with
+ * certainty (see the module's comment; the file is then left to the caller). A disk list's file is unlinked at once:
+ * its descriptor keeps it readable until the list is collected, and nothing is left behind if the run is killed.
+ */
+export async function readDiskList(
+  path: string,
+  bytes: number,
+  headBytes: number,
+  /** Bytes read at a time (the tests cut small bodies into many blocks). */
+  blockBytes = BLOCK,
+): Promise<DiskListBody | undefined> {
+  const fd = openSync(path, 'r');
+  let kept = false;
+  try {
+    const scanned = await scan(fd, bytes, headBytes, blockBytes);
+    if (!scanned) return undefined;
+    unlinkSync(path);
+    const records = new DiskRecords(fd, scanned.ranges.a, scanned.ranges.length, scanned.objects, blockBytes);
+    const data = diskArray(records);
+    closer.register(data, records);
+    kept = true;
+    scanned.envelope.data = data;
+    return { json: scanned.envelope, key: scanned.key, head: scanned.head };
+  } finally {
+    if (!kept) closeSync(fd);
+  }
+}
+
+interface Scanned {
+  envelope: Record<string, unknown>;
+  ranges: Ranges;
+  objects: Uint8Array | undefined;
+  key: string;
+  head: Buffer;
+}
+
+/**
+ * One pass over the file: UTF-8, the envelope's layout, each element parsed once, the hash. A block at a time,
+ * awaiting each read, so the run's other requests go on meanwhile (a 716 MB list takes seconds).
+ */
+async function scan(fd: number, bytes: number, headBytes: number, blockBytes: number): Promise<Scanned | undefined> {
+  const hash = createHash('sha256');
+  const block = Buffer.allocUnsafe(blockBytes);
+  const head: Buffer[] = [];
+  let headLength = 0;
+  const prefix: Buffer[] = [];
+  const suffix: Buffer[] = [];
+  let restBytes = 0;
+  const ranges = new Ranges();
+  const isObject: number[] = [];
+  let anyNotObject = false;
+  // The parser's state, carried across blocks.
+  let started = false;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  // A string at depth 1 (a key of the envelope, or a value): whether it is "data" so far, and whether it has escapes.
+  let keyLength = 0;
+  let keyMatch = false;
+  let keyEscaped = false;
+  let afterString: { isData: boolean; escaped: boolean } | undefined;
+  let awaitingArray = false;
+  let seenData = false;
+  let inData = false;
+  let open = -1;
+  let close = -1;
+  let elementStart = 0;
+  let element: Buffer[] = [];
+  let utf8Carry = Buffer.alloc(0);
+
+  const endElement = (endAbs: number, blockStart: number, buf: Buffer, last: boolean): boolean => {
+    const startInBlock = Math.max(0, elementStart - blockStart);
+    const piece = buf.subarray(startInBlock, endAbs - blockStart);
+    const text = element.length ? Buffer.concat([...element, piece]) : piece;
+    element = [];
+    if (last && ranges.length === 0 && text.every((b) => isSpace(b))) return true; // "[ ]": no element
+    let value: unknown;
+    try {
+      value = parseJsonExact(text.toString('utf8'), hasLongDigitRun(text));
+    } catch {
+      return false;
+    }
+    const obj = typeof value === 'object' && value !== null && !Array.isArray(value);
+    isObject.push(obj ? 1 : 0);
+    if (!obj) anyNotObject = true;
+    ranges.push(elementStart, endAbs);
+    return true;
+  };
+
+  for (let pos = 0; pos < bytes;) {
+    const { bytesRead: n } = await readAt(fd, block, 0, Math.min(blockBytes, bytes - pos), pos);
+    if (n <= 0) return undefined;
+    const buf = block.subarray(0, n);
+    hash.update(buf);
+    if (headLength < headBytes) {
+      const h = Buffer.from(buf.subarray(0, headBytes - headLength));
+      head.push(h);
+      headLength += h.length;
+    }
+    // UTF-8, checked on whole characters: a character cut at the block's end is checked with the next block.
+    const pending = utf8Carry.length ? Buffer.concat([utf8Carry, buf]) : buf;
+    let cut = pending.length;
+    if (pos + n < bytes) {
+      let k = pending.length - 1;
+      while (k > 0 && k > pending.length - 4 && (pending[k]! & 0xc0) === 0x80) k--;
+      cut = k;
+    }
+    if (!isUtf8(pending.subarray(0, cut))) return undefined;
+    utf8Carry = Buffer.from(pending.subarray(cut));
+    const openBefore = open;
+    const closeBefore = close;
+
+    for (let i = 0; i < n; i++) {
+      const b = buf[i]!;
+      const at = pos + i;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) {
+          escaped = true;
+          keyEscaped = true;
+        } else if (b === QUOTE) {
+          inString = false;
+          if (depth === 1) afterString = { isData: keyMatch && keyLength === DATA.length - 1, escaped: keyEscaped };
+          continue;
+        }
+        if (depth === 1) {
+          keyMatch = keyMatch && keyLength < DATA.length - 1 && b === DATA[keyLength];
+          keyLength++;
+        }
+        continue;
+      }
+      if (isSpace(b)) continue;
+      if (!started) {
+        if (b !== OPEN_BRACE) return undefined;
+        started = true;
+        depth = 1;
+        continue;
+      }
+      if (afterString) {
+        const s = afterString;
+        afterString = undefined;
+        if (b === COLON) {
+          if (s.escaped) return undefined;
+          if (s.isData) {
+            if (seenData) return undefined;
+            seenData = true;
+            awaitingArray = true;
+          }
+          continue;
+        }
+      }
+      if (awaitingArray) {
+        awaitingArray = false;
+        if (b !== OPEN_BRACKET) return undefined;
+        open = at;
+        inData = true;
+        depth = 2;
+        elementStart = at + 1;
+        continue;
+      }
+      if (b === QUOTE) {
+        inString = true;
+        keyLength = 1;
+        keyMatch = true;
+        keyEscaped = false;
+      } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
+      else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+        if (inData && depth === 2) {
+          if (b !== CLOSE_BRACKET) return undefined;
+          if (!endElement(at, pos, buf, true)) return undefined;
+          close = at;
+          inData = false;
+        }
+        // What follows the envelope goes to the envelope's parse: trailing bytes fail it, as they fail JSON.parse.
+        depth--;
+      } else if (b === COMMA && inData && depth === 2) {
+        if (!endElement(at, pos, buf, false)) return undefined;
+        elementStart = at + 1;
+      }
+    }
+    // Keep what this block holds of the element in progress, of the envelope before `data` and after it.
+    if (inData && elementStart < pos + n) element.push(Buffer.from(buf.subarray(Math.max(0, elementStart - pos))));
+    if (openBefore < 0) {
+      const to = open < 0 ? n : open - pos;
+      prefix.push(Buffer.from(buf.subarray(0, to)));
+      restBytes += to;
+    }
+    if (close >= 0) {
+      const from = closeBefore >= 0 ? 0 : close + 1 - pos;
+      suffix.push(Buffer.from(buf.subarray(from)));
+      restBytes += n - from;
+    }
+    if (restBytes > MAX_ENVELOPE_REST) return undefined;
+    pos += n;
+  }
+  if (!seenData || close < 0 || utf8Carry.length) return undefined;
+  let envelope: unknown;
+  try {
+    envelope = parseJsonExact(`${Buffer.concat(prefix).toString('utf8')}[]${Buffer.concat(suffix).toString('utf8')}`);
+  } catch {
+    return undefined;
+  }
+  if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return undefined;
+  return {
+    envelope: envelope as Record<string, unknown>,
+    ranges,
+    objects: anyNotObject ? Uint8Array.from(isObject) : undefined,
+    key: `${bytes}:${hash.digest('base64')}`,
+    head: Buffer.concat(head),
+  };
+}
+
+/** Bodies longer than this cannot be read as one string (V8's longest string: 2^29 - 24 UTF-16 code units). */
+const MAX_WHOLE_BYTES = 2 ** 29 - 24;
+
+/**
+ * A spilled body past DISK_LIST_BYTES: a disk list (body: its first bytes, for the excerpt), or else the whole body
+ * as before when one string can hold it; a longer body that is no list envelope is not parsed (BODY_TOO_LARGE).
+ */
+export async function readSpilledList(path: string, bytes: number): Promise<{ body: Buffer; list?: DiskListBody }> {
+  try {
+    const list = await readDiskList(path, bytes, (EXCERPT_CHARS + EXCERPT_MARGIN) * 4);
+    if (list) return { body: list.head, list };
+    if (bytes > MAX_WHOLE_BYTES)
+      throw tooLarge(
+        `response body of ${bytes} bytes is longer than one string can hold and is no list envelope to read record by record; not parsed`,
+      );
+    return { body: await readFile(path) };
+  } finally {
+    await rm(path, { force: true });
+  }
+}

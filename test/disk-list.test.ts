@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { diskRecords, isDiskList, readDiskList } from '../core/disk-list.js';
+import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'disk-list-test-'));
+let n = 0;
+
+/** The body read as a disk list from a file, cut into blocks of `block` bytes; undefined when it is not one. */
+async function read(text: string, block: number) {
+  const path = join(dir, `body-${n++}`);
+  const bytes = Buffer.from(text, 'utf8');
+  writeFileSync(path, bytes);
+  const list = await readDiskList(path, bytes.length, 64, block);
+  // A disk list's file is unlinked at once (its descriptor keeps it); any other is left to the caller.
+  expect(existsSync(path)).toBe(list === undefined);
+  return { list, bytes };
+}
+
+/** A disk list is JSON.parse's value with the same key order (integers past 2^53 exact), its head the first bytes. */
+async function expectSameOrUnsure(text: string, block: number): Promise<boolean> {
+  const { list, bytes } = await read(text, block);
+  if (!list) return false;
+  const data = list.json.data as unknown[];
+  expect(Array.isArray(data)).toBe(true);
+  expect(isDiskList(data)).toBe(true);
+  expect(stringifyJson({ ...list.json, data: [...data] })).toBe(stringifyJson(parseJsonExact(bytes.toString('utf8'))));
+  // Read back to front too (every read outside the window refills it).
+  const backwards = data.map((_, i) => data[data.length - 1 - i]).reverse();
+  expect(stringifyJson(backwards)).toBe(stringifyJson([...data]));
+  expect(list.head.equals(bytes.subarray(0, 64))).toBe(true);
+  return true;
+}
+
+const envelope = fc.record({
+  status: fc.constantFrom('SUCCESS', 'ERROR'),
+  code: fc.integer(),
+  message: fc.string({ unit: 'grapheme' }),
+  data: fc.array(fc.jsonValue(), { maxLength: 8 }),
+});
+const block = fc.integer({ min: 1, max: 40 });
+
+describe('readDiskList: a spilled list read record by record (core/disk-list.ts)', () => {
+  test('any envelope, compact or indented, in blocks of any size: JSON.parse’s value, never unsure', async () => {
+    await fc.assert(
+      fc.asyncProperty(envelope, fc.constantFrom(undefined, 1, '\t'), block, async (env, indent, b) => {
+        expect(await expectSameOrUnsure(JSON.stringify(env, null, indent), b)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('any JSON text, and damaged envelopes: JSON.parse’s value or unsure (then the caller parses it whole)', async () => {
+    const damaged = fc
+      .tuple(envelope, fc.nat(), fc.constantFrom('delete', 'double', '"', '\\', ',', ']', '}', '[', ' '))
+      .map(([env, at, how]) => {
+        const text = JSON.stringify(env);
+        const i = at % text.length;
+        if (how === 'delete') return text.slice(0, i) + text.slice(i + 1);
+        if (how === 'double') return text.slice(0, i + 1) + text.slice(i);
+        return text.slice(0, i) + how + text.slice(i + 1);
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.json(), damaged), block, async (text, b) => {
+        let parses = true;
+        try {
+          JSON.parse(Buffer.from(text, 'utf8').toString('utf8'));
+        } catch {
+          parses = false;
+        }
+        const read = await expectSameOrUnsure(text, b);
+        if (!parses) expect(read).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test.each([
+    ['an empty list', '{"status":"SUCCESS","code":200,"data":[]}', 0],
+    ['a list of white space', '{"data":[ \n ],"code":200}', 0],
+    ['data before the other keys', '{"data":[1,{"a":[2,3]}],"status":"SUCCESS"}', 2],
+    ['strings with brackets, commas, quotes, backslashes', '{"data":["a,b]","c\\"],[","\\\\",{"k}":"v{"}]}', 4],
+    ['a "data" key inside the records', '{"data":[{"data":[1,2]},{"data":{"x":"]"}}]}', 2],
+    ['non-ASCII text cut anywhere', '{"data":["金龙酒家","Crème brûlée","😀 \\ud83d\\ude00"]}', 3],
+    ['ids past 2^53, exact', '{"data":[{"id":12345678901234567890},{"id":1}]}', 2],
+  ])('%s', async (_what, text, length) => {
+    for (let b = 1; b <= 9; b++) {
+      expect(await expectSameOrUnsure(text, b)).toBe(true);
+      const { list } = await read(text, b);
+      expect((list!.json.data as unknown[]).length).toBe(length);
+    }
+    const { list } = await read('{"data":[{"id":12345678901234567890}]}', 3);
+    expect((list!.json.data as Array<{ id: unknown }>)[0]!.id).toBe(12345678901234567890n);
+  });
+
+  test.each([
+    ['two "data" keys', '{"data":[1,2],"data":[3]}'],
+    ['an escaped spelling of "data"', '{"data":[1,2],"d\\u0061ta":[3]}'],
+    ['data that is not an array', '{"data":{"a":[1,2]}}'],
+    ['no data', '{"status":"SUCCESS"}'],
+    ['not an object', '[1,2,3]'],
+    ['trailing garbage', '{"data":[1]}x'],
+    ['a trailing comma', '{"data":[1,2,]}'],
+  ])('unsure: %s', async (_what, text) => {
+    for (let b = 1; b <= 9; b++) expect((await read(text, b)).list).toBeUndefined();
+  });
+
+  test('bytes that are not UTF-8, even cut across blocks: unsure', async () => {
+    const path = join(dir, 'latin1');
+    const bytes = Buffer.concat([Buffer.from('{"data":["caf'), Buffer.from([0xe9]), Buffer.from('"]}')]);
+    writeFileSync(path, bytes);
+    for (let b = 1; b <= 9; b++) expect(await readDiskList(path, bytes.length, 8, b)).toBeUndefined();
+  });
+
+  test('the records of a mixed list are its objects only, in order', async () => {
+    const { list } = await read('{"data":[1,{"id":1},"x",{"id":2},null,[],{"id":3}]}', 5);
+    const records = diskRecords(list!.json.data as unknown[]);
+    expect(isDiskList(records)).toBe(true);
+    expect([...records]).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(records.filter((r) => (r as { id: number }).id > 1).length).toBe(2);
+  });
+});
