@@ -26,7 +26,7 @@ export interface Sandbox {
   /** {base_url} of the API, e.g. http://127.0.0.1:41234/open. */
   baseUrl: string;
   /** With https: the PEM file of the test CA that signed the server's certificate. */
-  caFile: string;
+  caFile?: string;
   seed: number;
   /** The key pairs it accepts (fixture test credentials): app (merchant 1), other_app (merchant 2), disabled_app. */
   credentials: typeof CREDENTIALS;
@@ -53,7 +53,7 @@ export async function startSandbox(o: SandboxOptions = {}): Promise<Sandbox> {
   });
   return {
     baseUrl: server.baseUrl,
-    caFile: server.caFile,
+    ...(server.caFile ? { caFile: server.caFile } : {}),
     seed,
     credentials: CREDENTIALS,
     server,

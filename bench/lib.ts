@@ -283,7 +283,7 @@ function suiteArgs(
     '--base-url',
     srv.baseUrl,
     '--ca-file',
-    srv.caFile,
+    srv.caFile!,
     ...(defaults ? [] : ['--concurrency', String(o.concurrency), '--max-details', 'all']),
     '--timeout-ms',
     String(BENCH_TIMEOUT_MS),
@@ -429,7 +429,7 @@ async function runDreddOnce(bin: string, srv: RunningServer, rec: Recorder): Pro
     ],
     {
       env: {
-        NODE_EXTRA_CA_CERTS: srv.caFile,
+        NODE_EXTRA_CA_CERTS: srv.caFile!,
         DREDD_BENCH_BASE: srv.baseUrl,
         DREDD_BENCH_SECRET: CREDENTIALS.app.secret,
         DREDD_BENCH_KEY: CREDENTIALS.app.key,

@@ -20,11 +20,18 @@ const require = createRequire(import.meta.url);
 /** Each kind of validator the suite uses: `full` collects every error (allErrors), `quick` stops at the first. */
 export type ValidatorKind = 'full' | 'quick';
 
-/** Validators by ref ("https://…/seat.schema.json", "…#/$defs/embedded"), one set per kind. */
-export type ValidatorSet = Record<ValidatorKind, Record<string, ValidateFunction>>;
+/** Precompiled validators by kind and ref ("https://…/seat.schema.json", "…#/$defs/embedded"). */
+export type ValidatorLookup = (kind: ValidatorKind, ref: string) => ValidateFunction | undefined;
+
+/**
+ * The two groups the precompiled validators come in, one module each: a process loads only what it validates (the
+ * CLI its config, the checks the API's records).
+ */
+export type SchemaGroup = 'api' | 'tool';
 
 /** Where the build writes the precompiled validators. */
-export const PRECOMPILED_FILE = join(packageRoot, 'dist', 'core', 'schema-validators.cjs');
+export const PRECOMPILED_DIR = join(packageRoot, 'dist', 'core');
+const moduleFile = (dir: string, group: SchemaGroup): string => join(dir, `schema-validators.${group}.cjs`);
 
 /**
  * Changes to how validators are compiled that the schema files do not show (options, formats): part of the hash, so
@@ -67,6 +74,10 @@ export function schemaInputsHash(): string {
 
 /** The schemas of the tool's own files (not the API's): judged whole only. */
 const TOOL_SCHEMAS = new Set(['config', 'report', 'baseline'].map((n) => `${n}.schema.json`));
+const groupOf = (ref: string): SchemaGroup => {
+  const file = ref.split('#')[0]!;
+  return TOOL_SCHEMAS.has(file.slice(file.lastIndexOf('/') + 1)) ? 'tool' : 'api';
+};
 
 /**
  * Every ref a check may ask for: each schema's root and each of its $defs, and in the API's schemas each declared
@@ -77,7 +88,7 @@ function schemaRefs(): string[] {
   const walk = (node: unknown, pointer: string, id: string): void => {
     if (node === null || typeof node !== 'object') return;
     refs.push(pointer ? `${id}#${pointer}` : id);
-    const fields = !TOOL_SCHEMAS.has(id.slice(id.lastIndexOf('/') + 1));
+    const fields = groupOf(id) === 'api';
     for (const key of fields ? (['$defs', 'properties'] as const) : (['$defs'] as const)) {
       const members = (node as Record<string, unknown>)[key] as Record<string, unknown> | undefined;
       for (const [name, sub] of Object.entries(members ?? {})) walk(sub, `${pointer}/${key}/${name}`, id);
@@ -112,22 +123,63 @@ export function compileValidator(kind: ValidatorKind, ref: string): ValidateFunc
 }
 
 /**
- * The source of the precompiled module: a factory that takes the formats table and `require`, and returns every
- * validator.
+ * ajv's standalone code declares every schema object it met as a constant, most of them never read: dropped, since
+ * parsing them is most of the cost of loading the module. A constant is a JSON literal (JSON.stringify's output).
  */
-export function standaloneModule(): string {
+function withoutUnusedSchemas(code: string): string {
+  const declaration = /const (schema\d+) = /g;
+  const cuts: Array<[number, number]> = [];
+  for (let m = declaration.exec(code); m; m = declaration.exec(code)) {
+    const name = m[1]!;
+    const uses = code.match(new RegExp(`\\b${name}\\b`, 'g'))!.length;
+    if (uses > 1) continue;
+    // The literal ends where its brackets balance, outside strings.
+    let i = m.index + m[0].length;
+    let depth = 0;
+    let inString = false;
+    for (; i < code.length; i++) {
+      const c = code[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        depth--;
+        if (depth === 0) break;
+      }
+    }
+    if (code[i + 1] !== ';') throw new Error(`withoutUnusedSchemas: no end of ${name}`);
+    cuts.push([m.index, i + 2]);
+  }
+  let out = '';
+  let from = 0;
+  for (const [a, b] of cuts) {
+    out += code.slice(from, a);
+    from = b;
+  }
+  return out + code.slice(from);
+}
+
+/**
+ * The source of one group's precompiled module: a factory that takes the formats table and `require` (the runtime
+ * helpers the code requires, ajv/dist/runtime/*, resolve from the compiler's place, so the module works wherever it
+ * is written), and returns the group's validators. The full set (every error) is built only when a value fails.
+ */
+export function standaloneModule(group: SchemaGroup): string {
   const standaloneCode = (require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js'))
     .default;
-  const refs = Object.fromEntries(schemaRefs().map((r) => [r, r]));
+  const refs = Object.fromEntries(
+    schemaRefs()
+      .filter((r) => groupOf(r) === group)
+      .map((r) => [r, r]),
+  );
   const kind = (k: ValidatorKind): string =>
-    `() => {\n    const exports = {};\n${standaloneCode(newAjv(k, true), refs)}\n    return exports;\n  }`;
+    `() => {\n    const exports = {};\n${withoutUnusedSchemas(standaloneCode(newAjv(k, true), refs))}\n    return exports;\n  }`;
   return [
     '// Generated by the build (core/schema-compiler.ts) from schemas/: do not edit.',
     '"use strict";',
     `exports.inputs = ${JSON.stringify(schemaInputsHash())};`,
-    // The runtime helpers the code requires (ajv/dist/runtime/*) resolve from the compiler's own place: the module
-    // works wherever it is written.
-    // The full set (every error) is built only when a value fails: a conforming run never needs it.
     'exports.create = (formats, require) => {',
     `  const quick = (${kind('quick')})();`,
     `  let full;`,
@@ -137,14 +189,31 @@ export function standaloneModule(): string {
   ].join('\n');
 }
 
-/** Writes the precompiled module (the build's last step). */
-export function writeStandaloneModule(file = PRECOMPILED_FILE): void {
-  writeFileSync(file, standaloneModule());
+/** Writes the precompiled modules (the build's last step). */
+export function writeStandaloneModules(dir = PRECOMPILED_DIR): void {
+  for (const group of ['api', 'tool'] as const) writeFileSync(moduleFile(dir, group), standaloneModule(group));
 }
 
-/** The precompiled validators, when the module exists and was built from the schema files as they are now. */
-export function precompiledValidators(file = PRECOMPILED_FILE): ValidatorSet | undefined {
-  if (!existsSync(file)) return undefined;
-  const mod = require(file) as { inputs: string; create(formats: typeof FORMATS, req: NodeJS.Require): ValidatorSet };
-  return mod.inputs === schemaInputsHash() ? mod.create(FORMATS, require) : undefined;
+type GroupValidators = Record<ValidatorKind, Record<string, ValidateFunction>>;
+
+/**
+ * The precompiled validators, each group's module loaded when one of its refs is first asked for; a group whose
+ * module is missing or was built from other schema files than these answers nothing (then callers compile).
+ */
+export function precompiledValidators(dir = PRECOMPILED_DIR): ValidatorLookup {
+  const groups = new Map<SchemaGroup, GroupValidators | undefined>();
+  const load = (group: SchemaGroup): GroupValidators | undefined => {
+    const file = moduleFile(dir, group);
+    if (!existsSync(file)) return undefined;
+    const mod = require(file) as { inputs: string; create(f: typeof FORMATS, r: NodeJS.Require): GroupValidators };
+    return mod.inputs === schemaInputsHash() ? mod.create(FORMATS, require) : undefined;
+  };
+  return (kind, ref) => {
+    const group = groupOf(ref);
+    if (!groups.has(group)) groups.set(group, load(group));
+    return groups.get(group)?.[kind][ref];
+  };
 }
+
+/** Every ref precompiled (for tests): each schema's root and $defs, and the API's declared fields. */
+export const precompiledRefs = (): string[] => schemaRefs();

@@ -5,7 +5,7 @@ import {
   precompiledValidators,
   schemaDocuments,
   type ValidatorKind,
-  type ValidatorSet,
+  type ValidatorLookup,
 } from './schema-compiler.js';
 
 export { FORMAT_PATTERNS, timeFormats } from './schema-formats.js';
@@ -40,14 +40,14 @@ export interface SchemaError {
  * problems (a body of two million {} would otherwise collect 18 million errors). Precompiled by the build when they
  * match the schema files (core/schema-compiler.ts), else compiled at first use.
  */
-let precompiled: ValidatorSet | null | undefined;
+let precompiled: ValidatorLookup | undefined;
 const compiled = { full: new Map<string, ValidateFunction>(), quick: new Map<string, ValidateFunction>() };
 
 function validator(ref: string, kind: ValidatorKind = 'full'): ValidateFunction {
   let fn = compiled[kind].get(ref);
   if (!fn) {
-    if (precompiled === undefined) precompiled = precompiledValidators() ?? null;
-    fn = precompiled?.[kind][ref] ?? compileValidator(kind, ref);
+    precompiled ??= precompiledValidators();
+    fn = precompiled(kind, ref) ?? compileValidator(kind, ref);
     if (!fn) throw new Error(`unknown schema ${ref}`);
     compiled[kind].set(ref, fn);
   }

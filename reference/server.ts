@@ -81,8 +81,11 @@ export interface ServerOptions {
 export interface RunningServer {
   url: string;
   baseUrl: string;
-  /** The PEM file of the test CA that signed the server's certificate (reference/tls.ts): what a client trusts. */
-  caFile: string;
+  /**
+   * With https: the PEM file of the test CA that signed the server's certificate (reference/tls.ts), what a client
+   * trusts. A plain-HTTP server makes no TLS material (about 0.3 s once per process).
+   */
+  caFile?: string;
   world: World;
   server: Server;
   close(): Promise<void>;
@@ -432,8 +435,8 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
     else send(res, answer, req.method === 'HEAD');
   };
 
-  const tls = await testTls();
-  const server = opts.https ? createHttpsServer(opts.tls ?? tls.server, handler) : createHttpServer(handler);
+  const tls = opts.https ? await testTls() : undefined;
+  const server = tls ? createHttpsServer(opts.tls ?? tls.server, handler) : createHttpServer(handler);
   server.keepAliveTimeout = 5000;
   const host = opts.host ?? '127.0.0.1';
   // A broken deployment: one port that speaks TLS to TLS clients and plain HTTP to the rest.
@@ -461,7 +464,7 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
   return {
     url,
     baseUrl: `${url}${basePath}`,
-    caFile: tls.ca.certFile,
+    ...(tls ? { caFile: tls.ca.certFile } : {}),
     world,
     server,
     close: () =>

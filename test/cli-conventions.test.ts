@@ -44,7 +44,7 @@ describe.concurrent('command-line conventions', () => {
     await withServer([], async (srv) => {
       const dir = mkdtempSync(join(tmpdir(), 'relative-'));
       mkdirSync(join(dir, 'ci', 'certs'), { recursive: true });
-      writeFileSync(join(dir, 'ci', 'certs', 'ca.pem'), (await import('node:fs')).readFileSync(srv.caFile));
+      writeFileSync(join(dir, 'ci', 'certs', 'ca.pem'), (await import('node:fs')).readFileSync(srv.caFile!));
       writeFileSync(
         join(dir, 'ci', 'conformance.yaml'),
         `base_url: ${srv.baseUrl}\ntls:\n  ca_file: certs/ca.pem\nreport:\n  dir: out\n`,

@@ -96,7 +96,7 @@ describe.concurrent('the CLI end to end', () => {
         `base_url: http://127.0.0.1:9/wrong\napp:\n  secret: \${MY_PK}\n  key: \${MY_SK}\nconcurrency: 1\n`,
       );
       const run = await runCli(
-        ['--config', 'c.yaml', '--base-url', srv.baseUrl, '--ca-file', srv.caFile, '--only', 'AUTH-0*'],
+        ['--config', 'c.yaml', '--base-url', srv.baseUrl, '--ca-file', srv.caFile!, '--only', 'AUTH-0*'],
         {
           cwd: dir,
           env: { MY_PK: CREDENTIALS.app.secret, MY_SK: CREDENTIALS.app.key, CONFORMANCE_CONCURRENCY: '2' },

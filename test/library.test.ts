@@ -75,14 +75,14 @@ describe("library mode: conformanceSuite in a project's own Vitest (examples/vit
     const should = MUTANTS.find((m) => m.name === 'device-field-table-only')!; // ORD-02, SHOULD (ENV-02 is MUST since issue 11)
     expect(must.kills.length).toBeGreaterThan(0);
     await withServer([must], async (srv) => {
-      const run = await vitestRun(exampleProject(), { TARGET_URL: srv.baseUrl, TARGET_CA_FILE: srv.caFile });
+      const run = await vitestRun(exampleProject(), { TARGET_URL: srv.baseUrl, TARGET_CA_FILE: srv.caFile! });
       expect(run.code, run.out).toBe(1);
       expect(failedIds(run.report)).toEqual([...must.kills].sort());
       expect(run.report!.verdict).toBe('not conformant');
       for (const id of must.kills) expect(run.out).toContain(id);
     });
     await withServer([should], async (srv) => {
-      const run = await vitestRun(exampleProject(), { TARGET_URL: srv.baseUrl, TARGET_CA_FILE: srv.caFile });
+      const run = await vitestRun(exampleProject(), { TARGET_URL: srv.baseUrl, TARGET_CA_FILE: srv.caFile! });
       expect(run.code, run.out).toBe(0);
       expect(failedIds(run.report)).toEqual(should.kills);
       expect(run.report!.verdict).toBe('conformant');

@@ -1,13 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import {
   compileValidator,
+  precompiledRefs,
   precompiledValidators,
-  PRECOMPILED_FILE,
+  PRECOMPILED_DIR,
   schemaDocuments,
-  writeStandaloneModule,
+  writeStandaloneModules,
 } from '../core/schema-compiler.js';
 import { fixtureExamples } from '../reference/examples.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
@@ -18,9 +19,8 @@ import { CREDENTIALS } from '../reference/fixtures.js';
  */
 const dir = mkdtempSync(join(tmpdir(), 'schema-compiler-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = join(dir, 'validators.cjs');
-writeStandaloneModule(file);
-const precompiled = precompiledValidators(file)!;
+writeStandaloneModules(dir);
+const precompiled = precompiledValidators(dir);
 
 /** Every value a check may meet, roughly: the reference server's answers, and each with one field broken. */
 function samples(): Array<[string, unknown]> {
@@ -58,15 +58,31 @@ function samples(): Array<[string, unknown]> {
 
 describe('precompiled schema validators', () => {
   test('the build wrote them for the schema files as they are (a run loads no ajv)', () => {
-    expect(precompiledValidators(PRECOMPILED_FILE)).toBeDefined();
+    const built = precompiledValidators(PRECOMPILED_DIR);
+    for (const ref of precompiledRefs()) expect(typeof built('quick', ref), ref).toBe('function');
+  });
+
+  test('a module built from other schema files is not used (the caller compiles instead)', () => {
+    const other = mkdtempSync(join(tmpdir(), 'schema-compiler-stale-'));
+    try {
+      writeStandaloneModules(other);
+      for (const group of ['api', 'tool'])
+        writeFileSync(
+          join(other, `schema-validators.${group}.cjs`),
+          'exports.inputs = "old"; exports.create = () => ({});',
+        );
+      expect(precompiledValidators(other)('quick', precompiledRefs()[0]!)).toBeUndefined();
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   test('every schema and each of its $defs is precompiled, in both kinds', () => {
     for (const [id, doc] of schemaDocuments()) {
       const refs = [id, ...Object.keys((doc.$defs as object | undefined) ?? {}).map((d) => `${id}#/$defs/${d}`)];
       for (const ref of refs) {
-        expect(typeof precompiled.quick[ref], ref).toBe('function');
-        expect(typeof precompiled.full[ref], ref).toBe('function');
+        expect(typeof precompiled('quick', ref), ref).toBe('function');
+        expect(typeof precompiled('full', ref), ref).toBe('function');
       }
     }
   });
@@ -75,9 +91,9 @@ describe('precompiled schema validators', () => {
     const values = samples();
     expect(values.length).toBeGreaterThan(200);
     let invalid = 0;
-    for (const ref of Object.keys(precompiled.full)) {
+    for (const ref of precompiledRefs()) {
       for (const kind of ['quick', 'full'] as const) {
-        const pre = precompiled[kind][ref]!;
+        const pre = precompiled(kind, ref)!;
         const now = compileValidator(kind, ref)!;
         for (const [label, value] of values) {
           const verdict = pre(value);

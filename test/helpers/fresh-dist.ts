@@ -74,6 +74,18 @@ export function distStaleness(root: string, maxReasons = 5): Staleness {
       say(reason);
     }
   }
+  // The build's second step: the validators compiled from schemas/ (a package with a build script has them).
+  const schemas = join(root, 'schemas');
+  if (buildCommand(root).shown === 'npm run build' && existsSync(schemas)) {
+    const built = ['api', 'tool'].map((g) => join(dist, 'core', `schema-validators.${g}.cjs`));
+    const newest = Math.max(0, ...filesUnder(schemas, (n) => n.endsWith('.json')).map(mtime));
+    const missing = built.find((f) => !existsSync(f));
+    if (missing || Math.min(...built.map(mtime)) < Math.max(newest, configTime)) {
+      stale = true;
+      count++;
+      say(missing ? `${relative(root, missing)} is missing` : 'a schema changed after the validators were built');
+    }
+  }
   const orphans = folders
     .filter((d) => existsSync(join(dist, d)))
     .flatMap((d) => filesUnder(join(dist, d), isOutput))

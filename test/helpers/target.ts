@@ -6,7 +6,7 @@ export function targetArgs(srv: RunningServer, extra: string[] = []): string[] {
   return [
     '--base-url',
     srv.baseUrl,
-    ...(srv.baseUrl.startsWith('https') ? ['--ca-file', srv.caFile] : []),
+    ...(srv.caFile ? ['--ca-file', srv.caFile] : []),
     '--fuzz-runs',
     '30',
     '--seed',
