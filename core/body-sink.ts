@@ -15,9 +15,10 @@ const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
 const BODY_ALWAYS_IN_MEMORY = 1024 * 1024;
 
 /**
- * One body past the memory budget arrives at a time; the others wait with their sockets paused (TCP backpressure).
- * Reading a stream costs memory beyond the bytes kept (socket buffers, garbage awaiting collection): floods read in
- * parallel would add that up. Total time is no worse: parallel big downloads share the same bandwidth and CPU.
+ * One spilled body is read back into memory (and parsed) at a time; the others wait on disk. Bodies go on arriving
+ * into their files meanwhile: a socket paused for long would be closed under it by a server whose keep-alive timeout
+ * passes while the rest of the body waits in the socket (a 716 MB list ahead in the queue took minutes, and undici
+ * then fails the paused response with "other side closed").
  */
 export class Lane {
   private busy = false;
@@ -57,7 +58,7 @@ export class BodySink {
 
   /** Keeps a chunk; returns a promise only when it went to disk (the fast path stays synchronous). */
   add(chunk: Buffer): Promise<void> | undefined {
-    // The first MiB of every body is always kept: small answers never queue behind a flood for the lane.
+    // The first MiB of every body is always kept: small answers never wait behind a flood for the lane.
     const fits =
       this.held + chunk.length <= BODY_ALWAYS_IN_MEMORY || this.pool.held + chunk.length <= MEMORY_BUDGET_BYTES;
     if (!this.path && fits) {
@@ -71,13 +72,12 @@ export class BodySink {
 
   private async toDisk(chunk: Buffer): Promise<void> {
     if (!this.path) {
-      await this.pool.lane.acquire();
-      this.laned = true;
-      this.path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
-      const file = await open(this.path, 'w');
+      const path = join(this.pool.spillDir(), `body-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}`);
+      this.path = path;
+      const file = await open(path, 'w');
       if (this.discarded) {
         await file.close();
-        await rm(this.path, { force: true });
+        await rm(path, { force: true });
         return;
       }
       this.file = file;
@@ -111,6 +111,8 @@ export class BodySink {
     if (!this.path) return this.takeInMemory(total);
     await this.file!.close();
     this.file = undefined;
+    await this.pool.lane.acquire();
+    this.laned = true;
     try {
       return await readFile(this.path);
     } finally {

@@ -37,7 +37,8 @@ const judged = (run: CliRun) =>
   }));
 
 test('a merchant whose lists spill: the same verdict read as disk lists as parsed whole', async () => {
-  const args = targetArgs(srv, ['--max-details', '100']);
+  // A minute per request: on a loaded machine a 17 MB list (the mutants rewrite it per request) can take over 10 s.
+  const args = targetArgs(srv, ['--max-details', '100', '--timeout-ms', '60000']);
   const whole = await runCli(args, { env: targetEnv, timeoutMs: 120_000 });
   const disk = await runCli(args, { env: { ...targetEnv, CONFORMANCE_DISK_LIST_BYTES: '1' }, timeoutMs: 120_000 });
   expect(whole.report, whole.stderr).toBeDefined();
