@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { readFile, rm } from 'node:fs/promises';
-import { hasLongDigitRun, parseJsonExact } from './exact-json.js';
+import { hasBigInt, hasLongDigitRun, knownBigInts, parseJsonExact } from './exact-json.js';
 import { tooLarge } from './network-errors.js';
 import { EXCERPT_CHARS, EXCERPT_MARGIN } from './exchange.js';
 
@@ -108,8 +108,10 @@ const indexOf = (key: string | symbol, length: number): number => {
  * parsed from the file when read: a new object at each read, so a check that keeps what it reads holds only that.
  * Read-only, as every reply is to checks. `only`: the indices it shows (the records of a list of mixed elements).
  */
-function diskArray(records: DiskRecords, only?: Uint32Array): unknown[] {
+function diskArray(records: DiskRecords, only?: Uint32Array, owner?: unknown[]): unknown[] {
   const length = only ? only.length : records.length;
+  // A view keeps the list it shows alive: the file closes when that list is collected.
+  const keep = { owner };
   const read = (i: number): unknown => records.at(only ? only[i]! : i);
   const target: unknown[] = [];
   target.length = length;
@@ -131,6 +133,7 @@ function diskArray(records: DiskRecords, only?: Uint32Array): unknown[] {
       return [...Array.from({ length }, (_, i) => String(i)), ...Reflect.ownKeys(t)];
     },
     set() {
+      void keep; // held by the handler, so by the view
       return false;
     },
     defineProperty() {
@@ -153,7 +156,10 @@ export function diskRecords(list: unknown[]): unknown[] {
   if (!r.objects) return list;
   const idx: number[] = [];
   for (let i = 0; i < r.length; i++) if (r.objects[i]) idx.push(i);
-  return diskArray(r, Uint32Array.from(idx));
+  const view = diskArray(r, Uint32Array.from(idx), list);
+  const known = knownBigInts.get(list);
+  if (known !== undefined) knownBigInts.set(view, known);
+  return view;
 }
 
 /** A spilled list read as a disk list: its envelope (`data` the disk list), its content key, its first bytes. */
@@ -188,6 +194,7 @@ export async function readDiskList(
     const records = new DiskRecords(fd, scanned.ranges.a, scanned.ranges.length, scanned.objects, blockBytes);
     const data = diskArray(records);
     closer.register(data, records);
+    knownBigInts.set(data, scanned.bigInts);
     kept = true;
     scanned.envelope.data = data;
     return { json: scanned.envelope, key: scanned.key, head: scanned.head };
@@ -200,6 +207,8 @@ interface Scanned {
   envelope: Record<string, unknown>;
   ranges: Ranges;
   objects: Uint8Array | undefined;
+  /** Whether any element holds an integer past 2^53 (a bigint). */
+  bigInts: boolean;
   key: string;
   head: Buffer;
 }
@@ -219,6 +228,7 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
   const ranges = new Ranges();
   const isObject: number[] = [];
   let anyNotObject = false;
+  let bigInts = false;
   // The parser's state, carried across blocks.
   let started = false;
   let depth = 0;
@@ -245,11 +255,13 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
     element = [];
     if (last && ranges.length === 0 && text.every((b) => isSpace(b))) return true; // "[ ]": no element
     let value: unknown;
+    const mayHoldBigInts = hasLongDigitRun(text);
     try {
-      value = parseJsonExact(text.toString('utf8'), hasLongDigitRun(text));
+      value = parseJsonExact(text.toString('utf8'), mayHoldBigInts);
     } catch {
       return false;
     }
+    if (mayHoldBigInts && !bigInts) bigInts = hasBigInt(value);
     const obj = typeof value === 'object' && value !== null && !Array.isArray(value);
     isObject.push(obj ? 1 : 0);
     if (!obj) anyNotObject = true;
@@ -375,6 +387,7 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
     envelope: envelope as Record<string, unknown>,
     ranges,
     objects: anyNotObject ? Uint8Array.from(isObject) : undefined,
+    bigInts,
     key: `${bytes}:${hash.digest('base64')}`,
     head: Buffer.concat(head),
   };

@@ -64,6 +64,12 @@ export const isIntegerValue = (v: unknown): v is number | bigint =>
 export const isIdLike = (v: unknown): v is number | bigint | string =>
   typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string';
 
+/**
+ * Values whose answer to hasBigInt is known without walking them: a list read from disk (core/disk-list.ts) knows
+ * from its scan, and walking it would parse and hold every record at once.
+ */
+export const knownBigInts = new WeakMap<object, boolean>();
+
 /** Whether a tree holds a bigint anywhere; iterative, since a hostile body may nest deeper than the stack. */
 export function hasBigInt(root: unknown): boolean {
   const stack: unknown[] = [root];
@@ -71,6 +77,11 @@ export function hasBigInt(root: unknown): boolean {
     const v = stack.pop();
     if (typeof v === 'bigint') return true;
     if (typeof v !== 'object' || v === null) continue;
+    const known = knownBigInts.get(v);
+    if (known !== undefined) {
+      if (known) return true;
+      continue;
+    }
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push(v[i]);
       continue;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { diskRecords, isDiskList, readDiskList } from '../core/disk-list.js';
-import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
+import { hasBigInt, parseJsonExact, stringifyJson } from '../core/exact-json.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'disk-list-test-'));
 let n = 0;
@@ -94,6 +94,11 @@ describe('readDiskList: a spilled list read record by record (core/disk-list.ts)
     }
     const { list } = await read('{"data":[{"id":12345678901234567890}]}', 3);
     expect((list!.json.data as Array<{ id: unknown }>)[0]!.id).toBe(12345678901234567890n);
+    // Known from the scan: asking does not walk (and hold) every record.
+    expect(hasBigInt(list!.json)).toBe(true);
+    expect(
+      hasBigInt((await read('{"data":[{"id":1234567890123456},{"s":"12345678901234567890"}]}', 4)).list!.json),
+    ).toBe(false);
   });
 
   test.each([
