@@ -29,11 +29,11 @@ export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknow
  * answer that is neither a refusal nor the success envelope is a malformed answer, not a refusal.
  */
 export function isRefusal(r: Reply): boolean {
-  return (
-    r.status === 401 ||
-    r.status === 403 ||
-    (r.jsonError === undefined && validate('envelope.error', r.json).length === 0)
-  );
+  if (r.status === 401 || r.status === 403) return true;
+  // The error envelope's status is never "SUCCESS" (schemas/envelope.error.schema.json): a list's answer is settled
+  // here, not by validating (and walking) the whole list against the error envelope.
+  if (r.jsonError !== undefined || (isRecord(r.json) && r.json.status === 'SUCCESS')) return false;
+  return validate('envelope.error', r.json).length === 0;
 }
 
 /**

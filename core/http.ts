@@ -190,14 +190,15 @@ export class HttpClient {
           responded = true;
         },
       );
-      const { bytes, body: buf } = res;
+      // Taken apart at once: a closure that kept `res` would keep the whole body's bytes for as long as the reply.
+      const { bytes, body: buf, list } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
       // A disk list (core/disk-list.ts) was checked, hashed and parsed on its way from the file; buf is its head.
-      const utf8 = res.list !== undefined || isUtf8(buf);
+      const utf8 = list !== undefined || isUtf8(buf);
       const big = utf8 && bytes >= BIG_BODY_BYTES;
-      const key = big ? (res.list?.key ?? BigBodies.key(buf)) : '';
-      let json: unknown = big ? (this.bigBodies.get(key) ?? res.list?.json) : undefined;
-      if (res.list && json === res.list.json) this.bigBodies.set(key, json);
+      const key = big ? (list?.key ?? BigBodies.key(buf)) : '';
+      let json: unknown = big ? (this.bigBodies.get(key) ?? list?.json) : undefined;
+      if (list && json === list.json) this.bigBodies.set(key, json);
       let jsonError: string | undefined;
       let text: string | undefined;
       if (json === undefined) {
@@ -247,7 +248,7 @@ export class HttpClient {
           // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
           get: () => {
             // Longer than one string can hold: the checks read its records, never its text.
-            if (res.list) return '(a list body read record by record; too long to render as one string)';
+            if (list) return '(a list body read record by record; too long to render as one string)';
             try {
               return stringifyJson(json) ?? '';
             } catch {

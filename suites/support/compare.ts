@@ -37,9 +37,16 @@ const NUMBER_OR_STRING: Record<Noun, ReadonlySet<string>> = {
   seat: new Set(['table_number', 'status']),
 };
 
+// Each field's schema name built once: fieldValid runs for several fields of every record of every list.
+const fieldSchemas = new Map<string, Map<string, `dish#${string}`>>();
+
 /** True when the value is well-formed for that field of the spec's shape. */
 export function fieldValid(shape: keyof typeof FIELD_SCHEMA, field: string, value: unknown): boolean {
-  return validate(`${FIELD_SCHEMA[shape]}${field}` as `dish#${string}`, value).length === 0;
+  let fields = fieldSchemas.get(shape);
+  if (!fields) fieldSchemas.set(shape, (fields = new Map()));
+  let schema = fields.get(field);
+  if (!schema) fields.set(field, (schema = `${FIELD_SCHEMA[shape]}${field}` as `dish#${string}`));
+  return validate(schema, value).length === 0;
 }
 
 /** JSON equality (key order ignored). Iterative: server data may nest 100,000 deep, past any call stack. */
