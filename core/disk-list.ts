@@ -16,6 +16,19 @@ import { isUtf8 } from 'node:buffer';
 import { readFile, rm } from 'node:fs/promises';
 import { hasBigInt, hasLongDigitRun, knownBigInts, parseJsonExact } from './exact-json.js';
 import { tooLarge } from './network-errors.js';
+import { Ranges } from './ranges.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  DATA_KEY as DATA,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes.js';
 import { EXCERPT_CHARS, EXCERPT_MARGIN } from './exchange.js';
 
 /**
@@ -28,33 +41,6 @@ export const DISK_LIST_BYTES = Number(process.env.CONFORMANCE_DISK_LIST_BYTES) |
 const BLOCK = 4 * 1024 * 1024;
 /** Most bytes of the envelope outside `data` (a hostile server could send gigabytes of other members). */
 const MAX_ENVELOPE_REST = 1024 * 1024;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const isSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-const DATA = Buffer.from('"data"');
-
-/** The elements' byte ranges in the file, as [start, end) pairs (offsets past 4 GiB included). */
-class Ranges {
-  a = new Float64Array(2048);
-  length = 0;
-  push(start: number, end: number): void {
-    if (this.length * 2 + 2 > this.a.length) {
-      const b = new Float64Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.length * 2] = start;
-    this.a[this.length * 2 + 1] = end;
-    this.length++;
-  }
-}
 
 /** The records of a disk list: the file (already unlinked: it lives while its descriptor is open), and where each is. */
 class DiskRecords {

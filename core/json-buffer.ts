@@ -12,18 +12,19 @@
  */
 
 import { hasLongDigitRun, parseJsonExact } from './exact-json.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const DATA_KEY = Buffer.from('"data"');
-
-const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+import { Ranges } from './ranges.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  DATA_KEY,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes.js';
 
 /**
  * Index just past the string whose opening quote is at `at`, or -1 if it never closes. A plain loop: most strings
@@ -54,35 +55,10 @@ export class TooManyElements extends Error {
   }
 }
 
-/** Element bounds as [start, end) pairs in one flat array: a tuple per element cost more than the elements. */
-class Bounds {
-  private a = new Uint32Array(1024);
-  length = 0;
-  push(start: number, end: number): void {
-    if (this.length * 2 + 2 > this.a.length) {
-      const b = new Uint32Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.length * 2] = start;
-    this.a[this.length * 2 + 1] = end;
-    if (++this.length > MAX_LIST_ELEMENTS) throw new TooManyElements();
-  }
-  start(k: number): number {
-    return this.a[k * 2]!;
-  }
-  end(k: number): number {
-    return this.a[k * 2 + 1]!;
-  }
-  clear(): void {
-    this.length = 0;
-  }
-}
-
 interface Layout {
   open: number;
   close: number;
-  elements: Bounds;
+  elements: Ranges;
 }
 
 /** Where the top-level `data` array is, and where each of its elements starts and ends; undefined if unsure. */
@@ -110,7 +86,7 @@ function layout(buf: Buffer): Layout | undefined {
             j++;
             while (isSpace(buf[j])) j++;
             if (buf[j] !== OPEN_BRACKET) return undefined;
-            found = { open: j, close: -1, elements: new Bounds() };
+            found = { open: j, close: -1, elements: new Ranges(MAX_LIST_ELEMENTS, () => new TooManyElements()) };
             inData = true;
             elementStart = j + 1;
             depth = 2;
