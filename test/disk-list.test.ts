@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
 import { diskRecords, isDiskList, readDiskList } from '../core/disk-list.js';
 import { hasBigInt, parseJsonExact, stringifyJson } from '../core/exact-json.js';
 
@@ -35,12 +36,6 @@ async function expectSameOrUnsure(text: string, block: number): Promise<boolean>
   return true;
 }
 
-const envelope = fc.record({
-  status: fc.constantFrom('SUCCESS', 'ERROR'),
-  code: fc.integer(),
-  message: fc.string({ unit: 'grapheme' }),
-  data: fc.array(fc.jsonValue(), { maxLength: 8 }),
-});
 const block = fc.integer({ min: 1, max: 40 });
 
 describe('readDiskList: a spilled list read record by record (core/disk-list.ts)', () => {
@@ -54,17 +49,8 @@ describe('readDiskList: a spilled list read record by record (core/disk-list.ts)
   });
 
   test('any JSON text, and damaged envelopes: JSON.parse’s value or unsure (then the caller parses it whole)', async () => {
-    const damaged = fc
-      .tuple(envelope, fc.nat(), fc.constantFrom('delete', 'double', '"', '\\', ',', ']', '}', '[', ' '))
-      .map(([env, at, how]) => {
-        const text = JSON.stringify(env);
-        const i = at % text.length;
-        if (how === 'delete') return text.slice(0, i) + text.slice(i + 1);
-        if (how === 'double') return text.slice(0, i + 1) + text.slice(i);
-        return text.slice(0, i) + how + text.slice(i + 1);
-      });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.json(), damaged), block, async (text, b) => {
+      fc.asyncProperty(fc.oneof(fc.json(), damagedEnvelope), block, async (text, b) => {
         let parses = true;
         try {
           JSON.parse(Buffer.from(text, 'utf8').toString('utf8'));
