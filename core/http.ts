@@ -52,6 +52,7 @@ export class HttpClient {
   /** Bytes of bodies held in memory by requests in flight, and the lazily made directory bodies spill into. */
   private readonly bodies = {
     held: 0,
+    declared: 0,
     lane: new Lane(),
     dir: undefined as string | undefined,
     spillDir: (): string => (this.bodies.dir ??= mkdtempSync(join(tmpdir(), 'conformance-bodies-'))),

@@ -83,6 +83,7 @@ export function transfer(
                 `response body of ${declared} bytes (Content-Length) exceeds the ${max}-byte cap (max_body_bytes); not read`,
               ),
             );
+          else if (declared > 0) sink.expect(declared, DISK_LIST_BYTES);
         },
         onResponseData: (controller, chunk) => {
           // undici hands an empty chunk on resuming a paused body: pausing for it again would never end.
