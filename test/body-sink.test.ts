@@ -1,0 +1,82 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BodySink, Lane, type BodyPool } from '../core/body-sink.js';
+
+const MiB = 1024 * 1024;
+const dir = mkdtempSync(join(tmpdir(), 'body-sink-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const pool = (): BodyPool => ({ held: 0, declared: 0, lane: new Lane(), spillDir: () => dir });
+const bytes = (n: number, seed: number): Buffer => {
+  const b = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff;
+  return b;
+};
+/** Feeds a body in chunks of 64 KiB, awaiting the writes of a spilled one; returns the body taken back. */
+async function through(sink: BodySink, body: Buffer): Promise<Buffer> {
+  for (let at = 0; at < body.length; at += 64 * 1024) await sink.add(body.subarray(at, at + 64 * 1024));
+  return sink.onDisk ? sink.take(body.length) : sink.takeInMemory(body.length);
+}
+
+describe('BodySink: a body of declared length', () => {
+  it('goes into one buffer of that length, never to disk, and gives its budget back when taken', async () => {
+    const p = pool();
+    const sink = new BodySink(p);
+    const body = bytes(5 * MiB, 1);
+    sink.expect(body.length, 256 * MiB);
+    expect(p.declared).toBe(body.length);
+    const got = await through(sink, body);
+    expect(sink.onDisk).toBe(false);
+    expect(got.equals(body)).toBe(true);
+    expect(p.declared).toBe(0);
+    expect(p.held).toBe(0);
+  });
+
+  it('spills as any other body when the declared budget is taken by bodies still arriving', async () => {
+    const p = pool();
+    const first = new BodySink(p);
+    first.expect(60 * MiB, 256 * MiB);
+    const second = new BodySink(p);
+    second.expect(30 * MiB, 256 * MiB);
+    expect(p.declared).toBe(60 * MiB);
+    const body = bytes(30 * MiB, 2);
+    const got = await through(second, body);
+    expect(got.equals(body)).toBe(true);
+    first.discard();
+    expect(p.declared).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('keeps every byte of a body longer than it declared (the rest as ordinary chunks)', async () => {
+    const p = pool();
+    const sink = new BodySink(p);
+    const body = bytes(3 * MiB, 3);
+    sink.expect(2 * MiB, 256 * MiB);
+    const got = await through(sink, body);
+    expect(got.equals(body)).toBe(true);
+    expect(p.declared).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('returns only what arrived of a body shorter than it declared, and frees its buffer when discarded', async () => {
+    const p = pool();
+    const sink = new BodySink(p);
+    const body = bytes(2 * MiB, 4);
+    sink.expect(4 * MiB, 256 * MiB);
+    expect((await through(sink, body)).equals(body)).toBe(true);
+    const cut = new BodySink(p);
+    cut.expect(4 * MiB, 256 * MiB);
+    await cut.add(body.subarray(0, MiB));
+    cut.discard();
+    expect(p.declared).toBe(0);
+  });
+
+  it('leaves small bodies and disk-list sizes to the usual path', () => {
+    const p = pool();
+    new BodySink(p).expect(512 * 1024, 256 * MiB);
+    new BodySink(p).expect(300 * MiB, 256 * MiB);
+    expect(p.declared).toBe(0);
+  });
+});
