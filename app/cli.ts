@@ -13,18 +13,17 @@ import {
   type OptionGroup,
 } from '../core/config.js';
 import { tool } from '../core/paths.js';
-import { redactorFor } from '../core/run.js';
+import { redactorFor } from '../core/redact.js';
 import { readProgress } from '../core/progress.js';
 import { openStartGate } from '../core/start-gate.js';
 import type { SuiteOptions } from './suite-runner.js';
-import { preflight, SetupError } from './preflight.js';
 import { selectChecks } from './selection.js';
 import { listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
 import { didYouMean } from '../core/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
-import { ALL_CHECKS } from '../suites/index.js';
+import { loadCheckHeads } from './check-heads.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -198,8 +197,10 @@ async function runCommand(argv: string[]): Promise<number> {
     out(`${tool.name} ${tool.version}\n`);
     return 0;
   }
+  // The checks' heads, not the checks: their code loads in the checks' own process (app/check-heads.ts).
+  const heads = await loadCheckHeads();
   if (v.list) {
-    out(listText(ALL_CHECKS));
+    out(listText(heads));
     return 0;
   }
   setColour(
@@ -218,7 +219,7 @@ async function runCommand(argv: string[]): Promise<number> {
   const only = (v.only as string[] | undefined) ?? [];
   const skip = (v.skip as string[] | undefined) ?? [];
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
-  const selected = selectChecks(ALL_CHECKS, only, skip);
+  const selected = selectChecks(heads, only, skip);
 
   let config: Config;
   let stop: (() => Promise<void>) | undefined;
@@ -246,7 +247,7 @@ async function runCommand(argv: string[]): Promise<number> {
   const interruption = interruptions();
   try {
     // Known failures (--baseline): read before the run, so a bad file is a usage error that costs no requests.
-    const entries = config.baseline ? readBaseline(config.baseline, new Set(ALL_CHECKS.map((c) => c.id))) : undefined;
+    const entries = config.baseline ? readBaseline(config.baseline, new Set(heads.map((c) => c.id))) : undefined;
     const baseline = entries && entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
@@ -257,7 +258,7 @@ async function runCommand(argv: string[]): Promise<number> {
     let progress: Progress | undefined;
     const suiteOptions: SuiteOptions = {
       selected,
-      catalogue: ALL_CHECKS,
+      catalogue: heads,
       strict: config.strict,
       deadlineAt,
       interrupted: interruption.promise,
@@ -276,8 +277,13 @@ async function runCommand(argv: string[]): Promise<number> {
     const opening = runner.then((m) => m.openSuite(config, suiteOptions));
     const running = opening.then((o) => o.run());
     running.catch(() => undefined);
-    // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
+    // Preflight: every configured application authenticates, or the run stops here with one line (exit 3). Its
+    // modules (the HTTP client) load once Vitest is created and starting its process: before, they would delay it.
     let unverified: string[];
+    const { preflight, SetupError } = await opening.then(
+      () => import('./preflight.js'),
+      () => import('./preflight.js'),
+    );
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
@@ -299,9 +305,9 @@ async function runCommand(argv: string[]): Promise<number> {
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
-    if (selected.length < ALL_CHECKS.length)
+    if (selected.length < heads.length)
       out(
-        `Selection: ${selected.length} of ${ALL_CHECKS.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`,
+        `Selection: ${selected.length} of ${heads.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`,
       );
     if (!config.base_url.startsWith('https:'))
       out(

@@ -6,21 +6,12 @@ import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
 import { buildReport, withOutcome, type CatalogueEntry, type CheckRecord, type Report } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
-import type { Area, Level } from '../core/check.js';
+import type { CheckHead } from './check-heads.js';
 import { ResultCollector } from '../reporters/collect.js';
 import { REPORT_FILES, writeReports } from '../reporters/index.js';
 
 /** The compiled Vitest entry of a run (the CLI always runs from dist/). */
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
-
-/** What the runner knows of a check before it runs: enough to report it as not finished. */
-export interface CheckHead {
-  id: string;
-  title: string;
-  level: Level;
-  spec: string;
-  area: Area;
-}
 
 export interface SuiteOptions {
   /** The checks to run (the CLI has resolved --only and --skip against the catalogue). */

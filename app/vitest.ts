@@ -10,7 +10,8 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { resolveConfig, redactedConfig, type Config } from '../core/config.js';
-import { createRun, redactorFor } from '../core/run.js';
+import { createRun } from '../core/run.js';
+import { redactorFor } from '../core/redact.js';
 import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from '../core/declare-checks.js';
 import { ALL_CHECKS } from '../suites/index.js';
 

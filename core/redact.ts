@@ -37,6 +37,7 @@ export type SecretKind =
   | 'disabled-token';
 
 import { randomBytes } from 'node:crypto';
+import type { Config } from './config.js';
 
 /** Shorter secrets are words as much as secrets: see the module comment. */
 export const SAFE_SECRET_LENGTH = 8;
@@ -543,4 +544,17 @@ export class Redactor {
     }
     return root as T;
   }
+}
+
+/** A redactor that knows every configured secret. */
+export function redactorFor(config: Config): Redactor {
+  const r = new Redactor();
+  r.add(config.app.secret, 'public-key');
+  r.add(config.app.key, 'secret-key');
+  r.add(config.other_app?.secret, 'other-public-key');
+  r.add(config.other_app?.key, 'other-secret-key');
+  r.add(config.disabled_app?.secret, 'disabled-public-key');
+  r.add(config.disabled_app?.key, 'disabled-secret-key');
+  r.add(config.disabled_app?.token, 'disabled-token');
+  return r;
 }

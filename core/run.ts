@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import { HttpClient } from './http.js';
-import { Redactor } from './redact.js';
+import { redactorFor, type Redactor } from './redact.js';
 import { SharedRequests } from './api.js';
 import { runCheck, unmetRequirement } from './run-check.js';
 import { setQuoteFilter } from './quote.js';
@@ -8,19 +8,6 @@ import { writeProgress } from './progress.js';
 import type { Check, CheckResult } from './check.js';
 import type { Sweep } from './resources.js';
 import type { ExchangeSource } from './exchange-source.js';
-
-/** A redactor that knows every configured secret. */
-export function redactorFor(config: Config): Redactor {
-  const r = new Redactor();
-  r.add(config.app.secret, 'public-key');
-  r.add(config.app.key, 'secret-key');
-  r.add(config.other_app?.secret, 'other-public-key');
-  r.add(config.other_app?.key, 'other-secret-key');
-  r.add(config.disabled_app?.secret, 'disabled-public-key');
-  r.add(config.disabled_app?.key, 'disabled-secret-key');
-  r.add(config.disabled_app?.token, 'disabled-token');
-  return r;
-}
 
 /** The run's HTTP client; deadlineAt (epoch ms) ends every request when the run's deadline passes. */
 export function clientFor(
