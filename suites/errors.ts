@@ -140,15 +140,17 @@ function withFingerprint(key: string, assert: () => void): void {
 /** The success envelope of §4 rule 1; every other answer is an error by its envelope. */
 const isSuccessEnvelope = (r: Reply): boolean => successData(r).ok;
 
-/** GET of each list endpoint with query parameters (§4 rule 2). */
+/**
+ * GET of each list endpoint with query parameters (§4 rule 2). Each probe waits for the run's shared GET of its list:
+ * a conforming server answers it the same list, and two copies of a large merchant's 70 MB /orders arriving at once
+ * could not both be held while they arrive (core/body-sink.ts): one would go to disk and back.
+ */
 export async function listQueryProbes(ctx: CheckContext): Promise<Array<{ path: string; plain: Reply; query: Reply }>> {
   const token = await ctx.api.token();
   return Promise.all(
     LIST_PATHS.map(async (path) => {
-      const [plain, query] = await Promise.all([
-        ctx.api.get(path),
-        ctx.api.once(`errors:query:${path}`, { path, query: LIST_QUERY, token }),
-      ]);
+      const plain = await ctx.api.get(path);
+      const query = await ctx.api.once(`errors:query:${path}`, { path, query: LIST_QUERY, token });
       return { path, plain, query };
     }),
   );
