@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import pMap from 'p-map';
 import type { Config, Credentials } from './config.js';
 import type { ExchangeSource } from './exchange-source.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
@@ -410,7 +409,22 @@ export class Api {
    * of MB and cost more in garbage collection than the requests themselves. The first failure stops new items.
    */
   async each<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-    await pMap(items, fn, { concurrency: Math.max(1, this.shared.config.concurrency * 2) });
+    // A few workers taking the next index: p-map did the same with several promises and a Set per item, which cost
+    // 0.2 s of a large merchant's 40,000 details.
+    let next = 0;
+    let failed = false;
+    const worker = async (): Promise<void> => {
+      while (!failed && next < items.length) {
+        try {
+          await fn(items[next++]!);
+        } catch (e) {
+          failed = true;
+          throw e;
+        }
+      }
+    };
+    const lanes = Math.min(items.length, Math.max(1, this.shared.config.concurrency * 2));
+    await Promise.all(Array.from({ length: lanes }, worker));
   }
 
   /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who). */
