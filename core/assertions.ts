@@ -1,5 +1,5 @@
 import type { CheckContext } from './check.js';
-import { diskRecords, isDiskList } from './disk-list.js';
+import { diskRecords, eachElement, isDiskList } from './disk-list.js';
 import { Blocked } from './check-errors.js';
 import type { Reply } from './exchange.js';
 import { isRecord, successData, type Rec } from './api.js';
@@ -56,65 +56,86 @@ export function answeredData(r: Reply, what: string): unknown {
 }
 
 /**
- * Validates data against a schema, fails with the first errors, and notes fields the spec does not list (allowed:
- * a server may add fields). `many`: the data is a list of records, judged element by element; otherwise it is one
- * record, and an array is not one.
+ * Validates one record against a schema, fails with the first errors, and notes fields the spec does not list
+ * (allowed: a server may add fields). An array is not one record.
  */
-export function expectShape(
-  ctx: CheckContext,
-  schema: SchemaName,
-  value: unknown,
-  what: string,
-  at = '/data',
-  many = false,
-): void {
-  if (!many && Array.isArray(value))
+export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data'): void {
+  if (Array.isArray(value))
     return ctx.fail(`${what}: expected one ${schema} record at ${at}, got an array of ${value.length}`, [
       `${schema}:array`,
     ]);
-  const items: readonly unknown[] = many && Array.isArray(value) ? value : [value];
-  const path = (i: number): string => (many ? `${at}/${i}` : at);
+  const judge = new ShapeJudge(schema, at, false);
+  judge.add(value, 0);
+  judge.report(ctx, what, value, 1);
+}
+
+/** expectShape for a list of records, judged element by element in one pass (shared for a list read from disk). */
+export async function expectShapes(
+  ctx: CheckContext,
+  schema: SchemaName,
+  list: readonly unknown[],
+  what: string,
+  at = '/data',
+): Promise<void> {
+  const judge = new ShapeJudge(schema, at, true);
+  await eachElement(list, (v, i) => judge.add(v, i));
+  judge.report(ctx, what, list, list.length);
+}
+
+/** The shape verdict on records, taken one record at a time (a list read from disk is never held whole). */
+class ShapeJudge {
   // The problems of the first records are listed (up to SHAPE_PROBLEMS); past that, records are only counted as
   // matching or not: two million {} must not become eighteen million error objects.
-  const errors: SchemaError[] = [];
-  let invalid = 0;
-  let listed = 0;
-  for (let i = 0; i < items.length; i++) {
-    if (errors.length < SHAPE_PROBLEMS) {
-      const e = validate(schema, items[i], path(i));
+  private readonly errors: SchemaError[] = [];
+  private invalid = 0;
+  private listed = 0;
+  private readonly extra = new Set<string>();
+  private readonly label: string;
+  constructor(
+    private readonly schema: SchemaName,
+    private readonly at: string,
+    private readonly many: boolean,
+  ) {
+    this.label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
+  }
+
+  add(item: unknown, i: number): void {
+    if (this.errors.length < SHAPE_PROBLEMS) {
+      const e = validate(this.schema, item, this.many ? `${this.at}/${i}` : this.at);
       if (e.length) {
-        invalid++;
-        listed++;
-        errors.push(...e.slice(0, SHAPE_PROBLEMS - errors.length));
+        this.invalid++;
+        this.listed++;
+        this.errors.push(...e.slice(0, SHAPE_PROBLEMS - this.errors.length));
       }
-    } else if (!isValid(schema, items[i])) invalid++;
+    } else if (!isValid(this.schema, item)) this.invalid++;
+    // Extra fields are only worth a note on records that pass (a failure is reported instead).
+    if (!this.errors.length && this.extra.size <= 100)
+      for (const f of undeclaredFields(this.schema, item, this.label)) this.extra.add(f);
   }
-  if (errors.length) {
-    const counted =
-      errors.length < SHAPE_PROBLEMS
-        ? `${errors.length} problem${errors.length > 1 ? 's' : ''}`
-        : `${invalid} of ${items.length} record${items.length > 1 ? 's' : ''} with problems`;
-    // Fingerprints of the problems listed; the records only counted share one (a stable key, not their number).
-    const keys = errors.map((e) => shapeKey(schema, value, at, e));
-    ctx.fail(
-      `${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`,
-      invalid > listed ? [...keys, `${schema}:more-records`] : keys,
-    );
-  }
-  const label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
-  const extra = new Set<string>();
-  for (const v of items) {
-    for (const f of undeclaredFields(schema, v, label)) extra.add(f);
-    if (extra.size > 100) break;
-  }
-  if (extra.size) {
-    const list = [...extra];
-    ctx.note(
-      `${what}: fields the spec does not list (allowed): ${list
-        .slice(0, 10)
-        .map((f) => filtered(f))
-        .join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`,
-    );
+
+  report(ctx: CheckContext, what: string, value: unknown, count: number): void {
+    const { errors, schema, at } = this;
+    if (errors.length) {
+      const counted =
+        errors.length < SHAPE_PROBLEMS
+          ? `${errors.length} problem${errors.length > 1 ? 's' : ''}`
+          : `${this.invalid} of ${count} record${count > 1 ? 's' : ''} with problems`;
+      // Fingerprints of the problems listed; the records only counted share one (a stable key, not their number).
+      const keys = errors.map((e) => shapeKey(schema, value, at, e));
+      ctx.fail(
+        `${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`,
+        this.invalid > this.listed ? [...keys, `${schema}:more-records`] : keys,
+      );
+    }
+    if (this.extra.size) {
+      const list = [...this.extra];
+      ctx.note(
+        `${what}: fields the spec does not list (allowed): ${list
+          .slice(0, 10)
+          .map((f) => filtered(f))
+          .join(', ')}${list.length > 10 ? ` and ${list.length - 10}${list.length > 100 ? '+' : ''} more` : ''}`,
+      );
+    }
   }
 }
 

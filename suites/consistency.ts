@@ -6,6 +6,7 @@ import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { isIdLike, isIntegerValue } from '../core/exact-json.js';
 import { NetworkError } from '../core/exchange.js';
+import { eachElement } from '../core/disk-list.js';
 import {
   byId,
   compareRecords,
@@ -203,7 +204,9 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     if (!items) continue;
     lists++;
     const count = new Map<string, number>();
-    for (const i of items) if (isIdLike(i.id)) count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
+    await eachElement(items, (i) => {
+      if (isIdLike(i.id)) count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
+    });
     for (const [id, n] of count)
       if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
   }
@@ -283,14 +286,14 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
       found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`, recordKey('seat', s.id, 'merchant_id'));
   }
   // §2.4: order.merchant_id "can be an empty string".
-  for (const o of (await optionalList(ctx, '/orders')) ?? []) {
+  await eachElement((await optionalList(ctx, '/orders')) ?? [], (o) => {
     if (!fieldValid('order', 'merchant_id', o.merchant_id)) {
       skips.add('merchant_id is not a string (see ORD-01)', `order ${show(o.id)}`);
-      continue;
+      return;
     }
     if (o.merchant_id !== '' && o.merchant_id !== merchantId)
       found.add(`order ${show(o.id)} has merchant_id ${show(o.merchant_id)}`, recordKey('order', o.id, 'merchant_id'));
-  }
+  });
   skips.flush(ctx);
   if (found.length)
     ctx.fail(
@@ -324,10 +327,10 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let noSeatObject = 0;
-  for (const o of all) {
+  await eachElement(all, (o) => {
     if (!fieldValid('order', 'seat_id', o.seat_id)) {
       skips.add('seat_id is not an int (see ORD-01)', `order ${show(o.id)}`);
-      continue;
+      return;
     }
     const seat = o.seat;
     const seatId = isRecord(seat) && fieldValid('seat', 'id', seat.id) ? seat.id : undefined;
@@ -345,7 +348,7 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
         recordKey('order', o.id, 'seat_id'),
       );
     }
-  }
+  });
   if (noSeatObject) ctx.note(`${noSeatObject} order(s) name a seat_id but carry no seat object: nothing to compare`);
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary('orders disagree with their own seat', all.length), found.fingerprints);
@@ -387,7 +390,7 @@ interface Embedded {
  * gathered into one array: each would keep its order, and a list read from disk (core/disk-list.ts) would be held
  * whole after all.
  */
-type EmbeddedRecords = (each: (e: Embedded) => void, first: boolean) => void;
+type EmbeddedRecords = (each: (e: Embedded) => void, first: boolean) => Promise<void>;
 
 /**
  * CONS-08 and CONS-10: each embedded record equals its own record in the list (its detail where the list lacks it)
@@ -405,14 +408,14 @@ async function embeddedEqualRecords(
   const { noun } = RESOURCES[resource];
   const wanted = new Set<string>();
   let count = 0;
-  embedded((e) => {
+  await embedded((e) => {
     wanted.add(e.id);
     count++;
   }, true);
   const refs = await referenceRecords(ctx, resource, wanted);
   const found = new Findings();
   const remarks = new Remarks();
-  embedded((e) => {
+  await embedded((e) => {
     const ref = refs.get(e.id);
     // Worded only when said: a large merchant has hundreds of thousands of embedded records.
     const what = (): string => `order ${show(e.o.id)}'s ${noun} ${e.id}`;
@@ -446,13 +449,12 @@ const CONS_08: CheckDeclaration = {
 /** CONS-08: the seat embedded in an order equals its record in GET /seats (its detail where the list lacks it). */
 async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
-  const embedded: EmbeddedRecords = (each) => {
-    for (const o of all) {
+  const embedded: EmbeddedRecords = (each) =>
+    eachElement(all, (o) => {
       const seat = o.seat;
       // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
       if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id)) each({ o, rec: seat, id: String(seat.id) });
-    }
-  };
+    });
   await embeddedEqualRecords(
     ctx,
     'seats',
@@ -476,10 +478,10 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let lines = 0;
-  for (const o of await orders(ctx)) {
+  await eachElement(await orders(ctx), (o) => {
     if (!Array.isArray(o.dishes)) {
       skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
-      continue;
+      return;
     }
     for (const d of o.dishes) {
       if (!isRecord(d) || !isRecord(d.pivot)) {
@@ -499,7 +501,7 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
           `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.dish_id`,
         );
     }
-  }
+  });
   skips.flush(ctx);
   if (found.length)
     ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);
@@ -519,18 +521,17 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   const skips = new Skips();
   const all = await orders(ctx);
   // The lines that cannot be compared are said once, on the first pass.
-  const embedded: EmbeddedRecords = (each, first) => {
-    for (const o of all) {
+  const embedded: EmbeddedRecords = (each, first) =>
+    eachElement(all, (o) => {
       if (!Array.isArray(o.dishes)) {
         if (first) skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
-        continue;
+        return;
       }
       for (const d of o.dishes) {
         if (isRecord(d) && isIdLike(d.id)) each({ o, rec: d, id: String(d.id) });
         else if (first) skips.add('an order line without a dish id (see ORD-01)', `order ${show(o.id)}`);
       }
-    }
-  };
+    });
   await embeddedEqualRecords(
     ctx,
     'dishes',
@@ -575,7 +576,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
       if (!isIdLike(id) || refs.has(String(id))) return;
       refs.set(String(id), listed.has(String(id)) ? isListed : { where: where(), ...(rec ? { rec } : {}) });
     };
-    for (const o of all) {
+    await eachElement(all, (o) => {
       if (resource === 'dishes') {
         for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
           if (!isRecord(d)) continue;
@@ -587,7 +588,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
         if (sid !== undefined) ref(sid, () => `order ${show(o.id)}'s seat_id`);
         if (isRecord(o.seat) && o.seat_id !== 0) ref(o.seat.id, () => `order ${show(o.id)}'s seat`, o.seat);
       }
-    }
+    });
     named += refs.size;
     const missing = [...refs].filter(([id]) => !listed.has(id));
     const asked = missing.slice(0, MAX_FALLBACK_DETAILS);
@@ -637,19 +638,19 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   let compared = 0;
   let nonNumeric = 0;
-  for (const o of all) {
+  await eachElement(all, (o) => {
     const sid = seatIdOf(o);
-    if (sid === undefined || !fieldValid('order', 'order_table_number', o.order_table_number)) continue;
+    if (sid === undefined || !fieldValid('order', 'order_table_number', o.order_table_number)) return;
     // An embedded seat of another id is CONS-07's finding; without an embedded seat, the listed one is used.
-    if (isRecord(o.seat) && !sameId(o.seat.id, sid)) continue;
+    if (isRecord(o.seat) && !sameId(o.seat.id, sid)) return;
     const seat = isRecord(o.seat) ? o.seat : seats.get(String(sid));
-    if (!seat) continue;
+    if (!seat) return;
     const tn = seat.table_number;
     const n =
       typeof tn === 'number' ? tn : typeof tn === 'string' && /^\s*-?[0-9]+\s*$/.test(tn) ? Number(tn) : undefined;
     if (n === undefined) {
       nonNumeric++;
-      continue;
+      return;
     }
     compared++;
     if (n !== o.order_table_number)
@@ -657,7 +658,7 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
         `order ${show(o.id)} has order_table_number ${show(o.order_table_number)}, its seat ${sid} has table_number ${show(tn)}`,
         recordKey('order', o.id, 'order_table_number'),
       );
-  }
+  });
   if (nonNumeric)
     ctx.note(
       `${nonNumeric} order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number`,

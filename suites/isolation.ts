@@ -8,6 +8,7 @@ import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
 import { isIdLike } from '../core/exact-json.js';
+import { eachElement } from '../core/disk-list.js';
 import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS } from './support/compare.js';
 
 /**
@@ -84,13 +85,13 @@ function theirRecords(
  * Their orders' order_number by id, as theirRecords would pair them (the first record of an id, mine left out):
  * only the number is compared, so a list read from disk (core/disk-list.ts) is not held whole.
  */
-function theirOrderNumbers(items: readonly Rec[] | undefined, mine: Tenant): Map<string, unknown> {
+async function theirOrderNumbers(items: readonly Rec[] | undefined, mine: Tenant): Promise<Map<string, unknown>> {
   const m = new Map<string, unknown>();
-  for (const o of items ?? []) {
-    if (orderMark(o, mine)) continue;
+  await eachElement(items ?? [], (o) => {
+    if (orderMark(o, mine)) return;
     const k = isIdLike(o.id) ? String(o.id) : undefined;
     if (k !== undefined && !m.has(k)) m.set(k, o.order_number);
-  }
+  });
   return m;
 }
 
@@ -262,7 +263,7 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   const orders = await listOf(ctx, '/orders', me);
   if (orders) {
     looked++;
-    for (const o of orders) {
+    await eachElement(orders, (o) => {
       const leaked =
         ownerMark(o, theirs) ??
         (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id)))
@@ -270,7 +271,7 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
           : undefined);
       if (leaked) {
         says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id));
-        continue;
+        return;
       } // its seat and dishes come with it
       if (isRecord(o.seat)) {
         const why = theirRecord('seat', o.seat, theirSeats, theirs);
@@ -291,7 +292,7 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
             `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`,
           );
       }
-    }
+    });
   }
   if (!looked) throw new Blocked(`no response of ${me.label} to look into`);
   if (found.length)

@@ -3,9 +3,10 @@ import { isRecord } from '../core/api.js';
 import { RESOURCES, type Resource } from '../core/resources.js';
 import { detailPath } from '../core/endpoints.js';
 import { formatErrors, isValid, validate } from '../core/schemas.js';
-import { answeredData, expectShape, expectSuccess, records } from '../core/assertions.js';
+import { answeredData, expectShape, expectShapes, expectSuccess, records } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { Findings } from '../core/findings.js';
+import { eachElement } from '../core/disk-list.js';
 
 /** §4 endpoints 3, 5, 7: the list answers an array of records of the resource's shape. */
 function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: string): CheckDeclaration {
@@ -19,7 +20,7 @@ function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: st
       const data = answeredData(await ctx.api.get(path), `GET ${path}`);
       if (!Array.isArray(data))
         return ctx.fail(`GET ${path}: expected data to be an array, got ${data === null ? 'null' : typeof data}`);
-      expectShape(ctx, schema, data, `GET ${path}`, '/data', true);
+      await expectShapes(ctx, schema, data, `GET ${path}`);
       if (data.length === 0) ctx.note(`GET ${path} is empty: the record checks built on it had nothing to check`);
     },
   };
@@ -100,7 +101,7 @@ export const resourceChecks: Check[] = [
         // The first few problems as text, the rest counted (two million orders must not become two million strings).
         const problems: string[] = [];
         let problemCount = 0;
-        orders.forEach((o, i) => {
+        await eachElement(orders, (o, i) => {
           if (problemCount >= 3) {
             if (!isValid('device#/$defs/complete', o.device)) problemCount++;
             return;

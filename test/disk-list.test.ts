@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
-import { diskRecords, isDiskList, readDiskList } from '../core/disk-list.js';
+import { diskRecords, eachElement, isDiskList, readDiskList } from '../core/disk-list.js';
 import { hasBigInt, parseJsonExact, stringifyJson } from '../core/exact-json.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'disk-list-test-'));
@@ -112,5 +112,60 @@ describe('readDiskList: a spilled list read record by record (core/disk-list.ts)
     expect(isDiskList(records)).toBe(true);
     expect([...records]).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
     expect(records.filter((r) => (r as { id: number }).id > 1).length).toBe(2);
+  });
+});
+
+describe('eachElement: one pass over a disk list for the checks that ask at once', () => {
+  const visited = (list: readonly unknown[]) => {
+    const seen: Array<[unknown, number]> = [];
+    return { seen, done: eachElement(list, (v, i) => void seen.push([v, i])) };
+  };
+
+  test('every element in order, with its index, as the array reads it; the same for a list in memory', async () => {
+    await fc.assert(
+      fc.asyncProperty(envelope, block, async (env, b) => {
+        const { list } = await read(JSON.stringify(env), b);
+        for (const data of [list!.json.data as unknown[], diskRecords(list!.json.data as unknown[]), env.data]) {
+          const { seen, done } = visited(data);
+          await done;
+          expect(seen).toEqual([...data].map((v, i) => [v, i]));
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('callers in the same turn share one pass (one parse per element); a later caller gets a pass of its own', async () => {
+    const { list } = await read('{"data":[1,{"id":1},"x",{"id":2},null,[],{"id":3}]}', 4);
+    const records = diskRecords(list!.json.data as unknown[]);
+    expect(diskRecords(list!.json.data as unknown[]), 'one view per list').toBe(records);
+    const a = visited(records);
+    const b = visited(records);
+    await Promise.all([a.done, b.done]);
+    expect(a.seen.map(([v]) => v)).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    // The very objects: each element was parsed once for both.
+    a.seen.forEach(([v], i) => expect(b.seen[i]![0]).toBe(v));
+    const c = visited(records);
+    await c.done;
+    expect(c.seen.map(([v]) => v)).toEqual(a.seen.map(([v]) => v));
+    expect(c.seen[0]![0]).not.toBe(a.seen[0]![0]);
+  });
+
+  test('a caller that throws leaves the pass with what it threw; the others see every element', async () => {
+    const { list } = await read('{"data":[{"id":1},{"id":2},{"id":3}]}', 3);
+    const data = list!.json.data as unknown[];
+    const boom = new Error('boom');
+    const thrower = eachElement(data, (_, i) => {
+      if (i === 1) throw boom;
+    });
+    const other = visited(data);
+    await expect(thrower).rejects.toBe(boom);
+    await other.done;
+    expect(other.seen.map(([, i]) => i)).toEqual([0, 1, 2]);
+    await expect(
+      eachElement([1, 2], () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
   });
 });
