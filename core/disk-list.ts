@@ -80,9 +80,13 @@ class DiskRecords {
   }
 }
 
-const lists = new WeakMap<object, DiskRecords>();
-/** The indices a view shows, for the views of a list of mixed elements (diskRecords). */
-const shown = new WeakMap<object, Uint32Array>();
+/** A disk list's array as its readers see it: the records behind it, how many it shows, and its i-th element. */
+interface DiskView {
+  records: DiskRecords;
+  length: number;
+  read(i: number): unknown;
+}
+const lists = new WeakMap<object, DiskView>();
 const closer = new FinalizationRegistry<DiskRecords>((r) => r.close());
 
 const indexOf = (key: string | symbol, length: number): number => {
@@ -131,8 +135,7 @@ function diskArray(records: DiskRecords, only?: Uint32Array, owner?: unknown[]):
       return false;
     },
   });
-  lists.set(proxy, records);
-  if (only) shown.set(proxy, only);
+  lists.set(proxy, { records, length, read });
   return proxy;
 }
 
@@ -144,7 +147,7 @@ const recordViews = new WeakMap<object, unknown[]>();
 
 /** The JSON objects of a disk list, as a disk list (itself when every element is one). */
 export function diskRecords(list: unknown[]): unknown[] {
-  const r = lists.get(list)!;
+  const r = lists.get(list)!.records;
   if (!r.objects) return list;
   const made = recordViews.get(list);
   if (made) return made;
@@ -178,7 +181,8 @@ const PASS_SLICE_MS = 50;
  * list is walked at once.
  */
 export function eachElement<T>(list: readonly T[], visit: (v: T, i: number) => void): Promise<void> {
-  if (!isDiskList(list)) {
+  const view = lists.get(list);
+  if (!view) {
     try {
       for (let i = 0; i < list.length; i++) visit(list[i]!, i);
       return Promise.resolve();
@@ -192,20 +196,19 @@ export function eachElement<T>(list: readonly T[], visit: (v: T, i: number) => v
       waiting.set(list, (callers = []));
       setImmediate(() => {
         waiting.delete(list);
-        void sharedPass(lists.get(list)!, shown.get(list), callers!);
+        void sharedPass(view, callers!);
       });
     }
     callers.push({ visit: visit as Visitor['visit'], resolve, reject });
   });
 }
 
-async function sharedPass(records: DiskRecords, only: Uint32Array | undefined, callers: Visitor[]): Promise<void> {
+async function sharedPass(view: DiskView, callers: Visitor[]): Promise<void> {
   let live = callers;
-  const length = only ? only.length : records.length;
   let yieldAt = performance.now() + PASS_SLICE_MS;
   try {
-    for (let i = 0; i < length && live.length; i++) {
-      const v = records.at(only ? only[i]! : i);
+    for (let i = 0; i < view.length && live.length; i++) {
+      const v = view.read(i);
       let thrown: Set<Visitor> | undefined;
       for (const c of live) {
         try {
