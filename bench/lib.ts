@@ -457,7 +457,8 @@ function row(
   note?: string,
   latencyMs?: number,
 ): Row {
-  const wall = median(samples.map((s) => s.wall_ms));
+  // Rounded first, so the rate and ratio printed are those of the wall time printed beside them.
+  const wall = Math.round(median(samples.map((s) => s.wall_ms)));
   const requests = median(samples.map((s) => s.requests));
   const rss = samples.map((s) => s.peak_rss_mib).filter((x): x is number => x !== null);
   return {
@@ -681,7 +682,7 @@ async function atLatency(
     }
   }
   const requests = median(full.map((x) => x.requests));
-  const physical = (requests * ms) / o.concurrency + floor0.wall_ms;
+  const physical = Math.round((requests * ms) / o.concurrency + floor0.wall_ms);
   const physicalRow: Row = {
     size,
     tool: 'physical',
