@@ -4,7 +4,7 @@ import { isRecord, type Rec } from '../core/api.js';
 import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Noun, type Resource } from '../core/resources.js';
 import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
-import { isIdLike, isIntegerValue } from '../core/exact-json.js';
+import { idKey, isIdLike, isIntegerValue } from '../core/exact-json.js';
 import { NetworkError } from '../core/exchange.js';
 import { eachElement } from '../core/disk-list.js';
 import {
@@ -203,12 +203,17 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     const items = await optionalList(ctx, path);
     if (!items) continue;
     lists++;
-    const count = new Map<string, number>();
+    // A Set of every id and counts of the repeated ones only: 500,000 orders' ids as numbers, not a count each.
+    const seen = new Set<number | string>();
+    const repeated = new Map<number | string, number>();
     await eachElement(items, (i) => {
-      if (isIdLike(i.id)) count.set(String(i.id), (count.get(String(i.id)) ?? 0) + 1);
+      if (!isIdLike(i.id)) return;
+      const k = idKey(i.id);
+      if (seen.has(k)) repeated.set(k, (repeated.get(k) ?? 1) + 1);
+      else seen.add(k);
     });
-    for (const [id, n] of count)
-      if (n > 1) found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
+    for (const [id, n] of repeated)
+      found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
   }
   if (!lists) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
   if (found.length)
@@ -362,20 +367,25 @@ async function referenceRecords(
   ctx: CheckContext,
   resource: Resource,
   wanted: Set<string>,
-): Promise<Map<string, { rec: Rec; source: string }>> {
-  // Each reference says where it came from, so a finding names what it really compared with.
-  const map = new Map(
-    [...byId(await ctx.api.list(`/${resource}`))].map(([id, rec]) => [id, { rec, source: `GET /${resource}` }]),
-  );
-  const missing = [...wanted].filter((id) => !map.has(id));
-  const fetched = missing.slice(0, MAX_FALLBACK_DETAILS);
+): Promise<(id: string) => { rec: Rec; source: string } | undefined> {
+  // The list's shared index, and beside it the few details asked: not a copy of the index (200,000 dishes).
+  const listed = byId(await ctx.api.list(`/${resource}`));
+  const details = new Map<string, Rec>();
+  const fetched = [...wanted].filter((id) => !listed.has(id)).slice(0, MAX_FALLBACK_DETAILS);
   await Promise.all(
     fetched.map(async (id) => {
       const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
-      if (d && sameId(d.id, id)) map.set(id, { rec: d, source: `GET ${detailPath(resource, id)}` });
+      if (d && sameId(d.id, id)) details.set(id, d);
     }),
   );
-  return map;
+  // Each reference says where it came from, so a finding names what it really compared with.
+  const listSource = `GET /${resource}`;
+  return (id) => {
+    const rec = listed.get(id);
+    if (rec) return { rec, source: listSource };
+    const d = details.get(id);
+    return d && { rec: d, source: `GET ${detailPath(resource, id)}` };
+  };
 }
 
 /** A record embedded in an order, and its id: the key of its own record in the list (or its detail). */
@@ -416,7 +426,7 @@ async function embeddedEqualRecords(
   const found = new Findings();
   const remarks = new Remarks();
   await embedded((e) => {
-    const ref = refs.get(e.id);
+    const ref = refs(e.id);
     // Worded only when said: a large merchant has hundreds of thousands of embedded records.
     const what = (): string => `order ${show(e.o.id)}'s ${noun} ${e.id}`;
     if (!ref) {

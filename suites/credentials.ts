@@ -58,15 +58,29 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
   }
 }
 
+/** The checks that share each scan: once both have read it, it is dropped. */
+type Scanner = 'SEC-01' | 'SEC-02';
+interface Scan {
+  strings: Set<string>;
+  keys: Set<string>;
+  readBy: Set<Scanner>;
+}
+
 /**
  * The distinct strings and key names of a reply's tree, gathered once and shared by SEC-01 and SEC-02: a large
  * merchant's /orders has millions of members, and walking them with paths costs several times a parse. A tree is
- * walked with paths only when its distinct values show a finding (or, for /auth, its own echoed credentials).
+ * walked with paths only when its distinct values show a finding (or, for /auth, its own echoed credentials). Kept
+ * until the other check has read it too, not as long as the tree: the lists live through the run, and the distinct
+ * strings of ten times the large merchant's /orders are 28 MB.
  */
-const scans = new WeakMap<object, { strings: Set<string>; keys: Set<string> }>();
-function scanOf(tree: unknown): { strings: Set<string>; keys: Set<string> } {
+const scans = new WeakMap<object, Scan>();
+function scanOf(tree: unknown, reader: Scanner): { strings: Set<string>; keys: Set<string> } {
   const cached = typeof tree === 'object' && tree !== null ? scans.get(tree) : undefined;
-  if (cached) return cached;
+  if (cached) {
+    cached.readBy.add(reader);
+    if (cached.readBy.size === 2) scans.delete(tree as object);
+    return cached;
+  }
   const strings = new Set<string>();
   const keys = new Set<string>();
   const gather = (root: unknown): void => {
@@ -96,7 +110,7 @@ function scanOf(tree: unknown): { strings: Set<string>; keys: Set<string> } {
     }
   };
   gather(tree);
-  const out = { strings, keys };
+  const out = { strings, keys, readBy: new Set([reader]) };
   if (typeof tree === 'object' && tree !== null) scans.set(tree, out);
   return out;
 }
@@ -178,7 +192,7 @@ export const credentialChecks = defineChecks('auth', [
       const keys = new Set<string>();
       const n = await replies(ctx, (what, reply, who) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
-        const { strings } = scanOf(reply.json);
+        const { strings } = scanOf(reply.json, 'SEC-01');
         if (
           !auth &&
           !secrets.some((s) => {
@@ -219,7 +233,7 @@ export const credentialChecks = defineChecks('auth', [
       const found = new Map<string, string>();
       const n = await replies(ctx, (what, reply) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
-        const { strings, keys } = scanOf(reply.json);
+        const { strings, keys } = scanOf(reply.json, 'SEC-02');
         const suspect =
           [...keys].some((k) => CREDENTIAL_NAME.test(k)) || [...strings].some((v) => PASSWORD_HASH.test(v));
         if (!suspect) return;

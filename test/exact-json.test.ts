@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { hasLongDigitRun, parseJsonExact, stringifyJson, withNumbers } from '../core/exact-json.js';
+import { hasLongDigitRun, idKey, parseJsonExact, stringifyJson, withNumbers } from '../core/exact-json.js';
 import { parseJsonBuffer } from '../core/json-buffer.js';
 import { validate } from '../core/schemas.js';
 import { show } from '../core/quote.js';
@@ -100,5 +100,24 @@ test('hasLongDigitRun finds a run of 16 digits wherever it sits, and only such a
       },
     ),
     { numRuns: 2000 },
+  );
+});
+
+test('idKey: two ids share a key exactly when their texts are equal (5, "5" and 5n alike; "05", 1e15, 2^60 as text)', () => {
+  const id = fc.oneof(
+    fc.integer({ min: -1e6, max: 1e6 }),
+    fc.integer({ min: -1e6, max: 1e6 }).map(String),
+    fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }),
+    fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }).map(String),
+    fc.double(),
+    fc.constantFrom(-0, 0, '0', '-0', '05', '', ' 5', '5.0', 1e15, '1000000000000000', 999999999999999, 2 ** 60, '1e+21', 1e21),
+    fc.string({ maxLength: 4 }),
+  );
+  fc.assert(
+    fc.property(id, id, (a, b) => {
+      // A Set compares keys as SameValueZero does.
+      expect(new Set([idKey(a)]).has(idKey(b))).toBe(String(a) === String(b));
+    }),
+    { numRuns: 5000 },
   );
 });

@@ -155,12 +155,21 @@ export async function optionalList(ctx: CheckContext, path: ListPath): Promise<r
   }
 }
 
-/** Records by id (as text); the first of duplicate ids wins (duplicates are CONS-04's finding). */
-export function byId(items: readonly Rec[]): Map<string, Rec> {
+/** One index per list, however many checks pair its records: at 200,000 dishes each index is some 11 MB. */
+const indexes = new WeakMap<readonly Rec[], ReadonlyMap<string, Rec>>();
+
+/**
+ * Records by id (as text); the first of duplicate ids wins (duplicates are CONS-04's finding). Built once per list
+ * and shared by every caller, hence read-only.
+ */
+export function byId(items: readonly Rec[]): ReadonlyMap<string, Rec> {
+  const known = indexes.get(items);
+  if (known) return known;
   const m = new Map<string, Rec>();
   for (const i of items) {
     const k = isIdLike(i.id) ? String(i.id) : undefined;
     if (k !== undefined && !m.has(k)) m.set(k, i);
   }
+  indexes.set(items, m);
   return m;
 }
