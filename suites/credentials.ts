@@ -11,7 +11,7 @@ import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../co
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
-import { isDiskList } from '../core/disk-list.js';
+import { eachElement, isDiskList } from '../core/disk-list.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),
@@ -58,65 +58,66 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
   }
 }
 
-/** The checks that share each scan: once both have read it, it is dropped. */
-type Scanner = 'SEC-01' | 'SEC-02';
-interface Scan {
-  strings: Set<string>;
-  keys: Set<string>;
-  readBy: Set<Scanner>;
-}
-
 /**
- * The distinct strings and key names of a reply's tree, gathered once and shared by SEC-01 and SEC-02: a large
- * merchant's /orders has millions of members, and walking them with paths costs several times a parse. A tree is
- * walked with paths only when its distinct values show a finding (or, for /auth, its own echoed credentials). Kept
- * until the other check has read it too, not as long as the tree: the lists live through the run, and the distinct
- * strings of ten times the large merchant's /orders are 28 MB.
+ * Whether a string or a key name of a reply's tree passes a test: the cheap look at every member, before a walk with
+ * paths (a large merchant's /orders has millions of members, and building their paths costs several times a parse)
+ * for the few trees that show a finding. A list read from disk is read in the pass the checks woken by its arrival
+ * share (eachElement), not in one of its own. Nothing is gathered: the distinct strings of ten times the large
+ * merchant's /orders held 28 MB, and one regular expression per string costs less than adding it to a Set.
  */
-const scans = new WeakMap<object, Scan>();
-function scanOf(tree: unknown, reader: Scanner): { strings: Set<string>; keys: Set<string> } {
-  const cached = typeof tree === 'object' && tree !== null ? scans.get(tree) : undefined;
-  if (cached) {
-    cached.readBy.add(reader);
-    if (cached.readBy.size === 2) scans.delete(tree as object);
-    return cached;
-  }
-  const strings = new Set<string>();
-  const keys = new Set<string>();
-  const gather = (root: unknown): void => {
+async function anyMember(
+  tree: unknown,
+  string: (v: string) => boolean,
+  key: (k: string) => boolean = () => false,
+): Promise<boolean> {
+  // Key names repeat in every record: each is tested once.
+  const keys = new Map<string, boolean>();
+  const diskLists: unknown[][] = [];
+  let found = false;
+  const look = (root: unknown): void => {
     // Iterative: a hostile body may nest deeper than the stack.
     const stack: unknown[] = [root];
-    while (stack.length) {
+    while (stack.length && !found) {
       const v = stack.pop();
       if (typeof v === 'string') {
-        strings.add(v);
+        found = string(v);
         continue;
       }
       if (typeof v !== 'object' || v === null) continue;
-      // A list read from disk: one record at a time (core/disk-list.ts).
+      // A list read from disk: one record at a time (core/disk-list.ts), after the rest of the tree.
       if (isDiskList(v)) {
-        for (let i = 0; i < v.length; i++) gather(v[i]);
+        diskLists.push(v);
         continue;
       }
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) stack.push(v[i]);
         continue;
       }
-      const ks = Object.keys(v);
-      for (let i = 0; i < ks.length; i++) {
-        keys.add(ks[i]!);
-        stack.push((v as Record<string, unknown>)[ks[i]!]);
+      for (const k of Object.keys(v)) {
+        let named = keys.get(k);
+        if (named === undefined) keys.set(k, (named = key(k)));
+        if (named) found = true;
+        stack.push((v as Record<string, unknown>)[k]);
       }
     }
   };
-  gather(tree);
-  const out = { strings, keys, readBy: new Set([reader]) };
-  if (typeof tree === 'object' && tree !== null) scans.set(tree, out);
-  return out;
+  look(tree);
+  for (const list of diskLists)
+    await eachElement(list, (rec) => {
+      if (!found) look(rec);
+    });
+  return found;
 }
 
+/** A pattern that matches any of the values, taken literally. */
+const anyOf = (values: readonly string[]): RegExp =>
+  new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+
 /** The successful replies of the run a check can read: /auth of each application, endpoints 2–7, every detail. */
-async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who: Who) => void): Promise<number> {
+async function replies(
+  ctx: CheckContext,
+  each: (what: string, reply: Reply, who: Who) => Promise<void>,
+): Promise<number> {
   let n = 0;
   const take = async (what: string, who: Who, get: () => Promise<Reply>): Promise<void> => {
     let r: Reply;
@@ -131,7 +132,7 @@ async function replies(ctx: CheckContext, each: (what: string, reply: Reply, who
     }
     if (!successData(r).ok) return; // only answers that carry data; refusals are the UNAUTH checks'
     n++;
-    each(what, r, who);
+    await each(what, r, who);
   };
   for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
     const as = who === 'app' ? '' : ` (${who})`;
@@ -188,19 +189,12 @@ export const credentialChecks = defineChecks('auth', [
         ...(c.disabled_app?.token ? [{ what: "disabled_app's token", value: c.disabled_app.token }] : []),
         ...ctx.api.issuedTokens().map((t) => ({ what: `a token issued to ${t.who}`, value: t.token })),
       ].filter((s) => s.value.length >= 4);
+      const leak = anyOf(secrets.map((s) => s.value));
       const found: string[] = [];
       const keys = new Set<string>();
-      const n = await replies(ctx, (what, reply, who) => {
+      const n = await replies(ctx, async (what, reply, who) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
-        const { strings } = scanOf(reply.json, 'SEC-01');
-        if (
-          !auth &&
-          !secrets.some((s) => {
-            for (const v of strings) if (v.includes(s.value)) return true;
-            return false;
-          })
-        )
-          return;
+        if (!auth && !(secrets.length && (await anyMember(reply.json, (v) => leak.test(v))))) return;
         walk(reply.json, (path, _key, v) => {
           if (typeof v !== 'string') return;
           for (const s of secrets) {
@@ -231,11 +225,13 @@ export const credentialChecks = defineChecks('auth', [
       'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
     async run(ctx) {
       const found = new Map<string, string>();
-      const n = await replies(ctx, (what, reply) => {
+      const n = await replies(ctx, async (what, reply) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
-        const { strings, keys } = scanOf(reply.json, 'SEC-02');
-        const suspect =
-          [...keys].some((k) => CREDENTIAL_NAME.test(k)) || [...strings].some((v) => PASSWORD_HASH.test(v));
+        const suspect = await anyMember(
+          reply.json,
+          (v) => PASSWORD_HASH.test(v),
+          (k) => CREDENTIAL_NAME.test(k),
+        );
         if (!suspect) return;
         walk(reply.json, (path, key, v) => {
           if (key === undefined) return;
