@@ -3,7 +3,7 @@
  * parsed big bodies shared between identical answers.
  */
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 
 /**
@@ -48,6 +48,8 @@ export class Lane {
 /** What all requests' sinks share: bytes held in memory, the lane for bodies past the budget, the spill folder. */
 export interface BodyPool {
   held: number;
+  /** Big bodies already parsed, by content: a spilled body found there is not read again. */
+  bigBodies: BigBodies;
   /** Bytes of the buffers allocated for bodies of declared length (DECLARED_BUDGET_BYTES). */
   declared: number;
   lane: Lane;
@@ -66,6 +68,8 @@ export class BodySink {
   private laned = false;
   /** Set by discard(): a spill still opening its file must close and remove it (not leave it to the GC). */
   private discarded = false;
+  /** The content hash of a body that goes to disk, as its bytes arrive (BigBodies.key of the same bytes). */
+  private hash: Hash | undefined;
 
   constructor(private readonly pool: BodyPool) {}
 
@@ -100,6 +104,12 @@ export class BodySink {
       this.pool.held += chunk.length;
       return undefined;
     }
+    // Hashed here, in the order the chunks came: the writes to the file are awaited one after another.
+    if (!this.hash) {
+      this.hash = createHash('sha256');
+      for (const c of this.chunks) this.hash.update(c);
+    }
+    this.hash.update(chunk);
     return this.toDisk(chunk);
   }
 
@@ -171,14 +181,18 @@ export class BodySink {
     }
   }
 
-  /** The file of a body that went to disk, handed over whole: the caller reads it and removes it. */
-  async takeFile(): Promise<string> {
+  /**
+   * The file of a body that went to disk, handed over whole (the caller reads it and removes it), and the key of its
+   * content (BigBodies.key of the same `total` bytes).
+   */
+  async takeFile(total: number): Promise<{ path: string; key: string }> {
     await this.file!.close();
     this.file = undefined;
     const path = this.path!;
     this.path = undefined;
+    const key = `${total}:${this.hash!.digest('base64')}`;
     await this.discard();
-    return path;
+    return { path, key };
   }
 
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */

@@ -254,11 +254,13 @@ export async function readDiskList(
   headBytes: number,
   /** Bytes read at a time (the tests cut small bodies into many blocks). */
   blockBytes = BLOCK,
+  /** The content's key when it was hashed already, as the body arrived; else the scan hashes it. */
+  key?: string,
 ): Promise<DiskListBody | undefined> {
   const fd = openSync(path, 'r');
   let kept = false;
   try {
-    const scanned = await scan(fd, bytes, headBytes, blockBytes);
+    const scanned = await scan(fd, bytes, headBytes, blockBytes, key);
     if (!scanned) return undefined;
     unlinkSync(path);
     const records = new DiskRecords(fd, scanned.ranges.a, scanned.ranges.length, scanned.objects, blockBytes);
@@ -287,8 +289,14 @@ interface Scanned {
  * One pass over the file: UTF-8, the envelope's layout, each element parsed once, the hash. A block at a time,
  * awaiting each read, so the run's other requests go on meanwhile (a 716 MB list takes seconds).
  */
-async function scan(fd: number, bytes: number, headBytes: number, blockBytes: number): Promise<Scanned | undefined> {
-  const hash = createHash('sha256');
+async function scan(
+  fd: number,
+  bytes: number,
+  headBytes: number,
+  blockBytes: number,
+  key: string | undefined,
+): Promise<Scanned | undefined> {
+  const hash = key === undefined ? createHash('sha256') : undefined;
   const block = Buffer.allocUnsafe(blockBytes);
   const head: Buffer[] = [];
   let headLength = 0;
@@ -343,7 +351,7 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
     const { bytesRead: n } = await readAt(fd, block, 0, Math.min(blockBytes, bytes - pos), pos);
     if (n <= 0) return undefined;
     const buf = block.subarray(0, n);
-    hash.update(buf);
+    hash?.update(buf);
     if (headLength < headBytes) {
       const h = Buffer.from(buf.subarray(0, headBytes - headLength));
       head.push(h);
@@ -362,7 +370,23 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
     const openBefore = open;
     const closeBefore = close;
 
+    // Where the next backslash of this block is (n: none), found once for all the strings before it.
+    let nextBackslash = -1;
     for (let i = 0; i < n; i++) {
+      // Inside an element's string only its end matters: the bytes up to the closing quote are skipped by indexOf
+      // (most of a list's bytes), unless a backslash comes first.
+      if (inString && !escaped && depth !== 1) {
+        if (nextBackslash < i) nextBackslash = indexOrEnd(buf, BACKSLASH, i, n);
+        const quote = indexOrEnd(buf, QUOTE, i, n);
+        if (quote < nextBackslash) {
+          inString = false;
+          i = quote;
+          continue;
+        }
+        // Neither: the string goes on in the next block.
+        if (nextBackslash === n) break;
+        i = nextBackslash;
+      }
       const b = buf[i]!;
       const at = pos + i;
       if (inString) {
@@ -458,9 +482,31 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
     ranges,
     objects: anyNotObject ? Uint8Array.from(isObject) : undefined,
     bigInts,
-    key: `${bytes}:${hash.digest('base64')}`,
+    key: key ?? `${bytes}:${hash!.digest('base64')}`,
     head: Buffer.concat(head),
   };
+}
+
+/**
+ * A body whose content is that of a disk list already read (a query the server ignores answers the same 716 MB list
+ * again): the same list, its file not scanned twice. Only its first bytes are read, for the evidence's excerpt.
+ */
+function sameDiskList(known: unknown, path: string, headBytes: number, key: string): DiskListBody | undefined {
+  if (typeof known !== 'object' || known === null || !isDiskList((known as { data?: unknown }).data)) return undefined;
+  const head = Buffer.allocUnsafe(headBytes);
+  const fd = openSync(path, 'r');
+  try {
+    const n = readSync(fd, head, 0, headBytes, 0);
+    return { json: known as Record<string, unknown>, key, head: head.subarray(0, n) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where `byte` next occurs in buf from `from` on, or `end` when it does not. */
+function indexOrEnd(buf: Buffer, byte: number, from: number, end: number): number {
+  const k = buf.indexOf(byte, from);
+  return k < 0 ? end : k;
 }
 
 /** Bodies longer than this cannot be read as one string (V8's longest string: 2^29 - 24 UTF-16 code units). */
@@ -470,9 +516,19 @@ const MAX_WHOLE_BYTES = 2 ** 29 - 24;
  * A spilled body past DISK_LIST_BYTES: a disk list (body: its first bytes, for the excerpt), or else the whole body
  * as before when one string can hold it; a longer body that is no list envelope is not parsed (BODY_TOO_LARGE).
  */
-export async function readSpilledList(path: string, bytes: number): Promise<{ body: Buffer; list?: DiskListBody }> {
+export async function readSpilledList(
+  path: string,
+  bytes: number,
+  /** The content's key (BigBodies.key), hashed as the body arrived. */
+  key: string,
+  /** What an earlier body of the same content was read as: a disk list's envelope is that list again, unread. */
+  known?: unknown,
+): Promise<{ body: Buffer; list?: DiskListBody }> {
+  const headBytes = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
   try {
-    const list = await readDiskList(path, bytes, (EXCERPT_CHARS + EXCERPT_MARGIN) * 4);
+    const same = sameDiskList(known, path, headBytes, key);
+    if (same) return { body: same.head, list: same };
+    const list = await readDiskList(path, bytes, headBytes, BLOCK, key);
     if (list) return { body: list.head, list };
     if (bytes > MAX_WHOLE_BYTES)
       throw tooLarge(

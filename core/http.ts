@@ -54,6 +54,7 @@ export class HttpClient {
     held: 0,
     declared: 0,
     lane: new Lane(),
+    bigBodies: this.bigBodies,
     dir: undefined as string | undefined,
     spillDir: (): string => (this.bodies.dir ??= mkdtempSync(join(tmpdir(), 'conformance-bodies-'))),
   };

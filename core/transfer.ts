@@ -58,9 +58,14 @@ export function transfer(
         sink.take(bytes).then((body) => ({ status, headers: resHeaders, body, bytes }));
       const spilled = (): Promise<Transferred> =>
         sink
-          .takeFile()
-          .then((path) =>
-            readSpilledList(path, bytes).then((read) => ({ status, headers: resHeaders, bytes, ...read })),
+          .takeFile(bytes)
+          .then(({ path, key }) =>
+            readSpilledList(path, bytes, key, pool.bigBodies.get(key)).then((read) => ({
+              status,
+              headers: resHeaders,
+              bytes,
+              ...read,
+            })),
           );
       (bytes >= DISK_LIST_BYTES ? spilled() : whole()).then((t) => {
         settled = true;

@@ -1,14 +1,14 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BodySink, Lane, type BodyPool } from '../core/body-sink.js';
+import { BigBodies, BodySink, Lane, type BodyPool } from '../core/body-sink.js';
 
 const MiB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'body-sink-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const pool = (): BodyPool => ({ held: 0, declared: 0, lane: new Lane(), spillDir: () => dir });
+const pool = (): BodyPool => ({ held: 0, declared: 0, lane: new Lane(), bigBodies: new BigBodies(), spillDir: () => dir });
 const bytes = (n: number, seed: number): Buffer => {
   const b = Buffer.allocUnsafe(n);
   for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff;
@@ -78,5 +78,18 @@ describe('BodySink: a body of declared length', () => {
     new BodySink(p).expect(512 * 1024, 256 * MiB);
     new BodySink(p).expect(300 * MiB, 256 * MiB);
     expect(p.declared).toBe(0);
+  });
+});
+
+describe('BodySink: a body that goes to disk', () => {
+  it('is handed over as its file and the key of its content, hashed as it arrived (BigBodies.key of its bytes)', async () => {
+    const sink = new BodySink(pool());
+    const body = bytes(20 * MiB, 4);
+    for (let at = 0; at < body.length; at += 64 * 1024) await sink.add(body.subarray(at, at + 64 * 1024));
+    expect(sink.onDisk).toBe(true);
+    const { path, key } = await sink.takeFile(body.length);
+    expect(key).toBe(BigBodies.key(body));
+    expect(readFileSync(path).equals(body)).toBe(true);
+    rmSync(path);
   });
 });
