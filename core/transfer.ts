@@ -57,16 +57,14 @@ export function transfer(
       const whole = (): Promise<Transferred> =>
         sink.take(bytes).then((body) => ({ status, headers: resHeaders, body, bytes }));
       const spilled = (): Promise<Transferred> =>
-        sink
-          .takeFile(bytes)
-          .then(({ path, key }) =>
-            readSpilledList(path, bytes, key, pool.bigBodies.get(key)).then((read) => ({
-              status,
-              headers: resHeaders,
-              bytes,
-              ...read,
-            })),
-          );
+        sink.takeFile(bytes).then(({ path, key }) =>
+          readSpilledList(path, bytes, key, pool.bigBodies.get(key)).then((read) => ({
+            status,
+            headers: resHeaders,
+            bytes,
+            ...read,
+          })),
+        );
       (bytes >= DISK_LIST_BYTES ? spilled() : whole()).then((t) => {
         settled = true;
         resolve(t);

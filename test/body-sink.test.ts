@@ -8,7 +8,13 @@ const MiB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'body-sink-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const pool = (): BodyPool => ({ held: 0, declared: 0, lane: new Lane(), bigBodies: new BigBodies(), spillDir: () => dir });
+const pool = (): BodyPool => ({
+  held: 0,
+  declared: 0,
+  lane: new Lane(),
+  bigBodies: new BigBodies(),
+  spillDir: () => dir,
+});
 const bytes = (n: number, seed: number): Buffer => {
   const b = Buffer.allocUnsafe(n);
   for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff;

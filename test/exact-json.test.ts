@@ -110,7 +110,22 @@ test('idKey: two ids share a key exactly when their texts are equal (5, "5" and 
     fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }),
     fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }).map(String),
     fc.double(),
-    fc.constantFrom(-0, 0, '0', '-0', '05', '', ' 5', '5.0', 1e15, '1000000000000000', 999999999999999, 2 ** 60, '1e+21', 1e21),
+    fc.constantFrom(
+      -0,
+      0,
+      '0',
+      '-0',
+      '05',
+      '',
+      ' 5',
+      '5.0',
+      1e15,
+      '1000000000000000',
+      999999999999999,
+      2 ** 60,
+      '1e+21',
+      1e21,
+    ),
     fc.string({ maxLength: 4 }),
   );
   fc.assert(
