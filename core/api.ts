@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import type { Config, Credentials } from './config.js';
 import type { ExchangeSource } from './exchange-source.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
@@ -376,6 +375,9 @@ export class Api {
     const max = this.shared.config.max_details;
     this.shared.tally.planSweep(`${resource}:${who}`, max === undefined ? ids.length : Math.min(max, ids.length));
     if (max === undefined || ids.length <= max) return { ids, total: ids.length, sampled: false };
+    // Loaded here, not with this module: the CLI's preflight reads envelopes with this module's helpers, and
+    // fast-check's load would delay the start of the checks' process.
+    const { default: fc } = await import('fast-check');
     const [sample] = fc.sample(fc.shuffledSubarray(ids, { minLength: max, maxLength: max }), {
       seed: this.shared.config.fuzz.seed,
       numRuns: 1,
