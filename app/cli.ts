@@ -24,6 +24,7 @@ import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } f
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
+import { dropEarlyWorker, forkEarlyWorker } from './early-worker.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -242,6 +243,8 @@ async function runCommand(argv: string[]): Promise<number> {
     config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
   }
 
+  // The checks' process starts loading now, beside Vitest's own load (app/early-worker.ts).
+  forkEarlyWorker();
   // The whole run, preflight included, ends by deadline_ms from here.
   const deadlineAt = Date.now() + config.deadline_ms;
   const interruption = interruptions();
@@ -335,6 +338,7 @@ async function runCommand(argv: string[]): Promise<number> {
     out(await githubOutputs(report, redactor));
     return report.exit_code;
   } finally {
+    dropEarlyWorker();
     interruption.dispose();
     await stop?.();
   }

@@ -1,6 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { createVitest, type Vitest } from 'vitest/node';
+import type { ChildProcess } from 'node:child_process';
+import { createVitest, ForksPoolWorker, type Vitest } from 'vitest/node';
+import { adoptEarlyWorker, WORKER_FLAGS } from './early-worker.js';
 import type { Config } from '../core/config.js';
 import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
@@ -33,14 +35,19 @@ export interface SuiteOptions {
   startGate?: string;
 }
 
-/**
- * V8 lets a heap grow to several times what is live before a full collection. A large merchant's run keeps about
- * 150 MB live (its lists, parsed) while tens of thousands of exchanges come and go, so the default growth put the
- * peak over 500 MB. A growth of 1.6× per step holds it near 400 MB at no measurable cost in time (npm run bench).
- * It is no limit. The checks run in a child process (Vitest's forks pool): if a hostile body ever exhausts its
- * memory, the child dies, not the CLI, and the report of what finished is still written (exit 3).
- */
-const WORKER_FLAGS = ['--heap-growing-percent=60'];
+/** The pool of the checks' process: Vitest's forks pool, which adopts the process the CLI started early. */
+const EARLY_POOL = 'conformance-forks';
+
+/** Vitest's forks worker, whose process is the early one (app/early-worker.ts) when that is the one it would start. */
+class EarlyForksPoolWorker extends ForksPoolWorker {
+  override readonly name = EARLY_POOL;
+  override async start(): Promise<void> {
+    const child = adoptEarlyWorker(this.entrypoint, this.execArgv, this.env);
+    // Vitest's start() forks only when it holds no process yet.
+    if (child) (this as unknown as { _fork?: ChildProcess })._fork = child;
+    return super.start();
+  }
+}
 
 /**
  * After the deadline: time given to checks to end on their own (their requests are stopped at the deadline), then
@@ -79,7 +86,7 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
       exclude: [],
       watch: false,
       reporters: [collector],
-      pool: 'forks',
+      pool: { name: EARLY_POOL, createPoolWorker: (o) => new EarlyForksPoolWorker(o) },
       execArgv: WORKER_FLAGS,
       // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
       // cost of a run). Only the entry file goes through Vitest's runner.

@@ -1,0 +1,108 @@
+/**
+ * The checks' process, started as soon as the CLI knows it will run checks: before Vitest is even loaded. Loading
+ * Vitest's worker modules takes that process some 200 ms, which Vitest would only begin once it has loaded and
+ * created itself (another 300 ms in the CLI's process); started early, the two load side by side. Vitest adopts the
+ * process through a pool of its own (`EarlyForksPoolWorker` in suite-runner.ts) only when it would have started
+ * exactly this one: the same entry file, flags and environment. Otherwise the early process is stopped and Vitest
+ * starts its own, as it always did, so a guess that no longer holds (another Vitest, NODE_ENV=production) costs time,
+ * never correctness.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { isatty } from 'node:tty';
+import { isDeepStrictEqual } from 'node:util';
+
+/**
+ * V8 flags of the checks' process. The young generation is left at its default; old-space growth is slowed, so a
+ * large merchant's run collects more often and stays under 400 MiB RSS instead of growing to 600+.
+ * It is no limit. The checks run in a child process (Vitest's forks pool): if a hostile body ever exhausts its
+ * memory, the child dies, not the CLI, and the report of what finished is still written (exit 3).
+ */
+export const WORKER_FLAGS = ['--heap-growing-percent=60'];
+
+interface Early {
+  child: ChildProcess;
+  entry: string;
+  execArgv: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+let early: Early | undefined;
+let outcome: 'none' | 'adopted' | 'refused' = 'none';
+
+/** What became of the early process: adopted by Vitest, refused (it would have started another one), or none. */
+export const earlyWorkerOutcome = (): typeof outcome => outcome;
+
+/**
+ * Starts the process Vitest's forks pool would start for this run, as Vitest 4 would: its worker entry file, the
+ * flags it passes (its own, the profiler's, the module conditions of Vite's SSR environment, WORKER_FLAGS) and the
+ * environment it sets. Adopted later by adoptEarlyWorker, or stopped by dropEarlyWorker.
+ */
+export function forkEarlyWorker(): void {
+  if (early) return;
+  const vitest = dirname(createRequire(import.meta.url).resolve('vitest/package.json'));
+  const nodeEnv = process.env.NODE_ENV || 'development';
+  const entry = join(vitest, 'dist', 'workers', 'forks.js');
+  const execArgv = [
+    ...process.execArgv.filter(
+      (a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir'),
+    ),
+    '--experimental-import-meta-resolve',
+    '--require',
+    join(vitest, 'suppress-warnings.cjs'),
+    '--conditions',
+    'node',
+    '--conditions',
+    nodeEnv === 'production' ? 'production' : 'development',
+    ...WORKER_FLAGS,
+  ];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BASE_URL: '/',
+    DEV: nodeEnv === 'production' ? '' : '1',
+    FORCE_TTY: isatty(1) ? 'true' : '',
+    MODE: 'test',
+    NODE_ENV: nodeEnv,
+    PROD: nodeEnv === 'production' ? '1' : '',
+    TEST: 'true',
+    VITEST: 'true',
+    VITEST_MODE: 'RUN',
+  };
+  const child = fork(entry, [], { env, execArgv, stdio: 'pipe', serialization: 'advanced' });
+  // Never adopted (a usage error, the preflight stopped the run): it must not outlive the CLI.
+  child.unref();
+  child.channel?.unref();
+  early = { child, entry, execArgv, env };
+}
+
+/**
+ * The early process, when it is the one Vitest is about to start (entry, flags and environment equal) and still
+ * alive; otherwise it is stopped and undefined is returned (Vitest then starts its own).
+ */
+export function adoptEarlyWorker(entry: string, execArgv: string[], env: NodeJS.ProcessEnv): ChildProcess | undefined {
+  const e = early;
+  early = undefined;
+  if (!e) return undefined;
+  const same =
+    e.entry === entry &&
+    isDeepStrictEqual(e.execArgv, execArgv) &&
+    isDeepStrictEqual(e.env, env) &&
+    e.child.exitCode === null &&
+    e.child.signalCode === null &&
+    e.child.connected;
+  outcome = same ? 'adopted' : 'refused';
+  if (!same) {
+    e.child.kill();
+    return undefined;
+  }
+  e.child.ref();
+  e.child.channel?.ref();
+  return e.child;
+}
+
+/** Stops the early process if nobody adopted it (the run ended before the checks started). */
+export function dropEarlyWorker(): void {
+  early?.child.kill();
+  early = undefined;
+}
