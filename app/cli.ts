@@ -327,7 +327,7 @@ async function runCommand(argv: string[]): Promise<number> {
       ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile))
       : undefined;
     openStartGate(startGate, true);
-    const report = await running.finally(() => {
+    const { report, closed } = await running.finally(() => {
       progress?.end();
       rmSync(runDir, { recursive: true, force: true });
     });
@@ -336,6 +336,7 @@ async function runCommand(argv: string[]): Promise<number> {
     // own annotations after it.
     out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));
     out(await githubOutputs(report, redactor));
+    await closed;
     return report.exit_code;
   } finally {
     dropEarlyWorker();

@@ -64,7 +64,11 @@ const sleep = (ms: number): Promise<void> =>
 
 /** Vitest created for a run, not started yet: `run` starts it and builds the report. */
 export interface OpenSuite {
-  run(): Promise<Report>;
+  /**
+   * Runs the checks: the report as soon as they ended, and Vitest's closing (its process stopped, its files removed),
+   * which goes on meanwhile and is awaited before the CLI exits.
+   */
+  run(): Promise<{ report: Report; closed: Promise<void> }>;
   /** Closes Vitest without running anything (the preflight stopped the run). */
   close(): Promise<void>;
 }
@@ -130,7 +134,7 @@ async function runSuite(
   opts: SuiteOptions,
   vitest: Vitest,
   collector: ResultCollector,
-): Promise<Report> {
+): Promise<{ report: Report; closed: Promise<void> }> {
   const started = new Date();
   const t0 = performance.now();
   let stopped: string | undefined;
@@ -160,7 +164,10 @@ async function runSuite(
       .catch(() => undefined);
     await Promise.race([Promise.all([cancel, run]), sleep(CANCEL_MS)]);
   }
-  await Promise.race([vitest.close().catch(() => undefined), sleep(stopped ? CLOSE_MS : 30_000)]);
+  const closed = Promise.race([vitest.close().catch(() => undefined), sleep(stopped ? CLOSE_MS : 30_000)]);
+  // A run that ended on its own has reported every result: the report is built while Vitest closes. A stopped one
+  // may still hear from checks that end while it closes.
+  if (stopped) await closed;
 
   // Every selected check is in the report: one that never reported did not finish, and the report says why.
   const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';
@@ -180,7 +187,7 @@ async function runSuite(
   if (stopped)
     collector.errors.push(`${stopped}: ${unfinished.length} of ${opts.selected.length} checks did not finish`);
 
-  return buildReport({
+  const report = buildReport({
     checks: collector.records,
     baseUrl: opts.redactor.redact(config.base_url),
     startedAt: started,
@@ -191,6 +198,7 @@ async function runSuite(
     config: redactedConfig(config),
     errors: collector.errors,
   });
+  return { report, closed };
 }
 
 /**

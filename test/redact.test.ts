@@ -108,6 +108,19 @@ describe('forged markers and short secrets', () => {
     expect(r.redactServerText('echo: NOT')).toBe('echo: [REDACTED:token]');
   });
 
+  test('a text redacted once is redacted afresh after a secret is added (a token issued mid-run), in each way', () => {
+    const r = new Redactor();
+    r.add('sk_first_secret_1', 'secret-key');
+    const text = 'x-echo: tok_issued_later_99 and sk_first_secret_1';
+    const before = [r.redact(text), r.redactServerText(text), r.redactQuoted(text)];
+    expect(before.map((t) => t.includes('tok_issued_later_99'))).toEqual([true, true, true]);
+    expect([r.redact(text), r.redactServerText(text), r.redactQuoted(text)]).toEqual(before);
+    r.add('tok_issued_later_99', 'token');
+    const after = [r.redact(text), r.redactServerText(text), r.redactQuoted(text)];
+    expect(after.some((t) => t.includes('tok_issued_later_99') || t.includes('sk_first_secret_1'))).toBe(false);
+    expect(after[0]).toBe('x-echo: [REDACTED:token] and [REDACTED:secret-key]');
+  });
+
   test('redactDeep walks 100,000 levels without recursion and keeps __proto__ an own key', () => {
     const r = new Redactor();
     r.add('sk_live_secretvalue', 'secret-key');
