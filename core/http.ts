@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { Agent } from './undici-agent.js';
 import type { Redactor } from './redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
@@ -72,7 +73,8 @@ export class HttpClient {
       connect: {
         timeout: opts.timeoutMs,
         rejectUnauthorized: !opts.tls.insecure,
-        ...(opts.tls.ca_file ? { ca: readFileSync(opts.tls.ca_file) } : {}),
+        // One TLS context for every connection: given `ca`, each connection would parse it into a context of its own.
+        ...(opts.tls.ca_file ? { secureContext: createSecureContext({ ca: readFileSync(opts.tls.ca_file) }) } : {}),
       },
       headersTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
       bodyTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
