@@ -89,6 +89,17 @@ export class NetworkError extends Error {
  * body cut to its excerpt; redacting before cutting leaves no readable prefix of a secret at the cut.
  */
 export function reportable(e: Exchange, r: Redactor): Exchange {
+  // An exchange is evidence of several checks (an answer read by all of them): redacted once while no secret is added.
+  const known = shown.get(e);
+  if (known && known.redactor === r && known.version === r.version) return known.shown;
+  const x = redactExchange(e, r);
+  shown.set(e, { redactor: r, version: r.version, shown: x });
+  return x;
+}
+
+const shown = new WeakMap<Exchange, { redactor: Redactor; version: number; shown: Exchange }>();
+
+function redactExchange(e: Exchange, r: Redactor): Exchange {
   // Everything in an exchange came from or was built from server data (a request path holds an id the server
   // chose): forged redaction markers are neutralised, every secret replaced, every string bounded.
   const show = (s: string, max: number): string =>

@@ -401,6 +401,11 @@ export class Redactor {
   private readonly kinds: SecretKind[] = [];
   private safeMatcher: Matcher | undefined;
   private allMatcher: Matcher | undefined;
+  private secretsVersion = 0;
+  /** Changes whenever a secret is added: what was redacted before may show the new one. */
+  get version(): number {
+    return this.secretsVersion;
+  }
   /** Redacted short texts, per way of replacing (replace): server text, server text quoted, the tool's own. */
   private readonly memo = [new Map<string, string>(), new Map<string, string>(), new Map<string, string>()];
   /** Kinds of the secrets too short to be replaced in the tool's own words (see SAFE_SECRET_LENGTH). */
@@ -430,6 +435,7 @@ export class Redactor {
         this.safeMatcher = undefined;
         this.allMatcher = undefined;
         for (const m of this.memo) m.clear();
+        this.secretsVersion++;
       }
     }
   }
