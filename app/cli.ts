@@ -24,7 +24,7 @@ import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } f
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
-import { dropEarlyWorker, forkEarlyWorker } from './early-worker.js';
+import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -281,10 +281,10 @@ async function runCommand(argv: string[]): Promise<number> {
     const running = opening.then((o) => o.run());
     running.catch(() => undefined);
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3). Its
-    // modules (the HTTP client) load once Vitest is created and starting its process: before, they would delay it.
+    // modules (the HTTP client) load once Vitest starts the checks' process (or gave up): before, they would delay
+    // that start, and the checks wait for the preflight's verdict at the start gate anyway.
     let unverified: string[];
-    const { preflight, SetupError } = await opening.then(
-      () => import('./preflight.js'),
+    const { preflight, SetupError } = await Promise.race([workerStarting(), running.then(ignore, ignore)]).then(
       () => import('./preflight.js'),
     );
     try {
@@ -344,6 +344,8 @@ async function runCommand(argv: string[]): Promise<number> {
     await stop?.();
   }
 }
+
+const ignore = (): void => undefined;
 
 /**
  * SIGINT and SIGTERM end the run early with a report of what finished (exit 3, INCOMPLETE); a second signal exits at

@@ -91,6 +91,14 @@ function spreadable<T>(ids: T[]): T[] {
 }
 
 /**
+ * The arbitrary texts of every endpoint's segments. Built once, with this module: building a string arbitrary maps
+ * its whole alphabet (11 ms of a fixture run for each fuzzed endpoint).
+ */
+const GRAPHEMES = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 });
+const LONG_ASCII = fc.string({ unit: 'grapheme-ascii', minLength: 100, maxLength: 400 });
+const SHORT_ASCII = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 });
+
+/**
  * Segments for one endpoint: mine are the merchant's own ids of that resource, theirs another merchant's
  * (other_app), not also mine. Each class has equal weight so a short run still visits them all.
  */
@@ -152,7 +160,7 @@ export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbit
       fc.oneof(
         real.map((r) => otherDigits(r, 0xff10)),
         real.map((r) => otherDigits(r, 0x0660)),
-        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }),
+        GRAPHEMES,
       ),
     ),
     // percent-encoded "/" and ".." (raw: these are the bytes on the wire)
@@ -178,7 +186,7 @@ export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbit
       fc.integer({ min: 20, max: 1200 }).map((n) => '9'.repeat(n)),
       fc.integer({ min: 20, max: 1200 }).map((n) => 'a'.repeat(n)),
       fc.tuple(fc.integer({ min: 20, max: 600 }), real).map(([n, r]) => `${'0'.repeat(n)}${r}`),
-      text(fc.string({ unit: 'grapheme-ascii', minLength: 100, maxLength: 400 })),
+      text(LONG_ASCII),
     ),
     // a real id with something before or after it
     fc.oneof(
@@ -192,7 +200,7 @@ export function segmentArbitrary(mine: RecordId[], theirs: RecordId[]): fc.Arbit
       real.map((r) => `%2B${r}`),
       real.map((r) => `id${r}`),
     ),
-    text(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 })),
+    text(SHORT_ASCII),
   ];
   // the other merchant's ids, as they are and with a leading zero (only when other_app is configured)
   const theirIds = toBig(theirs);
