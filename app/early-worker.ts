@@ -38,7 +38,6 @@ interface Early {
 }
 
 let early: Early | undefined;
-let outcome: 'none' | 'adopted' | 'refused' = 'none';
 let starting!: () => void;
 const started = new Promise<void>((r) => (starting = r));
 
@@ -48,16 +47,13 @@ const started = new Promise<void>((r) => (starting = r));
  */
 export const workerStarting = (): Promise<void> => started;
 
-/** What became of the early process: adopted by Vitest, refused (it would have started another one), or none. */
-export const earlyWorkerOutcome = (): typeof outcome => outcome;
-
 /**
  * Starts the process Vitest's forks pool would start for this run, as Vitest 4 would: its worker entry file, the
  * flags it passes (its own, the profiler's, the module conditions of Vite's SSR environment, WORKER_FLAGS) and the
  * environment it sets. Adopted later by adoptEarlyWorker, or stopped by dropEarlyWorker.
  */
-export function forkEarlyWorker(): void {
-  if (early) return;
+export function forkEarlyWorker(): ChildProcess {
+  if (early) return early.child;
   const vitest = dirname(createRequire(import.meta.url).resolve('vitest/package.json'));
   const nodeEnv = process.env.NODE_ENV || 'development';
   const entry = join(vitest, 'dist', 'workers', 'forks.js');
@@ -91,6 +87,7 @@ export function forkEarlyWorker(): void {
   child.unref();
   child.channel?.unref();
   early = { child, entry, execArgv, env };
+  return child;
 }
 
 /**
@@ -109,7 +106,6 @@ export function adoptEarlyWorker(entry: string, execArgv: string[], env: NodeJS.
     e.child.exitCode === null &&
     e.child.signalCode === null &&
     e.child.connected;
-  outcome = same ? 'adopted' : 'refused';
   if (!same) {
     e.child.kill();
     return undefined;

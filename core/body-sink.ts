@@ -68,8 +68,9 @@ export class BodySink {
   private laned = false;
   /** Set by discard(): a spill still opening its file must close and remove it (not leave it to the GC). */
   private discarded = false;
-  /** The content hash of a body that goes to disk, as its bytes arrive (BigBodies.key of the same bytes). */
+  /** The content hash of a body that goes to disk, as its bytes arrive (contentKey). */
   private hash: Hash | undefined;
+  private digest: string | undefined;
 
   constructor(private readonly pool: BodyPool) {}
 
@@ -181,18 +182,24 @@ export class BodySink {
     }
   }
 
-  /**
-   * The file of a body that went to disk, handed over whole (the caller reads it and removes it), and the key of its
-   * content (BigBodies.key of the same `total` bytes).
-   */
-  async takeFile(total: number): Promise<{ path: string; key: string }> {
+  /** The file of a body that went to disk, handed over whole: the caller reads it and removes it. */
+  async takeFile(): Promise<string> {
     await this.file!.close();
     this.file = undefined;
     const path = this.path!;
     this.path = undefined;
-    const key = `${total}:${this.hash!.digest('base64')}`;
     await this.discard();
-    return { path, key };
+    return path;
+  }
+
+  /**
+   * The key of a body that went to disk once all `total` bytes are in (BigBodies.key of the same bytes, hashed as
+   * they arrived: a big body is not read again to be hashed); undefined for a body that stayed in memory.
+   */
+  contentKey(total: number): string | undefined {
+    if (!this.hash) return undefined;
+    this.digest ??= this.hash.digest('base64');
+    return `${total}:${this.digest}`;
   }
 
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */

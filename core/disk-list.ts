@@ -2,7 +2,8 @@
  * A list body too big to hold, read record by record from its spilled file. Ten times a large merchant lists
  * 500,000 orders in 716 MB: as one string that is past V8's longest (about 512 MiB), and as one parsed tree it takes
  * gigabytes. Past DISK_LIST_BYTES a spilled body whose envelope holds a `data` array is scanned once as it is read
- * (UTF-8 checked, every element located, parsed once to know it parses, the content hashed); then `data` is an array
+ * (UTF-8 checked, every element located, parsed once to know it parses; its content was hashed as it arrived, see
+ * BodySink.contentKey); then `data` is an array
  * whose elements are parsed from the file when read (exact integers kept, core/exact-json.ts) and forgotten after.
  * The verdict is JSON.parse's, element by element as core/json-buffer.ts does for big bodies in memory: the envelope
  * (with `data` as []) and every element are each valid JSON; anything this scan is not certain of (no object, `data`
@@ -11,7 +12,6 @@
  */
 import { closeSync, openSync, read, readSync, unlinkSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { readFile, rm } from 'node:fs/promises';
 import { hasBigInt, hasLongDigitRun, knownBigInts, parseJsonExact } from './exact-json.js';
@@ -235,8 +235,6 @@ async function sharedPass(view: DiskView, callers: Visitor[]): Promise<void> {
 /** A spilled list read as a disk list: its envelope (`data` the disk list), its content key, its first bytes. */
 export interface DiskListBody {
   json: Record<string, unknown>;
-  /** Content hash, as BigBodies.key of the same bytes. */
-  key: string;
   /** The first bytes of the body (the evidence's excerpt). */
   head: Buffer;
 }
@@ -254,13 +252,11 @@ export async function readDiskList(
   headBytes: number,
   /** Bytes read at a time (the tests cut small bodies into many blocks). */
   blockBytes = BLOCK,
-  /** The content's key when it was hashed already, as the body arrived; else the scan hashes it. */
-  key?: string,
 ): Promise<DiskListBody | undefined> {
   const fd = openSync(path, 'r');
   let kept = false;
   try {
-    const scanned = await scan(fd, bytes, headBytes, blockBytes, key);
+    const scanned = await scan(fd, bytes, headBytes, blockBytes);
     if (!scanned) return undefined;
     unlinkSync(path);
     const records = new DiskRecords(fd, scanned.ranges.a, scanned.ranges.length, scanned.objects, blockBytes);
@@ -269,7 +265,7 @@ export async function readDiskList(
     knownBigInts.set(data, scanned.bigInts);
     kept = true;
     scanned.envelope.data = data;
-    return { json: scanned.envelope, key: scanned.key, head: scanned.head };
+    return { json: scanned.envelope, head: scanned.head };
   } finally {
     if (!kept) closeSync(fd);
   }
@@ -281,22 +277,14 @@ interface Scanned {
   objects: Uint8Array | undefined;
   /** Whether any element holds an integer past 2^53 (a bigint). */
   bigInts: boolean;
-  key: string;
   head: Buffer;
 }
 
 /**
- * One pass over the file: UTF-8, the envelope's layout, each element parsed once, the hash. A block at a time,
+ * One pass over the file: UTF-8, the envelope's layout, each element parsed once. A block at a time,
  * awaiting each read, so the run's other requests go on meanwhile (a 716 MB list takes seconds).
  */
-async function scan(
-  fd: number,
-  bytes: number,
-  headBytes: number,
-  blockBytes: number,
-  key: string | undefined,
-): Promise<Scanned | undefined> {
-  const hash = key === undefined ? createHash('sha256') : undefined;
+async function scan(fd: number, bytes: number, headBytes: number, blockBytes: number): Promise<Scanned | undefined> {
   const block = Buffer.allocUnsafe(blockBytes);
   const head: Buffer[] = [];
   let headLength = 0;
@@ -351,7 +339,6 @@ async function scan(
     const { bytesRead: n } = await readAt(fd, block, 0, Math.min(blockBytes, bytes - pos), pos);
     if (n <= 0) return undefined;
     const buf = block.subarray(0, n);
-    hash?.update(buf);
     if (headLength < headBytes) {
       const h = Buffer.from(buf.subarray(0, headBytes - headLength));
       head.push(h);
@@ -482,7 +469,6 @@ async function scan(
     ranges,
     objects: anyNotObject ? Uint8Array.from(isObject) : undefined,
     bigInts,
-    key: key ?? `${bytes}:${hash!.digest('base64')}`,
     head: Buffer.concat(head),
   };
 }
@@ -491,13 +477,13 @@ async function scan(
  * A body whose content is that of a disk list already read (a query the server ignores answers the same 716 MB list
  * again): the same list, its file not scanned twice. Only its first bytes are read, for the evidence's excerpt.
  */
-function sameDiskList(known: unknown, path: string, headBytes: number, key: string): DiskListBody | undefined {
+function sameDiskList(known: unknown, path: string, headBytes: number): DiskListBody | undefined {
   if (typeof known !== 'object' || known === null || !isDiskList((known as { data?: unknown }).data)) return undefined;
   const head = Buffer.allocUnsafe(headBytes);
   const fd = openSync(path, 'r');
   try {
     const n = readSync(fd, head, 0, headBytes, 0);
-    return { json: known as Record<string, unknown>, key, head: head.subarray(0, n) };
+    return { json: known as Record<string, unknown>, head: head.subarray(0, n) };
   } finally {
     closeSync(fd);
   }
@@ -519,16 +505,14 @@ const MAX_WHOLE_BYTES = 2 ** 29 - 24;
 export async function readSpilledList(
   path: string,
   bytes: number,
-  /** The content's key (BigBodies.key), hashed as the body arrived. */
-  key: string,
   /** What an earlier body of the same content was read as: a disk list's envelope is that list again, unread. */
   known?: unknown,
 ): Promise<{ body: Buffer; list?: DiskListBody }> {
   const headBytes = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
   try {
-    const same = sameDiskList(known, path, headBytes, key);
+    const same = sameDiskList(known, path, headBytes);
     if (same) return { body: same.head, list: same };
-    const list = await readDiskList(path, bytes, headBytes, BLOCK, key);
+    const list = await readDiskList(path, bytes, headBytes);
     if (list) return { body: list.head, list };
     if (bytes > MAX_WHOLE_BYTES)
       throw tooLarge(

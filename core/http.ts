@@ -195,12 +195,12 @@ export class HttpClient {
         },
       );
       // Taken apart at once: a closure that kept `res` would keep the whole body's bytes for as long as the reply.
-      const { bytes, body: buf, list } = res;
+      const { bytes, body: buf, list, key: spilledKey } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
       // A disk list (core/disk-list.ts) was checked, hashed and parsed on its way from the file; buf is its head.
       const utf8 = list !== undefined || isUtf8(buf);
       const big = utf8 && bytes >= BIG_BODY_BYTES;
-      const key = big ? (list?.key ?? BigBodies.key(buf)) : '';
+      const key = big ? (spilledKey ?? BigBodies.key(buf)) : '';
       let json: unknown = big ? (this.bigBodies.get(key) ?? list?.json) : undefined;
       if (list && json === list.json) this.bigBodies.set(key, json);
       let jsonError: string | undefined;

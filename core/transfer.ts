@@ -12,6 +12,8 @@ export interface Transferred {
   bytes: number;
   /** A body past DISK_LIST_BYTES read as a disk list (core/disk-list.ts): body then holds only its first bytes. */
   list?: DiskListBody;
+  /** The content's key (BigBodies.key) of a body that went to disk, hashed as it arrived. */
+  key?: string;
 }
 
 /**
@@ -54,14 +56,16 @@ export function transfer(
         resolve({ status, headers: resHeaders, body: sink.takeInMemory(bytes), bytes });
         return;
       }
+      const key = sink.contentKey(bytes)!;
       const whole = (): Promise<Transferred> =>
-        sink.take(bytes).then((body) => ({ status, headers: resHeaders, body, bytes }));
+        sink.take(bytes).then((body) => ({ status, headers: resHeaders, body, bytes, key }));
       const spilled = (): Promise<Transferred> =>
-        sink.takeFile(bytes).then(({ path, key }) =>
-          readSpilledList(path, bytes, key, pool.bigBodies.get(key)).then((read) => ({
+        sink.takeFile().then((path) =>
+          readSpilledList(path, bytes, pool.bigBodies.get(key)).then((read) => ({
             status,
             headers: resHeaders,
             bytes,
+            key,
             ...read,
           })),
         );

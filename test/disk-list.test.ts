@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
 import { diskRecords, eachElement, isDiskList, readDiskList, readSpilledList } from '../core/disk-list.js';
-import { BigBodies } from '../core/body-sink.js';
 import { hasBigInt, parseJsonExact, stringifyJson } from '../core/exact-json.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'disk-list-test-'));
@@ -173,26 +172,24 @@ describe('eachElement: one pass over a disk list for the checks that ask at once
 
 test('a spilled body with the content of a disk list read before is that list again: not scanned, its file removed', async () => {
   const text = JSON.stringify({ status: 'SUCCESS', msg: '', data: Array.from({ length: 50 }, (_, i) => ({ id: i })) });
-  const spill = (): { path: string; bytes: Buffer; key: string } => {
+  const spill = (): { path: string; bytes: Buffer } => {
     const path = join(dir, `body-${n++}`);
     const bytes = Buffer.from(text, 'utf8');
     writeFileSync(path, bytes);
-    return { path, bytes, key: BigBodies.key(bytes) };
+    return { path, bytes };
   };
   const a = spill();
-  const first = await readSpilledList(a.path, a.bytes.length, a.key);
-  expect(first.list?.key).toBe(a.key);
+  const first = await readSpilledList(a.path, a.bytes.length);
   expect(isDiskList(first.list!.json.data)).toBe(true);
   const b = spill();
-  const again = await readSpilledList(b.path, b.bytes.length, b.key, first.list!.json);
+  const again = await readSpilledList(b.path, b.bytes.length, first.list!.json);
   expect(again.list!.json).toBe(first.list!.json);
-  expect(again.list!.key).toBe(b.key);
   expect(again.body.equals(b.bytes.subarray(0, again.body.length))).toBe(true);
   expect(again.body.length).toBe(Math.min(b.bytes.length, first.body.length));
   expect(existsSync(b.path)).toBe(false);
   // Anything else known under that key (a body parsed in memory) is no reason not to read the file.
   const c = spill();
-  const fresh = await readSpilledList(c.path, c.bytes.length, c.key, { data: [] });
+  const fresh = await readSpilledList(c.path, c.bytes.length, { data: [] });
   expect(fresh.list!.json).not.toBe(first.list!.json);
   expect([...(fresh.list!.json.data as unknown[])]).toEqual(JSON.parse(text).data);
 });
