@@ -38,8 +38,10 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
  */
 export class SharedRequests {
   private readonly cache = new Map<string, Promise<Reply>>();
-  /** Per detail still cached: its sweep, and which of the sweep's readers have read it. */
-  private readonly detailReads = new Map<string, { sweep: Sweep; readBy: Set<string> }>();
+  /** Per sweep: one bit per reader (a check that declares it), and the bits of the readers still running. */
+  private readonly sweepReaders = new Map<Sweep, { bit: Map<string, number>; unfinished: number }>();
+  /** Per detail still cached: its sweep, and the bits of the sweep's readers that have read it. */
+  private readonly detailReads = new Map<string, { sweep: Sweep; readBy: number }>();
 
   /**
    * Token lifetime is not shown (§5.6): a server may end an application's tokens (a new one issued, an expiry).
@@ -60,9 +62,15 @@ export class SharedRequests {
   constructor(
     readonly config: Config,
     readonly client: ExchangeSource,
-    private readonly readers = new Map<Sweep, Set<string>>(),
+    readers = new Map<Sweep, Set<string>>(),
   ) {
     this.tally = new RequestTally(new Set(readers.keys()));
+    for (const [sweep, ids] of readers) {
+      // Bits, not a Set per detail: 40,000 details each held until their last reader had read them.
+      if (ids.size > 30) throw new Error(`sweep ${sweep} has ${ids.size} readers; at most 30 are tracked`);
+      const bit = new Map([...ids].map((id, i) => [id, 1 << i]));
+      this.sweepReaders.set(sweep, { bit, unfinished: (1 << ids.size) - 1 });
+    }
   }
 
   /** Every request of the run's checks goes out here, so the tally counts it. */
@@ -70,9 +78,14 @@ export class SharedRequests {
     return this.tally.track(this.client.send(spec), detail);
   }
 
-  /** The key of the current /auth of an application: a renewal starts a new round. */
+  /** The current /auth round of an application: a renewal starts a new one. */
+  authRoundOf(who: Who): number {
+    return this.authRound.get(who) ?? 0;
+  }
+
+  /** The key of the current /auth of an application. */
   authKey(who: Who): string {
-    return `auth:${who}:${this.authRound.get(who) ?? 0}`;
+    return `auth:${who}:${this.authRoundOf(who)}`;
   }
 
   /** A token /auth issued to the run (Api.token). */
@@ -101,18 +114,26 @@ export class SharedRequests {
     note: (text: string) => void,
   ): Promise<Reply> {
     const who = this.isRunToken(spec.token);
-    if (!who || !spec.token) return reply;
-    if (!refusesToken(reply)) {
-      if (successData(reply).ok) this.worked.add(spec.token);
-      return reply;
-    }
-    if (!this.worked.has(spec.token)) return reply;
+    if (!who || !spec.token || this.asItCame(spec.token, reply)) return reply;
     const fresh = await this.renewIfEnded(who, spec.token, `${spec.method ?? 'GET'} ${spec.path}`, send);
     if (fresh === undefined) return reply;
     note(
       `the run's token of ${who} was refused (401) after it had worked (§5.6: token lifetime not shown): authenticated once more and sent ${spec.method ?? 'GET'} ${spec.path} again with the new token`,
     );
     return retry(fresh);
+  }
+
+  /**
+   * Whether a reply to a request sent with `token` is the answer as it came, with no renewal to try (afterTokenReply),
+   * and notes a token that worked. Synchronous: every detail of a large merchant's 40,000 passes here.
+   */
+  asItCame(token: string | undefined, reply: Reply): boolean {
+    if (token === undefined || !this.runTokens.has(token)) return true;
+    if (!refusesToken(reply)) {
+      if (!this.worked.has(token) && successData(reply).ok) this.worked.add(token);
+      return true;
+    }
+    return !this.worked.has(token);
   }
 
   private async renewIfEnded(
@@ -184,26 +205,29 @@ export class SharedRequests {
   /** A detail of a sweep, read by a check: kept until every unfinished reader of the sweep has read it. */
   readDetail(sweep: Sweep, key: string, spec: RequestSpec, reader: string): Promise<Reply> {
     const reply = this.once(key, spec, true);
-    const pending = this.readers.get(sweep);
-    if (pending?.has(reader)) {
+    const readers = this.sweepReaders.get(sweep);
+    const bit = readers?.bit.get(reader);
+    if (readers && bit !== undefined && readers.unfinished & bit) {
       let r = this.detailReads.get(key);
-      if (!r) this.detailReads.set(key, (r = { sweep, readBy: new Set() }));
-      r.readBy.add(reader);
-      this.forgetIfRead(key, r, pending);
+      if (!r) this.detailReads.set(key, (r = { sweep, readBy: 0 }));
+      r.readBy |= bit;
+      this.forgetIfRead(key, r, readers.unfinished);
     }
     return reply;
   }
 
   /** A check has ended: the details it will never read are no longer kept for it. */
   finished(checkId: string): void {
-    for (const [sweep, pending] of this.readers) {
-      if (!pending.delete(checkId)) continue;
-      for (const [key, r] of this.detailReads) if (r.sweep === sweep) this.forgetIfRead(key, r, pending);
+    for (const [sweep, readers] of this.sweepReaders) {
+      const bit = readers.bit.get(checkId);
+      if (bit === undefined || !(readers.unfinished & bit)) continue;
+      readers.unfinished &= ~bit;
+      for (const [key, r] of this.detailReads) if (r.sweep === sweep) this.forgetIfRead(key, r, readers.unfinished);
     }
   }
 
-  private forgetIfRead(key: string, r: { readBy: Set<string> }, pending: Set<string>): void {
-    for (const c of pending) if (!r.readBy.has(c)) return;
+  private forgetIfRead(key: string, r: { readBy: number }, unfinished: number): void {
+    if ((r.readBy & unfinished) !== unfinished) return;
     this.cache.delete(key);
     this.detailReads.delete(key);
   }
@@ -221,6 +245,9 @@ export class SharedRequests {
 
 /** The requests one check sees: shared, memoized ones (token, lists, details) whose exchanges join its evidence. */
 export class Api {
+  /** The token this check got per application, and the /auth round it came from. */
+  private readonly tokens = new Map<Who, { round: number; token: string }>();
+
   constructor(
     private readonly shared: SharedRequests,
     private readonly record: (e: Exchange) => void,
@@ -301,6 +328,9 @@ export class Api {
   }
 
   async token(who: Who = 'app'): Promise<string> {
+    const held = this.heldToken(who);
+    if (held !== undefined) return held;
+    const round = this.shared.authRoundOf(who);
     let r: Reply;
     // A request that got no response is not a finding of anyone: it propagates, and the check is incomplete.
     try {
@@ -314,6 +344,7 @@ export class Api {
       throw new Blocked(`no token for ${who}: /auth ${s.ok ? 'carried no app_token' : s.why} (see AUTH-01)`);
     }
     this.shared.registerToken(token, who);
+    this.tokens.set(who, { round, token });
     return token;
   }
 
@@ -321,18 +352,34 @@ export class Api {
    * A GET of a data endpoint with the application's token, shared by every check; read as part of a sweep (see
    * Check.sweeps), the reply is let go once every reader of the sweep has read it.
    */
+  /** The token this check already got for the application, while no renewal has replaced it. */
+  private heldToken(who: Who): string | undefined {
+    const held = this.tokens.get(who);
+    return held?.round === this.shared.authRoundOf(who) ? held.token : undefined;
+  }
+
   async get(path: string, who: Who = 'app', sweep?: Sweep): Promise<Reply> {
-    const token = await this.token(who);
+    // Asked before each of 40,000 details: no await (and no promise) once the check holds the token.
+    const token = this.heldToken(who) ?? (await this.token(who));
+    const reply = await this.getWith(token, path, who, sweep);
+    if (this.shared.asItCame(token, reply)) return reply;
+    return this.shared.afterTokenReply(
+      { path, token },
+      reply,
+      (t) => this.getWith(t, path, who, sweep),
+      (s) => this.fresh(s),
+      this.note,
+    );
+  }
+
+  private getWith(token: string, path: string, who: Who, sweep: Sweep | undefined): Promise<Reply> {
     // The token is part of the key: after a renewal the same GET is a new request.
-    const fetch = (t: string): Promise<Reply> => {
-      const key = `get:${who}:${t}:${path}`;
-      return this.recorded(
-        sweep
-          ? this.shared.readDetail(sweep, key, { path, token: t }, this.checkId)
-          : this.shared.once(key, { path, token: t }),
-      );
-    };
-    return this.shared.afterTokenReply({ path, token }, await fetch(token), fetch, (s) => this.fresh(s), this.note);
+    const key = `get:${who}:${token}:${path}`;
+    return this.recorded(
+      sweep
+        ? this.shared.readDetail(sweep, key, { path, token }, this.checkId)
+        : this.shared.once(key, { path, token }),
+    );
   }
 
   /** The data of a successful GET; anything else blocks the check (the endpoint's own check reports it). */

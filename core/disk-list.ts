@@ -12,24 +12,11 @@
  */
 import { closeSync, openSync, read, readSync, unlinkSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { isUtf8 } from 'node:buffer';
 import { readFile, rm } from 'node:fs/promises';
-import { hasBigInt, hasLongDigitRun, knownBigInts, parseJsonExact } from './exact-json.js';
+import { hasLongDigitRun, knownBigInts, parseJsonExact } from './exact-json.js';
 import { tooLarge } from './network-errors.js';
-import { Ranges } from './ranges.js';
-import {
-  BACKSLASH,
-  CLOSE_BRACE,
-  CLOSE_BRACKET,
-  COLON,
-  COMMA,
-  DATA_KEY as DATA,
-  isSpace,
-  OPEN_BRACE,
-  OPEN_BRACKET,
-  QUOTE,
-} from './json-bytes.js';
-import { EXCERPT_CHARS, EXCERPT_MARGIN } from './exchange.js';
+import { ListScan, type ScannedList } from './list-scan.js';
+import { EXCERPT_HEAD_BYTES } from './exchange.js';
 
 /**
  * Spilled bodies from this size on are read as disk lists. Far above a large merchant's 65 MB /orders, so runs at
@@ -271,70 +258,17 @@ export async function readDiskList(
   }
 }
 
-interface Scanned {
-  envelope: Record<string, unknown>;
-  ranges: Ranges;
-  objects: Uint8Array | undefined;
-  /** Whether any element holds an integer past 2^53 (a bigint). */
-  bigInts: boolean;
-  head: Buffer;
-}
+type Scanned = ScannedList & { head: Buffer };
 
 /**
- * One pass over the file: UTF-8, the envelope's layout, each element parsed once. A block at a time,
- * awaiting each read, so the run's other requests go on meanwhile (a 716 MB list takes seconds).
+ * One pass over the file (core/list-scan.ts: UTF-8, the envelope's layout, each element parsed once). A block at a
+ * time, awaiting each read, so the run's other requests go on meanwhile (a 716 MB list takes seconds).
  */
 async function scan(fd: number, bytes: number, headBytes: number, blockBytes: number): Promise<Scanned | undefined> {
   const block = Buffer.allocUnsafe(blockBytes);
   const head: Buffer[] = [];
   let headLength = 0;
-  const prefix: Buffer[] = [];
-  const suffix: Buffer[] = [];
-  let restBytes = 0;
-  const ranges = new Ranges();
-  const isObject: number[] = [];
-  let anyNotObject = false;
-  let bigInts = false;
-  // The parser's state, carried across blocks.
-  let started = false;
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  // A string at depth 1 (a key of the envelope, or a value): whether it is "data" so far, and whether it has escapes.
-  let keyLength = 0;
-  let keyMatch = false;
-  let keyEscaped = false;
-  let afterString: { isData: boolean; escaped: boolean } | undefined;
-  let awaitingArray = false;
-  let seenData = false;
-  let inData = false;
-  let open = -1;
-  let close = -1;
-  let elementStart = 0;
-  let element: Buffer[] = [];
-  let utf8Carry = Buffer.alloc(0);
-
-  const endElement = (endAbs: number, blockStart: number, buf: Buffer, last: boolean): boolean => {
-    const startInBlock = Math.max(0, elementStart - blockStart);
-    const piece = buf.subarray(startInBlock, endAbs - blockStart);
-    const text = element.length ? Buffer.concat([...element, piece]) : piece;
-    element = [];
-    if (last && ranges.length === 0 && text.every((b) => isSpace(b))) return true; // "[ ]": no element
-    let value: unknown;
-    const mayHoldBigInts = hasLongDigitRun(text);
-    try {
-      value = parseJsonExact(text.toString('utf8'), mayHoldBigInts);
-    } catch {
-      return false;
-    }
-    if (mayHoldBigInts && !bigInts) bigInts = hasBigInt(value);
-    const obj = typeof value === 'object' && value !== null && !Array.isArray(value);
-    isObject.push(obj ? 1 : 0);
-    if (!obj) anyNotObject = true;
-    ranges.push(elementStart, endAbs);
-    return true;
-  };
-
+  const list = new ListScan({ keep: false, maxEnvelopeRest: MAX_ENVELOPE_REST });
   for (let pos = 0; pos < bytes;) {
     const { bytesRead: n } = await readAt(fd, block, 0, Math.min(blockBytes, bytes - pos), pos);
     if (n <= 0) return undefined;
@@ -344,133 +278,11 @@ async function scan(fd: number, bytes: number, headBytes: number, blockBytes: nu
       head.push(h);
       headLength += h.length;
     }
-    // UTF-8, checked on whole characters: a character cut at the block's end is checked with the next block.
-    const pending = utf8Carry.length ? Buffer.concat([utf8Carry, buf]) : buf;
-    let cut = pending.length;
-    if (pos + n < bytes) {
-      let k = pending.length - 1;
-      while (k > 0 && k > pending.length - 4 && (pending[k]! & 0xc0) === 0x80) k--;
-      cut = k;
-    }
-    if (!isUtf8(pending.subarray(0, cut))) return undefined;
-    utf8Carry = Buffer.from(pending.subarray(cut));
-    const openBefore = open;
-    const closeBefore = close;
-
-    // Where the next backslash of this block is (n: none), found once for all the strings before it.
-    let nextBackslash = -1;
-    for (let i = 0; i < n; i++) {
-      // Inside an element's string only its end matters: the bytes up to the closing quote are skipped by indexOf
-      // (most of a list's bytes), unless a backslash comes first.
-      if (inString && !escaped && depth !== 1) {
-        if (nextBackslash < i) nextBackslash = indexOrEnd(buf, BACKSLASH, i, n);
-        const quote = indexOrEnd(buf, QUOTE, i, n);
-        if (quote < nextBackslash) {
-          inString = false;
-          i = quote;
-          continue;
-        }
-        // Neither: the string goes on in the next block.
-        if (nextBackslash === n) break;
-        i = nextBackslash;
-      }
-      const b = buf[i]!;
-      const at = pos + i;
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (b === BACKSLASH) {
-          escaped = true;
-          keyEscaped = true;
-        } else if (b === QUOTE) {
-          inString = false;
-          if (depth === 1) afterString = { isData: keyMatch && keyLength === DATA.length - 1, escaped: keyEscaped };
-          continue;
-        }
-        if (depth === 1) {
-          keyMatch = keyMatch && keyLength < DATA.length - 1 && b === DATA[keyLength];
-          keyLength++;
-        }
-        continue;
-      }
-      if (isSpace(b)) continue;
-      if (!started) {
-        if (b !== OPEN_BRACE) return undefined;
-        started = true;
-        depth = 1;
-        continue;
-      }
-      if (afterString) {
-        const s = afterString;
-        afterString = undefined;
-        if (b === COLON) {
-          if (s.escaped) return undefined;
-          if (s.isData) {
-            if (seenData) return undefined;
-            seenData = true;
-            awaitingArray = true;
-          }
-          continue;
-        }
-      }
-      if (awaitingArray) {
-        awaitingArray = false;
-        if (b !== OPEN_BRACKET) return undefined;
-        open = at;
-        inData = true;
-        depth = 2;
-        elementStart = at + 1;
-        continue;
-      }
-      if (b === QUOTE) {
-        inString = true;
-        keyLength = 1;
-        keyMatch = true;
-        keyEscaped = false;
-      } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
-      else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-        if (inData && depth === 2) {
-          if (b !== CLOSE_BRACKET) return undefined;
-          if (!endElement(at, pos, buf, true)) return undefined;
-          close = at;
-          inData = false;
-        }
-        // What follows the envelope goes to the envelope's parse: trailing bytes fail it, as they fail JSON.parse.
-        depth--;
-      } else if (b === COMMA && inData && depth === 2) {
-        if (!endElement(at, pos, buf, false)) return undefined;
-        elementStart = at + 1;
-      }
-    }
-    // Keep what this block holds of the element in progress, of the envelope before `data` and after it.
-    if (inData && elementStart < pos + n) element.push(Buffer.from(buf.subarray(Math.max(0, elementStart - pos))));
-    if (openBefore < 0) {
-      const to = open < 0 ? n : open - pos;
-      prefix.push(Buffer.from(buf.subarray(0, to)));
-      restBytes += to;
-    }
-    if (close >= 0) {
-      const from = closeBefore >= 0 ? 0 : close + 1 - pos;
-      suffix.push(Buffer.from(buf.subarray(from)));
-      restBytes += n - from;
-    }
-    if (restBytes > MAX_ENVELOPE_REST) return undefined;
+    if (!list.feed(buf)) return undefined;
     pos += n;
   }
-  if (!seenData || close < 0 || utf8Carry.length) return undefined;
-  let envelope: unknown;
-  try {
-    envelope = parseJsonExact(`${Buffer.concat(prefix).toString('utf8')}[]${Buffer.concat(suffix).toString('utf8')}`);
-  } catch {
-    return undefined;
-  }
-  if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return undefined;
-  return {
-    envelope: envelope as Record<string, unknown>,
-    ranges,
-    objects: anyNotObject ? Uint8Array.from(isObject) : undefined,
-    bigInts,
-    head: Buffer.concat(head),
-  };
+  const scanned = list.finish();
+  return scanned && { ...scanned, head: Buffer.concat(head) };
 }
 
 /**
@@ -489,12 +301,6 @@ function sameDiskList(known: unknown, path: string, headBytes: number): DiskList
   }
 }
 
-/** Where `byte` next occurs in buf from `from` on, or `end` when it does not. */
-function indexOrEnd(buf: Buffer, byte: number, from: number, end: number): number {
-  const k = buf.indexOf(byte, from);
-  return k < 0 ? end : k;
-}
-
 /** Bodies longer than this cannot be read as one string (V8's longest string: 2^29 - 24 UTF-16 code units). */
 const MAX_WHOLE_BYTES = 2 ** 29 - 24;
 
@@ -508,7 +314,7 @@ export async function readSpilledList(
   /** What an earlier body of the same content was read as: a disk list's envelope is that list again, unread. */
   known?: unknown,
 ): Promise<{ body: Buffer; list?: DiskListBody }> {
-  const headBytes = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
+  const headBytes = EXCERPT_HEAD_BYTES;
   try {
     const same = sameDiskList(known, path, headBytes);
     if (same) return { body: same.head, list: same };

@@ -11,6 +11,8 @@ export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const EXCERPT_CHARS = 4096;
 /** Characters recorded past the excerpt, so a secret that straddles the cut is redacted whole before cutting. */
 export const EXCERPT_MARGIN = 1024;
+/** Bytes of a body enough for its excerpt and margin whatever the characters (UTF-8 takes up to 4 bytes each). */
+export const EXCERPT_HEAD_BYTES = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
 
 /** One request as a check asks for it; the client adds the base URL, the headers and the query. */
 export interface RequestSpec {

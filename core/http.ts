@@ -8,7 +8,7 @@ import type { Redactor } from './redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
 import { capText } from './untrusted-text.js';
 import { parseJsonExact, stringifyJson } from './exact-json.js';
-import { EXCERPT_CHARS, EXCERPT_MARGIN, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
+import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
 import type { Exchange, Reply, RequestSpec, RetryRecord } from './exchange.js';
 import { describeError, STALE_CONNECTION } from './network-errors.js';
 import {
@@ -195,14 +195,17 @@ export class HttpClient {
         },
       );
       // Taken apart at once: a closure that kept `res` would keep the whole body's bytes for as long as the reply.
-      const { bytes, body: buf, list, key: spilledKey } = res;
+      const { bytes, body: buf, list, key: arrivedKey, parsed } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
-      // A disk list (core/disk-list.ts) was checked, hashed and parsed on its way from the file; buf is its head.
-      const utf8 = list !== undefined || isUtf8(buf);
+      // A disk list (core/disk-list.ts), or a body parsed as it arrived, was checked, hashed and parsed on its way;
+      // buf is then its head.
+      const utf8 = list !== undefined || parsed !== undefined || isUtf8(buf);
       const big = utf8 && bytes >= BIG_BODY_BYTES;
-      const key = big ? (spilledKey ?? BigBodies.key(buf)) : '';
-      let json: unknown = big ? (this.bigBodies.get(key) ?? list?.json) : undefined;
-      if (list && json === list.json) this.bigBodies.set(key, json);
+      const key = big ? (arrivedKey ?? BigBodies.key(buf)) : '';
+      // Parsed on its way (a disk list, or a list read as it arrived), unless the same content was parsed before.
+      const arrived = list?.json ?? parsed;
+      let json: unknown = big ? (this.bigBodies.get(key) ?? arrived) : undefined;
+      if (arrived !== undefined && json === arrived) this.bigBodies.set(key, json);
       let jsonError: string | undefined;
       let text: string | undefined;
       if (json === undefined) {
@@ -225,8 +228,8 @@ export class HttpClient {
         if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
       // The excerpt of a long body comes from a prefix of its bytes, never from a slice of its text: V8 slices keep
       // their parent string alive, and the evidence would hold a 65 MB list's whole text (135 MB as UTF-16).
-      const prefixBytes = (EXCERPT_CHARS + EXCERPT_MARGIN) * 4;
-      const head = text !== undefined && bytes <= prefixBytes ? text : buf.subarray(0, prefixBytes).toString('utf8');
+      const head =
+        text !== undefined && bytes <= EXCERPT_HEAD_BYTES ? text : buf.subarray(0, EXCERPT_HEAD_BYTES).toString('utf8');
       const truncated = text === undefined ? true : text.length > EXCERPT_CHARS;
       const exchange = withRetries({
         request: recordRequest,

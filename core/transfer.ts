@@ -3,6 +3,7 @@ import { BodySink, type BodyPool } from './body-sink.js';
 import { tooLarge } from './network-errors.js';
 import { DISK_LIST_BYTES, readSpilledList, type DiskListBody } from './disk-list.js';
 import type { Flight } from './timeouts.js';
+import { EXCERPT_HEAD_BYTES } from './exchange.js';
 
 /** A response as it arrived: status, raw headers and the whole body, before any parsing. */
 export interface Transferred {
@@ -12,8 +13,13 @@ export interface Transferred {
   bytes: number;
   /** A body past DISK_LIST_BYTES read as a disk list (core/disk-list.ts): body then holds only its first bytes. */
   list?: DiskListBody;
-  /** The content's key (BigBodies.key) of a body that went to disk, hashed as it arrived. */
+  /** The content's key (BigBodies.key) of a body hashed as it arrived (BodySink.contentKey). */
   key?: string;
+  /**
+   * JSON.parse's value of the body when it is known on arrival: read as a list on its way (BodySink.parsedList), or
+   * the tree of the same content parsed before (BigBodies). `body` then holds only its first bytes.
+   */
+  parsed?: unknown;
 }
 
 /**
@@ -53,7 +59,17 @@ export function transfer(
       if (settled) return;
       if (!sink.onDisk) {
         settled = true;
-        resolve({ status, headers: resHeaders, body: sink.takeInMemory(bytes), bytes });
+        const key = sink.contentKey(bytes);
+        const parsed = sink.parsedList() ?? (key !== undefined ? pool.bigBodies.get(key) : undefined);
+        resolve({
+          status,
+          headers: resHeaders,
+          bytes,
+          ...(key !== undefined ? { key } : {}),
+          ...(parsed !== undefined
+            ? { parsed, body: sink.takeHead(EXCERPT_HEAD_BYTES) }
+            : { body: sink.takeInMemory(bytes) }),
+        });
         return;
       }
       const key = sink.contentKey(bytes)!;

@@ -1,7 +1,7 @@
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, type Rec } from '../core/api.js';
-import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Noun, type Resource } from '../core/resources.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Resource } from '../core/resources.js';
 import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { idKey, isIdLike, isIntegerValue } from '../core/exact-json.js';

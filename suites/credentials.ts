@@ -6,7 +6,7 @@
  */
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
-import { successData } from '../core/api.js';
+import { isRecord, successData } from '../core/api.js';
 import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
@@ -58,29 +58,49 @@ function walk(root: unknown, visit: (path: () => string, key: string | undefined
   }
 }
 
+/** What the cheap look at a reply's tree found: SEC-01's leak, SEC-02's password hash or credential-named key. */
+interface Suspicion {
+  leak: boolean;
+  hash: boolean;
+  named: boolean;
+}
+
 /**
- * Whether a string or a key name of a reply's tree passes a test: the cheap look at every member, before a walk with
- * paths (a large merchant's /orders has millions of members, and building their paths costs several times a parse)
- * for the few trees that show a finding. A list read from disk is read in the pass the checks woken by its arrival
+ * The look at every string and key name of a reply's tree, before a walk with paths (a large merchant's /orders has
+ * millions of members, and building their paths costs several times a parse) for the few trees that show a finding.
+ * SEC-01 and SEC-02 read the same replies: the first to ask looks for both, and the other reads what it found (one
+ * walk of a 65 MB list instead of two). A list read from disk is read in the pass the checks woken by its arrival
  * share (eachElement), not in one of its own. Nothing is gathered: the distinct strings of ten times the large
  * merchant's /orders held 28 MB, and one regular expression per string costs less than adding it to a Set.
  */
-async function anyMember(
-  tree: unknown,
-  string: (v: string) => boolean,
-  key: (k: string) => boolean = () => false,
-): Promise<boolean> {
+function suspicion(tree: unknown, leak: RegExp | undefined): Promise<Suspicion> {
+  // Lists only: a detail is a few members, cheaper to look at twice than to remember (40,000 entries).
+  const memoized = isRecord(tree) && Array.isArray(tree.data);
+  const memo = memoized ? looked.get(tree) : undefined;
+  if (memo && memo.leak === leak?.source) return memo.found;
+  const found = lookAt(tree, leak);
+  if (memoized) looked.set(tree, { leak: leak?.source, found });
+  return found;
+}
+
+/** Per reply tree: what suspicion found, and with which leak pattern (a token issued later makes another). */
+const looked = new WeakMap<object, { leak: string | undefined; found: Promise<Suspicion> }>();
+
+async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicion> {
+  const found: Suspicion = { leak: false, hash: false, named: false };
   // Key names repeat in every record: each is tested once.
   const keys = new Map<string, boolean>();
   const diskLists: unknown[][] = [];
-  let found = false;
+  const done = (): boolean => (found.leak || !leak) && (found.hash || found.named);
   const look = (root: unknown): void => {
     // Iterative: a hostile body may nest deeper than the stack.
     const stack: unknown[] = [root];
-    while (stack.length && !found) {
+    while (stack.length) {
       const v = stack.pop();
       if (typeof v === 'string') {
-        found = string(v);
+        if (leak && !found.leak && leak.test(v)) found.leak = true;
+        if (!found.hash && PASSWORD_HASH.test(v)) found.hash = true;
+        if (done()) return;
         continue;
       }
       if (typeof v !== 'object' || v === null) continue;
@@ -95,8 +115,8 @@ async function anyMember(
       }
       for (const k of Object.keys(v)) {
         let named = keys.get(k);
-        if (named === undefined) keys.set(k, (named = key(k)));
-        if (named) found = true;
+        if (named === undefined) keys.set(k, (named = CREDENTIAL_NAME.test(k)));
+        if (named) found.named = true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }
@@ -104,7 +124,7 @@ async function anyMember(
   look(tree);
   for (const list of diskLists)
     await eachElement(list, (rec) => {
-      if (!found) look(rec);
+      if (!done()) look(rec);
     });
   return found;
 }
@@ -112,6 +132,29 @@ async function anyMember(
 /** A pattern that matches any of the values, taken literally. */
 const anyOf = (values: readonly string[]): RegExp =>
   new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+
+/** The configured keys and the tokens issued so far: what no answer may carry outside /auth's fields (SEC-01). */
+function credentialsOf(ctx: CheckContext): Array<{ what: string; value: string }> {
+  const c = ctx.config;
+  return [
+    { what: "app's public key", value: c.app.secret },
+    { what: "app's secret key", value: c.app.key },
+    ...(c.other_app
+      ? [
+          { what: "other_app's public key", value: c.other_app.secret },
+          { what: "other_app's secret key", value: c.other_app.key },
+        ]
+      : []),
+    ...(c.disabled_app?.secret ? [{ what: "disabled_app's public key", value: c.disabled_app.secret }] : []),
+    ...(c.disabled_app?.key ? [{ what: "disabled_app's secret key", value: c.disabled_app.key }] : []),
+    ...(c.disabled_app?.token ? [{ what: "disabled_app's token", value: c.disabled_app.token }] : []),
+    ...ctx.api.issuedTokens().map((t) => ({ what: `a token issued to ${t.who}`, value: t.token })),
+  ].filter((s) => s.value.length >= 4);
+}
+
+/** A pattern matching any of the credentials; undefined when there are none (an empty pattern matches anything). */
+const leakPattern = (secrets: ReadonlyArray<{ value: string }>): RegExp | undefined =>
+  secrets.length ? anyOf(secrets.map((s) => s.value)) : undefined;
 
 /** The successful replies of the run a check can read: /auth of each application, endpoints 2–7, every detail. */
 async function replies(
@@ -174,27 +217,13 @@ export const credentialChecks = defineChecks('auth', [
     sweeps: ['dishes:app', 'seats:app'],
     title: "No response carries a configured key or an issued token, except /auth's app_secret, app_key and app_token",
     async run(ctx) {
-      const c = ctx.config;
-      const secrets: Array<{ what: string; value: string }> = [
-        { what: "app's public key", value: c.app.secret },
-        { what: "app's secret key", value: c.app.key },
-        ...(c.other_app
-          ? [
-              { what: "other_app's public key", value: c.other_app.secret },
-              { what: "other_app's secret key", value: c.other_app.key },
-            ]
-          : []),
-        ...(c.disabled_app?.secret ? [{ what: "disabled_app's public key", value: c.disabled_app.secret }] : []),
-        ...(c.disabled_app?.key ? [{ what: "disabled_app's secret key", value: c.disabled_app.key }] : []),
-        ...(c.disabled_app?.token ? [{ what: "disabled_app's token", value: c.disabled_app.token }] : []),
-        ...ctx.api.issuedTokens().map((t) => ({ what: `a token issued to ${t.who}`, value: t.token })),
-      ].filter((s) => s.value.length >= 4);
-      const leak = anyOf(secrets.map((s) => s.value));
+      const secrets = credentialsOf(ctx);
+      const leak = leakPattern(secrets);
       const found: string[] = [];
       const keys = new Set<string>();
       const n = await replies(ctx, async (what, reply, who) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
-        if (!auth && !(secrets.length && (await anyMember(reply.json, (v) => leak.test(v))))) return;
+        if (!auth && !(leak && (await suspicion(reply.json, leak)).leak)) return;
         walk(reply.json, (path, _key, v) => {
           if (typeof v !== 'string') return;
           for (const s of secrets) {
@@ -225,14 +254,12 @@ export const credentialChecks = defineChecks('auth', [
       'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
     async run(ctx) {
       const found = new Map<string, string>();
+      // The leak pattern SEC-01 looks for too, so one look at each reply serves both checks (suspicion).
+      const leak = leakPattern(credentialsOf(ctx));
       const n = await replies(ctx, async (what, reply) => {
         const auth = what.startsWith(`GET ${AUTH_PATH}`);
-        const suspect = await anyMember(
-          reply.json,
-          (v) => PASSWORD_HASH.test(v),
-          (k) => CREDENTIAL_NAME.test(k),
-        );
-        if (!suspect) return;
+        const suspect = await suspicion(reply.json, leak);
+        if (!suspect.hash && !suspect.named) return;
         walk(reply.json, (path, key, v) => {
           if (key === undefined) return;
           const at = path();

@@ -1,7 +1,7 @@
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
 import { isRecord, successData, type Rec } from '../core/api.js';
-import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Resource, type Who } from '../core/resources.js';
+import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Who } from '../core/resources.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { describeReply, envelopeCode } from '../core/assertions.js';
 import { show } from '../core/quote.js';

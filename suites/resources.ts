@@ -1,5 +1,4 @@
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
-import { isRecord } from '../core/api.js';
 import { RESOURCES, type Resource } from '../core/resources.js';
 import { detailPath } from '../core/endpoints.js';
 import { formatErrors, isValid, validate } from '../core/schemas.js';

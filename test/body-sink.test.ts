@@ -79,6 +79,37 @@ describe('BodySink: a body of declared length', () => {
     expect(p.declared).toBe(0);
   });
 
+  it('is parsed as it arrives when it is a list, with the key of its content; a body as long as one parsed before is only hashed', async () => {
+    const p = pool();
+    const records = Array.from({ length: 40_000 }, (_, i) => ({ id: 100000 + i, name: `菜 ${i}`, price: 10 + i }));
+    const body = Buffer.from(JSON.stringify({ status: 'SUCCESS', code: 200, data: records }), 'utf8');
+    expect(body.length).toBeGreaterThan(MiB);
+    const sink = new BodySink(p);
+    sink.expect(body.length, 256 * MiB);
+    for (let at = 0; at < body.length; at += 16 * 1024) await sink.add(body.subarray(at, at + 16 * 1024));
+    const key = sink.contentKey(body.length);
+    expect(key).toBe(BigBodies.key(body));
+    const parsed = sink.parsedList();
+    expect(parsed).toEqual(JSON.parse(body.toString('utf8')));
+    expect(sink.takeHead(64).equals(body.subarray(0, 64))).toBe(true);
+    expect(p.declared).toBe(0);
+    // The same length again (a query the server ignored): hashed, not parsed; the reader finds the tree by its key.
+    p.bigBodies.set(key!, parsed);
+    const again = new BodySink(p);
+    again.expect(body.length, 256 * MiB);
+    expect((await through(again, body)).equals(body)).toBe(true);
+    expect(again.parsedList()).toBeUndefined();
+  });
+
+  it('is not a parsed list when it is not one (the reader parses the bytes)', async () => {
+    const p = pool();
+    const sink = new BodySink(p);
+    const body = Buffer.from(`{"data":[${'1,'.repeat(MiB)}2],}`, 'utf8');
+    sink.expect(body.length, 256 * MiB);
+    expect((await through(sink, body)).equals(body)).toBe(true);
+    expect(sink.parsedList()).toBeUndefined();
+  });
+
   it('leaves small bodies and disk-list sizes to the usual path', () => {
     const p = pool();
     new BodySink(p).expect(512 * 1024, 256 * MiB);
