@@ -22,6 +22,25 @@ export interface Transferred {
   parsed?: unknown;
 }
 
+/** The origin of the last URL parsed whole (a run sends 44,000 requests to one origin). */
+let lastOrigin = '';
+/** A path and query of plain characters: no dot segment, nothing new URL() would encode or drop. */
+const PLAIN_PATH = /^\/[A-Za-z0-9/_~%=&?+-]*[A-Za-z0-9/_~%=&+-]$|^\/$/;
+
+/**
+ * The origin and the path with query of a request's URL, as new URL() gives them: a URL on the origin of the last
+ * one, with a plain path, is cut where its path starts (parsing each URL whole cost 0.1 s of a large merchant's run).
+ */
+export function requestTarget(url: string): { origin: string; path: string } {
+  if (lastOrigin && url.startsWith(lastOrigin) && url.charCodeAt(lastOrigin.length) === 0x2f) {
+    const path = url.slice(lastOrigin.length);
+    if (PLAIN_PATH.test(path)) return { origin: lastOrigin, path };
+  }
+  const u = new URL(url);
+  lastOrigin = u.origin;
+  return { origin: u.origin, path: u.pathname + u.search };
+}
+
 /**
  * Sends one request and collects its whole body into a BodySink, through undici's dispatcher API: no stream, no
  * async iterator and no AbortSignal per request (what request() adds costs as much CPU as the exchange itself).
@@ -36,7 +55,7 @@ export function transfer(
   onResponse: () => void,
 ): Promise<Transferred> {
   const { method, url, headers } = request;
-  const u = new URL(url);
+  const { origin, path } = requestTarget(url);
   const sink = new BodySink(pool);
   return new Promise((resolve, reject) => {
     let status = 0;
@@ -91,7 +110,7 @@ export function transfer(
       }, fail);
     };
     agent.dispatch(
-      { origin: u.origin, path: u.pathname + u.search, method, headers },
+      { origin, path, method, headers },
       {
         onRequestStart: (controller) => flight.started(controller),
         onResponseStart: (controller, statusCode, h) => {

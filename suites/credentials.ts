@@ -83,13 +83,22 @@ function suspicion(tree: unknown, leak: RegExp | undefined): Promise<Suspicion> 
   return found;
 }
 
+/** Key names repeat in every record of every reply: each is tested once (up to a bound a hostile server cannot grow). */
+const namedKeys = new Map<string, boolean>();
+function credentialNamed(k: string): boolean {
+  let named = namedKeys.get(k);
+  if (named === undefined) {
+    named = CREDENTIAL_NAME.test(k);
+    if (namedKeys.size < 10_000) namedKeys.set(k, named);
+  }
+  return named;
+}
+
 /** Per reply tree: what suspicion found, and with which leak pattern (a token issued later makes another). */
 const looked = new WeakMap<object, { leak: string | undefined; found: Promise<Suspicion> }>();
 
 async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicion> {
   const found: Suspicion = { leak: false, hash: false, named: false };
-  // Key names repeat in every record: each is tested once.
-  const keys = new Map<string, boolean>();
   const diskLists: unknown[][] = [];
   const done = (): boolean => (found.leak || !leak) && (found.hash || found.named);
   const look = (root: unknown): void => {
@@ -114,9 +123,7 @@ async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicio
         continue;
       }
       for (const k of Object.keys(v)) {
-        let named = keys.get(k);
-        if (named === undefined) keys.set(k, (named = CREDENTIAL_NAME.test(k)));
-        if (named) found.named = true;
+        if (credentialNamed(k)) found.named = true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }

@@ -115,10 +115,16 @@ export function compareRecords(kind: Noun, a: Rec, b: Rec): Comparison {
     if (!fieldValid(kind, field, x) || !fieldValid(kind, field, y)) continue;
     out.diffs.push({ field, a: x, b: y });
   }
-  const spec = new Set([...SPEC_FIELDS[kind], 'id', 'pivot']);
+  const spec = KNOWN_FIELDS[kind];
   for (const k of Object.keys(a)) if (!spec.has(k) && Object.hasOwn(b, k) && !sameJson(a[k], b[k])) out.extra.push(k);
   return out;
 }
+
+/** The fields compareRecords does not report as extra: the spec's, the id, an order dish's pivot. */
+const KNOWN_FIELDS: Record<Noun, ReadonlySet<string>> = {
+  dish: new Set([...SPEC_FIELDS.dish, 'id', 'pivot']),
+  seat: new Set([...SPEC_FIELDS.seat, 'id', 'pivot']),
+};
 
 /** "list has price 38.5, detail has 38; list has unit null, detail has "plate"". */
 export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string): string {
