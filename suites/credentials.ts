@@ -11,7 +11,7 @@ import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../co
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
-import { eachElement, isDiskList } from '../core/disk-list.js';
+import { eachElement, isDiskList, isLongList } from '../core/disk-list.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),
@@ -113,8 +113,8 @@ async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicio
         continue;
       }
       if (typeof v !== 'object' || v === null) continue;
-      // A list read from disk: one record at a time (core/disk-list.ts), after the rest of the tree.
-      if (isDiskList(v)) {
+      // A list read from disk, or a long one: one record at a time in the checks' shared pass, after the rest.
+      if (isLongList(v)) {
         diskLists.push(v);
         continue;
       }
