@@ -360,32 +360,23 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
 }
 
 /**
- * Reference records for embedded ones: the list (one request, a Map: linear in orders × dishes), and for ids the
- * list lacks a few details. An id the list lacks is CONS-12's finding; here it is only what cannot be compared.
+ * The details of ids the list lacks, for the first MAX_FALLBACK_DETAILS of them: an id the list lacks is CONS-12's
+ * finding; here it is only what cannot be compared, unless its detail answers it.
  */
-async function referenceRecords(
+async function fallbackDetails(
   ctx: CheckContext,
   resource: Resource,
-  wanted: Set<string>,
-): Promise<(id: string) => { rec: Rec; source: string } | undefined> {
-  // The list's shared index, and beside it the few details asked: not a copy of the index (200,000 dishes).
-  const listed = byId(await ctx.api.list(`/${resource}`));
+  unlisted: Set<string>,
+): Promise<Map<string, Rec>> {
   const details = new Map<string, Rec>();
-  const fetched = [...wanted].filter((id) => !listed.has(id)).slice(0, MAX_FALLBACK_DETAILS);
+  const asked = [...unlisted].slice(0, MAX_FALLBACK_DETAILS);
   await Promise.all(
-    fetched.map(async (id) => {
+    asked.map(async (id) => {
       const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
       if (d && sameId(d.id, id)) details.set(id, d);
     }),
   );
-  // Each reference says where it came from, so a finding names what it really compared with.
-  const listSource = `GET /${resource}`;
-  return (id) => {
-    const rec = listed.get(id);
-    if (rec) return { rec, source: listSource };
-    const d = details.get(id);
-    return d && { rec: d, source: `GET ${detailPath(resource, id)}` };
-  };
+  return details;
 }
 
 /** A record embedded in an order, and its id: the key of its own record in the list (or its detail). */
@@ -416,31 +407,40 @@ async function embeddedEqualRecords(
   remark = false,
 ): Promise<void> {
   const { noun } = RESOURCES[resource];
-  const wanted = new Set<string>();
-  let count = 0;
-  await embedded((e) => {
-    wanted.add(e.id);
-    count++;
-  }, true);
-  const refs = await referenceRecords(ctx, resource, wanted);
+  // The list's shared index (200,000 dishes: never copied), read before the orders so each embedded record is
+  // compared in the one pass over the orders the checks share; only those the list lacks need a second pass.
+  const listed = byId(await ctx.api.list(`/${resource}`));
+  const listSource = `GET /${resource}`;
   const found = new Findings();
   const remarks = new Remarks();
-  await embedded((e) => {
-    const ref = refs(e.id);
-    // Worded only when said: a large merchant has hundreds of thousands of embedded records.
-    const what = (): string => `order ${show(e.o.id)}'s ${noun} ${e.id}`;
-    if (!ref) {
-      skips.add(`neither GET /${resource} nor the first details asked answer the ${noun} (see CONS-12)`, what());
-      return;
-    }
-    const c = compareRecords(noun, e.rec, ref.rec);
+  // Worded only when said: a large merchant has hundreds of thousands of embedded records.
+  const what = (e: Embedded): string => `order ${show(e.o.id)}'s ${noun} ${e.id}`;
+  const compare = (e: Embedded, rec: Rec, source: string): void => {
+    const c = compareRecords(noun, e.rec, rec);
     if (c.diffs.length)
       found.add(
-        `${what()}: ${describeDiffs(c.diffs, 'the order', ref.source)}`,
+        `${what(e)}: ${describeDiffs(c.diffs, 'the order', source)}`,
         ...fieldKeys(c.diffs, (f) => fieldKey(e, f)),
       );
-    if (remark && c.latitude.length) remarks.add(what(), { ...c, extra: [] }, 'the order', ref.source);
-  }, false);
+    if (remark && c.latitude.length) remarks.add(what(e), { ...c, extra: [] }, 'the order', source);
+  };
+  const unlisted = new Set<string>();
+  let count = 0;
+  await embedded((e) => {
+    count++;
+    const rec = listed.get(e.id);
+    if (rec) compare(e, rec, listSource);
+    else unlisted.add(e.id);
+  }, true);
+  if (unlisted.size) {
+    const details = await fallbackDetails(ctx, resource, unlisted);
+    await embedded((e) => {
+      if (listed.has(e.id)) return;
+      const d = details.get(e.id);
+      if (d) compare(e, d, `GET ${detailPath(resource, e.id)}`);
+      else skips.add(`neither GET /${resource} nor the first details asked answer the ${noun} (see CONS-12)`, what(e));
+    }, false);
+  }
   remarks.flush(ctx);
   skips.flush(ctx);
   if (found.length)
@@ -572,21 +572,30 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
   });
   const found = new Findings();
   let named = 0;
+  // Both lists first, then one pass over the orders for both (a disk list's pass takes seconds).
+  const isListed = { where: '' };
+  const sides: Array<{
+    resource: Resource;
+    listed: ReadonlyMap<string, Rec>;
+    refs: Map<string, { where: string; rec?: Rec }>;
+    ref: (id: unknown, where: () => string, rec?: Rec) => void;
+  }> = [];
   for (const resource of DETAIL_RESOURCES) {
-    const kind = nounOf(resource);
     const items = await optionalList(ctx, `/${resource}`);
     if (!items) continue;
     const listed = byId(items);
     // The first order and field that names each id, and the embedded record when there is one: kept for the ids
     // the list lacks only (what a finding says), so the orders' records are not held (a disk list's included).
     const refs = new Map<string, { where: string; rec?: Rec }>();
-    const isListed = { where: '' };
     // `where` is worded only for an id the list lacks (what a finding says): orders name hundreds of thousands.
     const ref = (id: unknown, where: () => string, rec?: Rec): void => {
       if (!isIdLike(id) || refs.has(String(id))) return;
       refs.set(String(id), listed.has(String(id)) ? isListed : { where: where(), ...(rec ? { rec } : {}) });
     };
-    await eachElement(all, (o) => {
+    sides.push({ resource, listed, refs, ref });
+  }
+  await eachElement(all, (o) => {
+    for (const { resource, ref } of sides) {
       if (resource === 'dishes') {
         for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
           if (!isRecord(d)) continue;
@@ -598,7 +607,10 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
         if (sid !== undefined) ref(sid, () => `order ${show(o.id)}'s seat_id`);
         if (isRecord(o.seat) && o.seat_id !== 0) ref(o.seat.id, () => `order ${show(o.id)}'s seat`, o.seat);
       }
-    });
+    }
+  });
+  for (const { resource, listed, refs } of sides) {
+    const kind = nounOf(resource);
     named += refs.size;
     const missing = [...refs].filter(([id]) => !listed.has(id));
     const asked = missing.slice(0, MAX_FALLBACK_DETAILS);
