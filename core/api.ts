@@ -348,16 +348,16 @@ export class Api {
     return token;
   }
 
-  /**
-   * A GET of a data endpoint with the application's token, shared by every check; read as part of a sweep (see
-   * Check.sweeps), the reply is let go once every reader of the sweep has read it.
-   */
   /** The token this check already got for the application, while no renewal has replaced it. */
   private heldToken(who: Who): string | undefined {
     const held = this.tokens.get(who);
     return held?.round === this.shared.authRoundOf(who) ? held.token : undefined;
   }
 
+  /**
+   * A GET of a data endpoint with the application's token, shared by every check; read as part of a sweep (see
+   * Check.sweeps), the reply is let go once every reader of the sweep has read it.
+   */
   async get(path: string, who: Who = 'app', sweep?: Sweep): Promise<Reply> {
     // Asked before each of 40,000 details: no await (and no promise) once the check holds the token.
     const token = this.heldToken(who) ?? (await this.token(who));

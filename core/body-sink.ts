@@ -189,7 +189,9 @@ export class BodySink {
 
   /** A copy of the first bytes of a body that stayed in memory (its excerpt), when nothing else of it is needed. */
   takeHead(bytes: number): Buffer {
-    const head = Buffer.from(this.takeInMemory(this.whole ? this.filled : this.held).subarray(0, bytes));
+    const body = this.whole ? this.whole.subarray(0, this.filled) : Buffer.concat(this.chunks);
+    const head = Buffer.from(body.subarray(0, bytes));
+    this.release();
     return head;
   }
 
@@ -233,11 +235,9 @@ export class BodySink {
    * once every byte is in; undefined when it was not read so (then the caller parses the body).
    */
   parsedList(): unknown {
-    const scanned = this.list?.finish();
+    const value = this.list?.value();
     this.list = undefined;
-    if (!scanned) return undefined;
-    scanned.envelope.data = scanned.values;
-    return scanned.envelope;
+    return value;
   }
 
   /** Forgets the body (a failure on the way); returns a promise only when there is a file to remove. */

@@ -11,33 +11,8 @@
  * in a top-level key), the whole text is parsed the usual way, so a malformed body fails with JSON.parse's message.
  */
 
-import { hasLongDigitRun, parseJsonExact } from './exact-json.js';
-import { Ranges } from './ranges.js';
-import {
-  BACKSLASH,
-  CLOSE_BRACE,
-  CLOSE_BRACKET,
-  COLON,
-  COMMA,
-  DATA_KEY,
-  isSpace,
-  OPEN_BRACE,
-  OPEN_BRACKET,
-  QUOTE,
-} from './json-bytes.js';
-
-/**
- * Index just past the string whose opening quote is at `at`, or -1 if it never closes. A plain loop: most strings
- * of a record are a few bytes long, shorter than the cost of a call to Buffer.indexOf.
- */
-function stringEnd(buf: Buffer, at: number): number {
-  for (let j = at + 1; j < buf.length; j++) {
-    const c = buf[j];
-    if (c === QUOTE) return j + 1;
-    if (c === BACKSLASH) j++;
-  }
-  return -1;
-}
+import { parseJsonExact } from './exact-json.js';
+import { ListScan } from './list-scan.js';
 
 /**
  * Most elements of a `data` array parsed: past this a list is refused whole (a run could not hold it; 30 MB of {}
@@ -55,94 +30,16 @@ export class TooManyElements extends Error {
   }
 }
 
-interface Layout {
-  open: number;
-  close: number;
-  elements: Ranges;
-}
-
-/** Where the top-level `data` array is, and where each of its elements starts and ends; undefined if unsure. */
-function layout(buf: Buffer): Layout | undefined {
-  let i = 0;
-  while (isSpace(buf[i])) i++;
-  if (buf[i] !== OPEN_BRACE) return undefined;
-  let depth = 0;
-  let found: Layout | undefined;
-  let inData = false;
-  let elementStart = 0;
-  for (; i < buf.length; i++) {
-    const b = buf[i]!;
-    if (b === QUOTE) {
-      const end = stringEnd(buf, i);
-      if (end < 0) return undefined;
-      if (depth === 1) {
-        let j = end;
-        while (isSpace(buf[j])) j++;
-        if (buf[j] === COLON) {
-          // A key of the envelope: JSON.parse keeps the last of equal keys, escaped spellings included.
-          if (buf.subarray(i, end).includes(BACKSLASH)) return undefined;
-          if (end - i === DATA_KEY.length && buf.compare(DATA_KEY, 0, DATA_KEY.length, i, end) === 0) {
-            if (found) return undefined;
-            j++;
-            while (isSpace(buf[j])) j++;
-            if (buf[j] !== OPEN_BRACKET) return undefined;
-            found = { open: j, close: -1, elements: new Ranges(MAX_LIST_ELEMENTS, () => new TooManyElements()) };
-            inData = true;
-            elementStart = j + 1;
-            depth = 2;
-            i = j;
-            continue;
-          }
-        }
-      }
-      i = end - 1;
-    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
-      depth++;
-    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-      if (inData && depth === 2) {
-        if (b !== CLOSE_BRACKET) return undefined;
-        found!.elements.push(elementStart, i);
-        found!.close = i;
-        inData = false;
-      }
-      depth--;
-      if (depth === 0) break;
-    } else if (b === COMMA && inData && depth === 2) {
-      found!.elements.push(elementStart, i);
-      elementStart = i + 1;
-    }
-  }
-  if (!found || found.close < 0) return undefined;
-  // "[ ]": one stretch of white space is no element.
-  if (
-    found.elements.length === 1 &&
-    buf.subarray(found.elements.start(0), found.elements.end(0)).every((b) => isSpace(b))
-  )
-    found.elements.clear();
-  return found;
-}
-
 /**
  * JSON.parse(buf.toString('utf8')), the same value or the same error, for a body of valid UTF-8 — with integers past
- * 2^53 exact (parseJsonExact: only the pieces that hold a 16-digit run take the slower lossless parse).
+ * 2^53 exact (parseJsonExact: only the pieces that hold a 16-digit run take the slower lossless parse). The body is
+ * read by the list scan a body of declared length gets as it arrives (core/list-scan.ts), in one block.
  */
 export function parseJsonBuffer(buf: Buffer): unknown {
-  const l = layout(buf);
-  if (l) {
-    try {
-      const envelope = parseJsonExact(`${buf.toString('utf8', 0, l.open)}[]${buf.toString('utf8', l.close + 1)}`) as {
-        data: unknown[];
-      };
-      const data = new Array<unknown>(l.elements.length);
-      for (let k = 0; k < l.elements.length; k++) {
-        const [from, to] = [l.elements.start(k), l.elements.end(k)];
-        data[k] = parseJsonExact(buf.toString('utf8', from, to), hasLongDigitRun(buf, from, to));
-      }
-      envelope.data = data;
-      return envelope;
-    } catch {
-      // Not valid piece by piece: the whole text, for JSON.parse's own verdict and message.
-    }
-  }
-  return parseJsonExact(buf.toString('utf8'));
+  const scan = new ListScan({ keep: true, maxElements: MAX_LIST_ELEMENTS, maxEnvelopeRest: buf.length });
+  scan.feed(buf);
+  if (scan.tooMany) throw new TooManyElements();
+  const value = scan.value();
+  // Not a list read piece by piece: the whole text, for JSON.parse's own verdict and message.
+  return value !== undefined ? value : parseJsonExact(buf.toString('utf8'));
 }

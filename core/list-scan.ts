@@ -30,9 +30,9 @@ import {
 export interface ScannedList {
   /** The envelope parsed with `data` as []. */
   envelope: Record<string, unknown>;
-  /** Where each element of `data` is in the body, [start, end) in bytes. */
+  /** Where each element of `data` is in the body, [start, end) in bytes (not kept with the values). */
   ranges: Ranges;
-  /** Which elements are JSON objects, when not all are. */
+  /** Which elements are JSON objects, when not all are (not kept with the values). */
   objects: Uint8Array | undefined;
   /** Whether any element holds an integer past 2^53 (a bigint). */
   bigInts: boolean;
@@ -52,6 +52,12 @@ export interface ListScanOptions {
 
 const NO_BYTES = Buffer.alloc(0);
 
+/** Whether buf[from, to) is all JSON white space. */
+function allSpace(buf: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isSpace(buf[i])) return false;
+  return true;
+}
+
 /** How many bytes a UTF-8 character has, from its first byte; 0 for a byte no character starts with. */
 function charBytes(b: number): number {
   return b < 0x80 ? 1 : (b & 0xe0) === 0xc0 ? 2 : (b & 0xf0) === 0xe0 ? 3 : (b & 0xf8) === 0xf0 ? 4 : 0;
@@ -67,6 +73,8 @@ function indexOrEnd(buf: Buffer, byte: number, from: number, end: number): numbe
 export class ListScan {
   /** False once the body is known not to be a list this scan reads. */
   ok = true;
+  /** Set when the scan ended at more than maxElements elements (the caller refuses the body rather than parse it). */
+  tooMany = false;
   private pos = 0;
   private readonly prefix: Buffer[] = [];
   private readonly suffix: Buffer[] = [];
@@ -75,6 +83,8 @@ export class ListScan {
   private readonly isObject: number[] = [];
   private anyNotObject = false;
   private bigInts = false;
+  /** Elements read so far. */
+  private count = 0;
   private readonly values: unknown[] | undefined;
   // The parser's state, carried across blocks.
   private started = false;
@@ -130,25 +140,51 @@ export class ListScan {
     };
   }
 
+  /**
+   * JSON.parse's value of the whole body, for a scan that kept its elements, once every byte was fed: the envelope
+   * with `data` its elements; undefined when the body is not a list this scan reads.
+   */
+  value(): unknown {
+    const scanned = this.finish();
+    if (!scanned?.values) return undefined;
+    scanned.envelope.data = scanned.values;
+    return scanned.envelope;
+  }
+
   private endElement(endAbs: number, buf: Buffer, last: boolean): boolean {
-    const piece = buf.subarray(Math.max(0, this.elementStart - this.pos), endAbs - this.pos);
-    const text = this.element.length ? Buffer.concat([...this.element, piece]) : piece;
-    this.element = [];
-    if (last && this.ranges.length === 0 && text.every((b) => isSpace(b))) return true; // "[ ]": no element
-    if (this.ranges.length >= (this.opts.maxElements ?? Infinity)) return false;
+    // Read in place when the element is all in this block: no Buffer object per element (two million of them for a
+    // hostile list of empty records).
+    let src = buf;
+    let from = Math.max(0, this.elementStart - this.pos);
+    let to = endAbs - this.pos;
+    if (this.element.length) {
+      src = Buffer.concat([...this.element, buf.subarray(from, to)]);
+      [from, to] = [0, src.length];
+      this.element = [];
+    }
+    if (last && this.count === 0 && allSpace(src, from, to)) return true; // "[ ]": no element
+    if (this.count >= (this.opts.maxElements ?? Infinity)) {
+      this.tooMany = true;
+      return false;
+    }
     let value: unknown;
-    const mayHoldBigInts = hasLongDigitRun(text);
+    const mayHoldBigInts = hasLongDigitRun(src, from, to);
     try {
-      value = parseJsonExact(text.toString('utf8'), mayHoldBigInts);
+      value = parseJsonExact(src.toString('utf8', from, to), mayHoldBigInts);
     } catch {
       return false;
     }
+    this.count++;
     if (mayHoldBigInts && !this.bigInts) this.bigInts = hasBigInt(value);
+    if (this.values) {
+      this.values.push(value);
+      return true;
+    }
+    // Only a list read again from its file needs to know where each element is, and which are objects.
     const obj = typeof value === 'object' && value !== null && !Array.isArray(value);
     this.isObject.push(obj ? 1 : 0);
     if (!obj) this.anyNotObject = true;
     this.ranges.push(this.elementStart, endAbs);
-    this.values?.push(value);
     return true;
   }
 

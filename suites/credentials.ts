@@ -99,7 +99,7 @@ const looked = new WeakMap<object, { leak: string | undefined; found: Promise<Su
 
 async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicion> {
   const found: Suspicion = { leak: false, hash: false, named: false };
-  const diskLists: unknown[][] = [];
+  const longLists: unknown[][] = [];
   const done = (): boolean => (found.leak || !leak) && (found.hash || found.named);
   const look = (root: unknown): void => {
     // Iterative: a hostile body may nest deeper than the stack.
@@ -115,7 +115,7 @@ async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicio
       if (typeof v !== 'object' || v === null) continue;
       // A list read from disk, or a long one: one record at a time in the checks' shared pass, after the rest.
       if (isLongList(v)) {
-        diskLists.push(v);
+        longLists.push(v);
         continue;
       }
       if (Array.isArray(v)) {
@@ -129,7 +129,7 @@ async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicio
     }
   };
   look(tree);
-  for (const list of diskLists)
+  for (const list of longLists)
     await eachElement(list, (rec) => {
       if (!done()) look(rec);
     });
