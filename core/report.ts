@@ -72,18 +72,41 @@ export interface CheckRecord extends CheckResult {
   baseline?: BaselineMark;
 }
 
-/** The run's verdict: CONFORMANT, PASSED PARTIAL, NOT CONFORMANT or INCOMPLETE. */
-export type Verdict = 'conformant' | 'partial' | 'not conformant' | 'incomplete';
-/** The exit code of a run: 0 conformant or partial, 1 not conformant, 3 incomplete (or partial under --strict). */
+/**
+ * The run's verdict, each claiming no more than the run observed:
+ * - conformant: every MUST check of the catalogue ran and passed, and no baseline entry was used;
+ * - partial: nothing gates, but some MUST checks did not run (or ran on a sample), or the baseline excused a finding
+ *   of a SHOULD or INFO check;
+ * - known failures: a MUST check failed and the baseline lists it, nothing new gates (the CI gate is green, the
+ *   server is not conformant);
+ * - not conformant: a gating finding;
+ * - incomplete: the run could not judge (a MUST check did not finish, the suite broke);
+ * - nothing judged: no MUST check was judged at all (a setup stop, a recording that holds nothing to judge).
+ */
+export type Verdict = 'conformant' | 'partial' | 'known failures' | 'not conformant' | 'incomplete' | 'nothing judged';
+/** The exit code of a run: 0 conformant, partial or known failures; 1 not conformant; 3 incomplete, nothing judged
+ * (or partial under --strict). */
 export type ExitCode = 0 | 1 | 3;
 
-/** Words of the verdict, as the terminal's first summary line, the HTML badge and the job summary show them. */
+/** Words of the verdict, as every output shows them (terminal, report, HTML badge, JUnit, job summary, merge). */
 export const VERDICT_WORD: Record<Verdict, string> = {
   conformant: 'CONFORMANT',
   partial: 'PASSED, PARTIAL',
+  'known failures': 'NOT CONFORMANT — NO NEW FAILURES',
   'not conformant': 'NOT CONFORMANT',
   incomplete: 'INCOMPLETE',
+  'nothing judged': 'NOTHING JUDGED',
 };
+
+/** The verdicts from the worst to the best: a merge of several runs takes the first that any run has. */
+export const VERDICT_ORDER: Verdict[] = [
+  'incomplete',
+  'nothing judged',
+  'not conformant',
+  'known failures',
+  'partial',
+  'conformant',
+];
 
 /** How many checks ended in each outcome. */
 export type Counts = Record<Outcome, number>;
@@ -183,8 +206,11 @@ export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): 
 /**
  * The verdict rule, in this order: a gating outcome (a MUST failure outside the baseline, a stale or expired entry)
  * is NOT CONFORMANT, exit 1, whatever else happened: that evidence stands. Else a harness error, an error of the
- * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else MUST checks that did not run (or ran on a
- * sample) make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures never gate.
+ * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else a run that judged no MUST check at all is
+ * NOTHING JUDGED, exit 3. Else a MUST failure the baseline lists is NOT CONFORMANT — NO NEW FAILURES, exit 0 (the
+ * gate is green, the word is not). Else MUST checks that did not run (or ran on a sample), or a baseline entry used
+ * for a SHOULD or INFO check, make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures
+ * never gate.
  */
 export function verdictOf(
   checks: CheckRecord[],
@@ -197,30 +223,46 @@ export function verdictOf(
       .slice(0, 6)
       .map((c) => c.id)
       .join(', ')}${list.length > 6 ? ', …' : ''}`;
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   const gating = checks.filter((c) => OUTCOMES[c.outcome].gates);
   if (gating.length)
     return {
       verdict: 'not conformant',
       exit_code: 1,
-      reason: `${gating.length} gating finding${gating.length > 1 ? 's' : ''}: ${ids(gating)}`,
+      reason: `${plural(gating.length, 'gating finding')}: ${ids(gating)}`,
     };
   const blocking = checks.filter(blocksVerdict);
   if (harnessErrors.length || blocking.length) {
     const parts = [
       ...harnessErrors.slice(0, 1),
       ...(blocking.length
-        ? [
-            `${blocking.length} check${blocking.length > 1 ? 's' : ''} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`,
-          ]
+        ? [`${plural(blocking.length, 'check')} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`]
         : []),
     ];
     return { verdict: 'incomplete', exit_code: 3, reason: parts.join('; ') };
   }
-  if (!coverage.complete)
+  if (coverage.must_judged === 0)
+    return {
+      verdict: 'nothing judged',
+      exit_code: 3,
+      reason: `no MUST check was judged${coverage.text ? `: ${coverage.text}` : ''}`,
+    };
+  const known = checks.filter((c) => c.outcome === 'known');
+  const knownMust = known.filter((c) => c.level === 'MUST');
+  if (knownMust.length)
+    return {
+      verdict: 'known failures',
+      exit_code: 0,
+      reason: `no new failures: ${plural(knownMust.length, 'known MUST failure')} (${ids(knownMust)}) listed in the baseline${coverage.complete ? '' : `; ${coverage.text}`}`,
+    };
+  if (!coverage.complete || known.length)
     return {
       verdict: 'partial',
       exit_code: strict ? 3 : 0,
-      reason: `${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}`,
+      reason: `${[
+        ...(coverage.complete ? [] : [coverage.text]),
+        ...(known.length ? [`the baseline excuses ${plural(known.length, 'finding')} (${ids(known)})`] : []),
+      ].join('; ')}${strict ? '; --strict: a partial run does not pass' : ''}`,
     };
   return {
     verdict: 'conformant',
@@ -318,8 +360,10 @@ export function buildReport(args: {
   fuzz: { seed: number; runs: number };
   config: Record<string, unknown>;
   errors: string[];
+  /** The one line of a setup stop (the run ended before any check): the report says NOTHING JUDGED and why. */
+  setupStop?: string;
 }): Report {
-  return judge(
+  const report = judge(
     {
       tool,
       target: { base_url: args.baseUrl },
@@ -333,4 +377,7 @@ export function buildReport(args: {
     },
     { catalogue: args.catalogue },
   );
+  return args.setupStop === undefined
+    ? report
+    : { ...report, verdict: 'nothing judged', exit_code: 3, verdict_reason: args.setupStop };
 }

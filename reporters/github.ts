@@ -81,7 +81,14 @@ export function mdText(s: string, max = CELL_MAX): string {
     .replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ');
 }
 
-const ICON: Record<Verdict, string> = { conformant: '✅', partial: '☑️', 'not conformant': '❌', incomplete: '⚠️' };
+const ICON: Record<Verdict, string> = {
+  conformant: '✅',
+  partial: '☑️',
+  'known failures': '❌',
+  'not conformant': '❌',
+  incomplete: '⚠️',
+  'nothing judged': '⚠️',
+};
 
 /** Longest Markdown cell; GitHub drops a job summary over 1 MiB, so the summary stops adding rows before that. */
 const CELL_MAX = 2000;

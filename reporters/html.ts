@@ -38,7 +38,7 @@ code,pre{font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0 0}.meta dt{color:var(--mute)}.meta dd{margin:0;word-break:break-all}
 .verdict{display:inline-block;font-weight:700;font-size:18px;padding:6px 14px;border-radius:6px;color:#fff;margin:12px 0}
-.verdict.conformant{background:var(--pass)}.verdict.not-conformant{background:var(--fail)}.verdict.incomplete{background:var(--err)}.verdict.partial{background:var(--warn)}
+.verdict.conformant{background:var(--pass)}.verdict.not-conformant{background:var(--fail)}.verdict.incomplete{background:var(--err)}.verdict.partial{background:var(--warn)}.verdict.known-failures{background:var(--fail)}.verdict.nothing-judged{background:var(--err)}
 table{border-collapse:collapse;margin:6px 0}th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bar{display:block;width:260px;height:12px}

@@ -33,7 +33,14 @@ const COLOUR: Record<Outcome, number> = {
   incomplete: 35,
   error: 35,
 };
-const VERDICT_COLOUR: Record<Verdict, number> = { conformant: 32, partial: 33, 'not conformant': 31, incomplete: 35 };
+const VERDICT_COLOUR: Record<Verdict, number> = {
+  conformant: 32,
+  partial: 33,
+  'known failures': 31,
+  'not conformant': 31,
+  incomplete: 35,
+  'nothing judged': 35,
+};
 
 const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10));
 
