@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
 
 /**
  * The string formats the schemas name: the spec's own three, and "uri" and "date-time" from ajv-formats. One table,
@@ -38,13 +39,21 @@ function isEmail(s: string): boolean {
 }
 
 /**
+ * §2.4 "Device IP": the words fix an IP address, and nothing narrower: IPv4 in dotted decimal (RFC 791; each part
+ * 0–255, no leading zero, as node:net reads it) or IPv6 in any of RFC 4291 §2.2's text forms. A host name is no IP.
+ */
+const isIpAddress = (s: string): boolean => isIP(s) !== 0;
+
+/**
  * The shape of each spec time format as a regular expression, for documents read by other tools (the OpenAPI
  * description), which do not know our format names; the calendar check stays ours (timeFormats).
  */
-export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc' | 'spec-email', string> = {
+export const FORMAT_PATTERNS: Record<'spec-minute' | 'spec-iso-utc' | 'spec-email' | 'spec-ip', string> = {
   'spec-minute': MINUTE.source,
   'spec-iso-utc': ISO_UTC.source,
   'spec-email': '^[^\\s@][^\\s]*@[^\\s@.][^\\s@]*$',
+  // The shape only (dotted digits, or hexadecimal groups with colons); the value ranges are ours (isIpAddress).
+  'spec-ip': '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%[^\\s]+)?)$',
 };
 
 /**
@@ -76,6 +85,7 @@ export const timeFormats = {
       return !!m && isRealDate(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, Math.min(+m[6]!, 59));
     }),
   'spec-email': isEmail,
+  'spec-ip': isIpAddress,
 };
 
 /** How ajv-formats defines a format: a function, a regular expression, or an object with `validate`. */

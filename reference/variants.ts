@@ -215,6 +215,21 @@ export const LATITUDE_VARIANTS: Variant[] = [
     },
   },
   {
+    // §2.4 "Device IP" is an IP address of either version, in any of its text forms.
+    name: 'device-ipv6',
+    description: 'order devices carry IPv6 addresses (2001:db8::n, and an IPv4-mapped ::ffff:10.0.0.n)',
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/orders'
+        ? withData(r, (d) =>
+            eachRecord(d, (o, i) => {
+              o.device.ip = i % 2 ? `::ffff:10.0.0.${o.device.id}` : `2001:db8::${o.device.id}`;
+            }),
+          )
+        : r;
+    },
+  },
+  {
     name: 'list-query-400',
     description: 'list endpoints answer 400 to query parameters',
     handle: (req, next, world) =>

@@ -5,12 +5,26 @@ import { formatErrors, validate } from '../core/schemas.js';
 import { describeReply, isRefusal } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
+import { judgedApplications } from './support/tenants.js';
+import { LIST_PATHS } from '../core/resources.js';
 
-/** The successful answers of endpoints 1–7, each fetched once per run. */
+/**
+ * The successful answers of endpoints 1–7, each fetched once per run; and the second merchant's answers to /auth,
+ * /merchant and the lists, which the run reads anyway (its details are asked for with app's token only).
+ */
 async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; reply: Reply }>> {
   const paths = await dataEndpointPaths(ctx);
   const replies = await Promise.all(paths.map(async ({ path }) => ({ path, reply: await ctx.api.get(path) })));
-  return [{ path: '/auth', reply: await ctx.api.auth() }, ...replies];
+  const others = judgedApplications(ctx).filter((a) => a.who !== 'app');
+  const theirs = await Promise.all(
+    others.flatMap((a) => [
+      ctx.api.auth(a.who).then((reply) => ({ path: `/auth${a.suffix}`, reply })),
+      ...['/merchant', ...LIST_PATHS].map((p) =>
+        ctx.api.get(p, a.who).then((reply) => ({ path: `${p}${a.suffix}`, reply })),
+      ),
+    ]),
+  );
+  return [{ path: '/auth', reply: await ctx.api.auth() }, ...replies, ...theirs];
 }
 
 export const envelopeChecks = defineChecks('envelope', [

@@ -26,6 +26,14 @@ describe('formats say only what the spec says', () => {
       expect(email(bad), bad).toBe(false);
   });
 
+  test('§2.4 "Device IP": an IPv4 or IPv6 address in any of its text forms, nothing else', () => {
+    const f = timeFormats['spec-ip'];
+    for (const ok of ['10.0.0.1', '255.255.255.255', '2001:db8::5', '::1', '::ffff:10.0.0.1', 'fe80::1%eth0'])
+      expect(f(ok), ok).toBe(true);
+    for (const bad of ['192.168.10.335', '10.0.0', '010.0.0.1', 'tablet-1.local', '', ' 10.0.0.1', '2001:db8:::5'])
+      expect(f(bad), bad).toBe(false);
+  });
+
   test('§2.2–2.4 YYYY-MM-DD HH:MM: exactly that, a real date', () => {
     const f = timeFormats['spec-minute'];
     for (const ok of ['2024-03-01 12:30', '2024-02-29 00:00', '1999-12-31 23:59']) expect(f(ok), ok).toBe(true);

@@ -13,6 +13,8 @@ test('without other_app the isolation checks are skipped with a visible reason, 
       expect(c.message).toMatch(/other_app/);
     }
     expect(run.stdout).toMatch(/ISO-01: not configured: needs other_app/);
-    expect(run.code).toBe(0);
+    // Nothing was judged: never PASSED.
+    expect(run.stdout).toMatch(/NOTHING JUDGED: no MUST check was judged/);
+    expect(run.code).toBe(3);
   });
 });

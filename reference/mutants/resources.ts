@@ -1,7 +1,43 @@
 import type { Mutant } from './types.js';
 import { eachRecord, onPath, withData } from '../kit.js';
+import { CREDENTIALS } from '../fixtures.js';
 
 export const resourceMutants: Mutant[] = [
+  {
+    // §2.4 "Device IP" fixes a syntax as "e-mail" does: one rule for both (#27).
+    ...onPath('device-ip-out-of-range', '/orders answers a device ip of 192.168.10.335', ['/orders'], (r) =>
+      withData(r, (d) =>
+        eachRecord(d, (o, i) => {
+          if (i === 0) o.device.ip = '192.168.10.335';
+        }),
+      ),
+    ),
+    kills: ['ORD-01'],
+  },
+  {
+    // The second merchant's answers are judged like the first's: not only used as isolation data (#27).
+    ...onPath(
+      'other-merchant-dishes-as-object',
+      "/dishes answers the second merchant's first dish as one object instead of a list",
+      ['/dishes'],
+      (r, req) => (req.merchant?.id === 2 ? withData(r, (d: unknown[]) => d[0]) : r),
+    ),
+    kills: ['DISH-01'],
+  },
+  {
+    ...onPath(
+      'other-merchant-merchant-email-invalid',
+      "/merchant (and /auth's merchant) answer the second merchant's e-mail without @",
+      ['/merchant', '/auth'],
+      (r, req) =>
+        req.merchant?.id === 2 || req.query.get('secret') === CREDENTIALS.other_app.secret
+          ? withData(r, (d) => {
+              (d.merchant ?? d).email = 'owner.lotus.example';
+            })
+          : r,
+    ),
+    kills: ['MER-01'],
+  },
   {
     ...onPath('merchant-email-invalid', '/merchant answers an e-mail without @', ['/merchant', '/auth'], (r) =>
       withData(r, (d) => {

@@ -27,3 +27,21 @@ export function ownerMark(rec: Rec, tenant: Tenant): string | undefined {
     return `merchant_id ${show(rec.merchant_id)}`;
   return undefined;
 }
+
+/** A configured application whose answers the checks judge, and how a finding names it. */
+export interface Judged {
+  who: Who;
+  /** Appended to "GET /path" in a finding: nothing for app, " with other_app's token" for the second merchant's. */
+  suffix: string;
+}
+
+/**
+ * Every configured application whose answers a shape, envelope or format check judges: app, and other_app when it
+ * is configured. What the suite sees of the second merchant, it judges as well (not only as isolation data).
+ */
+export function judgedApplications(ctx: Pick<CheckContext, 'config'>): Judged[] {
+  return [
+    { who: 'app', suffix: '' },
+    ...(ctx.config.other_app ? [{ who: 'other_app' as const, suffix: " with other_app's token" }] : []),
+  ];
+}
