@@ -22,6 +22,8 @@ export interface RequestSpec {
   query?: Record<string, string>;
   /** Value of the open-token header; undefined sends none. */
   token?: string;
+  /** Further request headers (the credential probes' other carriers: a cookie, an Authorization header). */
+  headers?: Record<string, string>;
   /** Send the spec's Content-Type header (§4); default true. */
   contentType?: boolean;
   /** Use another origin or base than base_url (transport checks). */

@@ -113,6 +113,7 @@ export class HttpClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
     if (spec.token !== undefined) headers['open-token'] = spec.token;
+    if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) headers[k.toLowerCase()] = v;
     const recordRequest = { method, url, headers };
     const endpoint = (): string => endpointOf(method, spec);
 

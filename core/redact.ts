@@ -30,6 +30,7 @@ export type SecretKind =
   | 'other-token'
   | 'issued-token'
   | 'altered-token'
+  | 'derived-token'
   | 'other-public-key'
   | 'other-secret-key'
   | 'disabled-public-key'

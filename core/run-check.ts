@@ -142,7 +142,9 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     observe(text) {
       observation = text;
     },
-    secret(value) {
+    secret(value, kind = 'altered-token') {
+      // A derived token (a part of the real one, or the real one respelled) is a secret whole.
+      if (kind === 'derived-token') return redactor.add(value, 'derived-token');
       // The altered token shares all but one character with the real one: what they share is a secret as well
       // (a server that echoes the altered token with its odd character stripped would otherwise show it).
       redactor.add(value, 'altered-token');

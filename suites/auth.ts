@@ -17,6 +17,8 @@ import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 import { Findings } from '../core/findings.js';
+import fc from 'fast-check';
+import { CARRIER_WAYS, PATH_WAYS, VALUE_WAYS, waysAt } from './support/token-probes.js';
 
 /** The wrong-token variants of §5.4: each must get code 401 and no data. */
 function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {
@@ -31,26 +33,84 @@ function badTokens(token: string, secretKey: string): Array<{ label: string; tok
   ];
 }
 
+/** What is wrong with an answer to a request that carries no valid token, or undefined when it is a refusal. */
+function refusalProblem(r: Reply, codes: number[], sensitive: Sensitive): string | undefined {
+  const code = envelopeCode(r);
+  if (typeof code !== 'number' || !codes.includes(code))
+    return `expected code ${codes.join(' or ')}, got ${describeReply(r)}`;
+  if (carriesData(r)) return `the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`;
+  const leak = leakedValue(r.text, sensitive);
+  return leak ? `the refusal body contains ${leak}` : undefined;
+}
+
+type Sensitive = Awaited<ReturnType<typeof sensitiveValues>>;
+
+/** A generated probe's finding, thrown so fast-check shrinks towards the simplest wrong token that got through. */
+class ProbeFinding extends Error {}
+
+/**
+ * The generated probes of one endpoint (support/token-probes.ts): derived tokens in the header (shrunk on a
+ * finding), the real token in another carrier, and the path as a router may spell it, with no token. Each way is
+ * named in a finding and is its fingerprint.
+ */
+async function generatedProbes(
+  ctx: CheckContext,
+  ep: Endpoint,
+  path: string,
+  token: string,
+  sensitive: Sensitive,
+): Promise<Array<{ text: string; way: string } | undefined>> {
+  const i = DATA_ENDPOINTS.indexOf(ep);
+  const { seed, runs } = ctx.config.fuzz;
+  const values = waysAt(VALUE_WAYS, i, runs).map(async (way) => {
+    const arb = way.arbitrary(token);
+    if (!arb) return void ctx.note(`${way.name}: not probed, the token has ${token.length} characters`);
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        // A value holding the whole token is redacted through it; any other reveals part of it, so is a secret whole.
+        if (!value.includes(token)) ctx.secret(value, 'derived-token');
+        const why = refusalProblem(await ctx.send({ path, token: value }), [401], sensitive);
+        if (why) throw new ProbeFinding(why);
+      }),
+      { seed: seed + i, numRuns: 1 },
+    );
+    if (!details.failed) return undefined;
+    if (!(details.errorInstance instanceof ProbeFinding)) throw details.errorInstance;
+    const text = `${way.name} (seed ${details.seed}, shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
+    return { text, way: way.name };
+  });
+  const carriers = waysAt(CARRIER_WAYS, i, runs).map(async (way) => {
+    const why = refusalProblem(await ctx.send(way.request(path, token)), way.codes, sensitive);
+    return why ? { text: `${way.name}: ${why}`, way: way.name } : undefined;
+  });
+  const paths = waysAt(PATH_WAYS, i, runs).map(async (way) => {
+    const variant = way.path(path);
+    const r = await ctx.send({ path: variant });
+    return successData(r).ok || carriesData(r)
+      ? { text: `${way.name} (GET ${variant}) with no token: answered ${describeReply(r)}`, way: way.name }
+      : undefined;
+  });
+  // In the order of the ways, whatever order the answers came in: a finding's text is stable across runs.
+  return Promise.all([...values, ...carriers, ...paths]);
+}
+
 async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> {
   const token = await ctx.api.token();
   const path = await endpointPath(ctx, ep);
   const variants = badTokens(token, ctx.config.app.key);
   ctx.secret(variants[3]!.token!);
   const sensitive = await sensitiveValues(ctx);
+  const found = new Findings();
+  const generated = generatedProbes(ctx, ep, path, token, sensitive);
   const replies = await Promise.all(
     variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) })),
   );
-  const found = new Findings();
   replies.forEach((r, i) => {
     const label = variants[i]!.label;
-    if (envelopeCode(r) !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
-    else if (carriesData(r))
-      found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
-    else {
-      const leak = leakedValue(r.text, sensitive);
-      if (leak) found.add(`${label}: the refusal body contains ${leak}`, label);
-    }
+    const why = refusalProblem(r, [401], sensitive);
+    if (why) found.add(`${label}: ${why}`, label);
   });
+  for (const g of await generated) if (g) found.add(g.text, g.way);
   if (found.length)
     ctx.fail(
       `GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${found.items.join('; ')}`,

@@ -8,6 +8,7 @@ import { transportMutants } from './transport.js';
 import { consistencyMutants } from './consistency.js';
 import { isolationMutants } from './isolation.js';
 import { fuzzMutants } from './fuzz.js';
+import { credentialMutants } from './credentials.js';
 
 export type { Mutant };
 
@@ -22,4 +23,5 @@ export const MUTANTS: Mutant[] = [
   ...consistencyMutants,
   ...isolationMutants,
   ...fuzzMutants,
+  ...credentialMutants,
 ];

@@ -1,0 +1,99 @@
+import type { Mutant } from './types.js';
+import { route, type ApiRequest, type World } from '../server.js';
+import type { App } from '../fixtures.js';
+
+/**
+ * Token checks that give way (#27): each accepts a credential §4 and §5 do not, in one way the generated probes of
+ * the UNAUTH-* checks (suites/support/token-probes.ts) cover. A default run probes each way at the endpoints its
+ * place in §4 assigns it (endpoint i starts at way i), so each mutant is caught by exactly those endpoints' checks.
+ */
+
+/** Answers as the application whose issued token `accepts` takes, when the request carries no valid one. */
+function lenient(
+  name: string,
+  description: string,
+  accepts: (req: ApiRequest, issued: string) => boolean,
+  kills: string[],
+): Mutant {
+  return {
+    name,
+    description,
+    kills,
+    handle: (req, next, world) => {
+      if (req.app) return next();
+      const app = acceptedApp(world, (issued) => accepts(req, issued));
+      return app ? route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world) : next();
+    },
+  };
+}
+
+function acceptedApp(world: World, accepts: (issued: string) => boolean): App | undefined {
+  for (const [issued, app] of world.tokens) if (!app.disabled && accepts(issued)) return app;
+  return undefined;
+}
+
+const header = (req: ApiRequest): string | undefined => {
+  const h = req.headers['open-token'];
+  return typeof h === 'string' && h !== '' ? h : undefined;
+};
+
+export const credentialMutants: Mutant[] = [
+  lenient(
+    'token-contained-accepted',
+    'a data endpoint accepts any open-token that contains an issued token',
+    (req, t) => header(req)?.includes(t) === true,
+    ['UNAUTH-DISH'],
+  ),
+  lenient(
+    'token-prefix-accepted',
+    'a data endpoint accepts an open-token that is a prefix of an issued token (compares the header length only)',
+    (req, t) => t.startsWith(header(req) ?? '\u0000'),
+    ['UNAUTH-MERCHANT'],
+  ),
+  lenient(
+    'token-part-accepted',
+    'a data endpoint accepts any open-token that is a part of an issued token',
+    (req, t) => t.includes(header(req) ?? '\u0000'),
+    ['UNAUTH-MERCHANT', 'UNAUTH-DISHES', 'UNAUTH-SEATS'],
+  ),
+  lenient(
+    'token-case-insensitive',
+    'a data endpoint compares the open-token without regard to letter case',
+    (req, t) => header(req)?.toLowerCase() === t.toLowerCase(),
+    ['UNAUTH-SEAT'],
+  ),
+  lenient(
+    'token-spaces-ignored',
+    'a data endpoint removes spaces from the open-token before comparing',
+    (req, t) => header(req)?.replace(/ /g, '') === t,
+    ['UNAUTH-ORDERS'],
+  ),
+  lenient(
+    'token-from-query',
+    'a data endpoint takes the token from the query string (?open-token= or ?token=) when no header carries one',
+    (req, t) => !header(req) && (req.query.get('open-token') === t || req.query.get('token') === t),
+    ['UNAUTH-MERCHANT', 'UNAUTH-DISHES', 'UNAUTH-SEAT', 'UNAUTH-ORDERS'],
+  ),
+  lenient(
+    'token-from-bearer',
+    'a data endpoint takes the token from an Authorization: Bearer header',
+    (req, t) => !header(req) && req.headers.authorization === `Bearer ${t}`,
+    ['UNAUTH-DISH'],
+  ),
+  lenient(
+    'token-from-cookie',
+    'a data endpoint takes the token from a cookie named open-token',
+    (req, t) => !header(req) && (req.headers.cookie ?? '').split(/;\s*/).includes(`open-token=${t}`),
+    ['UNAUTH-SEATS'],
+  ),
+  {
+    name: 'trailing-slash-unguarded',
+    description: 'a path with a trailing slash (/merchant/, /dishes/, /seats/11/ …) is served with no token at all',
+    kills: ['UNAUTH-MERCHANT', 'UNAUTH-SEAT'],
+    handle: (req, next, world) => {
+      if (req.app || !req.path.endsWith('/') || req.path === '/') return next();
+      const app = world.fixtures.apps[0]!;
+      return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
+    },
+  },
+];

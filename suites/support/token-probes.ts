@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import type { RequestSpec } from '../../core/exchange.js';
+import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
+
+/**
+ * Wrong credentials generated from the real ones (§4 rule 4, §5.3, §5.4): not five hand-picked values, but every way
+ * a server's token check can be too lenient, each drawn by fast-check from the token the run was issued, so a server
+ * never seen before is probed where its check would give way: a prefix or a suffix of the token, a part of it, a
+ * value that contains it, the token in another letter case or with a space inside, the token in another carrier
+ * than the open-token header, and the endpoint at a path a router may treat as the same.
+ *
+ * Each way is one family; a run probes each endpoint with `perEndpoint` ways of each family, assigned by the
+ * endpoint's place in §4 (endpoint i starts at way i), so the six endpoints share out every way of every family in a
+ * default run, and a run with more fuzz runs probes every way at every endpoint (see {@link waysPerEndpoint}).
+ */
+
+/** A way of deriving a wrong token from the real one: the header then carries it, and §5.4 wants 401. */
+export interface ValueWay {
+  kind: 'value';
+  name: string;
+  /** Derived tokens, shrinking towards the simplest; undefined when the token is too short for this way. */
+  arbitrary(token: string): fc.Arbitrary<string> | undefined;
+}
+
+/** A way of carrying the real token anywhere but the open-token header: no valid credential, §5.4 wants 401. */
+export interface CarrierWay {
+  kind: 'carrier';
+  name: string;
+  /** Codes a refusal may have: a list endpoint takes no query parameters (§4 rule 2), so 400 is a refusal too. */
+  codes: number[];
+  request(path: string, token: string): RequestSpec;
+}
+
+/** A spelling of the endpoint's path that a router may serve as the same endpoint: with no token, never data. */
+export interface PathWay {
+  kind: 'path';
+  name: string;
+  path(path: string): string;
+}
+
+/** Letters and digits a token may be joined with: nothing a header or a shell treats specially. */
+const JOIN = fc.string({ unit: fc.constantFrom(...'abcxyzABCXYZ0189-_.'), minLength: 1, maxLength: 6 });
+
+/** The shortest derived value: shorter ones are words as much as secrets, and cannot be redacted everywhere. */
+const MIN = SAFE_SECRET_LENGTH;
+
+export const VALUE_WAYS: ValueWay[] = [
+  {
+    kind: 'value',
+    name: 'a prefix of the real token',
+    arbitrary: (t) =>
+      t.length > MIN ? fc.integer({ min: MIN, max: t.length - 1 }).map((k) => t.slice(0, k)) : undefined,
+  },
+  {
+    kind: 'value',
+    name: 'a suffix of the real token',
+    arbitrary: (t) => (t.length > MIN ? fc.integer({ min: 1, max: t.length - MIN }).map((k) => t.slice(k)) : undefined),
+  },
+  {
+    kind: 'value',
+    name: 'the real token with characters added around it',
+    arbitrary: (t) =>
+      fc
+        .tuple(fc.option(JOIN, { nil: '' }), fc.option(JOIN, { nil: '' }))
+        .filter(([a, b]) => a + b !== '')
+        .map(([a, b]) => `${a}${t}${b}`),
+  },
+  {
+    kind: 'value',
+    name: 'a part of the real token (both ends cut)',
+    arbitrary: (t) =>
+      t.length > MIN + 1
+        ? fc
+            .integer({ min: 1, max: t.length - MIN - 1 })
+            .chain((a) => fc.integer({ min: a + MIN, max: t.length - 1 }).map((b) => t.slice(a, b)))
+        : undefined,
+  },
+  {
+    kind: 'value',
+    name: 'the real token in another letter case',
+    arbitrary: (t) => {
+      const other = [t.toUpperCase(), t.toLowerCase()].filter((v) => v !== t);
+      return other.length ? fc.constantFrom(...other) : undefined;
+    },
+  },
+  {
+    kind: 'value',
+    name: 'the real token with a space inside',
+    arbitrary: (t) =>
+      t.length > 1 ? fc.integer({ min: 1, max: t.length - 1 }).map((k) => `${t.slice(0, k)} ${t.slice(k)}`) : undefined,
+  },
+];
+
+export const CARRIER_WAYS: CarrierWay[] = [
+  {
+    kind: 'carrier',
+    name: 'the real token in the query string as open-token, no header',
+    codes: [400, 401],
+    request: (path, token) => ({ path, query: { 'open-token': token } }),
+  },
+  {
+    kind: 'carrier',
+    name: 'the real token in the query string as token, no header',
+    codes: [400, 401],
+    request: (path, token) => ({ path, query: { token } }),
+  },
+  {
+    kind: 'carrier',
+    name: 'the real token in an Authorization: Bearer header, no open-token',
+    codes: [401],
+    request: (path, token) => ({ path, headers: { authorization: `Bearer ${token}` } }),
+  },
+  {
+    kind: 'carrier',
+    name: 'the real token in a cookie named open-token, no header',
+    codes: [401],
+    request: (path, token) => ({ path, headers: { cookie: `open-token=${token}` } }),
+  },
+];
+
+/** The first letter of the path's first segment, percent-encoded: `/dishes` → `/%64ishes`. */
+const encodeFirstLetter = (p: string): string =>
+  p.replace(/^\/([A-Za-z])/, (_, c: string) => `/%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+export const PATH_WAYS: PathWay[] = [
+  { kind: 'path', name: 'the path with a trailing slash', path: (p) => `${p}/` },
+  { kind: 'path', name: 'the path after a doubled slash', path: (p) => `/${p}` },
+  { kind: 'path', name: 'the path in upper case', path: (p) => p.toUpperCase() },
+  { kind: 'path', name: 'the path with its first letter percent-encoded', path: encodeFirstLetter },
+];
+
+/** Fuzz runs that buy one more way of each family per endpoint: 50 (the default) probes one way each. */
+export const RUNS_PER_WAY = 50;
+
+/** How many ways of each family a run probes at each endpoint: every way at every endpoint from 300 fuzz runs on. */
+export const waysPerEndpoint = (fuzzRuns: number): number => Math.max(1, Math.ceil(fuzzRuns / RUNS_PER_WAY));
+
+/** The ways of a family a run probes at the endpoint with this index of §4's data endpoints. */
+export function waysAt<W>(ways: readonly W[], endpointIndex: number, fuzzRuns: number): W[] {
+  const n = Math.min(ways.length, waysPerEndpoint(fuzzRuns));
+  return Array.from({ length: n }, (_, k) => ways[(endpointIndex + k) % ways.length]!);
+}
+
+/** Extra requests a run sends for these probes: per endpoint, its ways of each family (for the README's budget). */
+export function probeRequests(endpoints: number, fuzzRuns: number): number {
+  const per = Math.min(VALUE_WAYS.length, waysPerEndpoint(fuzzRuns));
+  return endpoints * (per + Math.min(CARRIER_WAYS.length, per) + Math.min(PATH_WAYS.length, per));
+}
