@@ -3,8 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { parse } from 'yaml';
+import { DEFAULTS } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
 import type { Report } from '../core/report.js';
+import { REPORT_FILES } from '../reporters/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import {
   newJob,
@@ -15,7 +18,7 @@ import {
   type ActionRun,
   type UsesEffect,
 } from './helpers/composite-action.js';
-import { installTarball, packTarball } from './helpers/pack.js';
+import { installTarball, PACKAGE_NAME, packTarball } from './helpers/pack.js';
 import { withServer } from './helpers/target.js';
 
 const action = readAction(packageRoot);
@@ -204,4 +207,48 @@ describe('the GitHub Action (action.yml)', () => {
       { https: false },
     );
   }, 240_000);
+});
+
+describe('the CI examples', () => {
+  const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  const example = (name: string): { text: string; doc: Record<string, unknown> } => {
+    const text = readFileSync(join(packageRoot, 'examples', name), 'utf8');
+    return { text, doc: parse(text) as Record<string, unknown> };
+  };
+  /** Every `restaurant-open-platform-conformance@X` in a text names this version: the examples run the release. */
+  const pinnedVersions = (text: string): string[] =>
+    [...text.matchAll(new RegExp(`${PACKAGE_NAME}@([^\\s'"]+)`, 'g'))].map((m) => m[1]!);
+
+  test('the GitHub workflow uses the Action from the package, installed or vendored, with inputs it has', () => {
+    const { text, doc } = example('github-actions.yml');
+    expect(text).not.toMatch(/OWNER|REPO@/);
+    expect(pinnedVersions(text).length).toBeGreaterThan(0);
+    expect(new Set(pinnedVersions(text))).toEqual(new Set([version]));
+    const jobs = doc.jobs as Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+    const uses = Object.values(jobs).flatMap((j) => j.steps.filter((s) => s.uses?.startsWith('./')));
+    expect(uses.map((s) => s.uses).sort()).toEqual([`./.github/actions/conformance`, `./node_modules/${PACKAGE_NAME}`]);
+    for (const step of uses) {
+      for (const k of Object.keys(step.with ?? {})) expect(action.inputs[k], `input ${k}`).toBeDefined();
+      for (const [k, spec] of Object.entries(action.inputs))
+        if (spec.required) expect(step.with?.[k], `required input ${k}`).toBeDefined();
+    }
+  });
+
+  test('the GitLab job runs the release by version, keeps junit.xml as a JUnit report always, and lets only exit code 3 pass with a warning', () => {
+    const { text, doc } = example('gitlab-ci.yml');
+    const job = doc.conformance as {
+      script: string[];
+      allow_failure: { exit_codes: number[] };
+      artifacts: { when: string; paths: string[]; reports: { junit: string } };
+    };
+    expect(new Set(pinnedVersions(job.script.join('\n')))).toEqual(new Set([version]));
+    expect(job.script.join('\n')).toMatch(new RegExp(`^npx --yes ${PACKAGE_NAME}@`, 'm'));
+    expect(job.artifacts.when).toBe('always');
+    // Where the suite writes junit.xml when nothing else is said.
+    expect(job.artifacts.reports.junit).toBe(`${DEFAULTS.report_dir}/${REPORT_FILES.junit}`);
+    expect(job.artifacts.paths).toEqual([`${DEFAULTS.report_dir}/`]);
+    expect(job.allow_failure.exit_codes).toEqual([3]);
+    // Each exit code is explained.
+    for (const code of [0, 1, 2, 3]) expect(text).toMatch(new RegExp(`^#\\s+${code}\\s+\\S`, 'm'));
+  });
 });
