@@ -335,7 +335,7 @@ async function runCommand(argv: string[]): Promise<number> {
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
     // own annotations after it.
     out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));
-    out(await githubOutputs(report, redactor));
+    out(await githubOutputs(report, redactor, process.env, files));
     await closed;
     return report.exit_code;
   } finally {

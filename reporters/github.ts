@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Level } from '../core/check.js';
 import type { Redactor } from '../core/redact.js';
 import {
@@ -134,16 +136,39 @@ export function stepSummary(report: Report, redactor: Redactor): string {
     }
   }
   for (const e of report.errors.slice(0, 20)) out.push('', `**Harness error:** ${md(e)}`);
-  out.push('', 'The full report (report.html, junit.xml, report.json) is in the report directory artifact.', '');
+  // Where the reports are is not the run's to say: an upload, if any, comes after it (action.yml names its artifact).
+  out.push('');
   return out.join('\n');
 }
 
-/** Writes both when the environment asks for them; returns the annotation text for stdout. */
+/**
+ * Step outputs for the step that ran the suite: the verdict, the report files this run wrote and their directory (as
+ * the run resolved it from the file, environment or flags), so a later step uploads exactly those files. Values go in
+ * the delimiter form with a random delimiter: a file name cannot end its value and set another output.
+ */
+export function stepOutputs(report: Report, files: string[]): string {
+  const delimiter = `conformance_${randomUUID()}`;
+  const paths = files.map((f) => resolve(f));
+  return Object.entries({
+    verdict: report.verdict,
+    'report-dir': paths.length ? dirname(paths[0]!) : '',
+    'report-files': paths.join('\n'),
+  })
+    .map(([name, value]) => `${name}<<${delimiter}\n${value}\n${delimiter}\n`)
+    .join('');
+}
+
+/**
+ * Writes the summary and the step outputs when the environment asks for them; returns the annotation text for stdout.
+ * `files` are the report files this run wrote.
+ */
 export async function githubOutputs(
   report: Report,
   redactor: Redactor,
   env: NodeJS.ProcessEnv = process.env,
+  files?: string[],
 ): Promise<string> {
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, stepSummary(report, redactor));
+  if (env.GITHUB_OUTPUT && files) await appendFile(env.GITHUB_OUTPUT, stepOutputs(report, files));
   return env.GITHUB_ACTIONS === 'true' ? annotations(report, redactor) : '';
 }

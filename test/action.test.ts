@@ -1,118 +1,254 @@
 import { describe, expect, test } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'yaml';
+import { DEFAULTS } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
+import type { Report } from '../core/report.js';
+import { REPORT_FILES } from '../reporters/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
+import {
+  newJob,
+  readAction,
+  readCommandFile,
+  runAction,
+  uploadArtifact,
+  type ActionRun,
+  type UsesEffect,
+} from './helpers/composite-action.js';
+import { installTarball, PACKAGE_NAME, packTarball } from './helpers/pack.js';
 import { withServer } from './helpers/target.js';
 
-interface Step {
-  name?: string;
-  id?: string;
-  uses?: string;
-  run?: string;
-  shell?: string;
-  env?: Record<string, string>;
-  if?: string;
-}
-interface Action {
-  inputs: Record<string, { required?: boolean; default?: string }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Step[] };
-}
-
-const action = parse(readFileSync(join(packageRoot, 'action.yml'), 'utf8')) as Action;
-
-/** `${{ inputs.x }}` as the runner fills it: the given input, or its default. */
-function expand(value: string, inputs: Record<string, string>): string {
-  return value.replace(
-    /\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g,
-    (_, name: string) => inputs[name] ?? action.inputs[name]?.default ?? '',
-  );
-}
+const action = readAction(packageRoot);
 
 /**
- * Runs the action's `run` step the way a composite action does: bash, its env expanded, GITHUB_* set. Asynchronous:
- * the reference server answers from this same process.
+ * The `uses:` steps' effects. actions/setup-node@v4 would put Node `node-version` first on PATH: this machine's Node
+ * is new enough, so the step must be skipped, and a run that reaches it fails the test. actions/upload-artifact@v4
+ * adds an artifact to the workflow run (see uploadArtifact).
  */
-async function runStep(
-  step: Step,
-  inputs: Record<string, string>,
-  cwd: string,
-): Promise<{ status: number | null; stdout: string; stderr: string; outputs: Record<string, string> }> {
-  const output = join(cwd, 'github-output');
-  writeFileSync(output, '');
-  const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, inputs)]));
-  const child = spawn('bash', ['-e', '-c', step.run!], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      GITHUB_ACTION_PATH: packageRoot,
-      GITHUB_OUTPUT: output,
-      GITHUB_ACTIONS: 'true',
-      ...env,
+function effects(artifacts: Map<string, string[]>): Record<string, UsesEffect> {
+  return {
+    'actions/setup-node@v4': () => {
+      throw new Error(`setup-node ran although this machine's Node ${process.versions.node} is new enough`);
     },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const outputs = Object.fromEntries(
-    readFileSync(output, 'utf8')
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => l.split('=', 2) as [string, string]),
-  );
-  return { status, stdout, stderr, outputs };
+    'actions/upload-artifact@v4': uploadArtifact(artifacts),
+  };
 }
+
+const stepOf = (run: ActionRun, name: RegExp) => run.steps.find((s) => name.test(s.step))!;
 
 describe('the GitHub Action (action.yml)', () => {
   test('declares the target, the credentials as inputs, the verdict as outputs, and never interpolates inputs into a script', () => {
     expect(action.runs.using).toBe('composite');
-    for (const k of ['base-url', 'secret', 'key', 'other-secret', 'other-key', 'baseline', 'strict', 'upload-report'])
+    for (const k of [
+      'base-url',
+      'secret',
+      'key',
+      'other-secret',
+      'other-key',
+      'baseline',
+      'strict',
+      'upload-report',
+      'artifact-name',
+    ])
       expect(action.inputs[k], k).toBeDefined();
     expect(Object.keys(action.outputs)).toEqual(['verdict', 'exit-code']);
     for (const s of action.runs.steps)
       if (s.run) expect(s.run, `${s.name}: inputs go through env`).not.toMatch(/\$\{\{/);
-    expect(
-      action.runs.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@') && s.if?.includes('!cancelled()')),
-    ).toBe(true);
+    // A setting the user did not give is the config file's (or the suite's default), never the action's.
+    for (const k of ['strict', 'report-dir', 'baseline', 'config', 'args'])
+      expect(action.inputs[k]!.default, k).toBe('');
+    // No lock file ships with the package: nothing runs `npm ci`, and Node 20 (past its end of life) is not set up.
+    expect(action.runs.steps.map((s) => s.run ?? '').join('\n')).not.toMatch(/npm ci\b/);
+    const setupNode = action.runs.steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
+    expect(setupNode.if).toBeDefined();
+    expect(Number(setupNode.with!['node-version'])).toBeGreaterThanOrEqual(22);
   });
 
-  test("its run step checks a server, sets the verdict output and exits with the run's code", async () => {
-    const step = action.runs.steps.find((s) => s.id === 'run')!;
+  test("a runner's Node older than the package's engines, or none, gets the current LTS; a new enough one is left as it is", async () => {
+    // Whether the action set up Node on a runner whose PATH is `path`.
+    const setsUpNode = async (path: string): Promise<boolean> => {
+      const job = newJob(mkdtempSync(join(tmpdir(), 'action-node-')), 'node');
+      job.env.PATH = path;
+      const run = await runAction(packageRoot, { 'base-url': 'http://127.0.0.1:9', secret: 's', key: 'k' }, job, {
+        // Ends the run there: what follows needs the Node this test does not install.
+        'actions/setup-node@v4': () => {
+          throw new Error('Node not installed by this test');
+        },
+        'actions/upload-artifact@v4': () => ({}),
+      });
+      return stepOf(run, /^Set up Node/).outcome !== 'skipped';
+    };
+    // This machine's Node (20.19 or newer, as the package needs): no setup-node.
+    const here = join(process.execPath, '..');
+    expect(await setsUpNode(`${here}:/usr/bin:/bin`)).toBe(false);
+    // No Node at all.
+    expect(await setsUpNode('/nonexistent')).toBe(true);
+    // Node 18: a `node` that reports 18.20.4.
+    const old = mkdtempSync(join(tmpdir(), 'node18-'));
+    writeFileSync(
+      join(old, 'fake18.cjs'),
+      'Object.defineProperty(process, "versions", { value: { ...process.versions, node: "18.20.4" } });\n',
+    );
+    writeFileSync(join(old, 'node'), `#!/bin/sh\nexec '${process.execPath}' --require '${old}/fake18.cjs' "$@"\n`);
+    chmodSync(join(old, 'node'), 0o755);
+    expect(await setsUpNode(`${old}:/usr/bin:/bin`)).toBe(true);
+  });
+
+  test('the suite sets the step outputs verdict, report-dir and report-files in a form no file name can break', () => {
+    const text = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { stepOutputs } = await import(${JSON.stringify(join(packageRoot, 'dist/reporters/github.js'))});
+         process.stdout.write(stepOutputs({ verdict: 'partial' }, ['/r/x\\nverdict=conformant/report.json', '/r/x\\nverdict=conformant/junit.xml']));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(readCommandFile(text)).toEqual({
+      verdict: 'partial',
+      'report-dir': '/r/x\nverdict=conformant',
+      'report-files': '/r/x\nverdict=conformant/report.json\n/r/x\nverdict=conformant/junit.xml',
+    });
+  });
+
+  test('from the packed tarball, installed by npm and vendored, its steps honour the config file, name each artifact once and mention one only when uploaded', async () => {
+    const { dir, tarball } = packTarball();
+    // Way 1: the package installed by npm into the user's project; `uses: ./node_modules/restaurant-open-platform-conformance`.
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    const installed = installTarball(tarball, project);
+    expect(existsSync(join(installed, 'action.yml'))).toBe(true);
+    // Way 2: the tarball unpacked into the user's repository, no dependencies; `uses: ./.github/actions/conformance`.
+    const repo = join(dir, 'repo');
+    const vendored = join(repo, '.github', 'actions', 'conformance');
+    mkdirSync(vendored, { recursive: true });
+    execFileSync('tar', ['-xzf', tarball, '-C', vendored, '--strip-components=1']);
+    // A config file that asks for certification and its own report folder (relative to the file).
+    for (const ws of [project, repo])
+      writeFileSync(join(ws, 'conformance.yaml'), 'strict: true\nreport:\n  dir: reports/from-config\n');
+
     await withServer(
       [],
       async (srv) => {
-        const cwd = mkdtempSync(join(tmpdir(), 'action-'));
-        const inputs = {
+        const artifacts = new Map<string, string[]>();
+        const target = {
           'base-url': srv.baseUrl,
           secret: CREDENTIALS.app.secret,
           key: CREDENTIALS.app.key,
+          // A selection: PASSED, PARTIAL at best, so `strict` decides the exit code.
           args: '--only AUTH-* --seed 1',
         };
-        const partial = await runStep(step, inputs, cwd);
-        expect(partial.status, partial.stderr).toBe(0);
-        expect(partial.outputs).toEqual({ 'exit-code': '0', verdict: 'partial' });
-        expect(partial.stdout).not.toContain(CREDENTIALS.app.key);
-        const strict = await runStep(step, { ...inputs, strict: 'true' }, cwd);
-        expect(strict.status).toBe(3);
-        expect(strict.outputs).toEqual({ 'exit-code': '3', verdict: 'partial' });
-        const wrong = await runStep(step, { ...inputs, key: 'sk_wrong' }, cwd);
-        expect(wrong.status).toBe(3);
-        // A setup problem: no report, so no verdict (an earlier run's report does not speak for this one).
-        expect(wrong.outputs).toEqual({ 'exit-code': '3' });
+        const logOf = (run: ActionRun): string => run.steps.map((s) => s.log).join('\n');
+
+        // 1. strict and report-dir not given: the config file's strict (exit 3) and report.dir hold.
+        const job = newJob(project, 'conformance');
+        const first = await runAction(installed, { ...target, config: 'conformance.yaml' }, job, effects(artifacts));
+        expect(stepOf(first, /^Set up Node/).outcome).toBe('skipped');
+        expect(first.outputs, logOf(first)).toEqual({ verdict: 'partial', 'exit-code': '3' });
+        expect(first.failed).toBe(true);
+        const fromConfig = join(project, 'reports', 'from-config');
+        expect((JSON.parse(readFileSync(join(fromConfig, 'report.json'), 'utf8')) as Report).verdict).toBe('partial');
+        expect(existsSync(join(project, 'conformance-report'))).toBe(false);
+        expect(logOf(first)).not.toContain(CREDENTIALS.app.key);
+
+        // 2. The same job again, without the config: the suite's defaults (strict off, ./conformance-report).
+        const second = await runAction(installed, target, job, effects(artifacts));
+        expect(second.outputs, logOf(second)).toEqual({ verdict: 'partial', 'exit-code': '0' });
+        expect(second.failed, logOf(second)).toBe(false);
+        expect(existsSync(join(project, 'conformance-report', 'report.json'))).toBe(true);
+
+        // Two artifacts, each with only the report files of its own run.
+        expect([...artifacts.keys()]).toEqual([
+          'conformance-report-conformance-0',
+          'conformance-report-conformance-0-2',
+        ]);
+        expect(
+          artifacts
+            .get('conformance-report-conformance-0')!
+            .map((f) => basename(f))
+            .sort(),
+        ).toEqual(['junit.xml', 'report.html', 'report.json']);
+        expect(artifacts.get('conformance-report-conformance-0')!.every((f) => f.startsWith(fromConfig))).toBe(true);
+        expect(job.summary).toContain('Conformance: PASSED, PARTIAL');
+        expect(job.summary).toContain('in the artifact [conformance-report-conformance-0](');
+        expect(job.summary).toContain('in the artifact [conformance-report-conformance-0-2](');
+
+        // 3. The vendored copy in the second job of a matrix: it installs its dependencies into the runner's temp
+        // folder (npm's cache where it has them), not into the repository; a given input wins over the file.
+        const matrix = newJob(repo, 'conformance', { index: 1, total: 2 });
+        matrix.env.npm_config_prefer_offline = 'true';
+        const third = await runAction(
+          vendored,
+          { ...target, config: 'conformance.yaml', strict: 'false', 'report-dir': 'given' },
+          matrix,
+          effects(artifacts),
+        );
+        expect(third.outputs, logOf(third)).toEqual({ verdict: 'partial', 'exit-code': '0' });
+        expect(existsSync(join(repo, 'given', 'report.json'))).toBe(true);
+        expect(existsSync(join(repo, 'node_modules'))).toBe(false);
+        expect(existsSync(join(vendored, 'node_modules'))).toBe(false);
+        expect(readdirSync(matrix.temp).some((f) => f.startsWith('restaurant-open-platform-conformance-'))).toBe(true);
+        expect([...artifacts.keys()]).toContain('conformance-report-conformance-1');
+
+        // 4. upload-report false: no artifact, and the summary mentions none.
+        const before = artifacts.size;
+        const summaryBefore = matrix.summary.length;
+        const fourth = await runAction(vendored, { ...target, 'upload-report': 'false' }, matrix, effects(artifacts));
+        expect(fourth.outputs, logOf(fourth)).toEqual({ verdict: 'partial', 'exit-code': '0' });
+        expect(artifacts.size).toBe(before);
+        const summary = matrix.summary.slice(summaryBefore);
+        expect(summary).toContain('Conformance: PASSED, PARTIAL');
+        expect(summary).not.toMatch(/artifact/i);
       },
       { https: false },
     );
+  }, 240_000);
+});
+
+describe('the CI examples', () => {
+  const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  const example = (name: string): { text: string; doc: Record<string, unknown> } => {
+    const text = readFileSync(join(packageRoot, 'examples', name), 'utf8');
+    return { text, doc: parse(text) as Record<string, unknown> };
+  };
+  /** Every `restaurant-open-platform-conformance@X` in a text names this version: the examples run the release. */
+  const pinnedVersions = (text: string): string[] =>
+    [...text.matchAll(new RegExp(`${PACKAGE_NAME}@([^\\s'"]+)`, 'g'))].map((m) => m[1]!);
+
+  test('the GitHub workflow uses the Action from the package, installed or vendored, with inputs it has', () => {
+    const { text, doc } = example('github-actions.yml');
+    expect(text).not.toMatch(/OWNER|REPO@/);
+    expect(pinnedVersions(text).length).toBeGreaterThan(0);
+    expect(new Set(pinnedVersions(text))).toEqual(new Set([version]));
+    const jobs = doc.jobs as Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+    const uses = Object.values(jobs).flatMap((j) => j.steps.filter((s) => s.uses?.startsWith('./')));
+    expect(uses.map((s) => s.uses).sort()).toEqual([`./.github/actions/conformance`, `./node_modules/${PACKAGE_NAME}`]);
+    for (const step of uses) {
+      for (const k of Object.keys(step.with ?? {})) expect(action.inputs[k], `input ${k}`).toBeDefined();
+      for (const [k, spec] of Object.entries(action.inputs))
+        if (spec.required) expect(step.with?.[k], `required input ${k}`).toBeDefined();
+    }
+  });
+
+  test('the GitLab job runs the release by version, keeps junit.xml as a JUnit report always, and lets only exit code 3 pass with a warning', () => {
+    const { text, doc } = example('gitlab-ci.yml');
+    const job = doc.conformance as {
+      script: string[];
+      allow_failure: { exit_codes: number[] };
+      artifacts: { when: string; paths: string[]; reports: { junit: string } };
+    };
+    expect(new Set(pinnedVersions(job.script.join('\n')))).toEqual(new Set([version]));
+    expect(job.script.join('\n')).toMatch(new RegExp(`^npx --yes ${PACKAGE_NAME}@`, 'm'));
+    expect(job.artifacts.when).toBe('always');
+    // Where the suite writes junit.xml when nothing else is said.
+    expect(job.artifacts.reports.junit).toBe(`${DEFAULTS.report_dir}/${REPORT_FILES.junit}`);
+    expect(job.artifacts.paths).toEqual([`${DEFAULTS.report_dir}/`]);
+    expect(job.allow_failure.exit_codes).toEqual([3]);
+    // Each exit code is explained.
+    for (const code of [0, 1, 2, 3]) expect(text).toMatch(new RegExp(`^#\\s+${code}\\s+\\S`, 'm'));
   });
 });

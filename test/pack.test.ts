@@ -1,25 +1,15 @@
 import { expect, test } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../core/paths.js';
 import { runCli } from './helpers/cli.js';
+import { installTarball, packTarball } from './helpers/pack.js';
 
 // What a vendor gets from the registry: the packed tarball, installed under node_modules, run through npx.
 test('the npm pack tarball installs, `npx conformance --demo` passes from it, and library mode works from it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
-  const npm = (args: string[], cwd: string): string =>
-    execFileSync('npm', args, {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_ignore_scripts: 'true' },
-    });
-  // dist/ is already built by `npm test`; --ignore-scripts keeps pack from rebuilding it.
-  npm(['pack', '--ignore-scripts', '--pack-destination', dir], packageRoot);
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
-  const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' });
+  const { dir, tarball } = packTarball();
+  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
   expect(files).toContain('package/dist/suites/conformance.test.js');
   expect(files).toContain('package/schemas/dish.schema.json');
   expect(files).toContain('package/openapi.yaml');
@@ -29,7 +19,7 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   // Nothing a secret scanner flags: no PEM private key in any file (the reference server makes its TLS keys at start).
   const unpacked = join(dir, 'unpacked');
   mkdirSync(unpacked);
-  execFileSync('tar', ['-xzf', join(dir, tarball), '-C', unpacked]);
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
   const keys = readdirSync(unpacked, { recursive: true, encoding: 'utf8' }).filter(
     (f) =>
       statSync(join(unpacked, f)).isFile() &&
@@ -38,7 +28,7 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   expect(keys, 'files with a PEM private key').toEqual([]);
   // The README inside the tarball has no broken relative link.
   const listed = new Set(files.split('\n').map((f) => f.replace(/^package\//, '')));
-  const readme = execFileSync('tar', ['-xzOf', join(dir, tarball), 'package/README.md'], { encoding: 'utf8' });
+  const readme = execFileSync('tar', ['-xzOf', tarball, 'package/README.md'], { encoding: 'utf8' });
   const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
     .map((m) => m[1]!)
     .filter((l) => !/^[a-z]+:/.test(l));
@@ -48,8 +38,7 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
       [...listed].some((f) => f === l || f.startsWith(`${l.replace(/\/$/, '')}/`)),
       `README links ${l}`,
     ).toBe(true);
-  writeFileSync(join(dir, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
-  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], dir);
+  installTarball(tarball, dir);
   const run = await runCli(['--demo', '--fuzz-runs', '5'], { cwd: dir, bin: 'npx' });
   // npm itself may warn about the machine's npmrc; the CLI must add nothing to stderr.
   expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
