@@ -9,7 +9,8 @@
  * --shard, --merge-reports, filters and watch mode apply as to any test.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { resolveConfig, redactedConfig, type Config } from '../core/config.js';
+import { ConfigError, resolveConfig, redactedConfig, type Config } from '../core/config.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 import { createRun } from '../core/run.js';
 import { redactorFor } from '../core/redact.js';
 import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from '../core/declare-checks.js';
@@ -48,7 +49,14 @@ export function conformanceSuite(
   describe(suite.name, { meta: { suite } }, () => {
     beforeAll(async () => {
       const tree = typeof config === 'function' ? await config() : config;
-      const resolved: Config = resolveConfig({ file: tree, env: {}, flags: {} });
+      let resolved: Config;
+      try {
+        resolved = resolveConfig({ file: tree, env: {}, flags: {} });
+      } catch (e) {
+        // Vitest prints the error into the CI log: a config mistake quotes config values (a file name, a URL).
+        if (e instanceof ConfigError) throw new Error(untrustedLine(`conformanceSuite: ${e.message}`));
+        throw e;
+      }
       info = {
         base_url: redactorFor(resolved).redact(resolved.base_url),
         fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs },

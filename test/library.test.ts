@@ -273,19 +273,27 @@ describe('library mode: hostile server text reaches no CI log (issue 28)', () =>
     await withServer([ciCommands, controlChars, ...hostileContent, forgedIds], async (srv) => {
       const dir = ownProject({
         'vitest.config.mjs': projectConfig(['github-actions']),
-        'test/hostile.test.mjs': suiteFile('TARGET'),
+        'test/hostile.test.mjs': suiteFile('TARGET', 'hostile'),
+        // A config mistake quoting a hostile file name: Vitest prints the suite's setup error.
+        'test/misconfigured.test.mjs': suiteFile('MISCONFIGURED', 'misconfigured'),
       });
       const summary = join(dir, 'step-summary.md');
       writeFileSync(summary, '');
       // Vitest's own colours off (NO_COLOR): every ESC left would be the server's.
       const run = await vitestRun(dir, {
         TARGET: configFor(srv),
+        MISCONFIGURED: JSON.stringify({
+          base_url: srv.baseUrl,
+          app: CREDENTIALS.app,
+          tls: { ca_file: '/nonexistent/x\n::error title=FORGED::y ##[error]z \u001b[2J\u202E.pem' },
+        }),
         GITHUB_ACTIONS: 'true',
         GITHUB_STEP_SUMMARY: summary,
         NO_COLOR: '1',
       });
       expect(run.code, run.out).toBe(1);
-      const r = run.report!;
+      const r = readReport(join(dir, 'conformance-report', 'hostile', 'report.json'));
+      expect(run.out).toContain('conformanceSuite: cannot read tls.ca_file /nonexistent/x ⏎ ::error title=FORGED::y');
       // The server's text did reach the results (so it was there to print): the messages quote it.
       const messages = r.checks.map((c) => c.message).join('\n');
       expect(messages).toContain('##[set-output name=verdict;]conformant');
