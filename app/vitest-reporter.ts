@@ -30,7 +30,6 @@ export interface WrittenReport {
 
 /** The checks of one conformanceSuite call: one run, against one target, in one test file. */
 interface SuiteCall {
-  key: string;
   name: string;
   file: string;
   call: number;
@@ -76,7 +75,7 @@ export function targetDirs(calls: ReadonlyArray<{ name: string; file: string; ca
  */
 export class ConformanceReporter implements Reporter {
   private readonly calls = new Map<string, SuiteCall>();
-  private readonly started = new Date();
+  private started = new Date();
   private root = process.cwd();
   /** The reports once written, one per conformanceSuite call that ran. */
   written: WrittenReport[] | undefined;
@@ -85,6 +84,12 @@ export class ConformanceReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+  }
+
+  /** Each run (watch mode reruns) reports its own results only. */
+  onTestRunStart(): void {
+    this.calls.clear();
+    this.started = new Date();
   }
 
   /** The call a test belongs to (a test of no conformanceSuite call: undefined). */
@@ -99,7 +104,6 @@ export class ConformanceReporter implements Reporter {
       const accepts = (t: TestCase): boolean =>
         t.module.moduleId === test.module.moduleId && (t.meta().suite?.call ?? 0) === call;
       found = {
-        key,
         name: meta.suite?.name ?? 'conformance',
         file,
         call,
