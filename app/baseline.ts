@@ -5,6 +5,7 @@ import { ConfigError } from '../core/config.js';
 import { judge, outcomeOf, type CheckRecord, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { readReport } from './diff.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 
 /**
  * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures
@@ -134,7 +135,7 @@ export function baselineFromReport(report: Report, previous: BaselineEntry[] = [
 
 export function baselineYaml(entries: BaselineEntry[], source: string): string {
   const head = [
-    `# Known failures for conformance --baseline (written by "conformance baseline" from ${source}).`,
+    `# Known failures for conformance --baseline (written by "conformance baseline" from ${untrustedLine(source)}).`,
     '# Listed checks that fail do not fail the run; a listed check that passes is stale and fails the run until removed.',
     '# Edit each reason; add "expires: YYYY-MM-DD" to make a failure gate again after that day.',
   ].join('\n');
@@ -175,7 +176,7 @@ export function baselineCommand(argv: string[], out: (s: string) => void): numbe
   else {
     writeFileSync(target, text);
     out(
-      `Wrote ${entries.length} known failure(s) to ${target}: give it to runs with --baseline ${target}, and edit the reasons.\n`,
+      `Wrote ${entries.length} known failure(s) to ${untrustedLine(target)}: give it to runs with --baseline ${untrustedLine(target)}, and edit the reasons.\n`,
     );
   }
   return 0;

@@ -7,7 +7,7 @@ import { HarError, parseHar, type HarRoles } from '../core/har.js';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
 import { AUTH_PATH } from '../core/endpoints.js';
-import { inertBlock } from '../core/untrusted-text.js';
+import { inertBlock, untrustedLine } from '../core/untrusted-text.js';
 import { tool } from '../core/paths.js';
 import { summaryText } from '../reporters/terminal.js';
 import { ALL_CHECKS } from '../suites/index.js';
@@ -220,7 +220,7 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
   });
   if (!v.quiet) {
     out(
-      `${tool.name} ${tool.version}: judging ${har.exchanges.length} recorded exchanges of ${redactor.redact(file)} at ${redactor.redact(config.base_url)}; no request is sent\n`,
+      `${tool.name} ${tool.version}: judging ${har.exchanges.length} recorded exchanges of ${untrustedLine(redactor.redact(file))} at ${redactor.redact(config.base_url)}; no request is sent\n`,
     );
     out(
       `Applications: ${roles.app ? 'app' : 'none (no /auth answered a token)'}${roles.other_app ? ', other_app' : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,

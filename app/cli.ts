@@ -25,6 +25,7 @@ import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
+import { commandArgs, HelpRequest } from './command-args.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -99,7 +100,12 @@ const GROUPS: Array<[OptionGroup | 'general', string]> = [
 // Each loaded when named: a run's start pays for none of them (the reference server behind serve and --demo alone
 // costs more than a tenth of a second to load).
 const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
-  catalogue: async () => {
+  catalogue: async (a) => {
+    commandArgs(
+      { args: a, options: {}, allowPositionals: false },
+      (m) => `catalogue: ${m} (see catalogue --help)`,
+      'Usage: conformance catalogue\nPrints the catalogue of checks (id, level, spec section, title) as Markdown.\n',
+    );
     out((await import('./catalogue.js')).catalogueMarkdown());
     return 0;
   },
@@ -381,6 +387,10 @@ export async function main(argv: string[]): Promise<number> {
     const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
     return await (command ? command(argv.slice(1)) : runCommand(argv));
   } catch (e) {
+    if (e instanceof HelpRequest) {
+      out(e.usage);
+      return 0;
+    }
     if (e instanceof ConfigError) {
       err(`conformance: ${e.message}\n`);
       return EXIT.usage;

@@ -82,7 +82,7 @@ const fingerprintList = (list: string[]): string =>
   `${list.slice(0, 8).map(oneLine).join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`;
 
 export function diffText(d: ReportDiff, oldName: string, newName: string): string {
-  const out = [`Comparing ${oldName} → ${newName}`];
+  const out = [`Comparing ${oneLine(oldName)} → ${oneLine(newName)}`];
   const section = (title: string, list: DiffEntry[], line: (e: DiffEntry) => string): void => {
     if (!list.length) return;
     out.push('', `${title} (${list.length}):`, ...list.map((e) => `  ${line(e)}`));

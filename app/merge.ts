@@ -174,8 +174,8 @@ export function mergedText(m: MergedReport): string {
         'time',
       ],
       m.targets.map((t) => [
-        t.label,
-        t.base_url,
+        oneLine(t.label),
+        oneLine(t.base_url),
         VERDICT_WORD[t.verdict],
         String(t.summary.failed),
         String(t.summary.warned),
@@ -200,7 +200,7 @@ export function mergedText(m: MergedReport): string {
           c.level,
           `${c.failed_on.length}/${Object.keys(c.outcome).length}`,
           c.failed_on
-            .map((f) => `${f.target}${f.outcome === 'failed' ? '' : ` (${OUTCOMES[f.outcome].word})`}`)
+            .map((f) => `${oneLine(f.target)}${f.outcome === 'failed' ? '' : ` (${OUTCOMES[f.outcome].word})`}`)
             .join(', '),
         ]),
       ).map((l) => `  ${l}`),
@@ -208,7 +208,8 @@ export function mergedText(m: MergedReport): string {
     out.push('');
     for (const c of failing) {
       out.push(`  ${c.id} [${c.spec}] ${c.title}`);
-      for (const f of c.failed_on.slice(0, 10)) out.push(`      ${f.target}: ${oneLine(f.message).slice(0, 300)}`);
+      for (const f of c.failed_on.slice(0, 10))
+        out.push(`      ${oneLine(f.target)}: ${oneLine(f.message).slice(0, 300)}`);
       if (c.failed_on.length > 10) out.push(`      … and ${c.failed_on.length - 10} more targets`);
     }
     out.push('');
@@ -253,7 +254,7 @@ export function mergeCommand(argv: string[], out: (s: string) => void): number {
     const target = resolve(parsed.values.out);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, `${JSON.stringify(merged, null, 2)}\n`);
-    out(`Merged report: ${target}\n`);
+    out(`Merged report: ${oneLine(target)}\n`);
   }
   return merged.exit_code;
 }

@@ -62,13 +62,10 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 /** `conformance serve`: runs until SIGINT or SIGTERM, then closes the server and resolves with exit code 0. */
 export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const { values } = commandArgs(
-    { args: argv, options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, allowPositionals: false },
+    { args: argv, options: FLAGS, allowPositionals: false },
     (m) => `serve: ${m}\n${SERVE_USAGE}`,
+    SERVE_USAGE,
   );
-  if (values.help) {
-    out(SERVE_USAGE);
-    return 0;
-  }
   if (values.size !== 'fixture' && values.size !== 'large')
     throw new ConfigError(`serve: --size must be fixture or large, not ${JSON.stringify(values.size)}`);
   let faults: RunFault[];

@@ -104,6 +104,9 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
       testTimeout: Math.max(1000, opts.deadlineAt - Date.now()) + 10_000,
       hookTimeout: 30_000,
       passWithNoTests: false,
+      // No results cache (durations to order files by: a run has one file): Vitest would write it under the package's
+      // own install (node_modules/.vite/vitest/<hash>/results.json), which may be read-only and is not ours to fill.
+      cache: false,
       provide: {
         conformanceConfig: config,
         conformanceOnly: opts.selected.map((c) => c.id),

@@ -24,5 +24,7 @@ declare module '@vitest/runner' {
     result?: CheckResult;
     /** Library mode: the run's target, fuzz seed and redacted config, for a reporter in the main process. */
     run?: RunInfo;
+    /** Library mode: the conformanceSuite call the test belongs to (its name, and its place in its file). */
+    suite?: { name: string; call: number };
   }
 }

@@ -9,7 +9,8 @@
  * --shard, --merge-reports, filters and watch mode apply as to any test.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { resolveConfig, redactedConfig, type Config } from '../core/config.js';
+import { ConfigError, resolveConfig, redactedConfig, type Config } from '../core/config.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 import { createRun } from '../core/run.js';
 import { redactorFor } from '../core/redact.js';
 import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from '../core/declare-checks.js';
@@ -21,9 +22,15 @@ export type ConformanceConfig = Record<string, unknown> & { base_url: string; ap
 export interface SuiteOptions {
   /** Check ids, or prefixes ending in *, to declare; all when absent. */
   only?: string[];
-  /** Name of the enclosing describe block (default "conformance"). */
+  /**
+   * Name of the enclosing describe block (default "conformance"). With several calls in a project (several targets),
+   * each call's report is written to a subdirectory of the reporter's dir named after it.
+   */
   name?: string;
 }
+
+/** conformanceSuite calls declared so far in this module instance (a test file, when Vitest isolates files). */
+let calls = 0;
 
 /**
  * Declares the conformance checks as tests of the calling file. The config may be a function, called in a beforeAll
@@ -37,10 +44,19 @@ export function conformanceSuite(
   const selected = selectChecks(ALL_CHECKS, options.only ?? []);
   let run: ConformanceRun | undefined;
   let info: RunInfo | undefined;
-  describe(options.name ?? 'conformance', () => {
+  // Which call of the file this is: the reporter gives each call its own report (one run, one target).
+  const suite = { name: options.name ?? 'conformance', call: calls++ };
+  describe(suite.name, { meta: { suite } }, () => {
     beforeAll(async () => {
       const tree = typeof config === 'function' ? await config() : config;
-      const resolved: Config = resolveConfig({ file: tree, env: {}, flags: {} });
+      let resolved: Config;
+      try {
+        resolved = resolveConfig({ file: tree, env: {}, flags: {} });
+      } catch (e) {
+        // Vitest prints the error into the CI log: a config mistake quotes config values (a file name, a URL).
+        if (e instanceof ConfigError) throw new Error(untrustedLine(`conformanceSuite: ${e.message}`));
+        throw e;
+      }
       info = {
         base_url: redactorFor(resolved).redact(resolved.base_url),
         fuzz: { seed: resolved.fuzz.seed, runs: resolved.fuzz.runs },

@@ -1,5 +1,6 @@
 import { describe, test } from 'vitest';
 import { AREAS, type Check, type CheckResult } from './check.js';
+import { untrustedLine } from './untrusted-text.js';
 
 /** A conformance run as the declared tests use it (core/run.ts createRun). */
 export interface ConformanceRun {
@@ -66,16 +67,19 @@ export function declareChecks(selected: Check[], run: () => ConformanceRun, info
           const result = await run().check(check);
           task.meta.result = result;
           if (info) task.meta.run = info();
-          if (result.status === 'skipped') skip(result.message);
+          // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
+          // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
+          const message = untrustedLine(result.message);
+          if (result.status === 'skipped') skip(message);
           // Incomplete (no usable response) is no pass either: nothing was judged.
           if (
             result.status === 'error' ||
             result.status === 'incomplete' ||
             (result.status === 'failed' && check.level === 'MUST')
           )
-            throw new Error(result.message);
+            throw new Error(message);
           if (result.status === 'failed')
-            await annotate(`${check.level} not met (warning, does not gate): ${result.message}`, 'warning');
+            await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
         });
       }
     });

@@ -254,7 +254,9 @@ export function route(req: ApiRequest, world: World): ApiReply {
         return ok(world.listOf('orders', user));
     }
   }
-  const raw = decodeURIComponent(seg[1]!);
+  const raw = decodedSegment(seg[1]!);
+  // A bad percent-escape (%ff%fe is no UTF-8) is the request's fault, not the server's: 400, never 500.
+  if (raw === undefined) return err(400, 'Parameter error: the path holds a malformed percent-escape');
   if (!isNumericId(raw)) return err(404, 'Record not found');
   const id = Number(raw);
   if (seg[0] === 'dishes') {
@@ -263,6 +265,15 @@ export function route(req: ApiRequest, world: World): ApiReply {
   }
   const s = world.seats.get(id);
   return s && s.user_id === user ? ok(world.render.seat(s)) : err(404, 'Record not found');
+}
+
+/** A path segment with its percent-escapes decoded, or undefined when they do not decode (not UTF-8, cut short). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function resolveApp(world: World, headers: IncomingMessage['headers']): { app?: App; merchant?: Merchant } {

@@ -11,9 +11,14 @@ export class ResultCollector implements Reporter {
   readonly records: CheckRecord[] = [];
   readonly errors: string[] = [];
   private readonly seen = new Set<string>();
+  /**
+   * @param accepts which tests are this collector's (library mode: one collector per conformanceSuite call); all
+   *   when absent
+   */
   constructor(
     private readonly redactor: Redactor,
     private readonly onRecord?: (r: CheckRecord) => void,
+    private readonly accepts: (t: TestCase) => boolean = () => true,
   ) {}
 
   /** Keeps a record once per check id (a late duplicate from a cancelled run is dropped). */
@@ -29,15 +34,18 @@ export class ResultCollector implements Reporter {
   }
 
   onTestCaseResult(test: TestCase): void {
+    if (!this.accepts(test)) return;
     const rec = toRecord(test, this.redactor);
     if (rec) this.add(rec);
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
     for (const m of modules) {
+      const mine = [...m.children.allTests()].filter(this.accepts);
+      if (!mine.length && m.children.size) continue;
       for (const e of m.errors()) this.errors.push(this.redactor.redact(`${m.moduleId}: ${e.message}`));
       // Tests that ended without reporting (the module failed before they ran) still belong in the report.
-      for (const t of m.children.allTests()) {
+      for (const t of mine) {
         const id = t.meta().check?.id;
         if (!id || this.has(id) || t.result().state === 'pending') continue;
         const rec = toRecord(t, this.redactor);

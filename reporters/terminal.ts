@@ -266,6 +266,6 @@ export function summaryText(
     '',
     `${verdict}: MUST ${countsText(must)}; SHOULD ${countsText(should)} (${report.checks.length} checks, ${(report.duration_ms / 1000).toFixed(1)} s, exit ${report.exit_code})`,
   );
-  for (const f of reportFiles) out.push(`Report: ${f}`);
+  for (const f of reportFiles) out.push(`Report: ${oneLine(f)}`);
   return `${out.join('\n')}\n`;
 }

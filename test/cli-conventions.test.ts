@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { tool } from '../core/paths.js';
+import { packageRoot, tool } from '../core/paths.js';
 
 /** The command line keeps the conventions people expect of one (issue 15, item 5). */
 describe.concurrent('command-line conventions', () => {
@@ -21,6 +21,43 @@ describe.concurrent('command-line conventions', () => {
     );
     expect(run.stdout).toMatch(/--only <id>/);
     expect(run.stdout).toMatch(/--version, -V/);
+  });
+
+  test('every subcommand takes --help and -h: its usage on stdout, exit 0, nothing else done', async () => {
+    const commands = ['openapi', 'serve', 'check-har', 'baseline', 'diff', 'merge', 'catalogue'];
+    const asked = commands.flatMap((command) => ['--help', '-h'].map((flag) => [command, flag] as const));
+    const runs = await Promise.all(asked.map((args) => runCli([...args])));
+    for (const [i, [command, flag]] of asked.entries()) {
+      const run = runs[i]!;
+      expect(run.code, `${command} ${flag}: ${run.stderr}`).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout, `${command} ${flag}`).toMatch(new RegExp(`^Usage: conformance ${command}\\b`));
+      // Help, not the command: no catalogue, no document, no sandbox.
+      expect(run.stdout).not.toMatch(/^\| AUTH-01/m);
+      expect(run.stdout).not.toMatch(/^openapi: 3\.1/m);
+      expect(run.stdout).not.toContain('Sandbox:');
+    }
+    // Help wins over other arguments; an unknown argument of catalogue is a usage error.
+    expect((await runCli(['openapi', '--format', 'xml', '-h'])).code).toBe(0);
+    const extra = await runCli(['catalogue', 'extra']);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toMatch(/^conformance: catalogue: .*see catalogue --help/);
+  });
+
+  test("a run writes nothing into the package's own install (Vitest's results cache included)", async () => {
+    // The package as installed, in a folder of its own; its dependencies linked, not copied.
+    const install = mkdtempSync(join(tmpdir(), 'conformance-install-'));
+    for (const part of ['bin', 'dist', 'schemas', 'spec', 'package.json'])
+      cpSync(join(packageRoot, part), join(install, part), { recursive: true });
+    mkdirSync(join(install, 'node_modules'));
+    for (const dep of readdirSync(join(packageRoot, 'node_modules')))
+      if (dep !== '.vite') symlinkSync(join(packageRoot, 'node_modules', dep), join(install, 'node_modules', dep));
+    const files = (): string[] => readdirSync(install, { recursive: true, encoding: 'utf8' }).sort();
+    const before = files();
+    const run = await runCli(['--demo', '--fuzz-runs', '3', '-q'], { script: join(install, 'bin', 'conformance.js') });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report?.verdict).toBe('conformant');
+    expect(files()).toEqual(before);
   });
 
   test('-V prints the version; --list prints the catalogue as a table', async () => {

@@ -256,6 +256,23 @@ describe.concurrent('conformance serve: the sandbox', () => {
     });
   });
 
+  test('a malformed request (a percent-escape that is no UTF-8, or cut short) is answered 400 with an error envelope, never 500', async () => {
+    await withSandbox([], async (s) => {
+      const token = await tokenOf(s);
+      for (const path of ['/dishes/%ff%fe', '/seats/%E0%A4%A', '/dishes/1%']) {
+        const r = await get(s, path, { 'open-token': token, 'x-sandbox-fault': 'none' });
+        expect(r.status, path).toBe(400);
+        expect(validate('envelope.error', r.body), path).toEqual([]);
+        expect(r.body.code, path).toBe(400);
+        expect(r.body.msg).not.toMatch(/URI malformed/);
+      }
+      // Well-formed escapes still decode: %31%30%31 is 101.
+      const dish = await get(s, '/dishes/%31%30%31', { 'open-token': token, 'x-sandbox-fault': 'none' });
+      expect(dish.status).toBe(200);
+      expect(dish.body.data.id).toBe(101);
+    });
+  });
+
   test('bad flags are usage errors (exit 2) that start nothing', async () => {
     const { runCli } = await import('./helpers/cli.js');
     for (const [args, text] of [

@@ -23,6 +23,8 @@ export function runCli(
     cwd?: string;
     timeoutMs?: number;
     bin?: 'node' | 'npx';
+    /** With bin 'node': the bin script to run (default this checkout's). */
+    script?: string;
     onSpawn?: (pid: number) => void;
     onStdout?: (chunk: string) => void;
   } = {},
@@ -31,7 +33,9 @@ export function runCli(
   return new Promise((resolve, reject) => {
     // 'npx' runs the installed package's bin as a vendor would; 'node' runs this checkout's build.
     const [cmd, argv] =
-      opts.bin === 'npx' ? ['npx', ['--no-install', 'conformance', ...args]] : [process.execPath, [BIN, ...args]];
+      opts.bin === 'npx'
+        ? ['npx', ['--no-install', 'conformance', ...args]]
+        : [process.execPath, [opts.script ?? BIN, ...args]];
     const child = spawn(cmd, argv, {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env },
