@@ -284,9 +284,11 @@ async function runCommand(argv: string[]): Promise<number> {
     // modules (the HTTP client) load once Vitest starts the checks' process (or gave up): before, they would delay
     // that start, and the checks wait for the preflight's verdict at the start gate anyway.
     let unverified: string[];
-    const { preflight, SetupError } = await Promise.race([workerStarting(), running.then(ignore, ignore)]).then(
-      () => import('./preflight.js'),
-    );
+    const startedAt = new Date();
+    const { preflight, SetupError, setupStopReport } = await Promise.race([
+      workerStarting(),
+      running.then(ignore, ignore),
+    ]).then(() => import('./preflight.js'));
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
@@ -298,6 +300,12 @@ async function runCommand(argv: string[]): Promise<number> {
       rmSync(runDir, { recursive: true, force: true });
       if (e instanceof SetupError) {
         err(`conformance: ${e.message}\n`);
+        // The report directory too (NOTHING JUDGED, the line, no checks): CI's artifact and JUnit widget say why.
+        const { writeReportDir } = await runner;
+        await writeReportDir(
+          setupStopReport({ config, catalogue: heads, line: e.message, startedAt, redactor }),
+          config,
+        );
         return EXIT.incomplete;
       }
       throw e;
