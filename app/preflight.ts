@@ -141,24 +141,29 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
     // Every pair refused: a wrong key cannot be told from an /auth that wrongly wants a token (§4 rule 3: it needs
     // none), and that is the one thing the spec lets the suite probe without guessing a secret. One refused while
     // another was accepted without a token is a refusal of that pair.
+    const probes = new Map<App, Reply>();
     if (refused.length === apps.length) {
       const probed = await settled(refused.map((app) => auth(app, PROBE_TOKEN)));
-      refused.forEach((app, i) => {
-        if (readAuth(probed[i]!) !== 'accepted') return;
-        answers[apps.indexOf(app)] = probed[i]!;
-      });
-      const unlocked = refused.filter((app) => readAuth(answers[apps.indexOf(app)]!) === 'accepted');
+      refused.forEach((app, i) => probes.set(app, probed[i]!));
+      const unlocked = refused.filter((app) => readAuth(probes.get(app)!) === 'accepted');
+      for (const app of unlocked) answers[apps.indexOf(app)] = probes.get(app)!;
       if (unlocked.length)
         warnings.push(
-          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an open-token header and accepted it with one: /auth needs no token (§4 rule 3), so the checks that ask /auth without one judge it`,
+          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an open-token header and accepted it with one: /auth needs no token (§4 rule 3): AUTH-01, which asks without one, judges it`,
         );
     }
     for (const [i, app] of apps.entries()) {
       const r = answers[i]!;
       if (readAuth(r) !== 'refused') continue;
-      const probe = refused.length === apps.length ? ' (and again with an open-token header)' : '';
+      const probe = probes.get(app);
+      // What the probe got, said as it was: a refusal again, or something else (a 429, no API).
+      const probeSaid = !probe
+        ? ''
+        : readAuth(probe) === 'refused'
+          ? ' (and again with an open-token header)'
+          : ` (with an open-token header: ${redactor.redact(describeReply(probe))})`;
       throw new SetupError(
-        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}${probe}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
+        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}${probeSaid}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
       );
     }
     await sameMerchantStop(apps, answers, send, redactor);
