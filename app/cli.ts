@@ -300,12 +300,11 @@ async function runCommand(argv: string[]): Promise<number> {
       rmSync(runDir, { recursive: true, force: true });
       if (e instanceof SetupError) {
         err(`conformance: ${e.message}\n`);
-        // The report directory too (NOTHING JUDGED, the line, no checks): CI's artifact and JUnit widget say why.
-        const { writeReportDir } = await runner;
-        await writeReportDir(
-          setupStopReport({ config, catalogue: heads, line: e.message, startedAt, redactor }),
-          config,
-        );
+        // The report directory (NOTHING JUDGED, the line, no checks) and the job summary: CI's artifact, JUnit
+        // widget and summary say why. No check, so no annotation: the terminal keeps its one line.
+        const report = setupStopReport({ config, catalogue: heads, line: e.message, startedAt, redactor });
+        await (await runner).writeReportDir(report, config);
+        out(await githubOutputs(report, redactor));
         return EXIT.incomplete;
       }
       throw e;

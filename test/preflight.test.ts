@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -31,7 +32,7 @@ function serverAtFault(run: CliRun, ids: string[]): void {
 }
 
 describe.concurrent('the preflight blames the setup only for what is the setupâ€™s', () => {
-  test('a wrong key pair (401, no token) stops with one line, exit 3, after one probe with an open-token header; report.json, junit.xml and report.html say why', async () => {
+  test('a wrong key pair (401, no token) stops with one line, exit 3, after one probe with an open-token header; report.json, junit.xml, report.html and the job summary say why', async () => {
     const seen: string[] = [];
     const log: Variant = {
       name: 'request-log',
@@ -44,7 +45,10 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
     await withServer(
       [log],
       async (srv) => {
-        const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), { env: withoutOtherApp });
+        const summary = join(mkdtempSync(join(tmpdir(), 'setup-stop-')), 'summary.md');
+        const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), {
+          env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+        });
         expect(run.code).toBe(3);
         expect(run.stdout).toBe('');
         expect(lines(run.stderr)).toHaveLength(1);
@@ -65,6 +69,9 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
           /<testcase classname="setup" name="the run started" [^>]*><error message="the server refused the key pair of app: /,
         );
         expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('NOTHING JUDGED');
+        expect(readFileSync(summary, 'utf8')).toMatch(
+          /^## \S+ Conformance: NOTHING JUDGED\n\nthe server refused the key pair of app/,
+        );
         for (const f of ['report.json', 'junit.xml', 'report.html'])
           expect(readFileSync(join(dir, f), 'utf8')).not.toContain('sk_wrong');
       },
