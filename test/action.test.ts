@@ -109,8 +109,12 @@ describe('the GitHub Action (action.yml)', () => {
         expect(strict.outputs).toEqual({ 'exit-code': '3', verdict: 'partial' });
         const wrong = await runStep(step, { ...inputs, key: 'sk_wrong' }, cwd);
         expect(wrong.status).toBe(3);
-        // A setup problem: no report, so no verdict (an earlier run's report does not speak for this one).
-        expect(wrong.outputs).toEqual({ 'exit-code': '3' });
+        // A setup problem: its own report says so (an earlier run's report does not speak for this one).
+        expect(wrong.outputs).toEqual({ 'exit-code': '3', verdict: 'nothing judged' });
+        // A usage error writes no report: no verdict, though the earlier runs' report.json was in the directory.
+        const usage = await runStep(step, { ...inputs, args: '--only NO-SUCH-CHECK' }, cwd);
+        expect(usage.status).toBe(2);
+        expect(usage.outputs).toEqual({ 'exit-code': '2' });
       },
       { https: false },
     );
