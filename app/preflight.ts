@@ -1,4 +1,4 @@
-import type { Config, Credentials } from '../core/config.js';
+import { redactedConfig, type Config, type Credentials } from '../core/config.js';
 import { NetworkError, type Reply } from '../core/exchange.js';
 import { isRecord, successData } from '../core/api.js';
 import { describeReply, isRefusal } from '../core/assertions.js';
@@ -7,7 +7,6 @@ import { AUTH_PATH } from '../core/endpoints.js';
 import { tokensIn } from '../core/issued-tokens.js';
 import type { Redactor } from '../core/redact.js';
 import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
-import { redactedConfig } from '../core/config.js';
 import { clientFor } from '../core/run.js';
 
 /**
