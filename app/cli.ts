@@ -290,9 +290,11 @@ async function runCommand(argv: string[]): Promise<number> {
     // modules (the HTTP client) load once Vitest starts the checks' process (or gave up): before, they would delay
     // that start, and the checks wait for the preflight's verdict at the start gate anyway.
     let unverified: string[];
-    const { preflight, SetupError } = await Promise.race([workerStarting(), running.then(ignore, ignore)]).then(
-      () => import('./preflight.js'),
-    );
+    const startedAt = new Date();
+    const { preflight, SetupError, setupStopReport } = await Promise.race([
+      workerStarting(),
+      running.then(ignore, ignore),
+    ]).then(() => import('./preflight.js'));
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
@@ -304,6 +306,11 @@ async function runCommand(argv: string[]): Promise<number> {
       rmSync(runDir, { recursive: true, force: true });
       if (e instanceof SetupError) {
         err(`conformance: ${e.message}\n`);
+        // The report directory (NOTHING JUDGED, the line, no checks) and the job summary: CI's artifact, JUnit
+        // widget and summary say why. No check, so no annotation: the terminal keeps its one line.
+        const report = setupStopReport({ config, catalogue: heads, line: e.message, startedAt, redactor });
+        await (await runner).writeReportDir(report, config);
+        out(await githubOutputs(report, redactor));
         return EXIT.incomplete;
       }
       throw e;

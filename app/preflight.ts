@@ -1,17 +1,18 @@
-import type { Config, Credentials } from '../core/config.js';
-import { ConfigError } from '../core/config.js';
+import { redactedConfig, type Config, type Credentials } from '../core/config.js';
 import { NetworkError, type Reply } from '../core/exchange.js';
 import { isRecord, successData } from '../core/api.js';
-import { describeReply } from '../core/assertions.js';
+import { describeReply, isRefusal } from '../core/assertions.js';
 import { stringifyJson } from '../core/exact-json.js';
 import { AUTH_PATH } from '../core/endpoints.js';
+import { tokensIn } from '../core/issued-tokens.js';
 import type { Redactor } from '../core/redact.js';
+import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
 import { clientFor } from '../core/run.js';
 
 /**
  * A setup problem found before any check ran: the target cannot be reached, /auth is not where base_url says, or
- * the server refuses a configured key pair. The run stops with one line and exit 3, and no report claims a verdict:
- * a typo in a secret must not look like a broken server.
+ * the server refuses a configured key pair. The run stops with one line and exit 3, and its report says NOTHING
+ * JUDGED and why: a typo in a secret must not look like a broken server.
  */
 export class SetupError extends Error {}
 
@@ -40,12 +41,39 @@ const APPS = (c: Config): App[] => [
 
 const AT_FAULT = 'if it is right, the server is at fault';
 
-/** The merchant an /auth answer names (id and merchant_id), for telling two applications' merchants apart. */
-function merchantOf(r: Reply): { id: unknown; merchant_id: unknown } | undefined {
-  const s = successData(r);
-  const m = s.ok && isRecord(s.data) && isRecord(s.data.merchant) ? s.data.merchant : undefined;
-  return m && { id: m.id, merchant_id: m.merchant_id };
+/**
+ * The open-token value of the probe that asks whether /auth wrongly demands a token (§4 rule 3): any value does,
+ * since no token exists before /auth issues one.
+ */
+const PROBE_TOKEN = 'conformance-preflight-probe';
+
+/** A merchant as an answer names it: enough to tell two applications' merchants apart. */
+interface Merchant {
+  id: unknown;
+  merchant_id: unknown;
 }
+
+/** The data of any JSON envelope, whatever its status and code: what the server says, for telling who is who. */
+const looseData = (r: Reply): unknown => (isRecord(r.json) ? r.json.data : undefined);
+
+const merchantIn = (m: unknown): Merchant | undefined =>
+  isRecord(m) ? { id: m.id, merchant_id: m.merchant_id } : undefined;
+
+/** The merchant an /auth answer names (§2.6 merchant), whatever its envelope. */
+const authMerchant = (r: Reply): Merchant | undefined => {
+  const d = looseData(r);
+  return merchantIn(isRecord(d) ? d.merchant : undefined);
+};
+
+/** Two answers name one merchant: the same id, or the same non-empty merchant_id. */
+const sameMerchant = (a: Merchant | undefined, b: Merchant | undefined): boolean =>
+  a !== undefined &&
+  b !== undefined &&
+  ((a.id !== undefined && a.id !== null && a.id === b.id) ||
+    (typeof a.merchant_id === 'string' && a.merchant_id !== '' && a.merchant_id === b.merchant_id));
+
+/** The first non-empty token an answer carries, anywhere the suite recognises one (core/issued-tokens.ts). */
+const tokenOf = (r: Reply): string | undefined => tokensIn(r.json, r.text).find((t) => t !== '');
 
 /** True when the answer is no API envelope at all, or says the interface is unknown (§7 code 404). */
 function notTheApi(r: Reply): boolean {
@@ -55,74 +83,153 @@ function notTheApi(r: Reply): boolean {
 }
 
 /**
+ * What an /auth answer says of the key pair. Only a refusal (an error envelope or HTTP 401/403) that carries no
+ * token is one: an answer with a token accepted the pair whatever else is wrong with it, and an answer that is
+ * neither a refusal nor a token is the server's fault whatever the keys (a wrong pair gets code 401, §5.4). Either
+ * way the run goes on, and the checks that own the defect (AUTH-01 to AUTH-04, ENV-*) fail it.
+ */
+function readAuth(r: Reply): 'accepted' | 'rate limited' | 'not the api' | 'refused' {
+  if (tokenOf(r) !== undefined || successData(r).ok) return 'accepted';
+  if (r.status === 429) return 'rate limited';
+  if (notTheApi(r)) return 'not the api';
+  return isRefusal(r) ? 'refused' : 'accepted';
+}
+
+/**
  * Authenticates every configured application once (no retries: a 429 storm must not hold the run before its first
- * line). The disabled application is not among them: being refused is what its checks expect. Returns warnings for
- * the run's first lines (what it could not verify).
+ * line). The disabled application is not among them: being refused is what its checks expect. Stops the run
+ * (SetupError) only on what is the setup's and not the server's: no answer, no API at base_url, a key pair refused
+ * even when the probe the spec allows is tried, two applications that /auth and /merchant both call one merchant.
+ * Returns warnings for the run's first lines (what it could not verify, what the server did that its checks judge).
  */
 export async function preflight(config: Config, redactor: Redactor): Promise<string[]> {
   const apps = APPS(config);
-  if (config.other_app && config.other_app.secret === config.app.secret) {
-    throw new ConfigError(
-      'other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)',
-    );
-  }
   const client = clientFor(config, redactor, { retry: { max: 0, capMs: 0 } });
   const base = redactor.redact(config.base_url);
   let sent = 0;
+  const send = async (path: string, query?: Record<string, string>, token?: string): Promise<Reply> => {
+    sent++;
+    try {
+      return await client.send({ path, ...(query ? { query } : {}), ...(token !== undefined ? { token } : {}) });
+    } catch (e) {
+      if (e instanceof NetworkError)
+        throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
+      throw e;
+    }
+  };
+  const auth = (app: App, token?: string): Promise<Reply> =>
+    send(AUTH_PATH, { secret: app.creds.secret, key: app.creds.key }, token);
   try {
-    const merchants: Array<{ app: App; merchant: { id: unknown; merchant_id: unknown } | undefined }> = [];
     // Both applications at once (a round trip less at a distance); their answers are judged in order.
-    sent = apps.length;
-    const answers = await Promise.allSettled(
-      apps.map((app) => client.send({ path: AUTH_PATH, query: { secret: app.creds.secret, key: app.creds.key } })),
-    );
-    for (const [i, app] of apps.entries()) {
-      const answer = answers[i]!;
-      if (answer.status === 'rejected') {
-        const e: unknown = answer.reason;
-        if (e instanceof NetworkError)
-          throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
-        throw e;
-      }
-      const r: Reply = answer.value;
-      const described = redactor.redact(describeReply(r));
-      if (successData(r).ok) {
-        merchants.push({ app, merchant: merchantOf(r) });
-        continue;
-      }
+    const answers = await settled(apps.map((app) => auth(app)));
+    const warnings: string[] = [];
+    for (const r of answers) {
+      const read = readAuth(r);
       // Rate limited: neither a refusal nor a missing endpoint, so no setup problem can be named. The run goes on;
       // its own budget for rate-limit waits ends a storm as INCOMPLETE, with a report.
-      if (r.status === 429)
+      if (read === 'rate limited')
         return [
           `the server answered the preflight's GET ${AUTH_PATH} with HTTP 429 (rate limited): the key pairs are not verified before the run, which waits within its budget (3 × timeout_ms)`,
         ];
-      if (notTheApi(r)) {
+      if (read === 'not the api')
         throw new SetupError(
-          `no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${described}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`,
+          `no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`,
         );
-      }
+    }
+    const refused = apps.filter((_, i) => readAuth(answers[i]!) === 'refused');
+    // Every pair refused: a wrong key cannot be told from an /auth that wrongly wants a token (§4 rule 3: it needs
+    // none), and that is the one thing the spec lets the suite probe without guessing a secret. One refused while
+    // another was accepted without a token is a refusal of that pair.
+    const probes = new Map<App, Reply>();
+    if (refused.length === apps.length) {
+      const probed = await settled(refused.map((app) => auth(app, PROBE_TOKEN)));
+      refused.forEach((app, i) => probes.set(app, probed[i]!));
+      const unlocked = refused.filter((app) => readAuth(probes.get(app)!) === 'accepted');
+      for (const app of unlocked) answers[apps.indexOf(app)] = probes.get(app)!;
+      if (unlocked.length)
+        warnings.push(
+          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an open-token header and accepted it with one: /auth needs no token (§4 rule 3): AUTH-01, which asks without one, judges it`,
+        );
+    }
+    for (const [i, app] of apps.entries()) {
+      const r = answers[i]!;
+      if (readAuth(r) !== 'refused') continue;
+      const probe = probes.get(app);
+      // What the probe got, said as it was: a refusal again, or something else (a 429, no API).
+      const probeSaid = !probe
+        ? ''
+        : readAuth(probe) === 'refused'
+          ? ' (and again with an open-token header)'
+          : ` (with an open-token header: ${redactor.redact(describeReply(probe))})`;
       throw new SetupError(
-        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${described}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
+        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}${probeSaid}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
       );
     }
-    const [a, b] = merchants;
-    if (
-      a?.merchant &&
-      b?.merchant &&
-      ((a.merchant.id !== undefined && a.merchant.id === b.merchant.id) ||
-        (typeof a.merchant.merchant_id === 'string' &&
-          a.merchant.merchant_id !== '' &&
-          a.merchant.merchant_id === b.merchant.merchant_id))
-    ) {
-      throw new SetupError(
-        `other_app authenticates as the same merchant as app (/auth names merchant id ${redactor.redact(stringifyJson(a.merchant.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${b.app.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`,
-      );
-    }
-    return [];
+    await sameMerchantStop(apps, answers, send, redactor);
+    return warnings;
   } finally {
     await client.close();
     // rate_limit holds for the whole run: the checks' client (another process, its own pace) starts after these.
     if (config.rate_limit && sent)
       await new Promise((r) => setTimeout(r, Math.ceil((sent * 1000) / config.rate_limit!)));
   }
+}
+
+/** Every request's answer, or the first request's error once all have ended (none is left running at a close). */
+async function settled(requests: Array<Promise<Reply>>): Promise<Reply[]> {
+  const all = await Promise.allSettled(requests);
+  for (const s of all) if (s.status === 'rejected') throw s.reason;
+  return all.map((s) => (s as PromiseFulfilledResult<Reply>).value);
+}
+
+/**
+ * Stops the run when app and other_app are one merchant: /auth says so for both AND /merchant, asked with each
+ * application's token, names one merchant for both. What /auth says of itself is not enough: when /merchant names
+ * another merchant, the server contradicts itself, and AUTH-04 (which compares the two for every application) fails
+ * the run instead.
+ */
+async function sameMerchantStop(
+  apps: App[],
+  answers: Reply[],
+  send: (path: string, query?: Record<string, string>, token?: string) => Promise<Reply>,
+  redactor: Redactor,
+): Promise<void> {
+  if (apps.length < 2) return;
+  if (!sameMerchant(authMerchant(answers[0]!), authMerchant(answers[1]!))) return;
+  const tokens = answers.map(tokenOf);
+  if (tokens.some((t) => t === undefined)) return;
+  const merchants = (await settled(tokens.map((t) => send('/merchant', undefined, t)))).map((r) =>
+    merchantIn(looseData(r)),
+  );
+  if (!sameMerchant(merchants[0], merchants[1])) return;
+  const other = apps[1]!;
+  throw new SetupError(
+    `other_app authenticates as the same merchant as app (/auth and /merchant name merchant id ${redactor.redact(stringifyJson(merchants[0]!.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${other.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`,
+  );
+}
+
+/**
+ * The report of a run that stopped at its setup: NOTHING JUDGED, the stop's one line as the reason, no check
+ * outcomes, so CI's artifact and JUnit widget show why.
+ */
+export function setupStopReport(args: {
+  config: Config;
+  catalogue: CatalogueEntry[];
+  line: string;
+  startedAt: Date;
+  redactor: Redactor;
+}): Report {
+  const { config, redactor } = args;
+  return buildReport({
+    checks: [],
+    baseUrl: redactor.redact(config.base_url),
+    startedAt: args.startedAt,
+    durationMs: Date.now() - args.startedAt.getTime(),
+    strict: config.strict,
+    catalogue: args.catalogue,
+    fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
+    config: redactedConfig(config),
+    errors: [],
+    setupStop: redactor.redact(args.line),
+  });
 }

@@ -470,6 +470,7 @@ export function resolveConfig(layers: {
     throw new ConfigError(key ? `config key ${key} ${first.message}` : `config ${first.message}`);
   }
   const t = tree as Partial<Config> & Tree;
+  distinctApplications(t);
   if (t.tls?.ca_file) checkCaFile(t.tls.ca_file);
   const fuzz = (t.fuzz ?? {}) as Partial<Config['fuzz']>;
   const report = (t.report ?? {}) as Partial<Config['report']>;
@@ -495,6 +496,35 @@ export function resolveConfig(layers: {
     unsafe_methods: t.unsafe_methods ?? false,
     strict: t.strict ?? false,
   };
+}
+
+/**
+ * The three applications are three: other_app must be another merchant's and disabled_app one the merchant has
+ * disabled, so other_app with app's public key, or disabled_app with a key of app or other_app, is the user's
+ * mistake, said before any request (exit 2). Left to the run, the isolation checks would compare a merchant with
+ * itself, and AUTH-09 and SEC-01 would call an enabled application's keys the server's failure.
+ */
+function distinctApplications(t: Partial<Config>): void {
+  if (t.other_app?.secret !== undefined && t.other_app.secret === t.app?.secret)
+    throw new ConfigError(
+      'other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)',
+    );
+  const d = t.disabled_app;
+  for (const [who, c] of [
+    ['app', t.app],
+    ['other_app', t.other_app],
+  ] as const) {
+    const same =
+      d?.secret !== undefined && d.secret === c?.secret
+        ? 'public key'
+        : d?.key !== undefined && d.key === c?.key
+          ? 'secret key'
+          : undefined;
+    if (same)
+      throw new ConfigError(
+        `disabled_app has the same ${same} as ${who}: the disabled-application checks (AUTH-09, AUTH-10) need the keys of an application the merchant has disabled (disabled_app.secret / disabled_app.key, CONFORMANCE_DISABLED_SECRET / CONFORMANCE_DISABLED_KEY)`,
+      );
+  }
 }
 
 /** max_details as given, the default sample size when not given; 'all' (every detail) leaves it out. */

@@ -6,11 +6,20 @@ import type { Redactor, SecretKind } from './redact.js';
  * "app_token": "…" is taken, decoded when it is a complete JSON string, as it stands (to the cut) otherwise.
  */
 export function learnTokens(redactor: Redactor, json: unknown, text: string | undefined, url: string): void {
-  const token = (json as { data?: { app_token?: unknown } } | undefined)?.data?.app_token;
-  if (typeof token !== 'string' && (text === undefined || !text.includes('app_token'))) return;
+  const tokens = tokensIn(json, text);
+  if (!tokens.length) return;
   const kind = tokenKind(redactor, url);
-  if (typeof token === 'string') redactor.add(token, kind);
-  if (json !== undefined || text === undefined || !text.includes('app_token')) return;
+  for (const t of tokens) redactor.add(t, kind);
+}
+
+/**
+ * The tokens an answer carries, whatever else is wrong with it (its envelope, its status): data.app_token of the
+ * parsed body, or each "app_token": "…" in the text of a body that does not parse (as it stands and decoded).
+ */
+export function tokensIn(json: unknown, text: string | undefined): string[] {
+  const token = (json as { data?: { app_token?: unknown } } | undefined)?.data?.app_token;
+  const found = typeof token === 'string' ? [token] : [];
+  if (json !== undefined || text === undefined || !text.includes('app_token')) return found;
   for (const m of text.slice(0, 1 << 20).matchAll(/["']?app_token["']?\s*[:=]\s*["']?((?:[^"'\\\s,}&]|\\.)+)/g)) {
     const raw = m[1]!;
     let decoded = raw;
@@ -19,9 +28,9 @@ export function learnTokens(redactor: Redactor, json: unknown, text: string | un
     } catch {
       /* not a JSON string: taken as it stands */
     }
-    redactor.add(raw, kind);
-    redactor.add(decoded, kind);
+    found.push(raw, decoded);
   }
+  return found;
 }
 
 /**

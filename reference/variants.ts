@@ -364,3 +364,20 @@ export const LATITUDE_VARIANTS: Variant[] = [
       /^\/(dishes|seats)\/0[0-9]+$/.test(req.path) ? world.render.error(400, 'Parameter error: malformed id') : next(),
   },
 ];
+
+/**
+ * A broken /auth (issue 23): it answers merchant 2's application with merchant 1's record, while /merchant with that
+ * application's token answers merchant 2. The server contradicts itself, so the two applications are not one
+ * merchant of the setup: AUTH-04 fails the run, and ISO-01 to ISO-04 too (/auth hands merchant 2's application
+ * merchant 1's record, and the isolation checks trust /auth). Not a mutant, since more than one check catches it.
+ */
+export const AUTH_NAMES_MERCHANT_1_FOR_OTHER_APP: Variant = {
+  name: 'auth-other-app-names-merchant-1',
+  description:
+    "/auth answers merchant 2's application with merchant 1's record, while /merchant with that application's token answers merchant 2",
+  handle: (req, next, world) => {
+    const r = next();
+    if (req.path !== '/auth' || req.query.get('secret') !== world.fixtures.apps[1]!.secret) return r;
+    return withData(r, (d) => ({ ...d, merchant: world.render.merchant(world.merchants.get(1)!) }));
+  },
+};

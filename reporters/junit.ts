@@ -122,6 +122,18 @@ function properties(report: Report): string {
     .join('')}</properties>`;
 }
 
+/** A suite of one testcase in error: what stopped the run outside any check (the harness, the setup). */
+function errorSuite(
+  name: string,
+  test: string,
+  message: string,
+  text: string,
+  timestamp: string,
+  props: string,
+): string {
+  return `  <testsuite name="${name}" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="${name}" name="${test}" time="0.000"><error message="${xmlAttr(message)}" type="${name}">${xmlText(text)}</error></testcase>\n  </testsuite>`;
+}
+
 export function renderJunit(report: Report): string {
   const curl = curlOptionsOf(report);
   const timestamp = report.started_at.replace(/\.\d+Z$|Z$/, '');
@@ -149,8 +161,14 @@ export function renderJunit(report: Report): string {
     tests++;
     errors++;
     suites.push(
-      `  <testsuite name="harness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="harness" name="the run completed" time="0.000"><error message="${xmlAttr(report.errors[0]!)}" type="harness">${xmlText(report.errors.join('\n'))}</error></testcase>\n  </testsuite>`,
+      errorSuite('harness', 'the run completed', report.errors[0]!, report.errors.join('\n'), timestamp, props),
     );
+  }
+  if (!report.checks.length && report.verdict === 'nothing judged') {
+    // A run stopped before any check (a setup stop) still reaches the widget: its one line, as an error (exit 3).
+    tests++;
+    errors++;
+    suites.push(errorSuite('setup', 'the run started', report.verdict_reason, report.verdict_reason, timestamp, props));
   }
   const name = `${report.tool.name} ${report.tool.version}: ${report.target.base_url}`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(name)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.duration_ms)}">\n${suites.join('\n')}\n</testsuites>\n`;

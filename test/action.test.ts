@@ -203,6 +203,17 @@ describe('the GitHub Action (action.yml)', () => {
         const summary = matrix.summary.slice(summaryBefore);
         expect(summary).toContain('Conformance: PASSED, PARTIAL');
         expect(summary).not.toMatch(/artifact/i);
+
+        // 5. A wrong key pair: a setup stop, whose own report says NOTHING JUDGED; a usage error writes none.
+        const wrong = await runAction(vendored, { ...target, key: 'sk_wrong' }, matrix, effects(artifacts));
+        expect(wrong.outputs, logOf(wrong)).toMatchObject({ verdict: 'nothing judged', 'exit-code': '3' });
+        const usage = await runAction(
+          vendored,
+          { ...target, args: '--only NO-SUCH-CHECK' },
+          matrix,
+          effects(artifacts),
+        );
+        expect(usage.outputs, logOf(usage)).toEqual({ 'exit-code': '2' });
       },
       { https: false },
     );

@@ -241,7 +241,7 @@ describe.sequential('the suite survives a hostile server', () => {
   });
 });
 
-describe.concurrent('a target that cannot be reached at all: one line, exit 3, no report', () => {
+describe.concurrent('a target that cannot be reached at all: one line, exit 3, a report of nothing judged', () => {
   test('a host name that does not resolve', async () => {
     const run = await runCli(['--base-url', 'https://nonexistent.invalid/open', '--timeout-ms', String(TIMEOUT_MS)], {
       env: { CONFORMANCE_SECRET: 'pk_unused', CONFORMANCE_KEY: 'sk_unused' },
@@ -251,7 +251,7 @@ describe.concurrent('a target that cannot be reached at all: one line, exit 3, n
       /^conformance: cannot reach https:\/\/nonexistent\.invalid\/open: host name does not resolve( \(temporary DNS failure\))?\n$/,
     );
     expect(run.stdout).toBe('');
-    expect(run.report).toBeUndefined();
+    expect(run.report?.verdict).toBe('nothing judged');
   });
 
   test('a server that accepts connections and never answers (even /auth)', async () => {

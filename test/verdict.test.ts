@@ -73,7 +73,7 @@ describe.concurrent('verdicts you can trust', () => {
     }
   });
 
-  test('a wrong secret key stops before any check: one line naming the key settings, exit 3, no report', async () => {
+  test('a wrong secret key stops before any check: one line naming the key settings, exit 3, a report of nothing judged', async () => {
     // The checks' process starts while the preflight runs (here a slow one: time enough for it to load), and waits
     // for the preflight's verdict: none of its requests may go out.
     const seen: string[] = [];
@@ -98,7 +98,8 @@ describe.concurrent('verdicts you can trust', () => {
           /refused the key pair of app: .*code 401.*Check app\.secret \/ app\.key \(CONFORMANCE_SECRET \/ CONFORMANCE_KEY.*if it is right, the server is at fault/,
         );
         expect(run.stderr).not.toContain('sk_wrong');
-        expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
+        // The report says why and judges nothing (test/preflight.test.ts reads it whole).
+        expect(run.report?.verdict).toBe('nothing judged');
       },
       { https: false },
     );
@@ -128,7 +129,7 @@ describe.concurrent('verdicts you can trust', () => {
         expect(run.stderr).toMatch(
           /no \/auth endpoint at .*\/api\/v1: .*Check base_url \(--base-url, CONFORMANCE_BASE_URL\)/,
         );
-        expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
+        expect(run.report?.verdict_reason).toBe(run.stderr.replace(/^conformance: |\n$/g, ''));
       },
       { https: false },
     );

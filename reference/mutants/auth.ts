@@ -51,6 +51,14 @@ function refusalNames(
   };
 }
 
+/** /auth's answer to a valid key pair with its envelope changed (the token still in data): AUTH-01 owns it. */
+function authEnvelope(name: string, description: string, change: (body: any) => void): Mutant {
+  return {
+    ...onPath(name, description, ['/auth'], (r) => (isSuccess(r) ? withBody(r, change) : r)),
+    kills: ['AUTH-01'],
+  };
+}
+
 /** Per server: the public keys /auth has issued a token for (auth-token-issued-once). */
 const tokensIssued = new WeakMap<World, Set<string>>();
 
@@ -301,6 +309,27 @@ export const authMutants: Mutant[] = [
       }),
     ),
     kills: ['AUTH-02'],
+  },
+  // The broken /auth servers of issue 23 that the preflight once blamed on the setup: each accepts the key pair (a
+  // token in data, or one behind a needless open-token header), so the run goes on and AUTH-01 alone judges the
+  // answer; every check that needs the run's token is blocked, which leaves it incomplete, not failed.
+  authEnvelope('auth-status-lowercase', '/auth answers a valid key pair with status "success" (token in data)', (b) => {
+    b.status = 'success';
+  }),
+  authEnvelope('auth-code-string', '/auth answers a valid key pair with code "200", a string (token in data)', (b) => {
+    b.code = '200';
+  }),
+  authEnvelope('auth-code-zero', '/auth answers a valid key pair with code 0 (token in data)', (b) => {
+    b.code = 0;
+  }),
+  {
+    name: 'auth-demands-open-token',
+    description: '/auth refuses every key pair with 401 unless the request carries an open-token header (any value)',
+    kills: ['AUTH-01'],
+    handle: (req, next, world) =>
+      req.path === '/auth' && req.headers['open-token'] === undefined
+        ? world.render.error(401, 'Application not authenticated')
+        : next(),
   },
   {
     ...onPath(

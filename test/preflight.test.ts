@@ -1,0 +1,162 @@
+import { describe, expect, test } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { failedIds, runCli, type CliRun } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { MUTANTS } from '../reference/mutants/index.js';
+import { AUTH_NAMES_MERCHANT_1_FOR_OTHER_APP } from '../reference/variants.js';
+import { CREDENTIALS } from '../reference/fixtures.js';
+import type { Variant } from '../reference/server.js';
+import { validate } from '../core/schemas.js';
+
+/**
+ * Issue 23: the preflight stops a run only for what is the setup's (no answer, no API at base_url, a key pair
+ * refused, two applications of one merchant), never for what the server does wrong, and a stop leaves a report that
+ * says why.
+ */
+
+const withoutOtherApp = { ...targetEnv, CONFORMANCE_OTHER_SECRET: '', CONFORMANCE_OTHER_KEY: '' };
+const mutant = (name: string): Variant => MUTANTS.find((m) => m.name === name)!;
+const lines = (s: string): string[] => s.split('\n').filter(Boolean);
+/** What the preflight tells a user whose key pair it blames. */
+const BLAMES_KEYS = /check (other_)?app\.secret/i;
+
+/** A run the server is blamed for, not the setup: exit 1, `ids` among the failed checks, no setup line anywhere. */
+function serverAtFault(run: CliRun, ids: string[]): void {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(1);
+  expect(run.report!.verdict).toBe('not conformant');
+  expect(failedIds(run.report)).toEqual(expect.arrayContaining(ids));
+  expect(`${run.stdout}${run.stderr}`).not.toMatch(BLAMES_KEYS);
+}
+
+describe.concurrent('the preflight blames the setup only for what is the setup’s', () => {
+  test('a wrong key pair (401, no token) stops with one line, exit 3, after one probe with an open-token header; report.json, junit.xml, report.html and the job summary say why', async () => {
+    const seen: string[] = [];
+    const log: Variant = {
+      name: 'request-log',
+      description: 'logs each request: its path, and whether it carried an open-token header',
+      delayMs: (req) => {
+        seen.push(`${req.path} ${req.headers['open-token'] === undefined ? 'without' : 'with'} a token`);
+        return 0;
+      },
+    };
+    await withServer(
+      [log],
+      async (srv) => {
+        const summary = join(mkdtempSync(join(tmpdir(), 'setup-stop-')), 'summary.md');
+        const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), {
+          env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
+        });
+        expect(run.code).toBe(3);
+        expect(run.stdout).toBe('');
+        expect(lines(run.stderr)).toHaveLength(1);
+        expect(run.stderr).toMatch(
+          /^conformance: the server refused the key pair of app: GET \S+\/auth answered HTTP 401, code 401, status "ERROR" \(and again with an open-token header\)\. Check app\.secret \/ app\.key/,
+        );
+        // The answer without a token, then the one probe the spec allows (§4 rule 3): no secret is guessed.
+        expect(seen).toEqual(['/auth without a token', '/auth with a token']);
+        const line = run.stderr.replace(/^conformance: |\n$/g, '');
+        const r = run.report!;
+        expect(validate('report', r)).toEqual([]);
+        expect(r).toMatchObject({ verdict: 'nothing judged', exit_code: 3, verdict_reason: line, checks: [] });
+        const dir = join(run.dir, 'conformance-report');
+        const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+        expect(junit).toMatch(/<testsuites [^>]*tests="1" failures="0" errors="1"/);
+        expect(junit).toContain('<property name="conformance.verdict" value="nothing judged"/>');
+        expect(junit).toMatch(
+          /<testcase classname="setup" name="the run started" [^>]*><error message="the server refused the key pair of app: /,
+        );
+        expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('NOTHING JUDGED');
+        expect(readFileSync(summary, 'utf8')).toMatch(
+          /^## \S+ Conformance: NOTHING JUDGED\n\nthe server refused the key pair of app/,
+        );
+        for (const f of ['report.json', 'junit.xml', 'report.html'])
+          expect(readFileSync(join(dir, f), 'utf8')).not.toContain('sk_wrong');
+      },
+      { https: false },
+    );
+  });
+
+  test('an unreachable target still writes its report of nothing judged', async () => {
+    const run = await runCli(['--base-url', 'http://127.0.0.1:9/open'], {
+      env: { CONFORMANCE_SECRET: 'a', CONFORMANCE_KEY: 'b' },
+    });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toBe('conformance: cannot reach http://127.0.0.1:9/open: connection refused\n');
+    expect(run.report).toMatchObject({
+      verdict: 'nothing judged',
+      verdict_reason: 'cannot reach http://127.0.0.1:9/open: connection refused',
+    });
+    expect(existsSync(join(run.dir, 'conformance-report', 'junit.xml'))).toBe(true);
+  });
+
+  test('/auth that refuses every pair unless an open-token header is sent: the run goes on and AUTH-01 fails it, exit 1', async () => {
+    await withServer([mutant('auth-demands-open-token')], async (srv) => {
+      const run = await runCli(targetArgs(srv), { env: targetEnv });
+      serverAtFault(run, ['AUTH-01']);
+      expect(run.stdout).toMatch(
+        /^Warning: GET \/auth refused the key pair of app and other_app without an open-token header and accepted it with one: \/auth needs no token \(§4 rule 3\)/m,
+      );
+      expect(run.report!.checks.find((c) => c.id === 'AUTH-01')!.message).toMatch(/code 401/);
+    });
+  });
+
+  const refusalWithToken: Variant = {
+    name: 'auth-refusal-with-token',
+    description: '/auth answers a valid key pair with HTTP 401 and an error envelope, but its data carries the token',
+    handle: (req, next) => {
+      const r = next();
+      if (req.path !== '/auth' || r.http !== 200) return r;
+      const { data } = r.body as { data: unknown };
+      return { http: 401, body: { status: 'ERROR', code: 401, msg: 'Application not authenticated', data } };
+    },
+  };
+  test.each([
+    ['status "success"', mutant('auth-status-lowercase')],
+    ['code "200"', mutant('auth-code-string')],
+    ['code 0', mutant('auth-code-zero')],
+    ['a 401 error envelope', refusalWithToken],
+  ])(
+    '/auth that carries a token in %s accepted the pair: the run goes on and AUTH-01 fails it, exit 1',
+    async (_what, variant) => {
+      await withServer([variant], async (srv) => {
+        serverAtFault(await runCli(targetArgs(srv), { env: targetEnv }), ['AUTH-01']);
+      });
+    },
+  );
+
+  test('/auth names merchant 1 for merchant 2’s application while /merchant names 2: AUTH-04 fails it for other_app, exit 1', async () => {
+    await withServer([AUTH_NAMES_MERCHANT_1_FOR_OTHER_APP], async (srv) => {
+      const run = await runCli(targetArgs(srv), { env: targetEnv });
+      serverAtFault(run, ['AUTH-04']);
+      expect(run.report!.checks.find((c) => c.id === 'AUTH-04')!.message).toMatch(
+        /^other_app: the merchant of \/auth and of \/merchant differ in id \(1 vs 2\)/,
+      );
+    });
+  });
+});
+
+describe.concurrent('disabled_app with the key pair of another configured application is a usage error', () => {
+  // The target cannot be reached: an exit 2 shows the mistake was found before any request.
+  test.each([
+    ['app', CREDENTIALS.app, /^conformance: disabled_app has the same public key as app: /],
+    ['other_app', CREDENTIALS.other_app, /^conformance: disabled_app has the same public key as other_app: /],
+    [
+      'app (its secret key only)',
+      { secret: 'pk_some_other', key: CREDENTIALS.app.key },
+      /^conformance: disabled_app has the same secret key as app: /,
+    ],
+  ])('with %s’s: exit 2, one line, no report', async (_who, creds, message) => {
+    const run = await runCli(['--base-url', 'http://127.0.0.1:9/open'], {
+      env: { ...targetEnv, CONFORMANCE_DISABLED_SECRET: creds.secret, CONFORMANCE_DISABLED_KEY: creds.key },
+    });
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toContain(creds.key);
+    expect(run.stdout).toBe('');
+    expect(existsSync(join(run.dir, 'conformance-report'))).toBe(false);
+  });
+});
