@@ -309,8 +309,8 @@ async function runCommand(argv: string[]): Promise<number> {
         // The report directory (NOTHING JUDGED, the line, no checks) and the job summary: CI's artifact, JUnit
         // widget and summary say why. No check, so no annotation: the terminal keeps its one line.
         const report = setupStopReport({ config, catalogue: heads, line: e.message, startedAt, redactor });
-        await (await runner).writeReportDir(report, config);
-        out(await githubOutputs(report, redactor));
+        const files = await (await runner).writeReportDir(report, config);
+        out(await githubOutputs(report, redactor, process.env, files));
         return EXIT.incomplete;
       }
       throw e;

@@ -213,7 +213,8 @@ describe('the GitHub Action (action.yml)', () => {
           matrix,
           effects(artifacts),
         );
-        expect(usage.outputs, logOf(usage)).toEqual({ 'exit-code': '2' });
+        expect(usage.outputs, logOf(usage)).toMatchObject({ 'exit-code': '2' });
+        expect(usage.outputs.verdict ?? '', 'a usage error has no verdict').toBe('');
       },
       { https: false },
     );
