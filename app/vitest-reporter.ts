@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import { ResultCollector } from '../reporters/collect.js';
 import { writeReports } from '../reporters/index.js';
-import { buildReport } from '../core/report.js';
+import { buildReport, VERDICT_WORD } from '../core/report.js';
 import { Redactor } from '../core/redact.js';
 import type { ReportFormat } from '../core/config.js';
 import { ALL_CHECKS } from '../suites/index.js';
@@ -55,7 +55,7 @@ export class ConformanceReporter implements Reporter {
     const files = await writeReports(report, dir, this.options.formats ?? ['json', 'junit', 'html']);
     this.written = { files, exitCode: report.exit_code };
     process.stdout.write(
-      `\nConformance: ${report.verdict.toUpperCase()}: ${report.verdict_reason}; report: ${files[0]}\n`,
+      `\nConformance: ${VERDICT_WORD[report.verdict]}: ${report.verdict_reason}; report: ${files[0]}\n`,
     );
   }
 }
