@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { packageRoot } from '../core/paths.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { withServer } from './helpers/target.js';
+import { MUTANTS } from '../reference/mutants/index.js';
 
 interface Step {
   name?: string;
@@ -41,6 +42,7 @@ async function runStep(
   step: Step,
   inputs: Record<string, string>,
   cwd: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string; outputs: Record<string, string> }> {
   const output = join(cwd, 'github-output');
   writeFileSync(output, '');
@@ -53,6 +55,7 @@ async function runStep(
       GITHUB_ACTION_PATH: packageRoot,
       GITHUB_OUTPUT: output,
       GITHUB_ACTIONS: 'true',
+      ...extraEnv,
       ...env,
     },
   });
@@ -80,7 +83,7 @@ describe('the GitHub Action (action.yml)', () => {
     expect(action.runs.using).toBe('composite');
     for (const k of ['base-url', 'secret', 'key', 'other-secret', 'other-key', 'baseline', 'strict', 'upload-report'])
       expect(action.inputs[k], k).toBeDefined();
-    expect(Object.keys(action.outputs)).toEqual(['verdict', 'exit-code']);
+    expect(Object.keys(action.outputs)).toEqual(['verdict', 'verdict-word', 'exit-code']);
     for (const s of action.runs.steps)
       if (s.run) expect(s.run, `${s.name}: inputs go through env`).not.toMatch(/\$\{\{/);
     expect(
@@ -102,15 +105,50 @@ describe('the GitHub Action (action.yml)', () => {
         };
         const partial = await runStep(step, inputs, cwd);
         expect(partial.status, partial.stderr).toBe(0);
-        expect(partial.outputs).toEqual({ 'exit-code': '0', verdict: 'partial' });
+        expect(partial.outputs).toEqual({ 'exit-code': '0', verdict: 'partial', 'verdict-word': 'PASSED, PARTIAL' });
         expect(partial.stdout).not.toContain(CREDENTIALS.app.key);
         const strict = await runStep(step, { ...inputs, strict: 'true' }, cwd);
         expect(strict.status).toBe(3);
-        expect(strict.outputs).toEqual({ 'exit-code': '3', verdict: 'partial' });
+        expect(strict.outputs).toEqual({ 'exit-code': '3', verdict: 'partial', 'verdict-word': 'PASSED, PARTIAL' });
         const wrong = await runStep(step, { ...inputs, key: 'sk_wrong' }, cwd);
         expect(wrong.status).toBe(3);
         // A setup problem: no report, so no verdict (an earlier run's report does not speak for this one).
         expect(wrong.outputs).toEqual({ 'exit-code': '3' });
+      },
+      { https: false },
+    );
+  });
+
+  test('a MUST failure the baseline lists: the job passes (exit 0) and the outputs say NOT CONFORMANT — NO NEW FAILURES', async () => {
+    const step = action.runs.steps.find((s) => s.id === 'run')!;
+    await withServer(
+      [MUTANTS.find((m) => m.name === 'list-query-applied')!],
+      async (srv) => {
+        const cwd = mkdtempSync(join(tmpdir(), 'action-'));
+        writeFileSync(join(cwd, 'known.yaml'), '- id: ERR-06\n  reason: vendor ticket 12\n');
+        const summary = join(cwd, 'summary.md');
+        writeFileSync(summary, '');
+        const inputs = {
+          'base-url': srv.baseUrl,
+          secret: CREDENTIALS.app.secret,
+          key: CREDENTIALS.app.key,
+          args: '--only ERR-* --seed 1',
+        };
+        const broken = await runStep(step, inputs, cwd);
+        expect(broken.status).toBe(1);
+        expect(broken.outputs).toEqual({
+          'exit-code': '1',
+          verdict: 'not conformant',
+          'verdict-word': 'NOT CONFORMANT',
+        });
+        const known = await runStep(step, { ...inputs, baseline: 'known.yaml' }, cwd, { GITHUB_STEP_SUMMARY: summary });
+        expect(known.status, known.stderr).toBe(0);
+        expect(known.outputs).toEqual({
+          'exit-code': '0',
+          verdict: 'known failures',
+          'verdict-word': 'NOT CONFORMANT — NO NEW FAILURES',
+        });
+        expect(readFileSync(summary, 'utf8')).toMatch(/^## ❌ Conformance: NOT CONFORMANT — NO NEW FAILURES$/m);
       },
       { https: false },
     );
