@@ -1,15 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../core/config.js';
-import {
-  outcomeOf,
-  OUTCOMES,
-  VERDICT_WORD,
-  type CheckRecord,
-  type Outcome,
-  type Report,
-  type Verdict,
-} from '../core/report.js';
+import { outcomeOf, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { oneLine } from '../reporters/terminal.js';
 
@@ -42,7 +34,7 @@ export interface ReportDiff {
   /** Checks that judged the server before and not now (after: skipped or incomplete; absent when not in the report). */
   lostCoverage: DiffEntry[];
   /** The two runs' verdicts, when both reports have one. */
-  verdict?: { before: Verdict; after: Verdict };
+  verdict?: { before: Report['verdict']; after: Report['verdict'] };
 }
 
 /** Failing for a diff: a finding a reader must act on, or an error of the suite. */

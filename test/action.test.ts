@@ -78,6 +78,14 @@ async function runStep(
   return { status, stdout, stderr, outputs };
 }
 
+/** The action's inputs for a run against `baseUrl` with app's credentials. */
+const inputsFor = (baseUrl: string, args: string): Record<string, string> => ({
+  'base-url': baseUrl,
+  secret: CREDENTIALS.app.secret,
+  key: CREDENTIALS.app.key,
+  args,
+});
+
 describe('the GitHub Action (action.yml)', () => {
   test('declares the target, the credentials as inputs, the verdict as outputs, and never interpolates inputs into a script', () => {
     expect(action.runs.using).toBe('composite');
@@ -97,12 +105,7 @@ describe('the GitHub Action (action.yml)', () => {
       [],
       async (srv) => {
         const cwd = mkdtempSync(join(tmpdir(), 'action-'));
-        const inputs = {
-          'base-url': srv.baseUrl,
-          secret: CREDENTIALS.app.secret,
-          key: CREDENTIALS.app.key,
-          args: '--only AUTH-* --seed 1',
-        };
+        const inputs = inputsFor(srv.baseUrl, '--only AUTH-* --seed 1');
         const partial = await runStep(step, inputs, cwd);
         expect(partial.status, partial.stderr).toBe(0);
         expect(partial.outputs).toEqual({ 'exit-code': '0', verdict: 'partial', 'verdict-word': 'PASSED, PARTIAL' });
@@ -128,12 +131,7 @@ describe('the GitHub Action (action.yml)', () => {
         writeFileSync(join(cwd, 'known.yaml'), '- id: ERR-06\n  reason: vendor ticket 12\n');
         const summary = join(cwd, 'summary.md');
         writeFileSync(summary, '');
-        const inputs = {
-          'base-url': srv.baseUrl,
-          secret: CREDENTIALS.app.secret,
-          key: CREDENTIALS.app.key,
-          args: '--only ERR-* --seed 1',
-        };
+        const inputs = inputsFor(srv.baseUrl, '--only ERR-* --seed 1');
         const broken = await runStep(step, inputs, cwd);
         expect(broken.status).toBe(1);
         expect(broken.outputs).toEqual({

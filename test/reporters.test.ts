@@ -20,6 +20,7 @@ import {
   type Verdict,
 } from '../core/report.js';
 import { packageRoot } from '../core/paths.js';
+import type { Level } from '../core/check.js';
 import { validate } from '../core/schemas.js';
 import { PAYLOADS } from '../reference/variants-hostile-content.js';
 import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
@@ -212,6 +213,25 @@ describe('GitHub Actions output', () => {
   });
 });
 
+/** The report of `checks` in a run of `catalogue` (the CLI's way: coverage counts the catalogue's MUST checks). */
+const reportFor = (
+  catalogue: Array<{ id: string; level: Level }>,
+  checks: ReturnType<typeof record>[],
+  more: { strict?: boolean; setupStop?: string } = {},
+): Report =>
+  buildReport({
+    checks,
+    catalogue,
+    strict: more.strict ?? false,
+    baseUrl: 'https://x/open',
+    startedAt: new Date(),
+    durationMs: 1,
+    fuzz: { seed: 1, runs: 1 },
+    config: {},
+    errors: [],
+    ...(more.setupStop ? { setupStop: more.setupStop } : {}),
+  });
+
 describe('baseline and diff logic', () => {
   const ids = new Set(['A-01', 'A-02', 'A-03']);
 
@@ -303,18 +323,7 @@ describe('baseline and diff logic', () => {
       { id: 'A-02', level: 'MUST' as const },
       { id: 'A-03', level: 'SHOULD' as const },
     ];
-    const build = (checks: ReturnType<typeof record>[], strict = false) =>
-      buildReport({
-        checks,
-        catalogue,
-        strict,
-        baseUrl: 'https://x/open',
-        startedAt: new Date(),
-        durationMs: 1,
-        fuzz: { seed: 1, runs: 1 },
-        config: {},
-        errors: [],
-      });
+    const build = (checks: ReturnType<typeof record>[], strict = false) => reportFor(catalogue, checks, { strict });
     const partial = build([
       record('A-01', 'passed'),
       record('A-02', 'skipped', { unmet: 'other_app', message: 'not configured' }),
@@ -353,18 +362,7 @@ describe('baseline and diff logic', () => {
       { id: 'A-04', level: 'INFO' as const },
     ];
     const build = (checks: ReturnType<typeof record>[], more: { strict?: boolean; setupStop?: string } = {}) =>
-      buildReport({
-        checks,
-        catalogue,
-        strict: more.strict ?? false,
-        baseUrl: 'https://x/open',
-        startedAt: new Date(),
-        durationMs: 1,
-        fuzz: { seed: 1, runs: 1 },
-        config: {},
-        errors: [],
-        ...(more.setupStop ? { setupStop: more.setupStop } : {}),
-      });
+      reportFor(catalogue, checks, more);
     const known = { baseline: { state: 'known' as const, reason: 'ticket 7' } };
     const pass = [record('A-01', 'passed'), record('A-02', 'passed')];
     const cases: Array<[Verdict, Report, RegExp]> = [
@@ -420,6 +418,8 @@ describe('baseline and diff logic', () => {
       expect(xmllint(xml).ok).toBe(true);
       expect(xml).toContain(`<property name="conformance.verdict" value="${verdict}"/>`);
       expect(xml).toContain(`<property name="conformance.verdict_word" value="${word}"/>`);
+      // A run that judged nothing gets an annotation saying why the job fails; no other verdict gets one of its own.
+      expect(annotations(r, redactor).includes('::error title=NOTHING JUDGED::')).toBe(verdict === 'nothing judged');
       const md = stepSummary(r, redactor);
       expect(md.split('\n')[0]).toMatch(new RegExp(`^## \\S+ Conformance: ${word}$`));
       for (const text of [terminal, page, xml, md]) expect(claims(text), verdict).toBe(verdict === 'conformant');

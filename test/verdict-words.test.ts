@@ -175,7 +175,7 @@ describe.concurrent('a run that judges no MUST check is NOTHING JUDGED (exit 3),
         const summary = join(cwd, 'summary.md');
         writeFileSync(summary, '');
         const run = await runCli(targetArgs(srv, ['--only', 'INFO-*']), {
-          env: { ...targetEnv, GITHUB_STEP_SUMMARY: summary },
+          env: { ...targetEnv, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
           cwd,
         });
         expect(run.code, run.stderr).toBe(3);
@@ -199,6 +199,7 @@ describe.concurrent('a run that judges no MUST check is NOTHING JUDGED (exit 3),
           /<testcase classname="verdict" name="a MUST check was judged" time="0.000"><error message="no MUST check was judged: /,
         );
         expect(md.split('\n')[0]).toBe('## ⚠️ Conformance: NOTHING JUDGED');
+        expect(run.stdout).toMatch(/^::error title=NOTHING JUDGED::no MUST check was judged: /m);
 
         const html = await badge(browser, run, 'err');
         expect(html.text).toBe('NOTHING JUDGED');
