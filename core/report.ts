@@ -110,7 +110,7 @@ export const VERDICT_MEANING: Record<Verdict, { exit: ExitCode; when: string }> 
   },
   'known failures': {
     exit: 0,
-    when: 'a MUST check failed and the baseline lists it, and nothing new fails: the gate is green, the server is not conformant',
+    when: 'a MUST check failed and the baseline lists it, and nothing new fails: the gate is green, the server is not conformant (exit 3 with --strict when MUST checks did not run)',
   },
   'not conformant': {
     exit: 1,
@@ -241,7 +241,7 @@ export function coverageOf(
  * is NOT CONFORMANT, exit 1, whatever else happened: that evidence stands. Else a harness error, an error of the
  * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else a run that judged no MUST check at all is
  * NOTHING JUDGED, exit 3. Else a MUST failure the baseline lists is NOT CONFORMANT — NO NEW FAILURES, exit 0 (the
- * gate is green, the word is not). Else MUST checks that did not run (or ran on a sample), or a baseline entry used
+ * gate is green, the word is not; 3 with --strict when MUST checks did not run, as PARTIAL). Else MUST checks that did not run (or ran on a sample), or a baseline entry used
  * for a SHOULD or INFO check, make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures
  * never gate.
  */
@@ -285,8 +285,9 @@ export function verdictOf(
   if (knownMust.length)
     return {
       verdict: 'known failures',
-      exit_code: 0,
-      reason: `${plural(knownMust.length, 'known MUST failure')} (${ids(knownMust)}), listed in the baseline; nothing new fails${coverage.complete ? '' : `; ${coverage.text}`}`,
+      // --strict asks for every MUST check: a baseline does not excuse the ones that did not run.
+      exit_code: strict && !coverage.complete ? 3 : 0,
+      reason: `${plural(knownMust.length, 'known MUST failure')} (${ids(knownMust)}), listed in the baseline; nothing new fails${coverage.complete ? '' : `; ${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}`}`,
     };
   if (!coverage.complete || known.length)
     return {

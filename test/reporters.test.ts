@@ -428,9 +428,13 @@ describe('baseline and diff logic', () => {
         verdict === 'nothing judged',
       );
     }
-    // Strict: a partial run exits 3, its words stay PARTIAL.
+    // Strict: a partial run exits 3, its words stay PARTIAL; a baseline does not excuse the MUST checks not run.
     const strict = build([record('A-01', 'passed')], { strict: true });
     expect([strict.verdict, strict.exit_code]).toEqual(['partial', 3]);
+    const strictKnown = build([record('A-01', 'failed', known)], { strict: true });
+    expect([strictKnown.verdict, strictKnown.exit_code]).toEqual(['known failures', 3]);
+    expect(strictKnown.verdict_reason).toMatch(/; --strict: a partial run does not pass$/);
+    expect(build([record('A-01', 'failed', known), record('A-02', 'passed')], { strict: true }).exit_code).toBe(0);
     // Every verdict is covered above, and report.json's schema names each verdict and each word.
     expect(new Set(cases.map(([v]) => v))).toEqual(new Set(VERDICT_ORDER));
     const props = (

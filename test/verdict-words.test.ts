@@ -9,7 +9,8 @@ import { launchChromium, open } from './helpers/browser.js';
 import { xmllint } from './helpers/xmllint.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
-import { VERDICT_WORD, type Report, type Verdict } from '../core/report.js';
+import { VERDICT_MEANING, VERDICT_WORD, type Report, type Verdict } from '../core/report.js';
+import { packageRoot } from '../core/paths.js';
 import { validate } from '../core/schemas.js';
 
 /**
@@ -249,4 +250,14 @@ describe.concurrent('`diff` counts coverage', () => {
       expect(back.stdout).toMatch(/^Verdict: PASSED, PARTIAL → CONFORMANT$/m);
     });
   });
+});
+
+test("the README's exit-code table lists every verdict word with its exit code", () => {
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('## Exit codes\n'),
+    readme.indexOf('\n## ', readme.indexOf('## Exit codes\n') + 1),
+  );
+  for (const v of Object.keys(VERDICT_WORD) as Verdict[])
+    expect(section, v).toContain(`| ${VERDICT_MEANING[v].exit} | ${VERDICT_WORD[v]} |`);
 });
