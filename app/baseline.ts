@@ -75,9 +75,10 @@ export function legacyWarnings(entries: BaselineEntry[], file: string): string[]
 }
 
 /**
- * Marks one check record by the baseline (in place: the CLI marks records as they stream in, so progress lines
- * already say "known failure"), and derives its outcome again. Skipped, incomplete and errored checks are left
- * alone: nothing is known about them.
+ * Marks one check record by the baseline (in place: the CLI marks records as they stream in, before the run's report
+ * is built), and derives its outcome again by the one rule (outcomeOf). The verdict is never decided here: judge
+ * (core/report.ts) derives it from the marked records, so a known MUST failure is NOT CONFORMANT — NO NEW FAILURES,
+ * never CONFORMANT. Skipped, incomplete and errored checks are left alone: nothing is known about them.
  */
 export function markRecord(rec: CheckRecord, entries: ReadonlyMap<string, BaselineEntry>, today = todayUtc()): void {
   const e = entries.get(rec.id);

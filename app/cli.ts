@@ -18,7 +18,7 @@ import { readProgress } from '../core/progress.js';
 import { openStartGate } from '../core/start-gate.js';
 import type { SuiteOptions } from './suite-runner.js';
 import { selectChecks } from './selection.js';
-import { listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
+import { ceilingLines, exitCodesText, listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
 import { didYouMean } from '../core/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
@@ -161,9 +161,7 @@ ${groups.join('\n\n')}
 Prefer CONFORMANCE_SECRET / CONFORMANCE_KEY (or \${...} in the config file) to --secret/--key: flags end up in
 shell history and process lists.
 
-Exit codes: 0 conformant (or PARTIAL: some MUST checks not run), 1 a MUST check failed, 2 usage or config error,
-3 the run could not judge (setup problem, deadline, interruption, harness error; PARTIAL with --strict).
-`;
+${exitCodesText()}`;
 }
 
 /** The run's redactor once the config is known: even an internal error message never prints a secret. */
@@ -321,14 +319,7 @@ async function runCommand(argv: string[]): Promise<number> {
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
-    if (selected.length < heads.length)
-      out(
-        `Selection: ${selected.length} of ${heads.length} checks (--only/--skip); the verdict can be PARTIAL at best\n`,
-      );
-    if (!config.base_url.startsWith('https:'))
-      out(
-        'Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run, so the verdict can be PARTIAL at best\n',
-      );
+    for (const l of ceilingLines(selected, heads.length, config.base_url.startsWith('https:'))) out(l);
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
     // the coverage and the verdict say so.)

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError } from '../core/config.js';
-import { outcomeOf, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../core/report.js';
+import { outcomeOf, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { oneLine } from '../reporters/terminal.js';
 
@@ -8,9 +9,10 @@ import { oneLine } from '../reporters/terminal.js';
  * What changed between two runs (`conformance diff old/report.json new/report.json`), by check ID and, inside a
  * check, by fingerprint: regressed — not failing before, failing now (failed, warned, stale, expired or error; INFO
  * never fails, so never regresses); fixed — failing before, passes now; still failing — failing in both, with the
- * findings added and removed between them (an added one is a regression too); new / removed — the check exists in
- * one report only (the suite changed). A check that did not finish (incomplete) judged nothing: no change either
- * way. Exit 1 when anything regressed.
+ * findings added and removed between them (an added one is a regression too); lost coverage — a MUST or SHOULD check
+ * that judged the server before (passed or failed) and does not now (skipped, incomplete, or absent from the new
+ * report): what it would have caught is no longer watched; new / removed — the check exists in one report only and
+ * judged nothing before. The verdicts are compared too. Exit 1 when anything regressed or coverage was lost.
  */
 export interface DiffEntry {
   id: string;
@@ -29,6 +31,10 @@ export interface ReportDiff {
   added: DiffEntry[];
   removed: DiffEntry[];
   stillFailing: DiffEntry[];
+  /** Checks that judged the server before and not now (after: skipped or incomplete; absent when not in the report). */
+  lostCoverage: DiffEntry[];
+  /** The two runs' verdicts, when both reports have one. */
+  verdict?: { before: Report['verdict']; after: Report['verdict'] };
 }
 
 /** Failing for a diff: a finding a reader must act on, or an error of the suite. */
@@ -40,10 +46,18 @@ const failing = (o: Outcome | undefined): boolean => o !== undefined && (OUTCOME
  */
 const served = (c: CheckRecord): Outcome => outcomeOf({ status: c.status, level: c.level });
 
-export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'checks'>): ReportDiff {
+/** A check that judged the server: it passed or failed (an INFO check observes, it judges nothing). */
+const judged = (c: CheckRecord | undefined): boolean =>
+  c !== undefined && c.level !== 'INFO' && (c.status === 'passed' || c.status === 'failed');
+
+export function diffReports(
+  oldR: Pick<Report, 'checks'> & Partial<Pick<Report, 'verdict'>>,
+  newR: Pick<Report, 'checks'> & Partial<Pick<Report, 'verdict'>>,
+): ReportDiff {
   const beforeById = new Map(oldR.checks.map((c) => [c.id, c]));
   const afterById = new Map(newR.checks.map((c) => [c.id, c]));
-  const d: ReportDiff = { regressed: [], fixed: [], added: [], removed: [], stillFailing: [] };
+  const d: ReportDiff = { regressed: [], fixed: [], added: [], removed: [], stillFailing: [], lostCoverage: [] };
+  if (oldR.verdict && newR.verdict) d.verdict = { before: oldR.verdict, after: newR.verdict };
   for (const n of newR.checks) {
     const o = beforeById.get(n.id);
     const [was, now] = [o && served(o), served(n)];
@@ -57,6 +71,7 @@ export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'ch
     };
     if (!o) d.added.push(entry);
     else if (failing(now) && !failing(was)) d.regressed.push(entry);
+    else if (judged(o) && (now === 'skipped' || now === 'incomplete')) d.lostCoverage.push(entry);
     else if (failing(was) && now === 'passed') d.fixed.push(entry);
     else if (failing(was) && failing(now)) {
       const before = new Set(o.fingerprints ?? []);
@@ -74,7 +89,14 @@ export function diffReports(oldR: Pick<Report, 'checks'>, newR: Pick<Report, 'ch
     }
   }
   for (const o of oldR.checks)
-    if (!afterById.has(o.id)) d.removed.push({ id: o.id, title: o.title, level: o.level, before: served(o) });
+    if (!afterById.has(o.id))
+      (judged(o) ? d.lostCoverage : d.removed).push({
+        id: o.id,
+        title: o.title,
+        level: o.level,
+        before: served(o),
+        ...(judged(o) ? { message: 'not in the new report' } : {}),
+      });
   return d;
 }
 
@@ -83,6 +105,12 @@ const fingerprintList = (list: string[]): string =>
 
 export function diffText(d: ReportDiff, oldName: string, newName: string): string {
   const out = [`Comparing ${oneLine(oldName)} → ${oneLine(newName)}`];
+  if (d.verdict)
+    out.push(
+      d.verdict.before === d.verdict.after
+        ? `Verdict: ${VERDICT_WORD[d.verdict.after]} in both`
+        : `Verdict: ${VERDICT_WORD[d.verdict.before]} → ${VERDICT_WORD[d.verdict.after]}`,
+    );
   const section = (title: string, list: DiffEntry[], line: (e: DiffEntry) => string): void => {
     if (!list.length) return;
     out.push('', `${title} (${list.length}):`, ...list.map((e) => `  ${line(e)}`));
@@ -91,6 +119,11 @@ export function diffText(d: ReportDiff, oldName: string, newName: string): strin
     e.findings_added
       ? `${e.id} [${e.level}] still ${e.after}, with new findings: ${fingerprintList(e.findings_added)}`
       : `${e.id} [${e.level}] ${e.before} → ${e.after}: ${oneLine(e.message ?? '')}`,
+  );
+  section(
+    'Lost coverage (judged before, not now)',
+    d.lostCoverage,
+    (e) => `${e.id} [${e.level}] ${e.before} → ${e.after ?? 'absent'}: ${oneLine(e.message ?? '')}`,
   );
   section('Fixed', d.fixed, (e) => `${e.id} [${e.level}] ${e.before} → ${e.after}: ${e.title}`);
   section('New checks', d.added, (e) => `${e.id} [${e.level}] ${e.after}: ${e.title}`);
@@ -101,17 +134,27 @@ export function diffText(d: ReportDiff, oldName: string, newName: string): strin
     (e) =>
       `${e.id} [${e.level}] ${e.after}${e.findings_added ? `; new: ${fingerprintList(e.findings_added)}` : ''}${e.findings_removed ? `; gone: ${fingerprintList(e.findings_removed)}` : ''}`,
   );
+  const lost = d.lostCoverage.length;
   out.push(
     '',
-    d.regressed.length
-      ? `${d.regressed.length} regressed, ${d.fixed.length} fixed`
-      : `nothing regressed; ${d.fixed.length} fixed`,
+    d.regressed.length || lost
+      ? `${d.regressed.length} regressed, ${lost} lost coverage, ${d.fixed.length} fixed`
+      : `nothing regressed, no coverage lost; ${d.fixed.length} fixed`,
   );
   return `${out.join('\n')}\n`;
 }
 
-/** Reads a report.json and checks it against schemas/report.schema.json (a wrong file is a usage error, exit 2). */
-export function readReport(file: string): Report {
+/** A report's file: the path given, or the report.json in it when it is a report directory. */
+export function reportFileOf(path: string): string {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ? join(path, 'report.json') : path;
+}
+
+/**
+ * Reads a report.json (or the one in a report directory) and checks it against schemas/report.schema.json (a wrong
+ * file is a usage error, exit 2).
+ */
+export function readReport(path: string): Report {
+  const file = reportFileOf(path);
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
@@ -126,18 +169,21 @@ export function readReport(file: string): Report {
   return { ...report, checks: report.checks.map((c) => ({ ...c, outcome: c.outcome ?? outcomeOf(c) })) };
 }
 
-/** `conformance diff old/report.json new/report.json`: prints the changes; exit 1 when something regressed. */
+/**
+ * `conformance diff old new` (each a report.json or a report directory): prints the changes; exit 1 when something
+ * regressed or coverage was lost.
+ */
 export function diffCommand(argv: string[], out: (s: string) => void): number {
   if (argv.includes('--help') || argv.includes('-h')) {
     out(
-      'Usage: conformance diff old/report.json new/report.json\nPrints regressed, fixed, new and removed checks; exits 1 when something regressed.\n',
+      'Usage: conformance diff <old report.json | report dir> <new report.json | report dir>\nPrints the verdicts and the regressed, lost-coverage, fixed, new and removed checks; exits 1 when something regressed or a check that judged the server before does not now (skipped, incomplete or absent).\n',
     );
     return 0;
   }
   if (argv.length !== 2 || argv.some((a) => a.startsWith('-')))
-    throw new ConfigError('usage: conformance diff old/report.json new/report.json');
+    throw new ConfigError('usage: conformance diff old/report.json new/report.json (or two report directories)');
   const [a, b] = argv as [string, string];
   const d = diffReports(readReport(a), readReport(b));
   out(diffText(d, a, b));
-  return d.regressed.length ? 1 : 0;
+  return d.regressed.length || d.lostCoverage.length ? 1 : 0;
 }

@@ -1,11 +1,13 @@
 import { commandArgs } from './command-args.js';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../core/config.js';
-import { readReport } from './diff.js';
+import { readReport, reportFileOf } from './diff.js';
 import {
+  OUTCOME_ORDER,
   OUTCOMES,
   summarize,
+  VERDICT_ORDER,
   VERDICT_WORD,
   type CheckRecord,
   type Counts,
@@ -19,7 +21,8 @@ import { oneLine } from '../reporters/terminal.js';
 /**
  * `conformance merge reports/*\/report.json [--out merged.json]`: many targets are many processes (one per target,
  * e.g. a CI matrix job each); this folds their report.json files into one summary — a verdict per target and, per
- * check, where it failed. Exit 0 when every target is conformant, 1 when one is not, 3 when a run was incomplete.
+ * check, where it failed. The merged verdict is the worst of the targets' (VERDICT_ORDER); the exit code is the
+ * worst of theirs: 3 when one could not judge, else 1 when one is not conformant, else 0.
  */
 export interface MergedTarget {
   label: string;
@@ -33,6 +36,8 @@ export interface MergedTarget {
   fuzz: Report['fuzz'];
   /** Checks per outcome. */
   summary: Counts;
+  /** Checks in the report. */
+  checks: number;
 }
 
 export interface MergedCheck {
@@ -52,11 +57,16 @@ export interface MergedReport {
   merged_at: string;
   verdict: Verdict;
   exit_code: 0 | 1 | 3;
-  summary: { targets: number; conformant: number; partial: number; not_conformant: number; incomplete: number };
+  /** How many targets, and how many of them got each verdict. */
+  summary: { targets: number } & Record<VerdictKey, number>;
   targets: MergedTarget[];
   checks: MergedCheck[];
   notes: string[];
 }
+
+/** A verdict as a JSON key: "not conformant" → not_conformant. */
+type VerdictKey = { [V in Verdict]: V extends `${infer A} ${infer B}` ? `${A}_${B}` : V }[Verdict];
+const verdictKey = (v: Verdict): VerdictKey => v.replace(/ /g, '_') as VerdictKey;
 
 /** Worth listing per target: a finding other than a known failure, or a check that did not finish. */
 const listed = (o: Outcome): boolean => (OUTCOMES[o].finding && o !== 'known') || o === 'error' || o === 'incomplete';
@@ -64,6 +74,12 @@ const listed = (o: Outcome): boolean => (OUTCOMES[o].finding && o !== 'known') |
 /** A report file's label: its directory for reports/<target>/report.json (the CI layout), else its file name. */
 function labelOf(file: string): string {
   return basename(file) === 'report.json' ? basename(dirname(resolve(file))) : basename(file).replace(/\.json$/, '');
+}
+
+/** The counts of outcomes alone (summarize also counts by level and by area). */
+function outcomeCounts(checks: CheckRecord[]): Counts {
+  const all = summarize(checks);
+  return Object.fromEntries(OUTCOME_ORDER.map((o) => [o, all[o]])) as Counts;
 }
 
 export function mergeReports(inputs: Array<{ file: string; report: Report }>, now = new Date()): MergedReport {
@@ -83,7 +99,8 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
       verdict: r.verdict,
       exit_code: r.exit_code,
       fuzz: r.fuzz,
-      summary: summarize(r.checks),
+      summary: outcomeCounts(r.checks),
+      checks: r.checks.length,
     };
   });
 
@@ -115,24 +132,12 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
         .join(', ')}${missing.length > 5 ? ', …' : ''}`,
     );
 
-  const count = (v: Verdict): number => targets.filter((t) => t.verdict === v).length;
-  const summary = {
-    targets: targets.length,
-    conformant: count('conformant'),
-    partial: count('partial'),
-    not_conformant: count('not conformant'),
-    incomplete: count('incomplete'),
-  };
+  const summary = { targets: targets.length } as MergedReport['summary'];
+  for (const v of VERDICT_ORDER) summary[verdictKey(v)] = targets.filter((t) => t.verdict === v).length;
   // The worst verdict of all targets: a run that could not judge weighs most, as it says nothing either way.
-  const verdict: Verdict = summary.incomplete
-    ? 'incomplete'
-    : summary.not_conformant
-      ? 'not conformant'
-      : summary.partial
-        ? 'partial'
-        : 'conformant';
-  const exit_code: 0 | 1 | 3 =
-    verdict === 'incomplete' || targets.some((t) => t.exit_code === 3) ? 3 : verdict === 'not conformant' ? 1 : 0;
+  const verdict = VERDICT_ORDER.find((v) => summary[verdictKey(v)] > 0) ?? 'nothing judged';
+  const codes = new Set(targets.map((t) => t.exit_code));
+  const exit_code: 0 | 1 | 3 = codes.has(3) ? 3 : codes.has(1) ? 1 : 0;
   return {
     tool,
     merged_at: now.toISOString(),
@@ -183,7 +188,7 @@ export function mergedText(m: MergedReport): string {
         String(t.summary.skipped),
         String(t.summary.incomplete),
         String(t.summary.error),
-        String(Object.values(t.summary).reduce((a, b) => a + b, 0)),
+        String(t.checks),
         `${(t.duration_ms / 1000).toFixed(1)} s`,
       ]),
     ).map((l) => `  ${l}`),
@@ -214,19 +219,34 @@ export function mergedText(m: MergedReport): string {
     }
     out.push('');
   } else {
-    out.push('No check failed on any target.', '');
+    const known = m.checks.flatMap((c) =>
+      Object.entries(c.outcome)
+        .filter(([, o]) => o === 'known')
+        .map(([target]) => `${c.id} on ${target}`),
+    );
+    out.push(
+      known.length
+        ? `No check failed on any target outside its baseline; known failures: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''}.`
+        : 'No check failed on any target.',
+      '',
+    );
   }
   for (const n of m.notes) out.push(`Note: ${n}`);
   out.push(
-    `${VERDICT_WORD[m.verdict]}: ${m.summary.conformant} conformant, ${m.summary.partial} partial, ${m.summary.not_conformant} not conformant, ${m.summary.incomplete} incomplete (of ${m.summary.targets})`,
+    `${VERDICT_WORD[m.verdict]}: ${m.summary.targets} target${m.summary.targets === 1 ? '' : 's'}: ${VERDICT_ORDER.filter(
+      (v) => m.summary[verdictKey(v)],
+    )
+      .map((v) => `${m.summary[verdictKey(v)]} ${VERDICT_WORD[v]}`)
+      .join('; ')} (exit ${m.exit_code})`,
   );
   return `${out.join('\n')}\n`;
 }
 
 export const MERGE_USAGE = `Usage: conformance merge <report.json | report dir>... [--out merged.json]
 Merges the report.json files of many targets (e.g. one CI matrix job per target) into one summary: a verdict per
-target and every check that failed anywhere. Exit 0 when all are conformant, 1 when one is not, 3 when a run was
-incomplete, 2 for usage errors.
+target and every check that failed anywhere; the merged verdict is the worst of theirs. Exit 0 when every run exited
+0 (${VERDICT_WORD.conformant}; ${VERDICT_WORD.partial}; ${VERDICT_WORD['known failures']}), 1 when one is ${VERDICT_WORD['not conformant']}, 3 when one
+could not judge (${VERDICT_WORD.incomplete}; ${VERDICT_WORD['nothing judged']}; ${VERDICT_WORD.partial} under --strict), 2 for usage errors.
 `;
 
 /** `conformance merge …`: prints the merged summary, writes it as JSON with --out. */
@@ -245,9 +265,7 @@ export function mergeCommand(argv: string[], out: (s: string) => void): number {
   }
   if (!parsed.positionals.length)
     throw new ConfigError('usage: conformance merge reports/*/report.json [--out merged.json]');
-  const files = parsed.positionals.map((p) =>
-    existsSync(p) && statSync(p).isDirectory() ? join(p, 'report.json') : p,
-  );
+  const files = parsed.positionals.map(reportFileOf);
   const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
   out(mergedText(merged));
   if (parsed.values.out) {

@@ -98,6 +98,34 @@ export const VERDICT_WORD: Record<Verdict, string> = {
   'nothing judged': 'NOTHING JUDGED',
 };
 
+/**
+ * When each verdict is given and the exit code it gives, as the help, the README and the reports explain it (a
+ * Record, so a new verdict must be explained).
+ */
+export const VERDICT_MEANING: Record<Verdict, { exit: ExitCode; when: string }> = {
+  conformant: { exit: 0, when: 'every MUST check of the catalogue ran and passed, and no baseline entry was used' },
+  partial: {
+    exit: 0,
+    when: 'no MUST check failed, but some did not run or ran on a sample, or the baseline excused a SHOULD or INFO finding (exit 3 with --strict)',
+  },
+  'known failures': {
+    exit: 0,
+    when: 'a MUST check failed and the baseline lists it, and nothing new fails: the gate is green, the server is not conformant (exit 3 with --strict when MUST checks did not run)',
+  },
+  'not conformant': {
+    exit: 1,
+    when: 'a MUST check failed outside the baseline, or a baseline entry is stale or expired',
+  },
+  incomplete: {
+    exit: 3,
+    when: 'a MUST check did not finish (a timeout, the deadline, an interruption), or the suite broke',
+  },
+  'nothing judged': {
+    exit: 3,
+    when: 'no MUST check was judged: the setup stopped the run, or the selection or recording holds no MUST check to judge',
+  },
+};
+
 /** The verdicts from the worst to the best: a merge of several runs takes the first that any run has. */
 export const VERDICT_ORDER: Verdict[] = [
   'incomplete',
@@ -180,13 +208,18 @@ function notJudged(c: CheckRecord): string | undefined {
 }
 
 /** How many of the catalogue's MUST checks the run judged, and why the others were not. */
-export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): Coverage {
+export function coverageOf(
+  checks: CheckRecord[],
+  catalogue: CatalogueEntry[],
+  /** Why a MUST check with no record did not run: not selected, unless the run stopped before any check. */
+  absent = 'not selected',
+): Coverage {
   const ran = new Map(checks.map((c) => [c.id, c]));
   const must = catalogue.filter((c) => c.level === 'MUST');
   const not_run: Coverage['not_run'] = [];
   for (const m of must) {
     const c = ran.get(m.id);
-    const why = c ? notJudged(c) : 'not selected';
+    const why = c ? notJudged(c) : absent;
     if (why) not_run.push({ id: m.id, why });
   }
   const groups = new Map<string, number>();
@@ -208,7 +241,7 @@ export function coverageOf(checks: CheckRecord[], catalogue: CatalogueEntry[]): 
  * is NOT CONFORMANT, exit 1, whatever else happened: that evidence stands. Else a harness error, an error of the
  * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else a run that judged no MUST check at all is
  * NOTHING JUDGED, exit 3. Else a MUST failure the baseline lists is NOT CONFORMANT — NO NEW FAILURES, exit 0 (the
- * gate is green, the word is not). Else MUST checks that did not run (or ran on a sample), or a baseline entry used
+ * gate is green, the word is not; 3 with --strict when MUST checks did not run, as PARTIAL). Else MUST checks that did not run (or ran on a sample), or a baseline entry used
  * for a SHOULD or INFO check, make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures
  * never gate.
  */
@@ -252,8 +285,9 @@ export function verdictOf(
   if (knownMust.length)
     return {
       verdict: 'known failures',
-      exit_code: 0,
-      reason: `no new failures: ${plural(knownMust.length, 'known MUST failure')} (${ids(knownMust)}) listed in the baseline${coverage.complete ? '' : `; ${coverage.text}`}`,
+      // --strict asks for every MUST check: a baseline does not excuse the ones that did not run.
+      exit_code: strict && !coverage.complete ? 3 : 0,
+      reason: `${plural(knownMust.length, 'known MUST failure')} (${ids(knownMust)}), listed in the baseline; nothing new fails${coverage.complete ? '' : `; ${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}`}`,
     };
   if (!coverage.complete || known.length)
     return {
@@ -375,7 +409,9 @@ export function buildReport(args: {
       config: args.config,
       errors: args.errors,
     },
-    { catalogue: args.catalogue },
+    args.setupStop === undefined
+      ? { catalogue: args.catalogue }
+      : { coverage: coverageOf(args.checks, args.catalogue, 'the setup stopped the run') },
   );
   return args.setupStop === undefined
     ? report

@@ -59,7 +59,10 @@ function annotationText(c: CheckRecord): string {
   }
 }
 
-/** Annotation lines: errors for what fails the run, warnings for SHOULD failures, known failures and unfinished checks. */
+/**
+ * Annotation lines: errors for what fails the run (and for a run that judged nothing), warnings for SHOULD failures,
+ * known failures and unfinished checks.
+ */
 export function annotations(report: Report, redactor: Redactor): string {
   const lines: string[] = [];
   for (const c of report.checks) {
@@ -72,6 +75,11 @@ export function annotations(report: Report, redactor: Redactor): string {
   }
   for (const e of report.errors)
     lines.push(`::error title=harness error::${escapeData(untrustedLine(redactor.redact(e)))}`);
+  // No check's annotation says why a run that judged nothing fails the job (exit 3): the verdict does.
+  if (report.verdict === 'nothing judged')
+    lines.push(
+      `::error title=${escapeProperty(VERDICT_WORD[report.verdict])}::${escapeData(untrustedLine(redactor.redact(report.verdict_reason)))}`,
+    );
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
@@ -151,6 +159,7 @@ export function stepOutputs(report: Report, files: string[]): string {
   const paths = files.map((f) => resolve(f));
   return Object.entries({
     verdict: report.verdict,
+    'verdict-word': VERDICT_WORD[report.verdict],
     'report-dir': paths.length ? dirname(paths[0]!) : '',
     'report-files': paths.join('\n'),
   })

@@ -13,6 +13,7 @@ import {
   type Counts,
   type Outcome,
   type Report,
+  type Verdict,
 } from '../core/report.js';
 import { credentialSteps, curlCommand, curlOptionsOf, prettyBody, sizeNote, type CurlOptions } from './evidence.js';
 import { citedKeys, shippedSections } from '../core/spec-text.js';
@@ -24,6 +25,20 @@ import { html, trusted, type Html } from './html-escape.js';
  * ever escaped its escaping, a browser would run none of it. Evidence is shown for findings only (passed checks'
  * evidence is in report.json), and long exchange lists are cut, so thousands of exchanges still open fast.
  */
+
+/**
+ * The badge colour of each verdict (a Record: every verdict has one). Green is CONFORMANT's alone: a run the baseline
+ * gated green is still red, as NOT CONFORMANT is.
+ */
+const VERDICT_COLOUR: Record<Verdict, 'pass' | 'warn' | 'fail' | 'err'> = {
+  conformant: 'pass',
+  partial: 'warn',
+  'known failures': 'fail',
+  'not conformant': 'fail',
+  incomplete: 'err',
+  'nothing judged': 'err',
+};
+const verdictClass = (v: Verdict): string => v.replace(/ /g, '-');
 
 const STYLE = `
 :root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--err:#8250df;--known:#0969da;--bg:#fff;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--code:#f6f8fa;--note-bg:#ddf4ff;--mark:#fff8c5;color-scheme:light dark}
@@ -38,7 +53,7 @@ code,pre{font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0 0}.meta dt{color:var(--mute)}.meta dd{margin:0;word-break:break-all}
 .verdict{display:inline-block;font-weight:700;font-size:18px;padding:6px 14px;border-radius:6px;color:#fff;margin:12px 0}
-.verdict.conformant{background:var(--pass)}.verdict.not-conformant{background:var(--fail)}.verdict.incomplete{background:var(--err)}.verdict.partial{background:var(--warn)}.verdict.known-failures{background:var(--fail)}.verdict.nothing-judged{background:var(--err)}
+${(Object.keys(VERDICT_COLOUR) as Verdict[]).map((v) => `.verdict.${verdictClass(v)}{background:var(--${VERDICT_COLOUR[v]})}`).join('')}
 table{border-collapse:collapse;margin:6px 0}th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bar{display:block;width:260px;height:12px}
@@ -308,7 +323,6 @@ function select(id: string, label: string, values: readonly string[]): Html {
 export function renderHtml(report: Report): string {
   const curl = curlOptionsOf(report);
   const findings = findingsOf(report).length;
-  const verdictClass = report.verdict.replace(/ /g, '-');
   const harness = report.errors.length
     ? html`<h2>Harness errors</h2><p>The run did not fully happen; these are problems of the suite or its environment, not of the server.</p><ul>${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`
     : '';
@@ -324,7 +338,7 @@ export function renderHtml(report: Report): string {
 <dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
 <dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
 <dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd></dl>
-<div class="verdict ${verdictClass}">${VERDICT_WORD[report.verdict]}</div>
+<div class="verdict ${verdictClass(report.verdict)}">${VERDICT_WORD[report.verdict]}</div>
 <span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
 <p class="msg">${report.verdict_reason}</p>
 ${report.coverage.complete ? '' : html`<p class="note">Coverage: ${report.coverage.text}: ${report.coverage.not_run.map((n) => `${n.id} (${n.why})`).join(', ')}.</p>`}
@@ -344,7 +358,7 @@ ${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select(
     OUTCOME_ORDER.filter((o) => report.summary[o]),
   )}
 <input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
-${findings ? '' : html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>`}
+${findings ? '' : report.checks.length ? html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>` : html`<p id="no-findings">No check ran: ${report.verdict_reason}</p>`}
 ${reproduceBox(report, curl)}
 ${checksSection(report, curl)}
 <h2 id="profile">Implementation profile</h2>${profile(report)}

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AREAS } from '../core/check.js';
-import { blocksVerdict, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../core/report.js';
+import { blocksVerdict, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
 
 /**
@@ -113,6 +113,7 @@ function testcase(c: CheckRecord, curl: CurlOptions): string {
 function properties(report: Report): string {
   const p = {
     verdict: report.verdict,
+    verdict_word: VERDICT_WORD[report.verdict],
     exit_code: String(report.exit_code),
     verdict_reason: report.verdict_reason,
     coverage: report.coverage.complete ? 'complete' : report.coverage.text,
@@ -120,18 +121,6 @@ function properties(report: Report): string {
   return `    <properties>${Object.entries(p)
     .map(([k, v]) => `<property name="conformance.${k}" value="${xmlAttr(v)}"/>`)
     .join('')}</properties>`;
-}
-
-/** A suite of one testcase in error: what stopped the run outside any check (the harness, the setup). */
-function errorSuite(
-  name: string,
-  test: string,
-  message: string,
-  text: string,
-  timestamp: string,
-  props: string,
-): string {
-  return `  <testsuite name="${name}" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="${name}" name="${test}" time="0.000"><error message="${xmlAttr(message)}" type="${name}">${xmlText(text)}</error></testcase>\n  </testsuite>`;
 }
 
 export function renderJunit(report: Report): string {
@@ -156,20 +145,25 @@ export function renderJunit(report: Report): string {
       `  <testsuite name="${xmlAttr(area)}" tests="${checks.length}" failures="${f}" errors="${e}" skipped="${count('skipped')}" time="${seconds(time)}" timestamp="${xmlAttr(timestamp)}">\n${props}\n${checks.map((c) => testcase(c, curl)).join('\n')}\n  </testsuite>`,
     );
   }
-  if (report.errors.length) {
-    // Harness problems outside any check still reach the widget, as an error (the run exits 3).
+  // A run-level error the checks do not show reaches the widget too, as one suite of one <error> (the run exits 3):
+  // harness problems outside any check, and a run that judged no MUST check (a setup stop has no check at all).
+  const runError = (suite: string, caseName: string, message: string, type: string, text: string): void => {
     tests++;
     errors++;
     suites.push(
-      errorSuite('harness', 'the run completed', report.errors[0]!, report.errors.join('\n'), timestamp, props),
+      `  <testsuite name="${suite}" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xmlAttr(timestamp)}">\n${props}\n    <testcase classname="${suite}" name="${caseName}" time="0.000"><error message="${xmlAttr(message)}" type="${xmlAttr(type)}">${xmlText(text)}</error></testcase>\n  </testsuite>`,
     );
-  }
-  if (!report.checks.length && report.verdict === 'nothing judged') {
-    // A run stopped before any check (a setup stop) still reaches the widget: its one line, as an error (exit 3).
-    tests++;
-    errors++;
-    suites.push(errorSuite('setup', 'the run started', report.verdict_reason, report.verdict_reason, timestamp, props));
-  }
+  };
+  if (report.errors.length)
+    runError('harness', 'the run completed', report.errors[0]!, 'harness', report.errors.join('\n'));
+  if (report.verdict === 'nothing judged')
+    runError(
+      'verdict',
+      'a MUST check was judged',
+      report.verdict_reason,
+      VERDICT_WORD[report.verdict],
+      report.verdict_reason,
+    );
   const name = `${report.tool.name} ${report.tool.version}: ${report.target.base_url}`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(name)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.duration_ms)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -4,6 +4,8 @@ import {
   OUTCOME_ORDER,
   OUTCOMES,
   unfinishedOf,
+  VERDICT_MEANING,
+  VERDICT_ORDER,
   VERDICT_WORD,
   type CheckRecord,
   type Outcome,
@@ -183,6 +185,63 @@ function countsText(c: Record<Outcome, number>): string {
       .map((o) => `${c[o]} ${o}`)
       .join(', ') || 'none'
   );
+}
+
+/**
+ * The run's opening lines on what its verdict can be at best, from what it was told (before any request): a
+ * selection (--only/--skip) without a MUST check judges nothing, one with some is PARTIAL at best, and a plain
+ * http:// target cannot verify HTTPS-only (TRANS-03). Each line ends with a newline.
+ */
+export function ceilingLines(
+  selected: ReadonlyArray<{ level: Level }>,
+  catalogueSize: number,
+  https: boolean,
+): string[] {
+  const lines: string[] = [];
+  const must = selected.some((c) => c.level === 'MUST');
+  if (!must)
+    lines.push(
+      `Selection: ${selected.length} of ${catalogueSize} checks (--only/--skip), none of them a MUST check: nothing can be judged, the verdict will be ${VERDICT_WORD['nothing judged']} (exit 3)\n`,
+    );
+  else if (selected.length < catalogueSize)
+    lines.push(
+      `Selection: ${selected.length} of ${catalogueSize} checks (--only/--skip); the verdict can be ${VERDICT_WORD.partial} at best\n`,
+    );
+  if (!https)
+    lines.push(
+      `Warning: base_url is plain http://, but §4 allows only HTTPS: TRANS-03 cannot run${must ? `, so the verdict can be ${VERDICT_WORD.partial} at best` : ''}\n`,
+    );
+  return lines;
+}
+
+/** The exit codes with the verdict words each comes with, best first (the help's last lines), from the report model. */
+export function exitCodesText(usage = 'a usage or config error, one line on stderr, before any request'): string {
+  const verdicts = [...VERDICT_ORDER].reverse().sort((a, b) => VERDICT_MEANING[a].exit - VERDICT_MEANING[b].exit);
+  const rows: Array<[string, string, string]> = verdicts.map((v) => [
+    String(VERDICT_MEANING[v].exit),
+    VERDICT_WORD[v],
+    VERDICT_MEANING[v].when,
+  ]);
+  rows.splice(
+    rows.findIndex((r) => r[0] === '3'),
+    0,
+    ['2', '—', usage],
+  );
+  const w = Math.max(...rows.map((r) => r[1].length));
+  // Each meaning wrapped under its own column, as the options are.
+  const indent = ' '.repeat(w + 6);
+  const wrap = (text: string): string =>
+    text
+      .split(' ')
+      .reduce<string[]>((lines, word) => {
+        const last = lines.at(-1);
+        if (last !== undefined && indent.length + last.length + 1 + word.length <= 118)
+          lines[lines.length - 1] = `${last} ${word}`;
+        else lines.push(word);
+        return lines;
+      }, [])
+      .join(`\n${indent}`);
+  return `Exit codes (with the verdict every output prints):\n${rows.map(([code, word, when]) => `  ${code} ${word.padEnd(w)}  ${wrap(when)}`).join('\n')}\n`;
 }
 
 /** `--list`: the catalogue as a table, in the stable order (area, then id). */

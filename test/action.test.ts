@@ -148,7 +148,11 @@ describe('the GitHub Action (action.yml)', () => {
         const job = newJob(project, 'conformance');
         const first = await runAction(installed, { ...target, config: 'conformance.yaml' }, job, effects(artifacts));
         expect(stepOf(first, /^Set up Node/).outcome).toBe('skipped');
-        expect(first.outputs, logOf(first)).toEqual({ verdict: 'partial', 'exit-code': '3' });
+        expect(first.outputs, logOf(first)).toEqual({
+          verdict: 'partial',
+          'verdict-word': 'PASSED, PARTIAL',
+          'exit-code': '3',
+        });
         expect(first.failed).toBe(true);
         const fromConfig = join(project, 'reports', 'from-config');
         expect((JSON.parse(readFileSync(join(fromConfig, 'report.json'), 'utf8')) as Report).verdict).toBe('partial');
@@ -157,7 +161,11 @@ describe('the GitHub Action (action.yml)', () => {
 
         // 2. The same job again, without the config: the suite's defaults (strict off, ./conformance-report).
         const second = await runAction(installed, target, job, effects(artifacts));
-        expect(second.outputs, logOf(second)).toEqual({ verdict: 'partial', 'exit-code': '0' });
+        expect(second.outputs, logOf(second)).toEqual({
+          verdict: 'partial',
+          'verdict-word': 'PASSED, PARTIAL',
+          'exit-code': '0',
+        });
         expect(second.failed, logOf(second)).toBe(false);
         expect(existsSync(join(project, 'conformance-report', 'report.json'))).toBe(true);
 
@@ -187,7 +195,11 @@ describe('the GitHub Action (action.yml)', () => {
           matrix,
           effects(artifacts),
         );
-        expect(third.outputs, logOf(third)).toEqual({ verdict: 'partial', 'exit-code': '0' });
+        expect(third.outputs, logOf(third)).toEqual({
+          verdict: 'partial',
+          'verdict-word': 'PASSED, PARTIAL',
+          'exit-code': '0',
+        });
         expect(existsSync(join(repo, 'given', 'report.json'))).toBe(true);
         expect(existsSync(join(repo, 'node_modules'))).toBe(false);
         expect(existsSync(join(vendored, 'node_modules'))).toBe(false);
@@ -198,7 +210,11 @@ describe('the GitHub Action (action.yml)', () => {
         const before = artifacts.size;
         const summaryBefore = matrix.summary.length;
         const fourth = await runAction(vendored, { ...target, 'upload-report': 'false' }, matrix, effects(artifacts));
-        expect(fourth.outputs, logOf(fourth)).toEqual({ verdict: 'partial', 'exit-code': '0' });
+        expect(fourth.outputs, logOf(fourth)).toEqual({
+          verdict: 'partial',
+          'verdict-word': 'PASSED, PARTIAL',
+          'exit-code': '0',
+        });
         expect(artifacts.size).toBe(before);
         const summary = matrix.summary.slice(summaryBefore);
         expect(summary).toContain('Conformance: PASSED, PARTIAL');

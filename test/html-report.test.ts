@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, open } from './helpers/browser.js';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { xmllint } from './helpers/xmllint.js';
@@ -15,45 +16,10 @@ import { packageRoot } from '../core/paths.js';
 import { validate } from '../core/schemas.js';
 import type { Report } from '../core/report.js';
 
-/** Debian's chromium (apt-get install chromium; .ci/run does it), never a downloaded browser build. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUTPUT = join(packageRoot, 'test', 'output');
 const README_SHOT = join(packageRoot, 'docs', 'report-screenshot.png');
 
 const SECRETS = CONFIGURED_SECRETS;
-
-interface Watch {
-  dialogs: string[];
-  console: string[];
-  errors: string[];
-  requests: string[];
-}
-
-/** Opens a file in a fresh context and records everything a payload could do: dialogs, console, errors, requests. */
-async function open(browser: Browser, file: string): Promise<{ page: Page; seen: Watch; close(): Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const seen: Watch = { dialogs: [], console: [], errors: [], requests: [] };
-  context.on('request', (r) => seen.requests.push(r.url()));
-  const page = await context.newPage();
-  page.on('dialog', (d) => {
-    seen.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  page.on('console', (m) => seen.console.push(`${m.type()}: ${m.text()}`));
-  page.on('pageerror', (e) => seen.errors.push(e.message));
-  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-  return { page, seen, close: () => context.close() };
-}
 
 describe('reports of a run against a server whose data attacks the report', () => {
   let run: CliRun;
@@ -65,7 +31,7 @@ describe('reports of a run against a server whose data attacks the report', () =
     run = await withServer(hostileContent, (srv) => runCli(targetArgs(srv), { env: targetEnv }));
     dir = join(run.dir, 'conformance-report');
     report = run.report!;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

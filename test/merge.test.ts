@@ -74,7 +74,16 @@ describe('mergeReports', () => {
       ['shop-b', 'not conformant', 1, 1],
       ['shop-c', 'incomplete', 0, 0],
     ]);
-    expect(m.summary).toEqual({ targets: 3, conformant: 1, partial: 0, not_conformant: 1, incomplete: 1 });
+    expect(m.summary).toEqual({
+      targets: 3,
+      conformant: 1,
+      partial: 0,
+      known_failures: 0,
+      not_conformant: 1,
+      incomplete: 1,
+      nothing_judged: 0,
+    });
+    expect(m.targets.map((t) => t.checks)).toEqual([3, 3, 2]);
     expect(m.exit_code).toBe(3);
     const byId = Object.fromEntries(m.checks.map((c) => [c.id, c]));
     expect(byId['DISH-01']!.outcome).toEqual({ 'shop-a': 'passed', 'shop-b': 'failed', 'shop-c': 'passed' });
@@ -92,8 +101,41 @@ describe('mergeReports', () => {
     expect(text).toMatch(/DISH-01\s+MUST\s+1\/3\s+shop-b/);
     expect(text).toMatch(/AUTH-01\s+MUST\s+1\/3\s+shop-c \(ERROR\)/);
     expect(text.trimEnd().split('\n').at(-1)).toBe(
-      'INCOMPLETE: 1 conformant, 0 partial, 1 not conformant, 1 incomplete (of 3)',
+      'INCOMPLETE: 3 targets: 1 INCOMPLETE; 1 NOT CONFORMANT; 1 CONFORMANT (exit 3)',
     );
+  });
+
+  test('a baselined target is never counted conformant: the worst verdict by VERDICT_ORDER, every verdict counted', () => {
+    const known = report('https://k.example/open', [
+      rec('AUTH-01', 'passed'),
+      withOutcome({ ...rec('DISH-01', 'failed'), baseline: { state: 'known', reason: 'ticket 9' } }),
+    ]);
+    const nothing = report('https://n.example/open', [rec('ENV-02', 'passed', 'SHOULD')]);
+    expect([known.verdict, nothing.verdict]).toEqual(['known failures', 'nothing judged']);
+    const m = mergeReports([
+      { file: 'reports/shop-a/report.json', report: good },
+      { file: 'reports/shop-k/report.json', report: known },
+    ]);
+    expect([m.verdict, m.exit_code, m.summary.known_failures, m.summary.conformant]).toEqual([
+      'known failures',
+      0,
+      1,
+      1,
+    ]);
+    const text = mergedText(m);
+    expect(text).toMatch(
+      /shop-k\s+https:\/\/k\.example\/open\s+NOT CONFORMANT — NO NEW FAILURES\s+0\s+0\s+1\s+0\s+0\s+0\s+2\s+2\.5 s/,
+    );
+    expect(text).toMatch(/No check failed on any target outside its baseline; known failures: DISH-01 on shop-k\./);
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'NOT CONFORMANT — NO NEW FAILURES: 2 targets: 1 NOT CONFORMANT — NO NEW FAILURES; 1 CONFORMANT (exit 0)',
+    );
+    // A run that judged nothing weighs more than a failing one, and exits 3.
+    const worst = mergeReports([
+      { file: 'b.json', report: broken },
+      { file: 'n.json', report: nothing },
+    ]);
+    expect([worst.verdict, worst.exit_code, worst.summary.nothing_judged]).toEqual(['nothing judged', 3, 1]);
   });
 
   test('exit 0 only when every target is conformant; equal labels stay apart', () => {
@@ -122,7 +164,11 @@ describe('conformance merge (the CLI)', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/Merged 2 report\(s\)/);
-    expect(run.stdout).toMatch(/shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT/);
+    // Every column a number (the checks column once printed "3[object Object][object Object]").
+    expect(run.stdout).toMatch(
+      /shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT\s+1\s+1\s+0\s+0\s+0\s+0\s+3\s+2\.5 s\n/,
+    );
+    expect(run.stdout).not.toContain('[object Object]');
     expect(run.stdout).toMatch(/DISH-01\s+MUST\s+1\/2\s+shop-b/);
     const merged = JSON.parse(readFileSync(join(dir, 'out', 'merged.json'), 'utf8')) as MergedReport;
     expect(merged.verdict).toBe('not conformant');

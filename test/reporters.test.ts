@@ -1,15 +1,26 @@
 import { describe, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { curlCommand, shellWord, tokenCommand } from '../reporters/evidence.js';
 import { esc, html } from '../reporters/html-escape.js';
 import { renderHtml } from '../reporters/html.js';
 import { renderJunit, xmlAttr, xmlText } from '../reporters/junit.js';
 import { annotations, escapeData, escapeProperty, stepSummary } from '../reporters/github.js';
-import { oneLine } from '../reporters/terminal.js';
+import { oneLine, summaryText } from '../reporters/terminal.js';
 import { Redactor } from '../core/redact.js';
 import { applyBaseline, baselineFromReport, legacyWarnings, parseBaseline } from '../app/baseline.js';
 import { diffReports, diffText } from '../app/diff.js';
-import { buildReport } from '../core/report.js';
+import {
+  buildReport,
+  VERDICT_MEANING,
+  VERDICT_ORDER,
+  VERDICT_WORD,
+  type Report,
+  type Verdict,
+} from '../core/report.js';
+import { packageRoot } from '../core/paths.js';
+import type { Level } from '../core/check.js';
 import { validate } from '../core/schemas.js';
 import { PAYLOADS } from '../reference/variants-hostile-content.js';
 import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
@@ -202,6 +213,25 @@ describe('GitHub Actions output', () => {
   });
 });
 
+/** The report of `checks` in a run of `catalogue` (the CLI's way: coverage counts the catalogue's MUST checks). */
+const reportFor = (
+  catalogue: Array<{ id: string; level: Level }>,
+  checks: ReturnType<typeof record>[],
+  more: { strict?: boolean; setupStop?: string } = {},
+): Report =>
+  buildReport({
+    checks,
+    catalogue,
+    strict: more.strict ?? false,
+    baseUrl: 'https://x/open',
+    startedAt: new Date(),
+    durationMs: 1,
+    fuzz: { seed: 1, runs: 1 },
+    config: {},
+    errors: [],
+    ...(more.setupStop ? { setupStop: more.setupStop } : {}),
+  });
+
 describe('baseline and diff logic', () => {
   const ids = new Set(['A-01', 'A-02', 'A-03']);
 
@@ -220,8 +250,10 @@ describe('baseline and diff logic', () => {
   test('known failures pass the gate, new ones fail it, stale and expired entries fail it', () => {
     const checks = [record('A-01', 'failed'), record('A-02', 'passed'), record('A-03', 'failed', { level: 'SHOULD' })];
     const known = applyBaseline(reportOf(checks), [{ id: 'A-01', reason: 'r' }], '2026-06-01');
+    // The gate is green; the word is not: a baselined MUST failure is never CONFORMANT.
     expect(known.exit_code).toBe(0);
-    expect(known.verdict).toBe('conformant');
+    expect(known.verdict).toBe('known failures');
+    expect(known.verdict_reason).toBe('1 known MUST failure (A-01), listed in the baseline; nothing new fails');
     expect(known.checks[0]!.baseline).toEqual({ state: 'known', reason: 'r' });
     expect(known.checks[0]!.status).toBe('failed');
     expect(applyBaseline(reportOf(checks), [], '2026-06-01').exit_code).toBe(1);
@@ -291,18 +323,7 @@ describe('baseline and diff logic', () => {
       { id: 'A-02', level: 'MUST' as const },
       { id: 'A-03', level: 'SHOULD' as const },
     ];
-    const build = (checks: ReturnType<typeof record>[], strict = false) =>
-      buildReport({
-        checks,
-        catalogue,
-        strict,
-        baseUrl: 'https://x/open',
-        startedAt: new Date(),
-        durationMs: 1,
-        fuzz: { seed: 1, runs: 1 },
-        config: {},
-        errors: [],
-      });
+    const build = (checks: ReturnType<typeof record>[], strict = false) => reportFor(catalogue, checks, { strict });
     const partial = build([
       record('A-01', 'passed'),
       record('A-02', 'skipped', { unmet: 'other_app', message: 'not configured' }),
@@ -333,6 +354,105 @@ describe('baseline and diff logic', () => {
     ).toBe(0);
   });
 
+  test('verdictOf gives every verdict its words and exit code, and every output renders the same words', () => {
+    const catalogue = [
+      { id: 'A-01', level: 'MUST' as const },
+      { id: 'A-02', level: 'MUST' as const },
+      { id: 'A-03', level: 'SHOULD' as const },
+      { id: 'A-04', level: 'INFO' as const },
+    ];
+    const build = (checks: ReturnType<typeof record>[], more: { strict?: boolean; setupStop?: string } = {}) =>
+      reportFor(catalogue, checks, more);
+    const known = { baseline: { state: 'known' as const, reason: 'ticket 7' } };
+    const pass = [record('A-01', 'passed'), record('A-02', 'passed')];
+    const cases: Array<[Verdict, Report, RegExp]> = [
+      ['conformant', build([...pass, record('A-03', 'passed', { level: 'SHOULD' })]), /^every MUST check .* \(2\)$/],
+      ['partial', build([record('A-01', 'passed')]), /^1 MUST check not run or not run in full \(1 not selected\)$/],
+      // A baseline entry used for a SHOULD check: nothing gates, but the run is not CONFORMANT either.
+      [
+        'partial',
+        build([...pass, record('A-03', 'failed', { level: 'SHOULD', ...known })]),
+        /^the baseline excuses 1 finding \(A-03\)$/,
+      ],
+      [
+        'known failures',
+        build([record('A-01', 'failed', known), record('A-02', 'passed')]),
+        /^1 known MUST failure \(A-01\), listed in the baseline; nothing new fails$/,
+      ],
+      // Known failures and MUST checks not run: both said.
+      ['known failures', build([record('A-01', 'failed', known)]), /nothing new fails; 1 MUST check not run/],
+      [
+        'not conformant',
+        build([record('A-01', 'failed', known), record('A-02', 'failed')]),
+        /^1 gating finding: A-02$/,
+      ],
+      ['incomplete', build([record('A-01', 'passed'), record('A-02', 'incomplete')]), /did not finish \(A-02\)/],
+      // Only SHOULD and INFO checks ran: no MUST check judged, never PASSED.
+      [
+        'nothing judged',
+        build([record('A-03', 'passed', { level: 'SHOULD' }), record('A-04', 'passed', { level: 'INFO' })]),
+        /^no MUST check was judged: 2 MUST checks not run or not run in full \(2 not selected\)$/,
+      ],
+      // Every MUST check skipped (a recording without what they need) is no better.
+      [
+        'nothing judged',
+        build([record('A-01', 'skipped', { unmet: 'other_app' }), record('A-02', 'skipped', { unmet: 'other_app' })]),
+        /\(2 needs other_app\)$/,
+      ],
+      ['nothing judged', build([], { setupStop: 'no /auth endpoint at https://x/open' }), /^no \/auth endpoint/],
+    ];
+    const redactor = new Redactor();
+    for (const [verdict, r, reason] of cases) {
+      const word = VERDICT_WORD[verdict];
+      expect([r.verdict, r.exit_code], r.verdict_reason).toEqual([verdict, VERDICT_MEANING[verdict].exit]);
+      expect(r.verdict_reason).toMatch(reason);
+      expect(validate('report', r)).toEqual([]);
+      // CONFORMANT (not after NOT) is the conformant run's word alone, in every output.
+      const claims = (text: string): boolean => /(?<!NOT )CONFORMANT/.test(text);
+      const terminal = summaryText(r, []);
+      expect(terminal.split('\n')[1]).toBe(`${word}: ${r.verdict_reason}`);
+      expect(terminal.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`^${word}: MUST .*exit ${r.exit_code}\\)$`));
+      const page = renderHtml(r);
+      expect(page).toContain(`<div class="verdict ${verdict.replace(/ /g, '-')}">${word}</div>`);
+      const xml = renderJunit(r);
+      expect(xmllint(xml).ok).toBe(true);
+      expect(xml).toContain(`<property name="conformance.verdict" value="${verdict}"/>`);
+      expect(xml).toContain(`<property name="conformance.verdict_word" value="${word}"/>`);
+      // A run that judged nothing gets an annotation saying why the job fails; no other verdict gets one of its own.
+      expect(annotations(r, redactor).includes('::error title=NOTHING JUDGED::')).toBe(verdict === 'nothing judged');
+      const md = stepSummary(r, redactor);
+      expect(md.split('\n')[0]).toMatch(new RegExp(`^## \\S+ Conformance: ${word}$`));
+      for (const text of [terminal, page, xml, md]) expect(claims(text), verdict).toBe(verdict === 'conformant');
+      // A run that judged nothing shows it in the JUnit widget too (it exits 3): one <error> saying why.
+      expect(/<testcase classname="verdict" name="a MUST check was judged"[^>]*><error /.test(xml)).toBe(
+        verdict === 'nothing judged',
+      );
+    }
+    // Strict: a partial run exits 3, its words stay PARTIAL; a baseline does not excuse the MUST checks not run.
+    const strict = build([record('A-01', 'passed')], { strict: true });
+    expect([strict.verdict, strict.exit_code]).toEqual(['partial', 3]);
+    const strictKnown = build([record('A-01', 'failed', known)], { strict: true });
+    expect([strictKnown.verdict, strictKnown.exit_code]).toEqual(['known failures', 3]);
+    expect(strictKnown.verdict_reason).toMatch(/; --strict: a partial run does not pass$/);
+    expect(build([record('A-01', 'failed', known), record('A-02', 'passed')], { strict: true }).exit_code).toBe(0);
+    // Every verdict is covered above, and report.json's schema names each verdict and each word.
+    expect(new Set(cases.map(([v]) => v))).toEqual(new Set(VERDICT_ORDER));
+    const props = (
+      JSON.parse(readFileSync(join(packageRoot, 'schemas', 'report.schema.json'), 'utf8')) as {
+        properties: Record<string, { enum: string[] }>;
+      }
+    ).properties;
+    expect(new Set(props.verdict!.enum)).toEqual(new Set(Object.keys(VERDICT_WORD)));
+    expect(new Set(props.verdict_word!.enum)).toEqual(new Set(Object.values(VERDICT_WORD)));
+    // A setup stop says so in its coverage, never "not selected".
+    expect(build([], { setupStop: 'x' }).coverage.text).toBe(
+      '2 MUST checks not run or not run in full (2 the setup stopped the run)',
+    );
+    expect(renderHtml(build([], { setupStop: 'the server refused' }))).toContain(
+      '<p id="no-findings">No check ran: the server refused</p>',
+    );
+  });
+
   test('diff names regressed, fixed, new and removed checks', () => {
     const before = reportOf([
       record('A-01', 'passed'),
@@ -356,7 +476,49 @@ describe('baseline and diff logic', () => {
     expect(diffText(inside, 'a', 'b')).toMatch(/A-01 \[MUST\] still failed, with new findings: dish:3/);
     expect(d.fixed.map((e) => e.id)).toEqual(['A-02']);
     expect(d.added.map((e) => e.id)).toEqual(['A-05']);
-    expect(d.removed.map((e) => e.id)).toEqual(['A-04']);
+    // A-04 passed before and is not in the new report: coverage lost, not a check the suite removed.
+    expect(d.removed).toEqual([]);
+    expect(d.lostCoverage.map((e) => [e.id, e.before, e.after])).toEqual([['A-04', 'passed', undefined]]);
+    expect(diffText(d, 'a', 'b')).toMatch(/^Verdict: NOT CONFORMANT in both$/m);
+  });
+
+  test('diff counts coverage: a check that judged before and does not now is lost coverage; the verdicts are said', () => {
+    const before = reportOf([
+      record('A-01', 'passed'),
+      record('A-02', 'failed'),
+      record('A-03', 'passed', { level: 'SHOULD' }),
+      record('A-04', 'passed', { level: 'INFO' }),
+      record('A-05', 'skipped'),
+      record('A-06', 'passed'),
+    ]);
+    const after = reportOf([
+      record('A-01', 'skipped', { unmet: 'other_app', message: 'not configured: needs other_app' }),
+      record('A-02', 'incomplete', { message: 'not finished: the deadline' }),
+      record('A-03', 'skipped', { level: 'SHOULD' }),
+      record('A-04', 'skipped', { level: 'INFO' }),
+      record('A-05', 'skipped'),
+    ]);
+    const d = diffReports(before, after);
+    expect(d.regressed).toEqual([]);
+    // An INFO check observes, it judges nothing: it loses no coverage; a check skipped in both neither.
+    expect(d.lostCoverage.map((e) => `${e.id} ${e.before} → ${e.after ?? 'absent'}`)).toEqual([
+      'A-01 passed → skipped',
+      'A-02 failed → incomplete',
+      'A-03 passed → skipped',
+      'A-06 passed → absent',
+    ]);
+    const text = diffText(d, 'old', 'new');
+    expect(text).toMatch(/^Verdict: NOT CONFORMANT → INCOMPLETE$/m);
+    expect(text).toMatch(
+      /^Lost coverage \(judged before, not now\) \(4\):\n {2}A-01 \[MUST\] passed → skipped: not configured: needs other_app$/m,
+    );
+    expect(text).toMatch(/^ {2}A-06 \[MUST\] passed → absent: not in the new report$/m);
+    expect(text.trimEnd().split('\n').at(-1)).toBe('0 regressed, 4 lost coverage, 0 fixed');
+    // The other way round coverage is gained, none lost (a check unfinished before that fails now regressed).
+    const back = diffReports(after, before);
+    expect([back.regressed.map((e) => e.id), back.lostCoverage]).toEqual([['A-02'], []]);
+    const gained = diffReports(reportOf([record('A-01', 'skipped')]), reportOf([record('A-01', 'passed')]));
+    expect(diffText(gained, 'new', 'old')).toMatch(/nothing regressed, no coverage lost; 0 fixed\n$/);
   });
 });
 
