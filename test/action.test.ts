@@ -54,7 +54,7 @@ describe('the GitHub Action (action.yml)', () => {
       'artifact-name',
     ])
       expect(action.inputs[k], k).toBeDefined();
-    expect(Object.keys(action.outputs)).toEqual(['verdict', 'exit-code']);
+    expect(Object.keys(action.outputs)).toEqual(['verdict', 'verdict-word', 'exit-code']);
     for (const s of action.runs.steps)
       if (s.run) expect(s.run, `${s.name}: inputs go through env`).not.toMatch(/\$\{\{/);
     // A setting the user did not give is the config file's (or the suite's default), never the action's.
@@ -110,6 +110,7 @@ describe('the GitHub Action (action.yml)', () => {
     );
     expect(readCommandFile(text)).toEqual({
       verdict: 'partial',
+      'verdict-word': 'PASSED, PARTIAL',
       'report-dir': '/r/x\nverdict=conformant',
       'report-files': '/r/x\nverdict=conformant/report.json\n/r/x\nverdict=conformant/junit.xml',
     });

@@ -50,7 +50,10 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
           env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
         });
         expect(run.code).toBe(3);
-        expect(run.stdout).toBe('');
+        // On GitHub Actions the one line is also the run's one annotation (stdout); the terminal keeps it on stderr.
+        expect(lines(run.stdout)).toEqual([
+          expect.stringMatching(/^::error title=NOTHING JUDGED::the server refused the key pair of app: /),
+        ]);
         expect(lines(run.stderr)).toHaveLength(1);
         expect(run.stderr).toMatch(
           /^conformance: the server refused the key pair of app: GET \S+\/auth answered HTTP 401, code 401, status "ERROR" \(and again with an open-token header\)\. Check app\.secret \/ app\.key/,
