@@ -31,6 +31,7 @@ export type SecretKind =
   | 'issued-token'
   | 'altered-token'
   | 'derived-token'
+  | 'derived-key'
   | 'other-public-key'
   | 'other-secret-key'
   | 'disabled-public-key'

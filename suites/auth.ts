@@ -118,6 +118,45 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
     );
 }
 
+/**
+ * AUTH-07's key pairs: for each configured application, its public key with a wrong secret key, and for app also
+ * the pair swapped (the secret key sent as the public key and the other way round) and its public key with a prefix
+ * of its secret key (drawn by fast-check from the seed); with two applications, each public key with the other's
+ * secret key. A prefix reveals part of the key, so it is a secret of the run.
+ */
+function keyPairProbes(ctx: CheckContext): Array<{ label: string; query: Record<string, string> }> {
+  const { app, other_app: other } = ctx.config;
+  const probes = [
+    { label: "app's public key with a wrong secret key", query: { secret: app.secret, key: `${app.key}-wrong` } },
+    {
+      label: "app's key pair swapped (secret=<secret key>&key=<public key>)",
+      query: { secret: app.key, key: app.secret },
+    },
+  ];
+  if (app.key.length > SAFE_SECRET_LENGTH) {
+    const [k] = fc.sample(fc.integer({ min: SAFE_SECRET_LENGTH, max: app.key.length - 1 }), {
+      seed: ctx.config.fuzz.seed,
+      numRuns: 1,
+    });
+    const prefix = app.key.slice(0, k);
+    ctx.secret(prefix, 'derived-key');
+    probes.push({
+      label: "app's public key with a prefix of its secret key",
+      query: { secret: app.secret, key: prefix },
+    });
+  } else ctx.note(`a prefix of app's secret key: not probed, the key has ${app.key.length} characters`);
+  if (other)
+    probes.push(
+      {
+        label: "other_app's public key with a wrong secret key",
+        query: { secret: other.secret, key: `${other.key}-wrong` },
+      },
+      { label: "app's public key with other_app's secret key", query: { secret: app.secret, key: other.key } },
+      { label: "other_app's public key with app's secret key", query: { secret: other.secret, key: app.key } },
+    );
+  return probes;
+}
+
 /** §5.4, §7: /auth refuses with one of the given codes and issues nothing. */
 async function expectAuthRefused(
   ctx: CheckContext,
@@ -254,17 +293,29 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-07',
-    title: '/auth with a wrong secret key is refused with 401 and no token',
+    title:
+      "/auth refuses a key pair that is not the application's own with 401 and no token, for every configured application",
     level: 'MUST',
-    spec: '§5.4, §7',
+    spec: '§5.2, §5.4, §7',
     mintsTokens: true,
-    run: (ctx) =>
-      expectAuthRefused(
-        ctx,
-        { secret: ctx.config.app.secret, key: `${ctx.config.app.key}-wrong` },
-        'with a wrong secret key',
-        [401],
-      ),
+    async run(ctx) {
+      const probes = keyPairProbes(ctx);
+      // Sent at once (no probe depends on another), judged in the order of the probes.
+      const replies = await Promise.all(probes.map((p) => ctx.send({ path: AUTH_PATH, query: p.query })));
+      const found = new Findings();
+      replies.forEach((r, i) => {
+        const { label } = probes[i]!;
+        const code = envelopeCode(r);
+        if (code !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
+        else if (carriesData(r))
+          found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
+      });
+      if (found.length)
+        ctx.fail(
+          `GET ${AUTH_PATH} must refuse every key pair that is not an application's own (§5.4: code 401, no token): ${found.items.join('; ')}`,
+          found.fingerprints,
+        );
+    },
   },
   {
     id: 'AUTH-08',

@@ -173,12 +173,12 @@ export const authMutants: Mutant[] = [
   {
     ...onPath(
       'auth-unknown-public-key-500',
-      '/auth with an unknown public key answers 500',
+      '/auth with an unknown public key and a known secret key answers 500 (it looks the application up by its secret key)',
       ['/auth'],
       (r, req, world) =>
+        !req.query.get('secret') ||
         world.fixtures.apps.some((a) => a.secret === req.query.get('secret')) ||
-        !req.query.get('key') ||
-        !req.query.get('secret')
+        !world.fixtures.apps.some((a) => a.key === req.query.get('key'))
           ? r
           : world.render.error(500, 'System exception'),
     ),

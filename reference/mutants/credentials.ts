@@ -37,7 +37,50 @@ const header = (req: ApiRequest): string | undefined => {
   return typeof h === 'string' && h !== '' ? h : undefined;
 };
 
+/** /auth answers as `app` would for its own pair when `accepts` takes the pair asked for. */
+function lenientAuth(
+  name: string,
+  description: string,
+  accepts: (secret: string, key: string, app: App, apps: readonly App[]) => boolean,
+): Mutant {
+  return {
+    name,
+    description,
+    kills: ['AUTH-07'],
+    handle: (req, next, world) => {
+      const secret = req.query.get('secret') ?? '';
+      const key = req.query.get('key') ?? '';
+      if (req.path !== '/auth' || !secret || !key) return next();
+      const own = world.fixtures.apps.find((a) => a.secret === secret && a.key === key);
+      const app = own
+        ? undefined
+        : world.fixtures.apps.find((a) => !a.disabled && accepts(secret, key, a, world.fixtures.apps));
+      return app ? route({ ...req, query: new URLSearchParams({ secret: app.secret, key: app.key }) }, world) : next();
+    },
+  };
+}
+
 export const credentialMutants: Mutant[] = [
+  lenientAuth(
+    'auth-swapped-pair-accepted',
+    '/auth issues a token for the key pair swapped (secret=<secret key>&key=<public key>)',
+    (secret, key, a) => secret === a.key && key === a.secret,
+  ),
+  lenientAuth(
+    'auth-key-prefix-accepted',
+    "/auth accepts a prefix of the application's secret key (compares as many characters as were sent)",
+    (secret, key, a) => secret === a.secret && a.key.startsWith(key),
+  ),
+  lenientAuth(
+    'auth-other-merchant-key-unchecked',
+    "/auth checks no secret key for the second merchant's application",
+    (secret, _key, a) => secret === a.secret && a.merchant === 2,
+  ),
+  lenientAuth(
+    'auth-any-application-key',
+    "/auth accepts any application's secret key with a known public key",
+    (secret, key, a, apps) => secret === a.secret && apps.some((b) => b.key === key),
+  ),
   lenient(
     'token-contained-accepted',
     'a data endpoint accepts any open-token that contains an issued token',
