@@ -80,7 +80,12 @@ async function generatedProbes(
     return { text, way: way.name };
   });
   const carriers = waysAt(CARRIER_WAYS, i, runs).map(async (way) => {
-    const why = refusalProblem(await ctx.send(way.request(path, token)), way.codes, sensitive);
+    const r = await ctx.send(way.request(path, token));
+    const why = way.codes
+      ? refusalProblem(r, way.codes, sensitive)
+      : successData(r).ok || carriesData(r)
+        ? `the token was taken from it: answered ${describeReply(r)}`
+        : undefined;
     return why ? { text: `${way.name}: ${why}`, way: way.name } : undefined;
   });
   const paths = waysAt(PATH_WAYS, i, runs).map(async (way) => {

@@ -48,7 +48,11 @@ export const consistencyMutants: Mutant[] = [
   },
   {
     ...onPath('cons-duplicate-dish', '/dishes lists dish 102 twice', ['/dishes'], (r) =>
-      withData(r, (d) => [...d, d.find((x: { id: number }) => x.id === 102)]),
+      withData(r, (d) => {
+        // Merchant 1's list only: merchant 2 has no dish 102 (its list is judged too).
+        const twice = d.find((x: { id: number }) => x.id === 102);
+        return twice ? [...d, twice] : d;
+      }),
     ),
     kills: ['CONS-04'],
   },
