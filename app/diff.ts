@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { ConfigError } from '../core/config.js';
 import { outcomeOf, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -110,11 +110,26 @@ export function diffText(d: ReportDiff, oldName: string, newName: string): strin
   return `${out.join('\n')}\n`;
 }
 
+/** The largest report.json a subcommand reads: a bigger file is refused before it is read whole. */
+export const REPORT_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Reads a report.json and checks it against schemas/report.schema.json (a wrong file is a usage error, exit 2). */
 export function readReport(file: string): Report {
+  return readReportFile(file).report;
+}
+
+/** A report.json's bytes as read (what an attestation's digest covers) and the report they hold. */
+export function readReportFile(file: string): { bytes: Buffer; report: Report } {
   let value: unknown;
+  let bytes: Buffer;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    const size = statSync(file).size;
+    if (size > REPORT_MAX_BYTES)
+      throw new Error(
+        `${size.toLocaleString('en-US')} bytes, more than a report.json holds (${REPORT_MAX_BYTES / 2 ** 20} MiB)`,
+      );
+    bytes = readFileSync(file);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0];
     throw new ConfigError(`cannot read report ${file}: ${why}`);
@@ -123,7 +138,10 @@ export function readReport(file: string): Report {
   if (errors.length) throw new ConfigError(`${file} is not a conformance report.json: ${formatErrors(errors, 1)}`);
   // Reports of older versions carry no outcomes: derived here, by the one rule.
   const report = value as Report;
-  return { ...report, checks: report.checks.map((c) => ({ ...c, outcome: c.outcome ?? outcomeOf(c) })) };
+  return {
+    bytes,
+    report: { ...report, checks: report.checks.map((c) => ({ ...c, outcome: c.outcome ?? outcomeOf(c) })) },
+  };
 }
 
 /** `conformance diff old/report.json new/report.json`: prints the changes; exit 1 when something regressed. */
