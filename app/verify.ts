@@ -7,6 +7,7 @@ import { VERDICT_WORD, type Verdict } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { untrustedLine } from '../core/untrusted-text.js';
 import {
+  ATTESTED_REPORT_FILES,
   CONFIG_NAMES,
   descriptorOf,
   PAYLOAD_TYPE,
@@ -93,6 +94,10 @@ function checkClaims(s: ConformanceStatement): void {
 function checkReports(s: ConformanceStatement, reportFile: string): string[] {
   const listed = new Map(s.predicate.conformance.reports.map((r) => [r.name, r.digest.sha256]));
   if (!listed.has('report.json')) throw new NotVerified('the statement covers no report.json');
+  // Only the files a run writes: a name is joined to a folder here, and this suite never lists another.
+  const other = [...listed.keys()].find((name) => !(ATTESTED_REPORT_FILES as readonly string[]).includes(name));
+  if (other !== undefined)
+    throw new NotVerified(`the statement lists ${other} as a report file, which this suite does not write`);
   const dir = dirname(resolve(reportFile));
   const checked: string[] = [];
   for (const [name, digest] of listed) {

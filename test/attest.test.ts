@@ -181,6 +181,20 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     expect(wrongKey.stdout).toMatch(/^NOT VERIFIED: the signature does not verify/);
   });
 
+  test('attest refuses a report of another suite version (its spec text judged it) and a malformed subject', async () => {
+    const copy = copyOf(dir);
+    const report = JSON.parse(readFileSync(join(copy, 'report.json'), 'utf8')) as Report;
+    writeFileSync(join(copy, 'report.json'), JSON.stringify({ ...report, tool: { ...report.tool, version: '0.0.9' } }));
+    const before = readFileSync(join(copy, ATTESTATION_FILE));
+    const old = await runCli(['attest', join(copy, 'report.json'), '--key', keys.key], { cwd });
+    expect(old.code).toBe(2);
+    expect(old.stderr).toMatch(/was written by \S+ 0\.0\.9: attest it with that version/);
+    expect(readFileSync(join(copy, ATTESTATION_FILE)).equals(before)).toBe(true);
+    const bad = await runCli(['attest', '--key', keys.key, '--subject', 'img=sha256:abc'], { cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--subject img=sha256:abc: expected NAME=sha256:<64 hex digits>/);
+  });
+
   test('an attestation is the same for the same inputs, apart from the signature', async () => {
     const before = readBundle(attestation);
     const html = readFileSync(join(dir, 'report.html'));
