@@ -4,8 +4,7 @@ import { didYouMean } from '../core/suggest.js';
 
 /**
  * A subcommand's arguments, parsed strictly. An unknown flag or a missing value is a usage error (exit 2): its first
- * line (with the nearest flags of the command for an unknown one), worded by the command (`explain`), which names the
- * command and how to get its usage.
+ * line, worded by the command (`explain`), which names the command and how to get its usage.
  */
 export function commandArgs<T extends ParseArgsConfig>(
   config: T,

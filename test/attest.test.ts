@@ -384,27 +384,33 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     const step = action.runs.steps.find((x) => x.run?.includes(' attest '))!;
     expect(step.if).toMatch(/!cancelled\(\) && inputs\.attest == 'true'/);
     expect(step.run).not.toMatch(/\$\{\{/);
-    expect(step.run).toMatch(/attest "\$report" --keyless "\$\{subjects\[@\]\}"/);
+    expect(step.run).toMatch(/"\$CONFORMANCE_BIN" attest "\$REPORT_DIR\/report\.json" --keyless "\$\{subjects\[@\]\}"/);
     // Outside GitHub Actions there is no OIDC token: the step fails saying what is missing, before any request.
     const run = (env: Record<string, string>) =>
       spawnSync('bash', ['-e', '-c', step.run!], {
         cwd,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GITHUB_ACTION_PATH: packageRoot, ...env },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          GITHUB_OUTPUT: join(cwd, 'github-output'),
+          CONFORMANCE_BIN: join(packageRoot, 'bin', 'conformance.js'),
+          ...env,
+        },
       });
     const noToken = run({
-      CONFORMANCE_REPORT_DIR: 'conformance-report',
+      REPORT_DIR: 'conformance-report',
       INPUT_ATTEST_SUBJECT: `x=sha256:${'0'.repeat(64)}`,
     });
     expect(noToken.status).toBe(2);
     expect(noToken.stderr).toMatch(
       /keyless signing needs an OIDC token: .*permissions: id-token: write, or set SIGSTORE_ID_TOKEN/,
     );
-    const badSubject = run({ CONFORMANCE_REPORT_DIR: 'conformance-report', INPUT_ATTEST_SUBJECT: 'ghcr.io/acme/api' });
+    const badSubject = run({ REPORT_DIR: 'conformance-report', INPUT_ATTEST_SUBJECT: 'ghcr.io/acme/api' });
     expect(badSubject.status).toBe(2);
     expect(badSubject.stderr).toMatch(/--subject ghcr\.io\/acme\/api: expected NAME=sha256:/);
     // A run that stopped before a verdict left no report: nothing to sign, the run step has failed the job already.
-    expect(run({ CONFORMANCE_REPORT_DIR: 'no-such-dir' }).status).toBe(0);
+    expect(run({ REPORT_DIR: 'no-such-dir' }).status).toBe(0);
   });
 
   test('no secret enters an attestation, even from a server that echoes them', async () => {
