@@ -56,6 +56,11 @@ export function parseSubject(text: string): DigestedName {
  * 3 when a Sigstore service did not sign.
  */
 export async function attestCommand(argv: string[], out: (s: string) => void): Promise<number> {
+  // Help wins over whatever else the arguments hold (a help request is never a usage error).
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(USAGE);
+    return 0;
+  }
   const { values: v, positionals } = commandArgs(
     {
       args: argv,
@@ -73,10 +78,6 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
     },
     (m) => `${m} (usage: conformance attest [report.json] --key KEY.pem | --keyless; see attest --help)`,
   );
-  if (v.help) {
-    out(USAGE);
-    return 0;
-  }
   if (positionals.length > 1) throw new ConfigError('conformance attest takes one report.json (see attest --help)');
   if ((v.key === undefined) === (v.keyless !== true))
     throw new ConfigError('conformance attest signs with --key KEY.pem or --keyless, one of them (see attest --help)');

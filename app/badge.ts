@@ -73,6 +73,11 @@ async function statedFacts(json: { dsseEnvelope?: unknown }, file: string): Prom
 
 /** `conformance badge`: writes the SVG; exit 0. */
 export async function badgeCommand(argv: string[], out: (s: string) => void): Promise<number> {
+  // Help wins over whatever else the arguments hold (a help request is never a usage error).
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(USAGE);
+    return 0;
+  }
   const { values: v, positionals } = commandArgs(
     {
       args: argv,
@@ -81,10 +86,6 @@ export async function badgeCommand(argv: string[], out: (s: string) => void): Pr
     },
     (m) => `${m} (usage: conformance badge [ATTESTATION | report.json] [--out FILE]; see badge --help)`,
   );
-  if (v.help) {
-    out(USAGE);
-    return 0;
-  }
   if (positionals.length > 1) throw new ConfigError('conformance badge takes one attestation or report.json');
   const input =
     positionals[0] ??

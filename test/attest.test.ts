@@ -76,11 +76,14 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
   });
 
   test('every subcommand answers --help with exit 0; a mistyped flag is a usage error that suggests the flag', async () => {
-    for (const c of ['attest', 'verify', 'badge']) {
-      const help = await runCli([c, '--help'], { cwd });
-      expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(new RegExp(`^Usage: conformance ${c}`));
-    }
+    for (const c of ['attest', 'verify', 'badge'])
+      for (const flag of ['--help', '-h']) {
+        // Help wins over other arguments, a mistaken one included.
+        const help = await runCli([c, '--bogus', flag], { cwd });
+        expect(help.code).toBe(0);
+        expect(help.stderr).toBe('');
+        expect(help.stdout).toMatch(new RegExp(`^Usage: conformance ${c}\\b`));
+      }
     const typo = await runCli(['attest', '--keyles'], { cwd });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(
