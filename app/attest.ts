@@ -15,7 +15,7 @@ import {
   statementOf,
   type DigestedName,
 } from '../core/attestation.js';
-import { writeHtmlReport } from '../reporters/html.js';
+import { renderHtml } from '../reporters/html.js';
 
 const USAGE = `Usage: conformance attest [report.json] (--key KEY.pem | --keyless) [--subject NAME=sha256:DIGEST ...] [--out FILE]
 Signs a run's verdict as an in-toto statement (test-result predicate) in a Sigstore bundle, written beside the report
@@ -96,12 +96,18 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
   const dir = dirname(resolve(source));
   const target = resolve(v.out ?? join(dir, ATTESTATION_FILE));
 
-  // The HTML report links the attestation: re-rendered from the report before its digest is taken.
-  if (existsSync(join(dir, 'report.html')) && dirname(target) === dir)
-    await writeHtmlReport(report, dir, { attestation: basename(target) });
+  // The HTML report links the attestation: re-rendered from the report, its digest taken of the new page, and
+  // written only once the attestation is signed (a failed signing leaves no link to nothing).
+  const html =
+    existsSync(join(dir, 'report.html')) && dirname(target) === dir
+      ? Buffer.from(renderHtml(report, { attestation: basename(target) }))
+      : undefined;
   const reports: DigestedName[] = [{ name: 'report.json', digest: { sha256: sha256(bytes) } }];
-  for (const name of ATTESTED_REPORT_FILES.slice(1))
-    if (existsSync(join(dir, name))) reports.push({ name, digest: { sha256: sha256(readFileSync(join(dir, name))) } });
+  for (const name of ATTESTED_REPORT_FILES.slice(1)) {
+    const content =
+      name === 'report.html' && html ? html : existsSync(join(dir, name)) && readFileSync(join(dir, name));
+    if (content) reports.push({ name, digest: { sha256: sha256(content) } });
+  }
 
   const statement = statementOf(report, { reports, subjects, specSha256: shippedSpecSha256() });
   const { signStatement, SigningFailure } = await import('./signing.js');
@@ -125,6 +131,7 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
     return 3;
   }
   const { bundle, by } = signed;
+  if (html) writeFileSync(join(dir, 'report.html'), html);
   writeFileSync(target, `${JSON.stringify(bundle)}\n`);
   out(
     `${untrustedLine(

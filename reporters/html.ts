@@ -362,8 +362,8 @@ ${specAppendix(report)}
   return doc.value;
 }
 
-export async function writeHtmlReport(report: Report, dir: string, links: HtmlLinks = {}): Promise<string> {
+export async function writeHtmlReport(report: Report, dir: string): Promise<string> {
   const file = join(dir, 'report.html');
-  await writeFile(file, renderHtml(report, links));
+  await writeFile(file, renderHtml(report));
   return file;
 }

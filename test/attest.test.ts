@@ -299,9 +299,20 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
       const byKey = await runCli(['verify', out, '--key', keys.pub], { cwd });
       expect(byKey.code).toBe(1);
       expect(byKey.stdout).toMatch(/signed keyless \(a certificate\), not with a key/);
-      // A token Fulcio refuses: nothing is written, exit 3, and the token is not quoted.
+      // A token Fulcio refuses: exit 3, the token not quoted, and nothing written: no attestation, and the HTML
+      // report keeps the link it had (to the attestation that stands), not one to an attestation never made.
+      const copy = copyOf(dir);
+      const kept = [ATTESTATION_FILE, 'report.html'].map((f) => readFileSync(join(copy, f)));
       const refused = await runCli(
-        ['attest', '--keyless', '--fulcio-url', sigstore.fulcioURL, '--out', join(cwd, 'no.json')],
+        [
+          'attest',
+          join(copy, 'report.json'),
+          '--keyless',
+          '--fulcio-url',
+          sigstore.fulcioURL,
+          '-o',
+          join(copy, 'new.json'),
+        ],
         {
           cwd,
           env: { SIGSTORE_ID_TOKEN: 'not-a-jwt-7f3a9c2e51' },
@@ -310,7 +321,11 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(/^conformance attest: keyless signing failed: .*; nothing written\n$/);
       expect(refused.stderr).not.toContain('not-a-jwt-7f3a9c2e51');
-      expect(existsSync(join(cwd, 'no.json'))).toBe(false);
+      expect(existsSync(join(copy, 'new.json'))).toBe(false);
+      expect([ATTESTATION_FILE, 'report.html'].map((f, i) => readFileSync(join(copy, f)).equals(kept[i]!))).toEqual([
+        true,
+        true,
+      ]);
       // Another Sigstore's root does not vouch for this one's certificates.
       const stranger = await startMockSigstore();
       writeFileSync(join(cwd, 'other_root.json'), JSON.stringify(stranger.trustedRoot));
