@@ -10,6 +10,7 @@ import {
   ATTESTATION_FILE,
   ATTESTED_REPORT_FILES,
   sha256,
+  SHA256_DIGEST,
   shippedSpecSha256,
   statementBytes,
   statementOf,
@@ -34,13 +35,11 @@ Signs a run's verdict as an in-toto statement (test-result predicate) in a Sigst
 Check it: conformance verify ${ATTESTATION_FILE} --report report.json (--key KEY.pub | --certificate-identity … --certificate-oidc-issuer …)
 `;
 
-const DIGEST = /^sha256:([0-9a-fA-F]{64})$/;
-
 /** `--subject NAME=sha256:HEX`: the artifact the vendor says was judged. */
 export function parseSubject(text: string): DigestedName {
   const at = text.lastIndexOf('=');
   const name = at > 0 ? text.slice(0, at) : '';
-  const digest = DIGEST.exec(text.slice(at + 1))?.[1];
+  const digest = SHA256_DIGEST.exec(text.slice(at + 1))?.[1];
   // A name is shown by verify and badge: printable, one line, bounded.
   if (!name || !digest || name.length > 500 || /[\u0000-\u001f\u007f]/.test(name))
     throw new ConfigError(

@@ -13,6 +13,7 @@ import {
   PAYLOAD_TYPE,
   resultOf,
   sha256,
+  SHA256_DIGEST,
   shippedSpecSha256,
   suiteOf,
   type ConformanceStatement,
@@ -23,7 +24,8 @@ import type { VerifyWith } from './signing.js';
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
 Checks a conformance attestation: its signature and signer, that the statement is this suite's about this suite's
 spec text, that the report files match their digests and that it names the subjects given. Prints the attested
-verdict in one line; exit 0 only when everything holds, 1 with the reason otherwise.
+verdict in one line; exit 0 only when everything holds (whatever verdict it attests: read the word), 1 with the
+reason otherwise.
 
   --report <file>                 The report.json it must cover (its junit.xml and report.html beside it too, when
                                   the attestation lists them) [default: report.json beside ATTESTATION, if there]
@@ -148,7 +150,7 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
       'say who must have signed: --key KEY.pub, or --certificate-identity and --certificate-oidc-issuer (see verify --help)',
     );
   const subjects = (v.subject ?? []).map((d) => {
-    const hex = /^sha256:([0-9a-fA-F]{64})$/.exec(d)?.[1];
+    const hex = SHA256_DIGEST.exec(d)?.[1];
     if (!hex) throw new ConfigError(`--subject ${untrustedLine(d, 120)}: expected sha256:<64 hex digits>`);
     return hex.toLowerCase();
   });

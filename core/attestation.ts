@@ -83,6 +83,9 @@ export interface ConformanceStatement {
   predicate: ConformancePredicate;
 }
 
+/** A digest as the command line takes one: `sha256:` and 64 hex digits (the hex in group 1). */
+export const SHA256_DIGEST = /^sha256:([0-9a-fA-F]{64})$/;
+
 /** The SHA-256 of some bytes, in hex. */
 export const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
