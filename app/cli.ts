@@ -115,6 +115,9 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
   openapi: async (a) => (await import('./openapi-command.js')).openapiCommand(a, out),
   serve: async (a) => (await import('./serve.js')).serveCommand(a, out),
   'check-har': async (a) => (await import('./check-har.js')).checkHarCommand(a, out),
+  attest: async (a) => (await import('./attest.js')).attestCommand(a, out),
+  verify: async (a) => (await import('./verify.js')).verifyCommand(a, out),
+  badge: async (a) => (await import('./badge.js')).badgeCommand(a, out),
 };
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
@@ -155,6 +158,9 @@ export function usage(): string {
        conformance openapi [--out FILE] [--format yaml|json]   the API as an OpenAPI 3.1 document
        conformance serve [--port 8080] [--https] [--fault 500@0.1] ...   the reference server as a sandbox (serve --help)
        conformance check-har capture.har [--base-url URL] [--report-dir DIR]   judge recorded traffic, send nothing (check-har --help)
+       conformance attest [report.json] --key KEY.pem | --keyless [--subject NAME=sha256:…]   sign the verdict (attest --help)
+       conformance verify ATTESTATION [--report report.json] --key KEY.pub | --certificate-identity …   check one (verify --help)
+       conformance badge [ATTESTATION | report.json] [--out badge.svg]   an SVG badge of the verdict for a README
 
 ${groups.join('\n\n')}
 

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../core/config.js';
+import { didYouMean } from '../core/suggest.js';
 
 /**
  * Thrown by commandArgs when a subcommand is asked for --help or -h: the CLI prints the usage and exits 0, whatever
@@ -25,7 +26,11 @@ export function commandArgs<T extends ParseArgsConfig>(
   try {
     return parseArgs(config); // strict unless the config says otherwise (node:util default)
   } catch (e) {
-    throw new ConfigError(explain((e as Error).message.split('\n')[0]!));
+    // node:util's advice on positionals that start with '-' buries the point: cut.
+    const message = (e as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+    const flag = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    const flags = Object.keys(config.options ?? {}).map((f) => `--${f}`);
+    throw new ConfigError(explain(`${message}${flag ? didYouMean(flag, flags) : ''}`));
   }
 }
 

@@ -149,15 +149,30 @@ export function reportFileOf(path: string): string {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() ? join(path, 'report.json') : path;
 }
 
+/** The largest report.json a subcommand reads: a bigger file is refused before it is read whole. */
+export const REPORT_MAX_BYTES = 64 * 1024 * 1024;
+
 /**
  * Reads a report.json (or the one in a report directory) and checks it against schemas/report.schema.json (a wrong
  * file is a usage error, exit 2).
  */
 export function readReport(path: string): Report {
+  return readReportFile(path).report;
+}
+
+/** A report.json's bytes as read (what an attestation's digest covers) and the report they hold. */
+export function readReportFile(path: string): { bytes: Buffer; report: Report } {
   const file = reportFileOf(path);
   let value: unknown;
+  let bytes: Buffer;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    const size = statSync(file).size;
+    if (size > REPORT_MAX_BYTES)
+      throw new Error(
+        `${size.toLocaleString('en-US')} bytes, more than a report.json holds (${REPORT_MAX_BYTES / 2 ** 20} MiB)`,
+      );
+    bytes = readFileSync(file);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0];
     throw new ConfigError(`cannot read report ${file}: ${why}`);
@@ -166,7 +181,10 @@ export function readReport(path: string): Report {
   if (errors.length) throw new ConfigError(`${file} is not a conformance report.json: ${formatErrors(errors, 1)}`);
   // Reports of older versions carry no outcomes: derived here, by the one rule.
   const report = value as Report;
-  return { ...report, checks: report.checks.map((c) => ({ ...c, outcome: c.outcome ?? outcomeOf(c) })) };
+  return {
+    bytes,
+    report: { ...report, checks: report.checks.map((c) => ({ ...c, outcome: c.outcome ?? outcomeOf(c) })) },
+  };
 }
 
 /**

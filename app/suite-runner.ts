@@ -11,6 +11,7 @@ import type { Redactor } from '../core/redact.js';
 import type { CheckHead } from './check-heads.js';
 import { ResultCollector } from '../reporters/collect.js';
 import { REPORT_FILES, writeReports } from '../reporters/index.js';
+import { ATTESTATION_FILE, BADGE_FILE } from '../core/attestation.js';
 
 /** The compiled Vitest entry of a run (the CLI always runs from dist/). */
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
@@ -206,7 +207,8 @@ async function runSuite(
 
 /**
  * Writes the run's reports; the directory holds one run: a report file of ours that this run does not write (a
- * format not chosen this time) is removed, and no other file is touched.
+ * format not chosen this time) is removed, and so are an earlier run's attestation and badge at their default names
+ * (they vouch for a report that is gone); no other file is touched.
  */
 export async function writeReportDir(report: Report, config: Config): Promise<string[]> {
   const dir = resolve(config.report.dir);
@@ -214,5 +216,6 @@ export async function writeReportDir(report: Report, config: Config): Promise<st
   const files = await writeReports(report, dir, config.report.formats);
   for (const name of Object.values(REPORT_FILES))
     if (!files.includes(join(dir, name))) await rm(join(dir, name), { force: true });
+  for (const name of [ATTESTATION_FILE, BADGE_FILE]) await rm(join(dir, name), { force: true });
   return files;
 }

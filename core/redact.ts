@@ -36,7 +36,8 @@ export type SecretKind =
   | 'other-secret-key'
   | 'disabled-public-key'
   | 'disabled-secret-key'
-  | 'disabled-token';
+  | 'disabled-token'
+  | 'oidc-token';
 
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';

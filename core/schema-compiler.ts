@@ -73,7 +73,7 @@ export function schemaInputsHash(): string {
 }
 
 /** The schemas of the tool's own files (not the API's): judged whole only. */
-const TOOL_SCHEMAS = new Set(['config', 'report', 'baseline'].map((n) => `${n}.schema.json`));
+const TOOL_SCHEMAS = new Set(['config', 'report', 'baseline', 'attestation'].map((n) => `${n}.schema.json`));
 const groupOf = (ref: string): SchemaGroup => {
   const file = ref.split('#')[0]!;
   return TOOL_SCHEMAS.has(file.slice(file.lastIndexOf('/') + 1)) ? 'tool' : 'api';

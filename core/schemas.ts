@@ -23,7 +23,8 @@ export type SchemaName =
   | 'auth-result'
   | 'config'
   | 'report'
-  | 'baseline';
+  | 'baseline'
+  | 'attestation';
 
 const BASE = 'https://conformance.example/schemas/';
 const idOf = (name: string): string => `${BASE}${name}.schema.json`;

@@ -320,7 +320,13 @@ function select(id: string, label: string, values: readonly string[]): Html {
   return html`<label>${label} <select id="${id}"><option value="">all</option>${values.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>`;
 }
 
-export function renderHtml(report: Report): string {
+/** What the HTML report links beside itself: the signed attestation of the run, when `conformance attest` wrote one. */
+export interface HtmlLinks {
+  /** The attestation's file name, in the report's folder. */
+  attestation?: string;
+}
+
+export function renderHtml(report: Report, links: HtmlLinks = {}): string {
   const curl = curlOptionsOf(report);
   const findings = findingsOf(report).length;
   const harness = report.errors.length
@@ -337,7 +343,7 @@ export function renderHtml(report: Report): string {
 <h1>Conformance report</h1>
 <dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
 <dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
-<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd></dl>
+<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd>${links.attestation ? html`<dt>Attestation</dt><dd><a id="attestation" href="./${encodeURIComponent(links.attestation)}">${links.attestation}</a> (the signed verdict: <code>conformance verify ${links.attestation} --report report.json</code> with the vendor's key or CI identity checks this report against it)</dd>` : ''}</dl>
 <div class="verdict ${verdictClass(report.verdict)}">${VERDICT_WORD[report.verdict]}</div>
 <span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
 <p class="msg">${report.verdict_reason}</p>

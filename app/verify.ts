@@ -1,0 +1,197 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { commandArgs } from './command-args.js';
+import { ConfigError } from '../core/config.js';
+import { tool } from '../core/paths.js';
+import { VERDICT_WORD, type Verdict } from '../core/report.js';
+import { formatErrors, validate } from '../core/schemas.js';
+import { untrustedLine } from '../core/untrusted-text.js';
+import {
+  ATTESTED_REPORT_FILES,
+  CONFIG_NAMES,
+  descriptorOf,
+  PAYLOAD_TYPE,
+  resultOf,
+  sha256,
+  SHA256_DIGEST,
+  shippedSpecSha256,
+  suiteOf,
+  type ConformanceStatement,
+} from '../core/attestation.js';
+import { REPORT_MAX_BYTES } from './diff.js';
+import type { VerifyWith } from './signing.js';
+
+const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
+Checks a conformance attestation: its signature and signer, that the statement is this suite's about this suite's
+spec text, that the report files match their digests and that it names the subjects given. Prints the attested
+verdict in one line; exit 0 only when everything holds (whatever verdict it attests: read the word), 1 with the
+reason otherwise.
+
+  --report <file>                 The report.json it must cover (its junit.xml and report.html beside it too, when
+                                  the attestation lists them) [default: report.json beside ATTESTATION, if there]
+  --key <file>                    The vendor's public key (PEM), for an attestation signed with --key
+  --certificate-identity <id>     The signer a keyless attestation must have (the certificate's subject alternative
+                                  name, e.g. https://github.com/acme/api/.github/workflows/conformance.yml@refs/heads/main)
+  --certificate-oidc-issuer <url> Its OIDC issuer, e.g. https://token.actions.githubusercontent.com
+  --trusted-root <file>           A Sigstore trusted_root.json (a private Sigstore) [default: Sigstore's public root]
+  --subject <sha256:DIGEST>       A subject the attestation must name, e.g. the image you run (repeatable)
+  --help, -h                      This help
+`;
+
+/** Largest attestation read: a bundle holds a statement of a few kilobytes and a certificate chain. */
+const ATTESTATION_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Something did not hold: the one-line reason, exit 1. */
+class NotVerified extends Error {}
+
+function readCapped(file: string, max: number, what: string): Buffer {
+  try {
+    const size = statSync(file).size;
+    if (size > max) throw new Error(`${size.toLocaleString('en-US')} bytes, more than an ${what} holds`);
+    return readFileSync(file);
+  } catch (e) {
+    throw new ConfigError(
+      `cannot read ${what} ${untrustedLine(file, 200)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+}
+
+/** The statement in a verified envelope, checked against schemas/attestation.schema.json. */
+function statementIn(envelope: { payload: Buffer; payloadType: string }): ConformanceStatement {
+  if (envelope.payloadType !== PAYLOAD_TYPE)
+    throw new NotVerified(`the envelope holds ${envelope.payloadType}, not an in-toto statement (${PAYLOAD_TYPE})`);
+  let value: unknown;
+  try {
+    value = JSON.parse(envelope.payload.toString('utf8'));
+  } catch (e) {
+    throw new NotVerified(`the statement is not JSON: ${(e as Error).message}`);
+  }
+  const errors = validate('attestation', value);
+  if (errors.length) throw new NotVerified(`not a conformance statement: ${formatErrors(errors, 1)}`);
+  return value as ConformanceStatement;
+}
+
+/** What the statement says must be what this suite writes: its name, its spec text and a verdict word of its own. */
+function checkClaims(s: ConformanceStatement): void {
+  const suite = suiteOf(s);
+  if (suite.name !== tool.name)
+    throw new NotVerified(`the statement is of another suite (${suite.name || 'none named'})`);
+  const spec = descriptorOf(s, CONFIG_NAMES.spec)?.digest?.sha256;
+  const shipped = shippedSpecSha256();
+  if (spec !== shipped)
+    throw new NotVerified(
+      `the attested spec text (sha256:${spec ?? 'none'}) is not the one ${tool.name} ${tool.version} ships (sha256:${shipped})${suite.version !== tool.version ? `; it was judged by version ${suite.version}: verify with that version` : ''}`,
+    );
+  const c = s.predicate.conformance;
+  const verdict = c.verdict as Verdict;
+  if (!Object.hasOwn(VERDICT_WORD, verdict) || c.verdict_word !== VERDICT_WORD[verdict])
+    throw new NotVerified(
+      `the statement's verdict word "${c.verdict_word}" is not this suite's word for "${c.verdict}"`,
+    );
+  if (s.predicate.result !== resultOf(verdict))
+    throw new NotVerified(`the statement's result ${s.predicate.result} does not follow from its verdict ${c.verdict}`);
+}
+
+/** The report files the statement covers that lie beside `reportFile`: each must have its attested digest. */
+function checkReports(s: ConformanceStatement, reportFile: string): string[] {
+  const listed = new Map(s.predicate.conformance.reports.map((r) => [r.name, r.digest.sha256]));
+  if (!listed.has('report.json')) throw new NotVerified('the statement covers no report.json');
+  // Only the files a run writes: a name is joined to a folder here, and this suite never lists another.
+  const other = [...listed.keys()].find((name) => !(ATTESTED_REPORT_FILES as readonly string[]).includes(name));
+  if (other !== undefined)
+    throw new NotVerified(`the statement lists ${other} as a report file, which this suite does not write`);
+  const dir = dirname(resolve(reportFile));
+  const checked: string[] = [];
+  for (const [name, digest] of listed) {
+    const file = name === 'report.json' ? reportFile : join(dir, name);
+    if (name !== 'report.json' && !existsSync(file)) continue;
+    const actual = sha256(readCapped(file, REPORT_MAX_BYTES, 'report file'));
+    if (actual !== digest)
+      throw new NotVerified(`${file} has changed since it was attested (sha256:${actual}, attested sha256:${digest})`);
+    checked.push(name === 'report.json' ? file : name);
+  }
+  return checked;
+}
+
+/** `conformance verify`: exit 0 when the attestation holds in every respect, 1 with the reason otherwise. */
+export async function verifyCommand(argv: string[], out: (s: string) => void): Promise<number> {
+  // Help wins over whatever else the arguments hold (a help request is never a usage error).
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(USAGE);
+    return 0;
+  }
+  const { values: v, positionals } = commandArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        report: { type: 'string' },
+        key: { type: 'string' },
+        'certificate-identity': { type: 'string' },
+        'certificate-oidc-issuer': { type: 'string' },
+        'trusted-root': { type: 'string' },
+        subject: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    },
+    (m) =>
+      `${m} (usage: conformance verify ATTESTATION [--report report.json] --key KEY.pub | --certificate-identity …; see verify --help)`,
+  );
+  if (positionals.length !== 1)
+    throw new ConfigError('conformance verify takes one attestation file (see verify --help)');
+  const identity = v['certificate-identity'];
+  const issuer = v['certificate-oidc-issuer'];
+  if (v.key !== undefined && (identity !== undefined || issuer !== undefined))
+    throw new ConfigError(
+      '--key is for an attestation signed with a key; --certificate-identity/-oidc-issuer for a keyless one: not both',
+    );
+  if (v.key === undefined && (identity === undefined || issuer === undefined))
+    throw new ConfigError(
+      'say who must have signed: --key KEY.pub, or --certificate-identity and --certificate-oidc-issuer (see verify --help)',
+    );
+  const subjects = (v.subject ?? []).map((d) => {
+    const hex = SHA256_DIGEST.exec(d)?.[1];
+    if (!hex) throw new ConfigError(`--subject ${untrustedLine(d, 120)}: expected sha256:<64 hex digits>`);
+    return hex.toLowerCase();
+  });
+  const file = positionals[0]!;
+  const beside = join(dirname(resolve(file)), 'report.json');
+  const reportFile = v.report ?? (existsSync(beside) ? beside : undefined);
+  const how: VerifyWith =
+    v.key !== undefined
+      ? { keyFile: v.key }
+      : { identity: identity!, issuer: issuer!, ...(v['trusted-root'] ? { trustedRoot: v['trusted-root'] } : {}) };
+  const bytes = readCapped(file, ATTESTATION_MAX_BYTES, 'attestation');
+
+  const { verifyBundle, VerifyFailure } = await import('./signing.js');
+  try {
+    let json: unknown;
+    try {
+      json = JSON.parse(bytes.toString('utf8'));
+    } catch (e) {
+      throw new NotVerified(`${basename(file)} is not JSON: ${(e as Error).message}`);
+    }
+    const { by, envelope } = await verifyBundle(json, how);
+    const s = statementIn(envelope);
+    checkClaims(s);
+    const named = new Set(s.subject.map((x) => x.digest.sha256));
+    const missing = subjects.find((d) => !named.has(d));
+    if (missing) throw new NotVerified(`the attestation does not name sha256:${missing} among its subjects`);
+    const checked = reportFile ? checkReports(s, reportFile) : [];
+    const c = s.predicate.conformance;
+    const target = descriptorOf(s, CONFIG_NAMES.target)?.uri ?? '';
+    const suite = suiteOf(s);
+    out(
+      `${untrustedLine(
+        `VERIFIED ${c.verdict_word}: ${target} judged by ${suite.name} ${suite.version} on ${c.started_at} (${c.coverage.must_judged} of ${c.coverage.must_total} MUST checks judged${c.known_failures.length ? `, ${c.known_failures.length} known failure(s)` : ''}), signed by ${by}${checked.length ? `; matches ${checked.join(', ')}` : '; no report checked (--report)'}${subjects.length ? `; names ${subjects.length} subject(s) given` : ''}`,
+      )}\n`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof NotVerified || e instanceof VerifyFailure) {
+      out(`${untrustedLine(`NOT VERIFIED: ${e.message}`)}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
