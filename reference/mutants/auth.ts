@@ -185,6 +185,29 @@ export const authMutants: Mutant[] = [
     kills: ['AUTH-08'],
   },
   {
+    // The UNAUTH-* checks' "the refusal carries data" branch, proven on its own (#27): data that names nothing of the
+    // merchant, so no leak check sees it.
+    name: 'unauth-refusal-carries-hint',
+    description: 'every 401 of a data endpoint carries data {"hint": "send the open-token header"}',
+    kills: [
+      'UNAUTH-MERCHANT',
+      'UNAUTH-DISHES',
+      'UNAUTH-DISH',
+      'UNAUTH-SEATS',
+      'UNAUTH-SEAT',
+      'UNAUTH-ORDERS',
+      'AUTH-10',
+    ],
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/auth' || req.app || r.http !== 401
+        ? r
+        : withBody(r, (b) => {
+            b.data = { hint: 'send the open-token header' };
+          });
+    },
+  },
+  {
     name: 'disabled-app-still-authenticates',
     description: '/auth ignores that the merchant disabled the application',
     kills: ['AUTH-09'],

@@ -15,6 +15,15 @@ const otherAuths = new WeakMap<object, number>();
 
 export const isolationMutants: Mutant[] = [
   {
+    // ISO-02's "/merchant answers the other merchant" branch, proven on its own (#27): nothing else of merchant 2's.
+    name: 'iso-merchant-answers-other',
+    description:
+      "with merchant 1's token, /merchant answers merchant 2's record (its /auth and lists stay merchant 1's)",
+    kills: ['ISO-02'],
+    handle: (req, next, world) =>
+      req.path === '/merchant' && tokenOf(req, 1) ? ok(world.render.merchant(world.merchants.get(2)!)) : next(),
+  },
+  {
     // The server's word about identity must not turn the isolation checks off: they fail instead of skipping. (Told
     // so from the first /auth on, the preflight stops the run: a configuration that names one merchant twice.)
     name: 'iso-other-app-claims-merchant-1',
