@@ -50,6 +50,7 @@ export function codingsOf(header: string | string[] | undefined): { codings: Cod
 export const badCoding = (message: string): Error => Object.assign(new Error(message), { code: 'BAD_CODING' });
 
 type Decompressor = Gunzip | Inflate | InflateRaw | BrotliDecompress;
+const DECODED_CHUNK_BYTES = 64 * 1024;
 
 /**
  * A body's coded bytes in, its decoded bytes out, in order and with backpressure both ways: write() tells the sender
@@ -77,11 +78,13 @@ export class BodyDecoder {
 
   /** Made on the first coded byte: a deflate body is the zlib format by RFC 9110, but some servers send it raw. */
   private build(first: Buffer): Decompressor[] {
+    // Decoded chunks of 64 KiB, not zlib's 16 KiB: a body held in memory is thousands of them (see BodySink).
+    const o = { chunkSize: DECODED_CHUNK_BYTES };
     const chain = [...this.codings].reverse().map((c, i): Decompressor => {
-      if (c === 'gzip') return createGunzip();
-      if (c === 'br') return createBrotliDecompress();
+      if (c === 'gzip') return createGunzip(o);
+      if (c === 'br') return createBrotliDecompress(o);
       // A zlib stream starts with a header byte whose low nibble is 8 (deflate); anything else is raw deflate.
-      return i === 0 && (first[0]! & 0x0f) !== 8 ? createInflateRaw() : createInflate();
+      return i === 0 && (first[0]! & 0x0f) !== 8 ? createInflateRaw(o) : createInflate(o);
     });
     for (const [i, d] of chain.entries()) {
       d.on('error', (e: Error) => this.fail(e));

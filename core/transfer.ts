@@ -198,11 +198,13 @@ export function transfer(
             return;
           }
           codings = coding.codings;
-          if (codings.length)
+          if (codings.length) {
             decoder = new BodyDecoder(codings, take, {
               pause: () => controller.pause(),
               resume: () => controller.resume(),
             });
+            sink.expectDecoded();
+          }
           // Content-Length counts coded bytes: only an uncoded body's length is its length.
           else if (declared > 0) sink.expect(declared, DISK_LIST_BYTES);
         },
