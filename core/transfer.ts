@@ -6,7 +6,7 @@ import type { Flight } from './timeouts.js';
 import { EXCERPT_HEAD_BYTES } from './exchange.js';
 import { ACCEPT_ENCODING, badCoding, BodyDecoder, BomCut, codingsOf, type Coding } from './content-coding.js';
 
-/** A response as it arrived: status, raw headers and the whole body, before any parsing. */
+/** A response as it arrived: status, raw headers and the whole body (decoded, its byte order mark off), unparsed. */
 export interface Transferred {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -23,10 +23,6 @@ export interface Transferred {
   parsed?: unknown;
   /** The body started with a byte order mark, which is not in `body` (nor counted in `bytes`). */
   bom?: boolean;
-  /** The content codings the body came in (Content-Encoding), decoded; `body` and `bytes` are the decoded body's. */
-  coding?: string;
-  /** Bytes of a coded body on the wire. */
-  wireBytes?: number;
 }
 
 /** The origin of the last URL parsed whole (a run sends 44,000 requests to one origin). */
@@ -130,10 +126,7 @@ export function transfer(
         bytes += held.length;
         void sink.add(held);
       }
-      const seen = {
-        ...(bom.found ? { bom: true } : {}),
-        ...(codings.length ? { coding: codings.join(', '), wireBytes: wire } : {}),
-      };
+      const seen = bom.found ? { bom: true } : {};
       if (!sink.onDisk) {
         settled = true;
         const key = sink.contentKey(bytes);

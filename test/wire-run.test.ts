@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
+import { peakRss } from './helpers/peak-rss.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { bomBodies, codedBodies, gzipBomb, idleCloses } from '../reference/wire-variants.js';
 import { ALL_CHECKS } from '../suites/index.js';
@@ -12,25 +13,6 @@ import type { Variant } from '../reference/server.js';
 /** What a run judged: each check's outcome (INFO checks time things and count requests: outcome only). */
 const outcomes = (run: CliRun): Record<string, string> =>
   Object.fromEntries(run.report!.checks.map((c) => [c.id, c.outcome]));
-
-/** Polls a process's peak resident set (VmHWM, Linux's high-water mark) until it exits. */
-function peakRss(pid: number): { stop(): number } {
-  let peakKb = 0;
-  const timer = setInterval(() => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peakKb = Math.max(peakKb, Number(m[1]));
-    } catch {
-      /* exited */
-    }
-  }, 50);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return peakKb;
-    },
-  };
-}
 
 /** A live run that records its exchanges as HAR, and the tokens the server issued during it. */
 async function recorded(variants: Variant[]): Promise<{ live: CliRun; har: string; issued: string[] }> {
