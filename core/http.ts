@@ -43,7 +43,10 @@ export interface ClientOptions {
   retryBudgetMs?: number;
 }
 
-/** The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap and 429 retries. */
+/**
+ * The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap, content codings, 429
+ * retries and GETs sent again after a connection closed under them.
+ */
 export class HttpClient {
   private readonly agent: Agent;
   private readonly gate: Gate;
