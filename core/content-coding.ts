@@ -90,8 +90,8 @@ export class BodyDecoder {
       d.on('error', (e: Error) => this.fail(e));
       if (i < chain.length - 1) d.pipe(chain[i + 1]!);
     }
-    const first0 = chain[0]!;
-    first0.on('drain', () => this.flow.resume());
+    // The coded bytes wait in the socket while the first decompressor's input is full.
+    chain[0]!.on('drain', () => this.flow.resume());
     const last = chain[chain.length - 1]!;
     last.on('data', (chunk: Buffer) => this.decoded(last, chunk));
     last.on('end', () => {
