@@ -86,6 +86,8 @@ export class BodySink {
   private decoded: number | undefined;
   /** Whether a decoded body's chunks still go in memory under the declared budget (expectDecoded). */
   private decodedInMemory = false;
+  /** Whether a decoded body held in memory is read as a list as it arrives (not when the same was read before). */
+  private scanDecoded = true;
 
   constructor(private readonly pool: BodyPool) {}
 
@@ -112,9 +114,11 @@ export class BodySink {
    * in memory is hashed and read as a list while it arrives (a 65 MB list coded gzip is parsed on its way, as when it
    * comes uncoded). Past the budget it goes on as any other body, to disk, and is no longer read as a list on its way.
    */
-  expectDecoded(): void {
+  expectDecoded(codedLength?: number): void {
     this.decoded = 0;
     this.decodedInMemory = true;
+    // As long on the wire as a coded body parsed before (a declared length): most likely the same answer again.
+    this.scanDecoded = !(codedLength && this.pool.bigBodies.sawCodedLength(codedLength));
   }
 
   /** Keeps a chunk of a decoded body in memory under the declared budget; false once it must go on as any other. */
@@ -135,7 +139,12 @@ export class BodySink {
     } else if (this.decoded! > BODY_ALWAYS_IN_MEMORY) {
       // Long enough to be a big body (BIG_BODY_BYTES): hashed and scanned from its first byte on.
       this.hash = createHash('sha256');
-      this.list = new ListScan({ keep: true, maxElements: MAX_LIST_ELEMENTS, maxEnvelopeRest: DECLARED_BUDGET_BYTES });
+      if (this.scanDecoded)
+        this.list = new ListScan({
+          keep: true,
+          maxElements: MAX_LIST_ELEMENTS,
+          maxEnvelopeRest: DECLARED_BUDGET_BYTES,
+        });
       for (const c of this.chunks) {
         this.hash.update(c);
         if (this.list && !this.list.feed(c)) this.list = undefined;
@@ -348,5 +357,14 @@ export class BigBodies {
   /** Whether a body of this many bytes was parsed before. */
   sawLength(bytes: number): boolean {
     return this.lengths.has(bytes);
+  }
+  private readonly codedLengths = new Set<number>();
+  /** Notes that a big body this long on the wire (content-coded) was decoded and parsed. */
+  sawCoded(codedLength: number): void {
+    this.codedLengths.add(codedLength);
+  }
+  /** Whether a big coded body this long on the wire was decoded and parsed before. */
+  sawCodedLength(codedLength: number): boolean {
+    return this.codedLengths.has(codedLength);
   }
 }

@@ -131,6 +131,7 @@ export function transfer(
         settled = true;
         const key = sink.contentKey(bytes);
         const parsed = sink.parsedList() ?? (key !== undefined ? pool.bigBodies.get(key) : undefined);
+        if (codings.length && parsed !== undefined) pool.bigBodies.sawCoded(wire);
         resolve({
           status,
           headers: resHeaders,
@@ -196,7 +197,7 @@ export function transfer(
               pause: () => controller.pause(),
               resume: () => controller.resume(),
             });
-            sink.expectDecoded();
+            sink.expectDecoded(declared > 0 ? declared : undefined);
           }
           // Content-Length counts coded bytes: only an uncoded body's length is its length.
           else if (declared > 0) sink.expect(declared, DISK_LIST_BYTES);
