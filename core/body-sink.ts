@@ -79,6 +79,15 @@ export class BodySink {
   private digest: string | undefined;
   /** A body of declared length read as a list while it arrives (parsedList), until it proves not to be one. */
   private list: ListScan | undefined;
+  /**
+   * A decoded body (expectDecoded): bytes of it held in memory under the declared budget, while it stays there;
+   * undefined for any other body.
+   */
+  private decoded: number | undefined;
+  /** Whether a decoded body's chunks still go in memory under the declared budget (expectDecoded). */
+  private decodedInMemory = false;
+  /** Whether a decoded body held in memory is read as a list as it arrives (not when the same was read before). */
+  private scanDecoded = true;
 
   constructor(private readonly pool: BodyPool) {}
 
@@ -99,8 +108,54 @@ export class BodySink {
       this.list = new ListScan({ keep: true, maxElements: MAX_LIST_ELEMENTS, maxEnvelopeRest: length });
   }
 
+  /**
+   * Told a body arrives content-coded and is handed over decoded: its length is not known until its end. Its chunks
+   * are held in memory within the declared budget, as a body of declared length is, and one past what is always kept
+   * in memory is hashed and read as a list while it arrives (a 65 MB list coded gzip is parsed on its way, as when it
+   * comes uncoded). Past the budget it goes on as any other body, to disk, and is no longer read as a list on its way.
+   */
+  expectDecoded(codedLength?: number): void {
+    this.decoded = 0;
+    this.decodedInMemory = true;
+    // As long on the wire as a coded body parsed before (a declared length): most likely the same answer again.
+    this.scanDecoded = !(codedLength && this.pool.bigBodies.sawCodedLength(codedLength));
+  }
+
+  /** Keeps a chunk of a decoded body in memory under the declared budget; false once it must go on as any other. */
+  private addDecoded(chunk: Buffer): boolean {
+    if (this.path || this.pool.declared + chunk.length > DECLARED_BUDGET_BYTES) {
+      // From here on it is any other body: hashed again from its chunks if it spills (add), not read as a list.
+      this.decodedInMemory = false;
+      this.list = undefined;
+      this.hash = undefined;
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.decoded! += chunk.length;
+    this.pool.declared += chunk.length;
+    if (this.hash) {
+      this.hash.update(chunk);
+      if (this.list && !this.list.feed(chunk)) this.list = undefined;
+    } else if (this.decoded! > BODY_ALWAYS_IN_MEMORY) {
+      // Long enough to be a big body (BIG_BODY_BYTES): hashed and scanned from its first byte on.
+      this.hash = createHash('sha256');
+      if (this.scanDecoded)
+        this.list = new ListScan({
+          keep: true,
+          maxElements: MAX_LIST_ELEMENTS,
+          maxEnvelopeRest: DECLARED_BUDGET_BYTES,
+        });
+      for (const c of this.chunks) {
+        this.hash.update(c);
+        if (this.list && !this.list.feed(c)) this.list = undefined;
+      }
+    }
+    return true;
+  }
+
   /** Keeps a chunk; returns a promise only when it went to disk (the fast path stays synchronous). */
   add(chunk: Buffer): Promise<void> | undefined {
+    if (this.decodedInMemory && this.addDecoded(chunk)) return undefined;
     if (this.whole) {
       if (this.filled + chunk.length <= this.whole.length) {
         chunk.copy(this.whole, this.filled);
@@ -163,6 +218,9 @@ export class BodySink {
   private release(): void {
     this.pool.held -= this.held;
     this.held = 0;
+    if (this.decoded) this.pool.declared -= this.decoded;
+    this.decoded = undefined;
+    this.decodedInMemory = false;
     this.chunks = [];
     if (this.whole) {
       this.pool.declared -= this.whole.length;
@@ -189,7 +247,18 @@ export class BodySink {
 
   /** A copy of the first bytes of a body that stayed in memory (its excerpt), when nothing else of it is needed. */
   takeHead(bytes: number): Buffer {
-    const body = this.whole ? this.whole.subarray(0, this.filled) : Buffer.concat(this.chunks);
+    let body = this.whole?.subarray(0, this.filled);
+    if (!body) {
+      // Only the chunks the head is in: a decoded body is held in thousands of them.
+      let n = 0;
+      const first: Buffer[] = [];
+      for (const c of this.chunks) {
+        if (n >= bytes) break;
+        first.push(c);
+        n += c.length;
+      }
+      body = Buffer.concat(first);
+    }
     const head = Buffer.from(body.subarray(0, bytes));
     this.release();
     return head;
@@ -288,5 +357,14 @@ export class BigBodies {
   /** Whether a body of this many bytes was parsed before. */
   sawLength(bytes: number): boolean {
     return this.lengths.has(bytes);
+  }
+  private readonly codedLengths = new Set<number>();
+  /** Notes that a big body this long on the wire (content-coded) was decoded and parsed. */
+  sawCoded(codedLength: number): void {
+    this.codedLengths.add(codedLength);
+  }
+  /** Whether a big coded body this long on the wire was decoded and parsed before. */
+  sawCodedLength(codedLength: number): boolean {
+    return this.codedLengths.has(codedLength);
   }
 }

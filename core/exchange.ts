@@ -50,6 +50,8 @@ export interface Exchange {
   duration_ms: number;
   /** 429 answers that came before this one and were retried after their Retry-After (§8 leaves limits open). */
   retries?: RetryRecord[];
+  /** Why the request went out a second time on a fresh connection: its first closed before any answer (core/http.ts). */
+  resent?: string;
 }
 
 /** A 429 answer that was waited out and retried (§8 leaves rate limits open). */
@@ -71,6 +73,11 @@ export interface Reply {
   jsonError?: string;
   /** The body's bytes when they are not UTF-8 (text has replacement characters): a recording keeps them as sent. */
   raw?: Buffer;
+  /**
+   * The body started with a byte order mark (U+FEFF), which RFC 8259 §8.1 forbids a JSON sender: text, json and raw
+   * are what follows it (a reader may ignore it), and ENV-01 reports it.
+   */
+  bom?: true;
   durationMs: number;
   exchange: Exchange;
 }
@@ -141,6 +148,7 @@ function redactExchange(e: Exchange, r: Redactor): Exchange {
     };
   }
   if (e.error !== undefined) x.error = show(e.error, URL_CHARS + 500);
+  if (e.resent !== undefined) x.resent = show(e.resent, URL_CHARS + 500);
   if (e.retries)
     x.retries = e.retries.map((t) => ({
       ...t,

@@ -189,6 +189,8 @@ export function toHar(exchanges: readonly RecordedExchange[], redactor: Redactor
             },
           };
         const r = x.response;
+        // The body as the client read it: decoded from any content coding (HAR 1.2: content.text is the decoded
+        // body; the Content-Encoding header stays, as browsers record it), so its secrets are found and replaced.
         // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
         const content =
           r.encoding === 'base64'

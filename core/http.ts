@@ -24,6 +24,7 @@ import {
 import { BACKSTOP_TIMEOUTS, Timeouts, type Flight } from './timeouts.js';
 import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
 import { transfer } from './transfer.js';
+import { ACCEPT_ENCODING } from './content-coding.js';
 import { learnTokens } from './issued-tokens.js';
 
 /** The client's settings, from the run's configuration (core/run.ts clientFor). */
@@ -42,7 +43,10 @@ export interface ClientOptions {
   retryBudgetMs?: number;
 }
 
-/** The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap and 429 retries. */
+/**
+ * The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap, content codings, 429
+ * retries and GETs sent again after a connection closed under them.
+ */
 export class HttpClient {
   private readonly agent: Agent;
   private readonly gate: Gate;
@@ -64,11 +68,16 @@ export class HttpClient {
   private readonly deadlineAt: number;
   private readonly retryBudgetMs: number;
   private retryBudgetLeft: number;
+  /** The dispatcher of requests sent again on a fresh connection (made on the first; see send). */
+  private freshAgent: Agent | undefined;
+  private readonly agentOptions: ConstructorParameters<typeof Agent>[0];
+  /** GETs sent again on a fresh connection after theirs closed before any answer (see send). */
+  resentCount = 0;
   readonly base: URL;
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.baseUrl);
-    this.agent = new Agent({
+    this.agentOptions = {
       connections: opts.concurrency,
       connect: {
         timeout: opts.timeoutMs,
@@ -78,7 +87,8 @@ export class HttpClient {
       },
       headersTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
       bodyTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
-    });
+    };
+    this.agent = new Agent(this.agentOptions);
     this.gate = new Gate(opts.concurrency, opts.rateLimit);
     this.timeouts = new Timeouts(opts.timeoutMs);
     this.deadline = AbortSignal.timeout(opts.deadlineMs);
@@ -110,7 +120,8 @@ export class HttpClient {
   async send(spec: RequestSpec): Promise<Reply> {
     const method = spec.method ?? 'GET';
     const url = this.url(spec);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // What the client decodes: a server that codes a body anyway is decoded all the same (core/content-coding.ts).
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
     if (spec.token !== undefined) headers['open-token'] = spec.token;
     if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) headers[k.toLowerCase()] = v;
@@ -118,25 +129,26 @@ export class HttpClient {
     const endpoint = (): string => endpointOf(method, spec);
 
     const retries: RetryRecord[] = [];
-    let staleRetried = false;
+    let resent: string | undefined;
     for (;;) {
       let reply: Reply;
       try {
-        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries);
+        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries, resent);
       } catch (e) {
-        // A server closes idle keep-alive connections (Node's default: after 5 s); when our event loop was busy
-        // (parsing a 65 MB list), undici may reuse one just as it closes. A GET or HEAD that failed so, before any
-        // response, is sent once more on a fresh connection (RFC 9112 §9.3.1); a second failure stands.
-        const idempotent = method === 'GET' || method === 'HEAD';
+        // A server closes idle keep-alive connections (Node's default: after 5 s; proxies differ), and a request sent
+        // on a connection it is closing fails before any byte of an answer. A GET that failed so is sent once more
+        // on a fresh connection (RFC 9112 §9.3.1, as browsers and undici's retry handler do) and the exchange says
+        // so; a second failure stands, and nothing is sent again once an answer began or for any other method.
         if (
-          staleRetried ||
-          !idempotent ||
+          resent !== undefined ||
+          method !== 'GET' ||
           !(e instanceof NetworkError) ||
           !e.beforeResponse ||
           !STALE_CONNECTION.has(e.code)
         )
           throw e;
-        staleRetried = true;
+        resent = e.exchange.error ?? e.code;
+        this.resentCount++;
         continue;
       }
       if (reply.status !== 429 || retries.length >= (spec.retry?.max ?? this.retry.max)) return reply;
@@ -167,8 +179,13 @@ export class HttpClient {
     recordRequest: Exchange['request'],
     endpoint: () => string,
     retries: RetryRecord[],
+    /** Why the request is sent again on a fresh connection (its first connection closed before any answer). */
+    resent?: string,
   ): Promise<Reply> {
-    const withRetries = (e: Exchange): Exchange => (retries.length ? { ...e, retries: [...retries] } : e);
+    const withRetries = (e: Exchange): Exchange => {
+      const x = retries.length ? { ...e, retries: [...retries] } : e;
+      return resent !== undefined ? { ...x, resent } : x;
+    };
     await this.gate.enter();
     const started = performance.now();
     let flight: Flight | undefined;
@@ -185,11 +202,14 @@ export class HttpClient {
       }
       if (this.deadline.aborted) throw this.deadline.reason;
       flight = this.timeouts.start();
+      // A GET sent again, and any other method (never sent twice: see send), goes on a connection of its own, closed
+      // after it: a kept-alive one of the pool may be closing under it.
+      const fresh = resent !== undefined || method !== 'GET';
       const res = await transfer(
-        this.agent,
+        fresh ? (this.freshAgent ??= new Agent(this.agentOptions)) : this.agent,
         this.bodies,
         this.opts.maxBodyBytes,
-        { method, url, headers },
+        { method, url, headers, ...(fresh ? { reset: true } : {}) },
         flight,
         () => {
           responded = true;
@@ -246,6 +266,7 @@ export class HttpClient {
         json,
         ...(jsonError ? { jsonError } : {}),
         ...(utf8 ? {} : { raw: buf }),
+        ...(res.bom ? { bom: true as const } : {}),
         durationMs,
         exchange,
       };
@@ -271,7 +292,7 @@ export class HttpClient {
     } catch (e) {
       const own = (e as { code?: string }).code;
       const d =
-        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT'
+        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT' || own === 'BAD_CODING'
           ? { code: own, message: (e as Error).message }
           : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
       if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint());
@@ -290,7 +311,7 @@ export class HttpClient {
   async close(): Promise<void> {
     // close() waits for the requests still in flight (a check that stopped early leaves some): their time limit
     // must go on running until they end.
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.freshAgent?.close()]);
     this.timeouts.stop();
     if (this.bodies.dir) rmSync(this.bodies.dir, { recursive: true, force: true });
   }

@@ -18,6 +18,7 @@ import {
 } from './exchange.js';
 import { parseJsonExact } from './exact-json.js';
 import { learnTokens } from './issued-tokens.js';
+import { withBom, withoutBom } from './content-coding.js';
 
 /** One recorded request and its answer, whole. Header names are lower case. */
 export interface RecordedExchange {
@@ -161,7 +162,8 @@ function replyOf(
   redactor: Redactor,
   durationMs: number,
 ): Reply {
-  const buf = bodyBytes(response);
+  // Read as the HTTP client reads a live answer: a leading byte order mark off, and said (Reply.bom).
+  const { body: buf, bom } = withoutBom(bodyBytes(response));
   const utf8 = isUtf8(buf);
   const text = buf.toString('utf8');
   let json: unknown;
@@ -191,6 +193,7 @@ function replyOf(
     utf8,
     json,
     ...(jsonError !== undefined ? { jsonError } : {}),
+    ...(bom ? { bom: true as const } : {}),
     durationMs,
     exchange,
   };
@@ -221,7 +224,10 @@ export class Recorder implements ExchangeSource {
       response: {
         status: r.status,
         headers: r.headers,
-        ...(r.raw ? { body: r.raw.toString('base64'), encoding: 'base64' as const } : { body: r.text }),
+        // The body as it came (decoded from any content coding, as a HAR holds it), its byte order mark back on.
+        ...(r.raw
+          ? { body: withBom(r.raw, r.bom).toString('base64'), encoding: 'base64' as const }
+          : { body: r.bom ? `\uFEFF${r.text}` : r.text }),
       },
     });
     return r;

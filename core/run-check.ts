@@ -42,7 +42,8 @@ export function unmetRequirement(check: Check, config: Config): { requirement: R
 
 /**
  * What the transport did that a reader of the result should know, read from the evidence: 429 answers that were
- * retried after their Retry-After (INFO: §8 leaves limits open) and redirects, which are never followed.
+ * retried after their Retry-After (INFO: §8 leaves limits open), GETs sent again on a fresh connection after theirs
+ * closed before any answer (core/http.ts), and redirects, which are never followed.
  */
 export function transportNotes(evidence: Exchange[]): string[] {
   const out = new Set<string>();
@@ -55,6 +56,10 @@ export function transportNotes(evidence: Exchange[]): string[] {
         `rate limited: ${where} got 429 Too Many Requests ${e.retries.length} time(s); retried ${e.retries.length} time(s) after Retry-After (waited ${waits}); final answer ${final}`,
       );
     }
+    if (e.resent !== undefined)
+      out.add(
+        `${where}: its connection closed before any byte of an answer (${e.resent}); sent once more on a fresh connection, as a GET may be (RFC 9112 §9.3.1); ${e.response ? `answered HTTP ${e.response.status}` : `failed again: ${e.error ?? 'no response'}`}`,
+      );
     const status = e.response?.status ?? 0;
     if (status >= 300 && status < 400) {
       out.add(
@@ -101,7 +106,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
       return;
     }
     const status = e.response?.status ?? 0;
-    const standsOut = status < 200 || status > 299 || !!e.retries?.length;
+    const standsOut = status < 200 || status > 299 || !!e.retries?.length || e.resent !== undefined;
     if (usual + unusual < EVIDENCE_MAX) usual++;
     else if (standsOut && unusual < EVIDENCE_MAX) unusual++;
     else {

@@ -2,6 +2,7 @@ import { stringify as losslessStringify } from 'lossless-json';
 import { ok, type ApiReply, type Variant } from './server.js';
 import type { Dish, Seat } from './fixtures.js';
 import { eachRecord, isSuccess, withData } from './kit.js';
+import { codedBodies } from './wire-variants.js';
 
 /** Per server: the token that expires, and how often it was used. */
 const expiring = new WeakMap<object, { token: string; uses: number }>();
@@ -363,6 +364,8 @@ export const LATITUDE_VARIANTS: Variant[] = [
     handle: (req, next, world) =>
       /^\/(dishes|seats)\/0[0-9]+$/.test(req.path) ? world.render.error(400, 'Parameter error: malformed id') : next(),
   },
+  // RFC 9110 §12.5.3: bodies coded gzip, br and deflate whatever the request's Accept-Encoding (the client decodes).
+  codedBodies,
 ];
 
 /**

@@ -68,7 +68,8 @@ export function curlOptionsOf(report: Pick<Report, 'config'>): CurlOptions {
 
 /**
  * A curl command that sends the recorded request again. -g: no URL globbing ([ and { are literal);
- * --path-as-is: fuzzed paths (../, %2e) go out as recorded; -i: show the status line and headers.
+ * --path-as-is: fuzzed paths (../, %2e) go out as recorded; -i: show the status line and headers; --compressed for
+ * the Accept-Encoding the client sent.
  */
 export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
   const parts = ['curl', '-sS', '-i', '-g', '--path-as-is'];
@@ -77,7 +78,11 @@ export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
   else if (method !== 'GET') parts.push('-X', shellWord(method));
   if (opts.insecure) parts.push('-k');
   else if (opts.caFile) parts.push('--cacert', singleQuote(opts.caFile));
-  for (const [k, v] of Object.entries(e.request.headers)) parts.push('-H', shellWord(`${k}: ${v}`));
+  for (const [k, v] of Object.entries(e.request.headers)) {
+    // --compressed asks for what curl decodes and decodes it: with the header alone, curl prints the coded bytes.
+    if (k.toLowerCase() === 'accept-encoding') parts.push('--compressed');
+    else parts.push('-H', shellWord(`${k}: ${v}`));
+  }
   parts.push(shellWord(e.request.url));
   return parts.join(' ');
 }

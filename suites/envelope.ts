@@ -38,6 +38,11 @@ export const envelopeChecks = defineChecks('envelope', [
       for (const { path, reply } of await successReplies(ctx)) {
         // A refusal is judged as a refusal (AUTH-01, AUTH-05, the error checks), not as a broken success.
         if (isRefusal(reply)) continue;
+        // The client reads the JSON after a byte order mark (a reader MAY ignore one), so the rest is judged too.
+        if (reply.bom)
+          problems.push(
+            `GET ${path}: the body starts with a byte order mark (U+FEFF), which a JSON sender MUST NOT add (RFC 8259 §8.1; the answers are JSON, §1)`,
+          );
         if (reply.jsonError !== undefined) {
           problems.push(`GET ${path}: ${describeReply(reply)}`);
           continue;

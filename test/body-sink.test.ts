@@ -130,3 +130,64 @@ describe('BodySink: a body that goes to disk', () => {
     rmSync(path);
   });
 });
+
+describe('BodySink: a decoded body (its length unknown until its end)', () => {
+  const list = (n: number): Buffer =>
+    Buffer.from(
+      JSON.stringify({
+        status: 'SUCCESS',
+        code: 200,
+        data: Array.from({ length: n }, (_, i) => ({ id: i, name: `菜 ${i}`, price: 10 + i })),
+      }),
+    );
+
+  it('stays in memory under the declared budget and is parsed as it arrives once past 1 MiB, with the key of its content', async () => {
+    const p = pool();
+    const body = list(60_000);
+    expect(body.length).toBeGreaterThan(2 * MiB);
+    const sink = new BodySink(p);
+    sink.expectDecoded();
+    for (let at = 0; at < body.length; at += 64 * 1024)
+      expect(sink.add(body.subarray(at, at + 64 * 1024))).toBeUndefined();
+    expect(sink.onDisk).toBe(false);
+    expect(p.declared).toBe(body.length);
+    expect(sink.contentKey(body.length)).toBe(BigBodies.key(body));
+    expect(sink.parsedList()).toEqual(JSON.parse(body.toString('utf8')));
+    expect(sink.takeHead(100).equals(body.subarray(0, 100))).toBe(true);
+    expect(p.declared).toBe(0);
+    expect(p.held).toBe(0);
+  });
+
+  it('a small one is neither hashed nor scanned (the reader parses it)', () => {
+    const p = pool();
+    const body = list(10);
+    const sink = new BodySink(p);
+    sink.expectDecoded();
+    sink.add(body);
+    expect(sink.contentKey(body.length)).toBeUndefined();
+    expect(sink.parsedList()).toBeUndefined();
+    expect(sink.takeInMemory(body.length).equals(body)).toBe(true);
+    expect(p.declared).toBe(0);
+  });
+
+  it('past the declared budget it goes on as any other body (here to disk): whole, its key hashed again from its first byte, not read as a list', async () => {
+    const p = pool();
+    // Another body of declared length holds most of the budget.
+    const other = new BodySink(p);
+    other.expect(78 * MiB, 256 * MiB);
+    // Past the memory budget (8 MiB) too: it spills.
+    const body = list(240_000);
+    expect(body.length).toBeGreaterThan(10 * MiB);
+    const sink = new BodySink(p);
+    sink.expectDecoded();
+    for (let at = 0; at < body.length; at += 64 * 1024) await sink.add(body.subarray(at, at + 64 * 1024));
+    expect(sink.onDisk).toBe(true);
+    expect(sink.contentKey(body.length)).toBe(BigBodies.key(body));
+    expect((await sink.take(body.length)).equals(body)).toBe(true);
+    expect(sink.parsedList()).toBeUndefined();
+    other.discard();
+    expect(p.declared).toBe(0);
+    expect(p.held).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});

@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { createServer, type IncomingMessage } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runCli, type CliRun } from './helpers/cli.js';
+import { peakRss } from './helpers/peak-rss.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
 import * as H from '../reference/hostile.js';
@@ -91,26 +92,6 @@ async function runAgainst(
     },
     { https: opts.https ?? true },
   );
-}
-
-/** Polls the child's peak resident set (VmHWM, a high-water mark kept by Linux) until it exits. */
-function peakRss(pid: number): { stop(): number } {
-  let peakKb = 0;
-  const read = (): void => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peakKb = Math.max(peakKb, Number(m[1]));
-    } catch {
-      /* the process has exited */
-    }
-  };
-  const timer = setInterval(read, 50);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return peakKb;
-    },
-  };
 }
 
 // One hostile run at a time: each is a full CLI run, and timing is part of what is asserted.

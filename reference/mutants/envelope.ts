@@ -1,5 +1,6 @@
 import type { Mutant } from './types.js';
 import { onPath, withBody } from '../kit.js';
+import { bomBodies } from '../wire-variants.js';
 
 export const envelopeMutants: Mutant[] = [
   {
@@ -26,4 +27,6 @@ export const envelopeMutants: Mutant[] = [
     ),
     kills: ['ENV-02'],
   },
+  // RFC 8259 §8.1: a JSON sender MUST NOT add a byte order mark; the client reads the JSON after it.
+  { ...bomBodies, kills: ['ENV-01'] },
 ];
