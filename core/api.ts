@@ -331,6 +331,14 @@ export class Api {
     const held = this.heldToken(who);
     if (held !== undefined) return held;
     const round = this.shared.authRoundOf(who);
+    // A recording without this application's /auth: the token its requests carried (the checks of /auth itself
+    // ask for it and find it not in the recording).
+    const recorded = this.shared.client.recordedToken?.(who);
+    if (recorded !== undefined) {
+      this.shared.registerToken(recorded, who);
+      this.tokens.set(who, { round, token: recorded });
+      return recorded;
+    }
     let r: Reply;
     // A request that got no response is not a finding of anyone: it propagates, and the check is incomplete.
     try {

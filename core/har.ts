@@ -11,7 +11,8 @@ interface HarHeader {
   name: string;
   value: string;
 }
-interface HarEntry {
+/** A HAR entry as far as it is read (every field may be missing or of another type: the file is untrusted). */
+export interface HarEntry {
   startedDateTime?: string;
   time?: number;
   request?: { method?: string; url?: string; headers?: HarHeader[] };
@@ -68,6 +69,33 @@ const isHttpUrl = (url: string): boolean => {
   }
 };
 
+/**
+ * One HAR entry as a recorded exchange, or why it is left out (not an HTTP request, no body recorded). A body the
+ * stream reader kept in a file (core/har-stream.ts) comes as `file`, its bytes decoded.
+ */
+export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: string): RecordedExchange | string {
+  const method = e?.request?.method;
+  const url = e?.request?.url;
+  if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url))
+    return `entry ${i}: not an HTTP request`;
+  const request = { method: method.toUpperCase(), url, headers: headerMap(e!.request!.headers) };
+  const time = typeof e!.time === 'number' && e!.time >= 0 ? { duration_ms: Math.round(e!.time) } : {};
+  const status = e!.response?.status;
+  const error = e!.response?._error ?? e!._error;
+  // Devtools records a request that got no answer (refused, reset, blocked) with status 0.
+  if (typeof status !== 'number' || status <= 0)
+    return { request, error: typeof error === 'string' && error ? error : 'no response', ...time };
+  const c = e!.response!.content ?? {};
+  let body: { body: string; encoding?: 'base64'; file?: string };
+  if (file !== undefined) body = { body: '', file };
+  else if (typeof c.text === 'string')
+    body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
+  else if (c.size === 0) body = { body: '' };
+  else
+    return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
+  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
+}
+
 /** Reads a HAR file's text: every entry with a request and an answer (or a recorded failure to get one). */
 export function parseHar(text: string): ParsedHar {
   let doc: { log?: { entries?: HarEntry[]; _conformance?: HarRoles } };
@@ -81,33 +109,9 @@ export function parseHar(text: string): ParsedHar {
   const exchanges: RecordedExchange[] = [];
   const leftOut: string[] = [];
   entries.forEach((e, i) => {
-    const method = e?.request?.method;
-    const url = e?.request?.url;
-    if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url)) {
-      leftOut.push(`entry ${i}: not an HTTP request`);
-      return;
-    }
-    const request = { method: method.toUpperCase(), url, headers: headerMap(e.request!.headers) };
-    const time = typeof e.time === 'number' && e.time >= 0 ? { duration_ms: Math.round(e.time) } : {};
-    const status = e.response?.status;
-    const error = e.response?._error ?? e._error;
-    // Devtools records a request that got no answer (refused, reset, blocked) with status 0.
-    if (typeof status !== 'number' || status <= 0) {
-      exchanges.push({ request, error: typeof error === 'string' && error ? error : 'no response', ...time });
-      return;
-    }
-    const c = e.response!.content ?? {};
-    let body: { body: string; encoding?: 'base64' };
-    if (typeof c.text === 'string')
-      body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
-    else if (c.size === 0) body = { body: '' };
-    else {
-      leftOut.push(
-        `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`,
-      );
-      return;
-    }
-    exchanges.push({ request, response: { status, headers: headerMap(e.response!.headers), ...body }, ...time });
+    const x = exchangeOf(e, i);
+    if (typeof x === 'string') leftOut.push(x);
+    else exchanges.push(x);
   });
   const roles = doc.log!._conformance;
   return { exchanges, ...(roles && typeof roles === 'object' ? { roles } : {}), leftOut };
@@ -121,8 +125,7 @@ export function placeholderOf(kind: SecretKind): string {
 
 /** Text with every secret the redactor knows replaced by its kind's placeholder. */
 function hider(redactor: Redactor): (s: string) => string {
-  return (s) =>
-    redactor.redactServerText(s).replace(/\[REDACTED:([a-z-]+)\]/g, (_, k: string) => placeholderOf(k as SecretKind));
+  return (s) => redactor.replaceSecrets(s, placeholderOf);
 }
 
 /**

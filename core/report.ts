@@ -141,6 +141,8 @@ export interface Report {
   config: Record<string, unknown>;
   /** Problems of the harness outside any single check (a worker crash, an interruption, an unhandled error). */
   errors: string[];
+  /** Where the judged exchanges came from: a recording (check-har: no request sent), or, absent, a live run. */
+  source?: 'live' | 'recording';
 }
 
 /** The catalogue as the report model needs it (the CLI passes the suites' declarations; the core imports none). */

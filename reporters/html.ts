@@ -323,7 +323,7 @@ export function renderHtml(report: Report): string {
 <h1>Conformance report</h1>
 <dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
 <dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
-<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd></dl>
+<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd>${report.source === 'recording' ? html`<dt>Source</dt><dd>a recording (check-har): the verdict is of the recorded exchanges; no request was sent</dd>` : html`<dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd>`}</dl>
 <div class="verdict ${verdictClass}">${VERDICT_WORD[report.verdict]}</div>
 <span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
 <p class="msg">${report.verdict_reason}</p>
