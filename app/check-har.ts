@@ -151,19 +151,24 @@ function rolesOf(seen: SeenApp[], written: HarRoles | undefined): Roles {
   const [app, ...rest] = seen.filter((a) => a.token !== undefined);
   const other =
     app && rest.find((a) => a.merchant !== undefined && app.merchant !== undefined && a.merchant !== app.merchant);
-  const cred = (a: SeenApp): Credentials =>
-    a.secret !== undefined ? { secret: a.secret, key: a.key! } : { secret: NO_KEY, key: NO_KEY };
+  const cred = (a: SeenApp, who: Who): Credentials =>
+    a.secret !== undefined ? { secret: a.secret, key: a.key! } : noKeyPair(who);
   const tokens: Partial<Record<Who, string>> = {};
   if (app && app.secret === undefined) tokens.app = app.token!;
   if (other && other.secret === undefined) tokens.other_app = other.token!;
   return {
-    roles: { ...(app ? { app: cred(app) } : {}), ...(other ? { other_app: cred(other) } : {}) },
+    roles: { ...(app ? { app: cred(app, 'app') } : {}), ...(other ? { other_app: cred(other, 'other_app') } : {}) },
     tokens,
   };
 }
 
 /** The key pair of an application the recording holds no /auth of: never sent, never found in the recording. */
-const NO_KEY = 'no-key-pair-in-the-recording';
+const noKeyPair = (who: Who): Credentials => ({
+  secret: `${who}-public-key-not-in-the-recording`,
+  key: `${who}-secret-key-not-in-the-recording`,
+});
+/** A request for /auth with the key pair of noKeyPair, as a skipped check's message shows it (redacted). */
+const NO_KEY_AUTH = /GET \/auth\?secret=\[REDACTED:(other-)?public-key\]&key=\[REDACTED:(?:other-)?secret-key\]\S*/g;
 
 /** Every secret of the recording the config does not name: other key pairs, tokens in open-token headers. */
 function addRecordedSecrets(redactor: Redactor, seen: SeenApp[]): void {
@@ -182,12 +187,20 @@ const RECORDING_UNMET: Partial<Record<Requirement, string>> = {
   disabled_app_token: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
 };
 
-/** A check's record as a recording's report says it: no flag, seed or rerun that only a live run can take. */
-function asRecorded(r: CheckRecord): CheckRecord {
+/**
+ * A check's record as a recording's report says it: no flag, seed or rerun that only a live run can take, and an
+ * /auth of an application known by its token alone named as such.
+ */
+function asRecorded(r: CheckRecord, tokens: Partial<Record<Who, string>>, noApp: boolean): CheckRecord {
   const unmet = r.unmet && RECORDING_UNMET[r.unmet];
+  const message = r.message.replace(NO_KEY_AUTH, (all, other?: string) => {
+    const who: Who = other ? 'other_app' : 'app';
+    if (tokens[who] !== undefined) return `GET /auth of ${who} (only its token is in the recording)`;
+    return noApp ? 'GET /auth (no application: no /auth answered a token, no request carried one)' : all;
+  });
   return {
     ...r,
-    ...(unmet ? { message: unmet } : {}),
+    message: unmet ?? message,
     ...(r.fuzz
       ? { fuzz: { ...r.fuzz, replay: 'the recorded exchanges (check-har sends nothing and takes no seed)' } }
       : {}),
@@ -227,6 +240,8 @@ async function judgeRecording(
             area: c.area,
             ...(await run.check(c)),
           }),
+          tokens,
+          !seen.some((a) => a.token !== undefined),
         ),
       );
   } finally {
@@ -323,7 +338,7 @@ async function judgeFile(
     file: {
       base_url: base.replace(/\/+$/, ''),
       // Without an application, every check that needs a token asks for an /auth the recording lacks, and says so.
-      app: roles.app ?? { secret: NO_KEY, key: NO_KEY },
+      app: roles.app ?? noKeyPair('app'),
       ...(roles.other_app ? { other_app: roles.other_app } : {}),
       ...(roles.disabled_app ? { disabled_app: roles.disabled_app } : {}),
       // Whatever a check would send is looked up in the recording: nothing is sent, so nothing is unsafe.

@@ -5,7 +5,7 @@
  * without being kept. What is not a regular file (a FIFO, /dev/zero, a directory) or is past the cap is refused in
  * one line before a byte is read.
  */
-import { closeSync, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import parser from 'stream-json/parser.js';
 import type { Token } from 'stream-json/parser.js';
@@ -35,7 +35,8 @@ export interface HarStreamResult {
 export function openHar(file: string, maxBytes = MAX_HAR_BYTES): { fd: number; bytes: number } {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking: opening a FIFO for reading would otherwise wait for a writer, before it could be refused.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     throw new HarError(`cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }

@@ -11,7 +11,6 @@ import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../co
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
-import { NotRecorded } from '../core/recorded-source.js';
 import { eachElement, isDiskList, isLongList } from '../core/disk-list.js';
 
 /**
@@ -170,25 +169,25 @@ async function replies(
   each: (what: string, reply: Reply, who: Who) => Promise<void>,
 ): Promise<number> {
   let n = 0;
-  const take = async (what: string, who: Who, get: () => Promise<Reply>): Promise<void> => {
-    let r: Reply;
+  const take = async (what: string, who: Who, get: () => Promise<Reply | undefined>): Promise<void> => {
+    let r: Reply | undefined;
     try {
       r = await get();
     } catch (e) {
-      // A recording without this request (a capture without /auth): the answers it holds are read all the same.
-      if (e instanceof Blocked || e instanceof NotRecorded) {
+      if (e instanceof Blocked) {
         ctx.note(`${what} not read: ${e.message}`);
         return;
       }
       throw e;
     }
-    if (!successData(r).ok) return; // only answers that carry data; refusals are the UNAUTH checks'
+    // Only answers that carry data; refusals are the UNAUTH checks' (none: a recording without this /auth).
+    if (!r || !successData(r).ok) return;
     n++;
     await each(what, r, who);
   };
   for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
     const as = who === 'app' ? '' : ` (${who})`;
-    await take(`GET ${AUTH_PATH}${as}`, who, () => ctx.api.auth(who));
+    await take(`GET ${AUTH_PATH}${as}`, who, () => ctx.api.authAnswer(who));
     for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
     if (who !== 'app') continue;
     for (const resource of DETAIL_RESOURCES) {
