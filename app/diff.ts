@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readReportText } from '../core/regular-file.js';
 import { ConfigError } from '../core/config.js';
 import { outcomeOf, OUTCOMES, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -114,7 +114,7 @@ export function diffText(d: ReportDiff, oldName: string, newName: string): strin
 export function readReport(file: string): Report {
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    value = JSON.parse(readReportText(file));
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0];
     throw new ConfigError(`cannot read report ${file}: ${why}`);

@@ -5,7 +5,8 @@
  * without being kept. What is not a regular file (a FIFO, /dev/zero, a directory) or is past the cap is refused in
  * one line before a byte is read.
  */
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, writeSync } from 'node:fs';
+import { FileRefused, openRegularFile } from './regular-file.js';
 import { join } from 'node:path';
 import parser from 'stream-json/parser.js';
 import type { Token } from 'stream-json/parser.js';
@@ -33,27 +34,15 @@ export interface HarStreamResult {
  * stops), or longer than the cap.
  */
 export function openHar(file: string, maxBytes = MAX_HAR_BYTES): { fd: number; bytes: number } {
-  let fd: number;
   try {
-    // Non-blocking: opening a FIFO for reading would otherwise wait for a writer, before it could be refused.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    return openRegularFile(file, maxBytes, 'CONFORMANCE_MAX_HAR_BYTES');
   } catch (e) {
-    throw new HarError(`cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  const st = fstatSync(fd);
-  if (!st.isFile()) {
-    closeSync(fd);
     throw new HarError(
-      `not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a pipe' : st.isCharacterDevice() ? 'a device' : 'not a file'}): give the path of a HAR file`,
+      e instanceof FileRefused
+        ? e.message
+        : `cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
     );
   }
-  if (st.size > maxBytes) {
-    closeSync(fd);
-    throw new HarError(
-      `${st.size} bytes, past the ${maxBytes}-byte cap on a HAR file (CONFORMANCE_MAX_HAR_BYTES): not read`,
-    );
-  }
-  return { fd, bytes: st.size };
 }
 
 /** A frame of the value being read: an object or an array, kept (an entry, the roles) or skipped. */
