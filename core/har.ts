@@ -5,6 +5,7 @@
 import type { Redactor, SecretKind } from './redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from './config.js';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { tool } from './paths.js';
 
 interface HarHeader {
@@ -131,91 +132,117 @@ function hider(redactor: Redactor): (s: string) => string {
 /**
  * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
  * so that check-har still tells the applications apart; roles say which placeholders are which application's.
+ * Written an entry at a time: a run of many or long bodies is never one string (V8's longest is 512 MiB).
  */
-export function toHar(exchanges: readonly RecordedExchange[], redactor: Redactor, roles: HarRoles): unknown {
+export function writeHarFile(
+  file: string,
+  exchanges: readonly RecordedExchange[],
+  redactor: Redactor,
+  roles: HarRoles,
+): void {
   const hide = hider(redactor);
   const headers = (h: Record<string, string>): HarHeader[] =>
     Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
   const hideRoles = (c: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
     c && Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? hide(v) : v]));
   const started = new Date().toISOString();
-  return {
-    log: {
-      version: '1.2',
-      creator: { name: tool.name, version: tool.version },
-      _conformance: {
-        app: hideRoles(roles.app as unknown as Record<string, unknown>),
-        other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
-        disabled_app: hideRoles(roles.disabled_app),
-        fuzz: roles.fuzz,
-      },
-      entries: exchanges.map((x) => {
-        const url = hide(x.request.url);
-        let query: HarHeader[] = [];
-        try {
-          query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
-        } catch {
-          /* kept as it is */
-        }
-        const request = {
-          method: x.request.method,
-          url,
-          httpVersion: 'HTTP/1.1',
-          headers: headers(x.request.headers),
-          queryString: query,
-          cookies: [],
-          headersSize: -1,
-          bodySize: 0,
-        };
-        const time = x.duration_ms ?? 0;
-        const base = {
-          startedDateTime: x.started_at ?? started,
-          time,
-          request,
-          cache: {},
-          timings: { send: 0, wait: time, receive: 0 },
-        };
-        if (!x.response)
-          return {
-            ...base,
-            response: {
-              status: 0,
-              statusText: '',
-              httpVersion: 'HTTP/1.1',
-              headers: [],
-              cookies: [],
-              content: { size: 0, mimeType: '' },
-              redirectURL: '',
-              headersSize: -1,
-              bodySize: -1,
-              _error: hide(x.error ?? 'no response'),
-            },
-          };
-        const r = x.response;
-        // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
-        const content =
-          r.encoding === 'base64'
-            ? {
-                text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'),
-                encoding: 'base64',
-              }
-            : { text: hide(r.body) };
-        const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
-        return {
-          ...base,
-          response: {
-            status: r.status,
-            statusText: '',
-            httpVersion: 'HTTP/1.1',
-            headers: headers(r.headers),
-            cookies: [],
-            content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
-            redirectURL: r.headers.location ? hide(r.headers.location) : '',
-            headersSize: -1,
-            bodySize: size,
-          },
-        };
-      }),
+  const head = JSON.stringify({
+    version: '1.2',
+    creator: { name: tool.name, version: tool.version },
+    _conformance: {
+      app: hideRoles(roles.app as unknown as Record<string, unknown>),
+      other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
+      disabled_app: hideRoles(roles.disabled_app),
+      fuzz: roles.fuzz,
     },
+  });
+  const entryOf = (x: RecordedExchange): unknown => {
+    const url = hide(x.request.url);
+    let query: HarHeader[] = [];
+    try {
+      query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+    } catch {
+      /* kept as it is */
+    }
+    const request = {
+      method: x.request.method,
+      url,
+      httpVersion: 'HTTP/1.1',
+      headers: headers(x.request.headers),
+      queryString: query,
+      cookies: [],
+      headersSize: -1,
+      bodySize: 0,
+    };
+    const time = x.duration_ms ?? 0;
+    const base = {
+      startedDateTime: x.started_at ?? started,
+      time,
+      request,
+      cache: {},
+      timings: { send: 0, wait: time, receive: 0 },
+    };
+    if (!x.response)
+      return {
+        ...base,
+        response: {
+          status: 0,
+          statusText: '',
+          httpVersion: 'HTTP/1.1',
+          headers: [],
+          cookies: [],
+          content: { size: 0, mimeType: '' },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: -1,
+          _error: hide(x.error ?? 'no response'),
+        },
+      };
+    const r = x.response;
+    // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
+    const content =
+      r.encoding === 'base64'
+        ? {
+            text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'),
+            encoding: 'base64',
+          }
+        : { text: hide(r.body) };
+    const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
+    return {
+      ...base,
+      response: {
+        status: r.status,
+        statusText: '',
+        httpVersion: 'HTTP/1.1',
+        headers: headers(r.headers),
+        cookies: [],
+        content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
+        redirectURL: r.headers.location ? hide(r.headers.location) : '',
+        headersSize: -1,
+        bodySize: size,
+      },
+    };
   };
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, `{"log":${head.slice(0, -1)},"entries":[`);
+    exchanges.forEach((x, i) => writeSync(fd, `${i ? ',' : ''}${JSON.stringify(entryOf(x))}`));
+    writeSync(fd, ']}}');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Makes sure --record-har can write its file before the run sends a request: the file is created (empty) now, and
+ * a path that cannot be written is a usage error (HarError) that costs no request.
+ */
+export function prepareHarFile(file: string): void {
+  try {
+    closeSync(openSync(file, 'w'));
+  } catch (e) {
+    throw new HarError(
+      `--record-har: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
 }
