@@ -258,7 +258,7 @@ async function readRecording(
   const recording = new Recording(dir);
   const survey = new RecordingSurvey();
   try {
-    const read = await readHarStream(file, dir, (x) => {
+    const read = readHarStream(file, dir, (x) => {
       survey.see(x);
       recording.add(x);
     });

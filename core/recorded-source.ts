@@ -63,14 +63,18 @@ const unrecorded = new WeakMap<Exchange, string>();
 export const unrecordedRequest = (e: Exchange): string | undefined => unrecorded.get(e);
 
 /**
- * The parts of a request that choose its recorded answer: method, absolute path, query (in any order) and token.
- * Absolute: a capture's base URL may only be known once all of it was read.
+ * The parts of a request that choose its recorded answer: method and absolute path (what holds() looks up), then
+ * query (in any order) and token. Absolute: a capture's base URL may only be known once all of it was read.
  */
-function requestKey(method: string, url: URL, token: string | undefined): string {
+function requestKey(method: string, url: URL, token: string | undefined): { path: string; rest: string } {
   const query = [...url.searchParams].sort(([a, x], [b, y]) =>
     a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1,
   );
-  return JSON.stringify([method.toUpperCase(), `${url.origin}${url.pathname}`, query, token ?? null]);
+  // Joined, not concatenated: one flat string, not a rope of the URL's parts (a million keys of a capture).
+  return {
+    path: [method.toUpperCase(), ' ', url.origin, url.pathname].join(''),
+    rest: JSON.stringify([query, token ?? null]),
+  };
 }
 
 /** The recorded answers of one request, in order, with and without the Content-Type request header. */
@@ -79,6 +83,14 @@ interface Slot {
   untyped: number[];
   next: number;
 }
+
+/**
+ * The answers of one request: a Slot, or while there is one answer only, its reference (ref * 2, plus 1 when the
+ * request carried Content-Type). A capture of a million details holds a million of these: a number costs nothing.
+ */
+type Answers = Slot | number;
+/** The requests of one method and path: one (its rest and answers), or several by their rest. */
+type PathAnswers = { rest: string; answers: Answers } | Map<string, Answers>;
 
 /**
  * Answers kept per request and Content-Type: a request asked again gets the next one, the last once used up, and a
@@ -99,9 +111,10 @@ const MEMORY_BUDGET_CHARS = 32 * 1024 * 1024;
  * of the recording's own directory (removed by close()).
  */
 export class Recording {
-  private readonly byKey = new Map<string, Slot>();
-  /** Method and path of every recorded request (whatever its token): what holds() looks up. */
-  private readonly paths = new Set<string>();
+  /** Per method and path, the answers by query and token (the same rest string shared: see intern). */
+  private readonly byPath = new Map<string, PathAnswers>();
+  /** Query-and-token strings, each kept once (a token repeats in every request of a capture). */
+  private readonly rests = new Map<string, string>();
   private readonly held: string[] = [];
   private heldChars = 0;
   /** Exchanges in the file: [offset, length] by index past `held`. */
@@ -127,11 +140,15 @@ export class Recording {
     } catch {
       return;
     }
-    const key = requestKey(x.request.method, url, x.request.headers['open-token']);
-    this.paths.add(`${x.request.method.toUpperCase()} ${url.origin}${url.pathname}`);
-    let slot = this.byKey.get(key);
-    if (!slot) this.byKey.set(key, (slot = { typed: [], untyped: [], next: 0 }));
-    const list = x.request.headers['content-type'] !== undefined ? slot.typed : slot.untyped;
+    const { path, rest } = requestKey(x.request.method, url, x.request.headers['open-token']);
+    const typed = x.request.headers['content-type'] !== undefined;
+    const found = this.answers(path, rest);
+    if (found === undefined) {
+      this.put(path, this.intern(rest), this.store(x) * 2 + (typed ? 1 : 0));
+      return;
+    }
+    const slot = this.slotOf(path, rest, found);
+    const list = typed ? slot.typed : slot.untyped;
     // Devtools records a failed attempt (status 0: reset, offline, blocked) before the retry that got an answer: the
     // client's network, not the server's. The retry stands for the request; the failure is set aside and counted.
     if (x.response)
@@ -142,6 +159,44 @@ export class Recording {
     const ref = this.store(x);
     if (list.length >= ANSWERS_KEPT) list[list.length - 1] = ref;
     else list.push(ref);
+  }
+
+  private intern(rest: string): string {
+    const known = this.rests.get(rest);
+    if (known !== undefined) return known;
+    if (this.rests.size < 100_000) this.rests.set(rest, rest);
+    return rest;
+  }
+
+  private answers(path: string, rest: string): Answers | undefined {
+    const p = this.byPath.get(path);
+    if (p === undefined) return undefined;
+    if (p instanceof Map) return p.get(rest);
+    return p.rest === rest ? p.answers : undefined;
+  }
+
+  private put(path: string, rest: string, answers: Answers): void {
+    const p = this.byPath.get(path);
+    if (p === undefined) this.byPath.set(path, { rest, answers });
+    else if (p instanceof Map) p.set(rest, answers);
+    else if (p.rest === rest) p.answers = answers;
+    else
+      this.byPath.set(
+        path,
+        new Map([
+          [p.rest, p.answers],
+          [rest, answers],
+        ]),
+      );
+  }
+
+  /** The Slot of a request's answers, made from a single reference the first time it is needed. */
+  private slotOf(path: string, rest: string, a: Answers): Slot {
+    if (typeof a !== 'number') return a;
+    const ref = Math.floor(a / 2);
+    const slot: Slot = a % 2 ? { typed: [ref], untyped: [], next: 0 } : { typed: [], untyped: [ref], next: 0 };
+    this.put(path, rest, slot);
+    return slot;
   }
 
   private store(x: RecordedExchange): number {
@@ -169,13 +224,15 @@ export class Recording {
     return JSON.parse(buf.toString('utf8')) as RecordedExchange;
   }
 
-  /** The recorded answers to a request (key of requestKey), in order. */
-  slot(key: string): Slot | undefined {
-    return this.byKey.get(key);
+  /** The recorded answers to a request (method, URL and token), in order. */
+  slot(method: string, url: URL, token: string | undefined): Slot | undefined {
+    const { path, rest } = requestKey(method, url, token);
+    const a = this.answers(path, rest);
+    return a === undefined ? undefined : this.slotOf(path, rest, a);
   }
 
   holds(method: string, url: URL): boolean {
-    return this.paths.has(`${method.toUpperCase()} ${url.origin}${url.pathname}`);
+    return this.byPath.has(`${method.toUpperCase()} ${url.origin}${url.pathname}`);
   }
 
   /** Removes what the recording wrote to its directory (the directory is the caller's). */
@@ -223,7 +280,7 @@ export class RecordedSource implements ExchangeSource {
 
   /** The recorded answers to a request, in order. */
   private answersTo(spec: RequestSpec, url: URL): { slot?: Slot; answers: number[] } {
-    const slot = this.recording.slot(requestKey(spec.method ?? 'GET', url, spec.token));
+    const slot = this.recording.slot(spec.method ?? 'GET', url, spec.token);
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
     // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
     const answers =
