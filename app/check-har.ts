@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config.js';
 import { createRun } from '../core/run.js';
-import { bodyBytes, RecordedSource, Recording, type RecordedExchange } from '../core/recorded-source.js';
+import { bodyBytes, MAX_REQUESTS, RecordedSource, Recording, type RecordedExchange } from '../core/recorded-source.js';
 import { HarError, type HarRoles } from '../core/har.js';
 import { readHarStream, type HarStreamResult } from '../core/har-stream.js';
 import type { Requirement } from '../core/check.js';
@@ -224,7 +224,7 @@ async function judgeRecording(
     ordered,
     Date.now() + config.deadline_ms,
     undefined,
-    (r) => new RecordedSource(recording, config.base_url, r, tokens),
+    (r) => new RecordedSource(recording, config.base_url, r, { tokens, maxBodyBytes: config.max_body_bytes }),
   );
   addRecordedSecrets(run.redactor, seen);
   const records: CheckRecord[] = [];
@@ -396,6 +396,10 @@ async function judgeFile(
       `Applications: ${roles.app ? who('app') : 'none (no /auth answered a token, no request carried one)'}${roles.other_app ? `, ${who('other_app')}` : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,
     );
     for (const n of notes) out(`Network: ${n}\n`);
+    if (recording.beyondIndex)
+      out(
+        `Left out: ${recording.beyondIndex} exchanges of requests past the first ${MAX_REQUESTS.toLocaleString('en-US')} distinct ones or 256 MiB of their URLs (the recording's index is bounded)\n`,
+      );
     if (har.leftOutCount)
       out(
         inertBlock(

@@ -24,7 +24,7 @@ const BODY_IN_MEMORY_CHARS = 1024 * 1024;
  */
 const READ_BLOCK = 64 * 1024;
 /** The longest string of an entry outside its body (a URL of a 5 MB id is legal); past it the entry is left out. */
-const STRING_MAX_CHARS = 64 * 1024 * 1024;
+const STRING_MAX_CHARS = 16 * 1024 * 1024;
 
 /** What reading a HAR gave besides its exchanges. */
 export interface HarStreamResult {

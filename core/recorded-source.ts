@@ -5,7 +5,7 @@
  * (run-check.ts): a recording can show a finding, never prove that a request would have been answered well.
  */
 import { isUtf8 } from 'node:buffer';
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Who } from './resources.js';
 import type { Redactor } from './redact.js';
@@ -100,6 +100,14 @@ type PathAnswers = { rest: string; answers: Answers } | Map<string, Answers>;
 const ANSWERS_KEPT = 32;
 
 /**
+ * Distinct requests (method, path, query, token) a recording indexes, at about 200 bytes each: past it, exchanges of
+ * further requests are left out and counted, so that a capture of any size is judged within a bounded memory.
+ */
+export const MAX_REQUESTS = 2_000_000;
+/** Characters of the index's keys (a hostile capture's URLs may be megabytes each): past it, as MAX_REQUESTS. */
+const MAX_INDEX_CHARS = 256 * 1024 * 1024;
+
+/**
  * Exchanges kept as JSON text in memory, all together; past this they are appended to a file, and read back one at
  * a time when a check asks for one: a capture of a million exchanges costs its index, not its objects.
  */
@@ -124,6 +132,10 @@ export class Recording {
   private count = 0;
   /** Failed attempts (no response) set aside because the same request's retry was recorded after them. */
   retriedFailures = 0;
+  /** Distinct requests indexed, and exchanges of further distinct requests left out (MAX_REQUESTS). */
+  private requests = 0;
+  private indexChars = 0;
+  beyondIndex = 0;
 
   /** @param dir where spilled exchanges (and bodies kept in files) go; none: everything stays in memory */
   constructor(readonly dir?: string) {}
@@ -144,6 +156,12 @@ export class Recording {
     const typed = x.request.headers['content-type'] !== undefined;
     const found = this.answers(path, rest);
     if (found === undefined) {
+      if (this.requests >= MAX_REQUESTS || this.indexChars + path.length + rest.length > MAX_INDEX_CHARS) {
+        this.beyondIndex++;
+        return;
+      }
+      this.requests++;
+      this.indexChars += path.length + rest.length;
       this.put(path, this.intern(rest), this.store(x) * 2 + (typed ? 1 : 0));
       return;
     }
@@ -262,14 +280,18 @@ export class RecordedSource implements ExchangeSource {
     recording: Recording | readonly RecordedExchange[],
     baseUrl: string,
     readonly redactor: Redactor,
-    private readonly tokens: Partial<Record<Who, string>> = {},
+    private readonly opts: {
+      tokens?: Partial<Record<Who, string>>;
+      /** max_body_bytes: a recorded body past it is not read, as a live one would not be. */
+      maxBodyBytes?: number;
+    } = {},
   ) {
     this.base = new URL(baseUrl);
     this.recording = recording instanceof Recording ? recording : recordingOf(recording);
   }
 
   recordedToken(who: Who): string | undefined {
-    return this.tokens[who];
+    return this.opts.tokens?.[who];
   }
 
   private urlOf(spec: RequestSpec): URL {
@@ -315,6 +337,16 @@ export class RecordedSource implements ExchangeSource {
         { request, error: why, duration_ms: 0 },
         'RECORDED_ERROR',
         true,
+      );
+    }
+    const max = this.opts.maxBodyBytes;
+    const size = x.response.file !== undefined ? statSync(x.response.file).size : 0;
+    if (max !== undefined && size > max) {
+      const why = `response body of ${size} bytes exceeds the ${max}-byte cap (max_body_bytes); not read`;
+      throw new NetworkError(
+        `${method} ${url.href}: ${why}`,
+        { request, error: why, duration_ms: 0 },
+        'BODY_TOO_LARGE',
       );
     }
     return replyOf(x.response, request, this.redactor, x.duration_ms ?? 0);
