@@ -20,7 +20,8 @@ import {
   type Reply,
   type RequestSpec,
 } from './exchange.js';
-import { parseJsonExact, stringifyJson } from './exact-json.js';
+import { parseJsonExact } from './exact-json.js';
+import { textOnDemand } from './rendered-text.js';
 import { parseJsonBuffer } from './json-buffer.js';
 import { BIG_BODY_BYTES } from './body-sink.js';
 import { learnTokens } from './issued-tokens.js';
@@ -404,18 +405,7 @@ function replyOf(
     durationMs,
     exchange,
   };
-  if (text === undefined)
-    Object.defineProperty(reply, 'text', {
-      get: () => {
-        try {
-          return stringifyJson(json) ?? '';
-        } catch {
-          return '(a body nested too deeply to render again)';
-        }
-      },
-      enumerable: true,
-      configurable: true,
-    });
+  if (text === undefined) textOnDemand(reply, json);
   return reply;
 }
 

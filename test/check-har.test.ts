@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -286,22 +286,27 @@ describe('HAR files of browser devtools, mitmproxy and Playwright', () => {
   });
 });
 
-test('check-har sends no request: the recording names a live server, which sees nothing', async () => {
+/** A server on 127.0.0.1 that counts the requests it gets (and answers each `{}`). */
+async function countingServer(): Promise<{ server: Server; port: number; hits: () => number }> {
   let hits = 0;
   const server = createServer((_req, res) => {
     hits++;
     res.end('{}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port, hits: () => hits };
+}
+
+test('check-har sends no request: the recording names a live server, which sees nothing', async () => {
+  const { server, port, hits } = await countingServer();
   try {
     const { live, har } = await recordMutant('reference');
-    const port = (server.address() as { port: number }).port;
     const text = readFileSync(har, 'utf8').replace(/https:\/\/127\.0\.0\.1:\d+/g, `http://127.0.0.1:${port}`);
     const file = join(live.dir, 'local.har');
     writeFileSync(file, text);
     const off = await checkHar(file);
     expect(off.report!.checks.filter((c) => c.status === 'passed').length).toBeGreaterThan(40);
-    expect(hits).toBe(0);
+    expect(hits()).toBe(0);
   } finally {
     server.close();
   }
@@ -414,18 +419,7 @@ test('status-0 records of failed attempts followed by their retry are the networ
   const failed = (e: Record<string, any>): Record<string, any> => ({
     ...e,
     time: 0,
-    response: {
-      status: 0,
-      statusText: '',
-      httpVersion: '',
-      headers: [],
-      cookies: [],
-      content: { size: 0, mimeType: '' },
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: -1,
-      _error: 'net::ERR_CONNECTION_RESET',
-    },
+    response: { status: 0, headers: [], content: { size: 0, mimeType: '' }, _error: 'net::ERR_CONNECTION_RESET' },
   });
   let inserted = 0;
   doc.log.entries = doc.log.entries.flatMap((e) => {
@@ -450,14 +444,9 @@ test('status-0 records of failed attempts followed by their retry are the networ
 });
 
 test('--record-har: a path that cannot be written is a usage error before any request', async () => {
-  let hits = 0;
-  const server = createServer((_req, res) => {
-    hits++;
-    res.end('{}');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { server, port, hits } = await countingServer();
   try {
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/open`;
+    const base = `http://127.0.0.1:${port}/open`;
     const dir = mkdtempSync(join(tmpdir(), 'record-har-'));
     for (const path of [join(dir, 'missing', 'run.har'), dir]) {
       const r = await runCli(['--base-url', base, '--record-har', path], { env: targetEnv });
@@ -466,7 +455,7 @@ test('--record-har: a path that cannot be written is a usage error before any re
         `conformance: --record-har: cannot write ${path}: ${path === dir ? 'EISDIR' : 'ENOENT'}\n`,
       ]);
     }
-    expect(hits).toBe(0);
+    expect(hits()).toBe(0);
   } finally {
     server.close();
   }
