@@ -461,6 +461,22 @@ test('--record-har: a path that cannot be written is a usage error before any re
   }
 });
 
+test.skipIf(!existsSync('/dev/full'))(
+  '--record-har: a recording that cannot be written (a full disk) never changes the verdict, and says so',
+  async () => {
+    const { live } = await recordMutant('reference');
+    const r = await withServer([], (srv) =>
+      runCli([...targetArgs(srv), '--record-har', '/dev/full'], { env: targetEnv }),
+    );
+    expect(r.stderr).toBe('');
+    expect([r.code, r.report!.verdict]).toEqual([live.code, live.report!.verdict]);
+    expect(outcomes(r.report)).toEqual(outcomes(live.report));
+    expect(r.stdout).toContain(
+      'Warning: --record-har: nothing was written to /dev/full (the recording failed; the verdict above stands)',
+    );
+  },
+);
+
 describe('files that are not regular files, or past the cap, are refused in one line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'not-a-file-'));
   const fifo = join(dir, 'capture.har');
