@@ -24,10 +24,13 @@ Judges the exchanges recorded in a HAR file (browser devtools, mitmproxy's HAR e
 run's --record-har) by every check that can be judged from them, and sends no request. A check that needs a
 request the recording does not hold is skipped, naming it, so the verdict is PARTIAL at best. The applications are
 told apart by their key pairs in the /auth requests and the tokens /auth issued them (the application whose token
-is used most is "app", a second application of another merchant "other_app"); a run's own HAR names them.
+is used most is "app", a second application of another merchant "other_app"); a run's own HAR names them. A capture
+without /auth (a cached token) names them by the open-token of its requests; the recorded answers are judged all
+the same. A failed attempt (status 0) followed by its recorded retry is the client's network: set aside, counted.
 Secrets in the HAR (keys in /auth's query, open-token headers, tokens in /auth answers) are redacted in every output.
+The HAR is read as a stream; what is not a regular file, or is past 4 GiB (CONFORMANCE_MAX_HAR_BYTES), is refused.
 
-  --base-url <url>      The API's base address in the recording (default: taken from the /auth request)
+  --base-url <url>      The API's base address in the recording (default: where /auth, else the API, was called)
   --report-dir <dir>    Directory for the reports (default ./conformance-report)
   --reporter <list>     Comma-separated report formats: json,junit,html (default all)
   --max-details <n|all> Judge a seeded sample of N detail records of a resource (default all that were recorded)
@@ -35,11 +38,11 @@ Secrets in the HAR (keys in /auth's query, open-token headers, tokens in /auth a
   --quiet, -q           Print the verdict and the findings only
   --help, -h            This help
 
-Exit codes as a run: 0 conformant or PARTIAL, 1 a MUST check failed, 2 usage error (no HAR, no base URL),
-3 could not judge (PARTIAL with --strict).
+Exit codes as a run: 0 conformant or PARTIAL, 1 a MUST check failed, 2 usage error (no HAR, not a file, no base
+URL), 3 could not judge or NOTHING JUDGED (the recording holds nothing a check can judge; PARTIAL with --strict).
 `;
 
-/** An application seen in the recording: the key pair its /auth sent (if recorded), the token it used, whose merchant it is. */
+/** An application of the recording: the key pair its /auth sent (if recorded), its token, whose merchant it is. */
 interface SeenApp {
   secret?: string;
   key?: string;
