@@ -5,7 +5,9 @@
  * (run-check.ts): a recording can show a finding, never prove that a request would have been answered well.
  */
 import { isUtf8 } from 'node:buffer';
-import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { DISK_LIST_BYTES, readDiskList, type DiskListBody } from './disk-list.js';
 import { join } from 'node:path';
 import type { Who } from './resources.js';
 import type { Redactor } from './redact.js';
@@ -350,7 +352,9 @@ export class RecordedSource implements ExchangeSource {
         'BODY_TOO_LARGE',
       );
     }
-    return replyOf(x.response, request, this.redactor, x.duration_ms ?? 0);
+    // A body past DISK_LIST_BYTES is read as a live one is: a list envelope record by record from its file.
+    const list = size >= DISK_LIST_BYTES ? await diskListOf(x.response.file!, size) : undefined;
+    return replyOf(x.response, request, this.redactor, x.duration_ms ?? 0, list && { list, bytes: size });
   }
 
   async close(): Promise<void> {
@@ -367,19 +371,23 @@ function replyOf(
   request: Exchange['request'],
   redactor: Redactor,
   durationMs: number,
+  /** The body read as a disk list (its envelope and first bytes), and its length. */
+  disk?: { list: DiskListBody; bytes: number },
 ): Reply {
-  const buf = bodyBytes(response);
-  const utf8 = isUtf8(buf);
-  const big = utf8 && buf.length >= BIG_BODY_BYTES;
+  const buf = disk ? disk.list.head : bodyBytes(response);
+  const bytes = disk ? disk.bytes : buf.length;
+  const utf8 = disk !== undefined || isUtf8(buf);
+  const big = utf8 && bytes >= BIG_BODY_BYTES;
   let text = big ? undefined : buf.toString('utf8');
-  let json: unknown;
+  let json: unknown = disk?.list.json;
   let jsonError: string | undefined;
-  try {
-    json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf);
-  } catch (e) {
-    jsonError = (e as Error).message;
-    text ??= buf.toString('utf8');
-  }
+  if (!disk)
+    try {
+      json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf);
+    } catch (e) {
+      jsonError = (e as Error).message;
+      text ??= buf.toString('utf8');
+    }
   learnTokens(redactor, json, text, request.url);
   const head = text ?? buf.subarray(0, EXCERPT_HEAD_BYTES).toString('utf8');
   const exchange: Exchange = {
@@ -388,7 +396,7 @@ function replyOf(
       status: response.status,
       headers: response.headers,
       body_excerpt: head.slice(0, EXCERPT_CHARS + EXCERPT_MARGIN),
-      body_bytes: buf.length,
+      body_bytes: bytes,
       truncated: text === undefined || text.length > EXCERPT_CHARS,
     },
     duration_ms: durationMs,
@@ -397,7 +405,7 @@ function replyOf(
     status: response.status,
     headers: response.headers,
     text: text ?? '',
-    bytes: buf.length,
+    bytes,
     utf8,
     json,
     ...(jsonError !== undefined ? { jsonError } : {}),
@@ -405,8 +413,23 @@ function replyOf(
     durationMs,
     exchange,
   };
-  if (text === undefined) textOnDemand(reply, json);
+  if (text === undefined) textOnDemand(reply, json, disk !== undefined);
   return reply;
+}
+
+/**
+ * A recorded body's file read as a disk list (core/disk-list.ts), or undefined when it is no list envelope.
+ * readDiskList takes its file over (unlinks it): it is given a link of its own, so the recording keeps the body
+ * for the next check that asks.
+ */
+async function diskListOf(file: string, bytes: number): Promise<DiskListBody | undefined> {
+  const link = `${file}-list-${randomUUID()}`;
+  linkSync(file, link);
+  try {
+    return await readDiskList(link, bytes, EXCERPT_HEAD_BYTES);
+  } finally {
+    rmSync(link, { force: true });
+  }
 }
 
 /** A source that keeps every exchange another source answered, whole (for --record-har and test fixtures). */

@@ -443,6 +443,28 @@ test('status-0 records of failed attempts followed by their retry are the networ
   expect(off.report!.verdict).toBe('conformant');
 });
 
+test('long recorded bodies go to files and are read as live ones: past DISK_LIST_BYTES, record by record', async () => {
+  const { live, har } = await recordMutant('reference');
+  const doc = readHar(har);
+  let padded = 0;
+  for (const e of doc.log.entries) {
+    const text = e.response?.content?.text as string | undefined;
+    // The same lists, 1.2 MB longer by whitespace JSON allows: past the in-memory bound of a body in the HAR.
+    if (/\/(orders|dishes|seats)$/.test(new URL(e.request.url).pathname) && text?.includes('"data":[')) {
+      e.response.content.text = text.replace('"data":[', `"data":[${' '.repeat(1_200_000)}`);
+      padded++;
+    }
+  }
+  expect(padded).toBeGreaterThan(5);
+  const file = join(live.dir, 'long-bodies.har');
+  writeFileSync(file, JSON.stringify(doc));
+  for (const env of [{}, { CONFORMANCE_DISK_LIST_BYTES: '1000' }] as Array<Record<string, string>>) {
+    const off = await runCli(['check-har', file], { env });
+    expect(off.stderr).toBe('');
+    expect(outcomes(off.report)).toEqual(outcomes(live.report));
+  }
+});
+
 test('--record-har: a path that cannot be written is a usage error before any request', async () => {
   const { server, port, hits } = await countingServer();
   try {
