@@ -268,7 +268,8 @@ async function readRecording(
     return { recording, survey, read };
   } catch (e) {
     recording.close();
-    if (e instanceof HarError) throw new ConfigError(`check-har: ${file}: ${e.message}`);
+    // The file's name is the user's, or a capture's sender's: one inert line.
+    if (e instanceof HarError) throw new ConfigError(`check-har: ${untrustedLine(file)}: ${e.message}`);
     throw e;
   }
 }
@@ -331,7 +332,7 @@ async function judgeFile(
   const base = v['base-url'] ?? survey.baseUrl();
   if (!base)
     throw new ConfigError(
-      `check-har: ${file} holds no /auth request and no request with an open-token to take the base URL from: give --base-url`,
+      `check-har: ${untrustedLine(file)} holds no /auth request and no request with an open-token to take the base URL from: give --base-url`,
     );
   if (!URL.canParse(base)) throw new ConfigError('check-har: --base-url is not a URL');
   const seen = survey.applications(base);

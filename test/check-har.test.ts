@@ -324,6 +324,12 @@ test('check-har: usage errors exit 2', async () => {
   const noBase = await runCli(['check-har', 'y.har'], { cwd: dir });
   expect([noBase.code, noBase.stderr]).toEqual([2, expect.stringMatching(/give --base-url/)]);
   expect((await runCli(['check-har', 'y.har', '--base-url', 'nope'], { cwd: dir })).code).toBe(2);
+  // A capture's name is chosen by whoever sent it: it never starts a line of its own (a workflow command).
+  const forged = await runCli(['check-har', 'x\n::error title=FORGED::y.har'], { cwd: dir });
+  expect(forged.code).toBe(2);
+  expect(forged.stderr.split('\n').filter(Boolean)).toEqual([
+    'conformance: check-har: x ⏎ ::error title=FORGED::y.har: cannot read it: ENOENT',
+  ]);
 });
 
 /**
