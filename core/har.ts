@@ -34,14 +34,6 @@ export interface HarRoles {
   fuzz?: { runs: number; seed: number };
 }
 
-/** A HAR file read: its exchanges, the roles a run wrote beside them, and what was left out. */
-export interface ParsedHar {
-  exchanges: RecordedExchange[];
-  roles?: HarRoles;
-  /** Entries left out, and why (no body recorded, not HTTP). */
-  leftOut: string[];
-}
-
 /** The file is not a HAR (not JSON, no log.entries). */
 export class HarError extends Error {}
 
@@ -95,27 +87,6 @@ export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: str
   else
     return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
   return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
-}
-
-/** Reads a HAR file's text: every entry with a request and an answer (or a recorded failure to get one). */
-export function parseHar(text: string): ParsedHar {
-  let doc: { log?: { entries?: HarEntry[]; _conformance?: HarRoles } };
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch (e) {
-    throw new HarError(`not a HAR file: ${(e as Error).message}`);
-  }
-  const entries = doc?.log?.entries;
-  if (!Array.isArray(entries)) throw new HarError('not a HAR file: no log.entries array');
-  const exchanges: RecordedExchange[] = [];
-  const leftOut: string[] = [];
-  entries.forEach((e, i) => {
-    const x = exchangeOf(e, i);
-    if (typeof x === 'string') leftOut.push(x);
-    else exchanges.push(x);
-  });
-  const roles = doc.log!._conformance;
-  return { exchanges, ...(roles && typeof roles === 'object' ? { roles } : {}), leftOut };
 }
 
 /** The stand-in a recording writes for a secret of a kind: the same for every occurrence, so replays still match. */
