@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
-import { readReport, REPORT_MAX_BYTES } from './diff.js';
+import { readReport } from './diff.js';
+import { readReportBytes } from '../core/regular-file.js';
 import { ConfigError } from '../core/config.js';
 import { VERDICT_WORD, type Verdict } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -94,8 +95,7 @@ export async function badgeCommand(argv: string[], out: (s: string) => void): Pr
       : join('conformance-report', 'report.json'));
   let json: { dsseEnvelope?: unknown };
   try {
-    if (statSync(input).size > REPORT_MAX_BYTES) throw new Error(`more than ${REPORT_MAX_BYTES / 2 ** 20} MiB`);
-    json = JSON.parse(readFileSync(input, 'utf8')) as { dsseEnvelope?: unknown };
+    json = JSON.parse(readReportBytes(input).toString('utf8')) as { dsseEnvelope?: unknown };
   } catch (e) {
     throw new ConfigError(
       `cannot read ${untrustedLine(input, 200)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,

@@ -1,9 +1,14 @@
 import { commandArgs } from './command-args.js';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config.js';
 import { createRun } from '../core/run.js';
-import { bodyBytes, RecordedSource, type RecordedExchange } from '../core/recorded-source.js';
-import { HarError, parseHar, type HarRoles } from '../core/har.js';
+import { bodyBytes, MAX_REQUESTS, RecordedSource, Recording, type RecordedExchange } from '../core/recorded-source.js';
+import { HarError, type HarRoles } from '../core/har.js';
+import { readHarStream, type HarStreamResult } from '../core/har-stream.js';
+import type { Requirement } from '../core/check.js';
+import type { Who } from '../core/resources.js';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
 import { AUTH_PATH } from '../core/endpoints.js';
@@ -19,10 +24,13 @@ Judges the exchanges recorded in a HAR file (browser devtools, mitmproxy's HAR e
 run's --record-har) by every check that can be judged from them, and sends no request. A check that needs a
 request the recording does not hold is skipped, naming it, so the verdict is PARTIAL at best. The applications are
 told apart by their key pairs in the /auth requests and the tokens /auth issued them (the application whose token
-is used most is "app", a second application of another merchant "other_app"); a run's own HAR names them.
+is used most is "app", a second application of another merchant "other_app"); a run's own HAR names them. A capture
+without /auth (a cached token) names them by the open-token of its requests; the recorded answers are judged all
+the same. A failed attempt (status 0) followed by its recorded retry is the client's network: set aside, counted.
 Secrets in the HAR (keys in /auth's query, open-token headers, tokens in /auth answers) are redacted in every output.
+The HAR is read as a stream; what is not a regular file, or is past 4 GiB (CONFORMANCE_MAX_HAR_BYTES), is refused.
 
-  --base-url <url>      The API's base address in the recording (default: taken from the /auth request)
+  --base-url <url>      The API's base address in the recording (default: where /auth, else the API, was called)
   --report-dir <dir>    Directory for the reports (default ./conformance-report)
   --reporter <list>     Comma-separated report formats: json,junit,html (default all)
   --max-details <n|all> Judge a seeded sample of N detail records of a resource (default all that were recorded)
@@ -30,82 +38,176 @@ Secrets in the HAR (keys in /auth's query, open-token headers, tokens in /auth a
   --quiet, -q           Print the verdict and the findings only
   --help, -h            This help
 
-Exit codes as a run: 0 conformant or PARTIAL, 1 a MUST check failed, 2 usage error (no HAR, no base URL),
-3 could not judge (PARTIAL with --strict).
+Exit codes as a run: 0 conformant or PARTIAL, 1 a MUST check failed, 2 usage error (no HAR, not a file, no base
+URL), 3 could not judge or NOTHING JUDGED (the recording holds nothing a check can judge; PARTIAL with --strict).
 `;
 
-/** An application seen in the recording: the key pair its /auth sent, the token it got, whose merchant it is. */
+/** An application of the recording: the key pair its /auth sent (if recorded), its token, whose merchant it is. */
 interface SeenApp {
-  secret: string;
-  key: string;
+  secret?: string;
+  key?: string;
   token?: string;
   merchant?: unknown;
   uses: number;
 }
 
-/** The base URL of the recording: the address /auth was called at. */
-export function baseUrlOf(exchanges: readonly RecordedExchange[]): string | undefined {
-  for (const x of exchanges) {
-    const u = new URL(x.request.url);
-    if (u.pathname.endsWith(AUTH_PATH) && u.searchParams.has('secret'))
-      return `${u.origin}${u.pathname.slice(0, -AUTH_PATH.length)}`;
-  }
-  return undefined;
-}
+/** The endpoints' paths a base URL is found in front of, when the recording holds no /auth (longest first). */
+const API_PATHS = /\/(?:merchant|dishes|seats|orders)(?:\/[^/]*)?$/;
+/** Bodies of /auth and /merchant answers read to learn tokens and merchants: a few KB in any capture. */
+const SMALL_BODY = 1024 * 1024;
+/** Distinct tokens and /auth requests kept track of (a capture with more is no one application's). */
+const MAX_TRACKED = 10_000;
 
-/** The applications of a recording by their /auth requests, the one whose token is used most first. */
-export function applicationsOf(exchanges: readonly RecordedExchange[], base: string): SeenApp[] {
-  const apps = new Map<string, SeenApp>();
-  const authPath = `${new URL(base).pathname.replace(/\/+$/, '')}${AUTH_PATH}`;
-  for (const x of exchanges) {
-    const u = new URL(x.request.url);
+/** What check-har learns of a recording while it is read: its base URL, its applications, their tokens. */
+export class RecordingSurvey {
+  private readonly auths = new Map<string, SeenApp>();
+  /** open-token values and how many requests carried each. */
+  private readonly uses = new Map<string, number>();
+  /** The merchant id /merchant answered for a token. */
+  private readonly merchants = new Map<string, unknown>();
+  private authBase: string | undefined;
+  private apiBase: string | undefined;
+
+  /** Takes one recorded exchange into account (called as the HAR is read). */
+  see(x: RecordedExchange): void {
+    let u: URL;
+    try {
+      u = new URL(x.request.url);
+    } catch {
+      return;
+    }
+    const token = x.request.headers['open-token'];
+    if (token) {
+      if (this.uses.has(token) || this.uses.size < MAX_TRACKED) this.uses.set(token, (this.uses.get(token) ?? 0) + 1);
+      const api = API_PATHS.exec(u.pathname);
+      if (api && this.apiBase === undefined) this.apiBase = `${u.origin}${u.pathname.slice(0, api.index)}`;
+      if (u.pathname.endsWith('/merchant') && x.response && !this.merchants.has(token)) {
+        const id = (bodyJson(x.response) as { data?: { id?: unknown } } | undefined)?.data?.id;
+        if (id !== undefined) this.merchants.set(token, id);
+      }
+    }
     const secret = u.searchParams.get('secret');
     const key = u.searchParams.get('key');
-    if (u.pathname !== authPath || secret === null || key === null) continue;
-    const app = apps.get(JSON.stringify([secret, key])) ?? { secret, key, uses: 0 };
-    apps.set(JSON.stringify([secret, key]), app);
-    let data: { app_token?: unknown; merchant?: { id?: unknown } } | undefined;
-    try {
-      data = (
-        JSON.parse(x.response ? bodyBytes(x.response).toString('utf8') : '') as { code?: unknown; data?: typeof data }
-      ).data;
-    } catch {
-      /* not JSON: no token */
-    }
+    if (!u.pathname.endsWith(AUTH_PATH) || secret === null || key === null) return;
+    this.authBase ??= `${u.origin}${u.pathname.slice(0, -AUTH_PATH.length)}`;
+    const id = JSON.stringify([u.origin, u.pathname, secret, key]);
+    if (!this.auths.has(id) && this.auths.size >= MAX_TRACKED) return;
+    const app = this.auths.get(id) ?? { secret, key, uses: 0 };
+    this.auths.set(id, app);
+    const data = x.response
+      ? (bodyJson(x.response) as { data?: { app_token?: unknown; merchant?: { id?: unknown } } } | undefined)?.data
+      : undefined;
     if (typeof data?.app_token === 'string' && data.app_token !== '') {
       app.token = data.app_token;
       app.merchant = data.merchant?.id;
     }
   }
-  const withToken = [...apps.values()].filter((a) => a.token !== undefined);
-  for (const x of exchanges) for (const a of withToken) if (x.request.headers['open-token'] === a.token) a.uses++;
-  return [...apps.values()].sort((a, b) => b.uses - a.uses);
+
+  /** The base URL of the recording: where /auth was called, else in front of the endpoints its tokens were sent to. */
+  baseUrl(): string | undefined {
+    return this.authBase ?? this.apiBase;
+  }
+
+  /** The applications of the recording at a base URL: by their /auth requests, then by tokens no /auth issued. */
+  applications(base: string): SeenApp[] {
+    const authPath = `${new URL(base).pathname.replace(/\/+$/, '')}${AUTH_PATH}`;
+    const origin = new URL(base).origin;
+    const apps = [...this.auths.entries()]
+      .filter(([id]) => {
+        const [o, p] = JSON.parse(id) as [string, string];
+        return o === origin && p === authPath;
+      })
+      .map(([, a]) => ({ ...a, uses: a.token === undefined ? 0 : (this.uses.get(a.token) ?? 0) }));
+    const issued = new Set(apps.map((a) => a.token));
+    for (const [token, uses] of this.uses)
+      if (!issued.has(token)) apps.push({ token, uses, merchant: this.merchants.get(token) });
+    for (const a of apps) if (a.merchant === undefined && a.token) a.merchant = this.merchants.get(a.token);
+    return apps.sort((a, b) => b.uses - a.uses);
+  }
 }
 
-/** Which application is which: as the run that wrote the HAR said, else by the /auth requests and token use. */
-function rolesOf(
-  exchanges: readonly RecordedExchange[],
-  base: string,
-  written: HarRoles | undefined,
-): { roles: HarRoles; seen: SeenApp[] } {
-  const seen = applicationsOf(exchanges, base);
-  if (written?.app) return { roles: written, seen };
-  const [app, ...rest] = seen.filter((a) => a.token !== undefined);
-  const other = app && rest.find((a) => a.merchant === undefined || a.merchant !== app.merchant);
-  const cred = (a: SeenApp): Credentials => ({ secret: a.secret, key: a.key });
-  return { roles: { ...(app ? { app: cred(app) } : {}), ...(other ? { other_app: cred(other) } : {}) }, seen };
+/** The JSON of a small recorded body, or undefined. */
+function bodyJson(r: NonNullable<RecordedExchange['response']>): unknown {
+  if (r.file !== undefined || r.body.length > SMALL_BODY * 2) return undefined;
+  try {
+    return JSON.parse(bodyBytes(r).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
+
+/** Which application is which, and the tokens of those the recording holds no /auth of. */
+interface Roles {
+  roles: HarRoles;
+  /** Tokens of applications without an /auth entry (a cached token): their checks read the recorded answers. */
+  tokens: Partial<Record<Who, string>>;
+}
+
+/**
+ * Which application is which: as the run that wrote the HAR said, else by the /auth requests and the tokens used
+ * (the application whose token is used most is app; one of another merchant, as its /auth or /merchant answer
+ * says, other_app). An application known by its token alone has no key pair: what needs /auth is not in the
+ * recording.
+ */
+function rolesOf(seen: SeenApp[], written: HarRoles | undefined): Roles {
+  if (written?.app) return { roles: written, tokens: {} };
+  const [app, ...rest] = seen.filter((a) => a.token !== undefined);
+  const other =
+    app && rest.find((a) => a.merchant !== undefined && app.merchant !== undefined && a.merchant !== app.merchant);
+  const cred = (a: SeenApp, who: Who): Credentials =>
+    a.secret !== undefined ? { secret: a.secret, key: a.key! } : noKeyPair(who);
+  const tokens: Partial<Record<Who, string>> = {};
+  if (app && app.secret === undefined) tokens.app = app.token!;
+  if (other && other.secret === undefined) tokens.other_app = other.token!;
+  return {
+    roles: { ...(app ? { app: cred(app, 'app') } : {}), ...(other ? { other_app: cred(other, 'other_app') } : {}) },
+    tokens,
+  };
+}
+
+/** The key pair of an application the recording holds no /auth of: never sent, never found in the recording. */
+const noKeyPair = (who: Who): Credentials => ({
+  secret: `${who}-public-key-not-in-the-recording`,
+  key: `${who}-secret-key-not-in-the-recording`,
+});
+/** A request for /auth with the key pair of noKeyPair, as a skipped check's message shows it (redacted). */
+const NO_KEY_AUTH = /GET \/auth\?secret=\[REDACTED:(other-)?public-key\]&key=\[REDACTED:(?:other-)?secret-key\]\S*/g;
 
 /** Every secret of the recording the config does not name: other key pairs, tokens in open-token headers. */
-function addRecordedSecrets(redactor: Redactor, exchanges: readonly RecordedExchange[], seen: SeenApp[]): void {
+function addRecordedSecrets(redactor: Redactor, seen: SeenApp[]): void {
   for (const a of seen) {
-    if (!redactor.kindOf(a.secret)) redactor.add(a.secret, 'public-key');
-    if (!redactor.kindOf(a.key)) redactor.add(a.key, 'secret-key');
+    if (a.secret !== undefined && !redactor.kindOf(a.secret)) redactor.add(a.secret, 'public-key');
+    if (a.key !== undefined && !redactor.kindOf(a.key)) redactor.add(a.key, 'secret-key');
+    if (a.token !== undefined && !redactor.kindOf(a.token)) redactor.add(a.token, 'issued-token');
   }
-  for (const x of exchanges) {
-    const t = x.request.headers['open-token'];
-    if (t && !redactor.kindOf(t)) redactor.add(t, 'issued-token');
-  }
+}
+
+/** What a skipped check needed, said of a recording: what the recording does not hold, not a flag to give. */
+const RECORDING_UNMET: Partial<Record<Requirement, string>> = {
+  other_app:
+    'not in the recording: no application of a second merchant (an /auth of another key pair, or a token whose /merchant names another merchant)',
+  disabled_app_keys: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
+  disabled_app_token: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
+};
+
+/**
+ * A check's record as a recording's report says it: no flag, seed or rerun that only a live run can take, and an
+ * /auth of an application known by its token alone named as such.
+ */
+function asRecorded(r: CheckRecord, tokens: Partial<Record<Who, string>>, noApp: boolean): CheckRecord {
+  const unmet = r.unmet && RECORDING_UNMET[r.unmet];
+  const message = r.message.replace(NO_KEY_AUTH, (all, other?: string) => {
+    const who: Who = other ? 'other_app' : 'app';
+    if (tokens[who] !== undefined) return `GET /auth of ${who} (only its token is in the recording)`;
+    return noApp ? 'GET /auth (no application: no /auth answered a token, no request carried one)' : all;
+  });
+  return {
+    ...r,
+    message: unmet ?? message,
+    ...(r.fuzz
+      ? { fuzz: { ...r.fuzz, replay: 'the recorded exchanges (check-har sends nothing and takes no seed)' } }
+      : {}),
+  };
 }
 
 /**
@@ -114,8 +216,9 @@ function addRecordedSecrets(redactor: Redactor, exchanges: readonly RecordedExch
  */
 async function judgeRecording(
   config: Config,
-  exchanges: readonly RecordedExchange[],
+  recording: Recording,
   seen: SeenApp[],
+  tokens: Partial<Record<Who, string>>,
 ): Promise<{ records: CheckRecord[]; redactor: Redactor }> {
   const phase = (c: (typeof ALL_CHECKS)[number]): number => (c.mintsTokens ? 2 : c.area === 'readonly' ? 1 : 0);
   const ordered = [...ALL_CHECKS].sort((a, b) => phase(a) - phase(b));
@@ -124,19 +227,51 @@ async function judgeRecording(
     ordered,
     Date.now() + config.deadline_ms,
     undefined,
-    (r) => new RecordedSource(exchanges, config.base_url, r),
+    (r) => new RecordedSource(recording, config.base_url, r, { tokens, maxBodyBytes: config.max_body_bytes }),
   );
-  addRecordedSecrets(run.redactor, exchanges, seen);
+  addRecordedSecrets(run.redactor, seen);
   const records: CheckRecord[] = [];
   try {
     for (const c of ordered)
       records.push(
-        withOutcome({ id: c.id, title: c.title, level: c.level, spec: c.spec, area: c.area, ...(await run.check(c)) }),
+        asRecorded(
+          withOutcome({
+            id: c.id,
+            title: c.title,
+            level: c.level,
+            spec: c.spec,
+            area: c.area,
+            ...(await run.check(c)),
+          }),
+          tokens,
+          !seen.some((a) => a.token !== undefined),
+        ),
       );
   } finally {
     await run.close();
   }
   return { records, redactor: run.redactor };
+}
+
+/** Reads the HAR as a stream into a recording (in `dir`), surveying its applications as it goes. */
+async function readRecording(
+  file: string,
+  dir: string,
+): Promise<{ recording: Recording; survey: RecordingSurvey; read: HarStreamResult }> {
+  const recording = new Recording(dir);
+  const survey = new RecordingSurvey();
+  try {
+    const read = readHarStream(file, dir, (x) => {
+      survey.see(x);
+      recording.add(x);
+    });
+    return { recording, survey, read };
+  } catch (e) {
+    recording.close();
+    // The file's name is the user's, or a capture's sender's: one inert line.
+    if (e instanceof HarError) throw new ConfigError(`check-har: ${untrustedLine(file)}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** `conformance check-har FILE`: the verdict of a recording, the usual three reports, no request sent. */
@@ -164,32 +299,50 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
   }
   if (parsed.positionals.length !== 1) throw new ConfigError('check-har: give one HAR file (see check-har --help)');
   const file = parsed.positionals[0]!;
-  let text: string;
+  if (v['base-url'] !== undefined && !URL.canParse(v['base-url']))
+    throw new ConfigError('check-har: --base-url is not a URL');
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-har-'));
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(
-      `check-har: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    const { recording, survey, read } = await readRecording(file, dir);
+    try {
+      return await judgeFile(file, v, recording, survey, read, out);
+    } finally {
+      recording.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  let har;
-  try {
-    har = parseHar(text);
-  } catch (e) {
-    if (e instanceof HarError) throw new ConfigError(`check-har: ${file}: ${e.message}`);
-    throw e;
-  }
-  const base = v['base-url'] ?? baseUrlOf(har.exchanges);
+}
+
+async function judgeFile(
+  file: string,
+  v: {
+    'base-url'?: string;
+    'report-dir'?: string;
+    reporter?: string;
+    'max-details'?: string;
+    strict?: boolean;
+    quiet?: boolean;
+  },
+  recording: Recording,
+  survey: RecordingSurvey,
+  har: HarStreamResult,
+  out: (s: string) => void,
+): Promise<number> {
+  const base = v['base-url'] ?? survey.baseUrl();
   if (!base)
-    throw new ConfigError(`check-har: ${file} holds no /auth request to take the base URL from: give --base-url`);
+    throw new ConfigError(
+      `check-har: ${untrustedLine(file)} holds no /auth request and no request with an open-token to take the base URL from: give --base-url`,
+    );
   if (!URL.canParse(base)) throw new ConfigError('check-har: --base-url is not a URL');
-  const { roles, seen } = rolesOf(har.exchanges, base, har.roles);
+  const seen = survey.applications(base);
+  const { roles, tokens } = rolesOf(seen, har.roles);
 
   const config = resolveConfig({
     file: {
       base_url: base.replace(/\/+$/, ''),
       // Without an application, every check that needs a token asks for an /auth the recording lacks, and says so.
-      app: roles.app ?? { secret: 'not-in-the-recording', key: 'not-in-the-recording' },
+      app: roles.app ?? noKeyPair('app'),
       ...(roles.other_app ? { other_app: roles.other_app } : {}),
       ...(roles.disabled_app ? { disabled_app: roles.disabled_app } : {}),
       // Whatever a check would send is looked up in the recording: nothing is sent, so nothing is unsafe.
@@ -206,31 +359,59 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
   });
   const started = new Date();
   const t0 = performance.now();
-  const { records, redactor } = await judgeRecording(config, har.exchanges, seen);
-  const report: Report = buildReport({
-    checks: records,
-    baseUrl: redactor.redact(config.base_url),
-    startedAt: started,
-    durationMs: performance.now() - t0,
-    strict: config.strict,
-    catalogue: ALL_CHECKS,
-    fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
-    config: { ...redactedConfig(config), recording: redactor.redact(file) },
-    errors: [],
-  });
+  const { records, redactor } = await judgeRecording(config, recording, seen, tokens);
+  for (const t of Object.values(tokens)) if (!redactor.kindOf(t)) redactor.add(t, 'issued-token');
+  const notes = [
+    ...(recording.retriedFailures
+      ? [
+          `${recording.retriedFailures} failed attempt${recording.retriedFailures > 1 ? 's' : ''} (no response: status 0) followed by a recorded retry of the same request set aside: the client's network, not the server's`,
+        ]
+      : []),
+  ];
+  const report: Report = {
+    ...buildReport({
+      checks: records,
+      baseUrl: redactor.redact(config.base_url),
+      startedAt: started,
+      durationMs: performance.now() - t0,
+      strict: config.strict,
+      catalogue: ALL_CHECKS,
+      fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
+      config: {
+        ...redactedConfig(config),
+        recording: redactor.redact(file),
+        ...(notes.length ? { recording_notes: notes } : {}),
+      },
+      errors: [],
+    }),
+    source: 'recording',
+  };
   if (!v.quiet) {
+    const who = (w: Who): string =>
+      `${w}${tokens[w] !== undefined ? ' (by the token its requests carried: its /auth is not in the recording)' : ''}`;
     out(
-      `${tool.name} ${tool.version}: judging ${har.exchanges.length} recorded exchanges of ${untrustedLine(redactor.redact(file))} at ${redactor.redact(config.base_url)}; no request is sent\n`,
+      untrustedLine(
+        redactor.redact(
+          `${tool.name} ${tool.version}: judging ${recording.size} recorded exchanges of ${file} at ${config.base_url}; no request is sent`,
+        ),
+      ) + '\n',
     );
     out(
-      `Applications: ${roles.app ? 'app' : 'none (no /auth answered a token)'}${roles.other_app ? ', other_app' : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,
+      `Applications: ${roles.app ? who('app') : 'none (no /auth answered a token, no request carried one)'}${roles.other_app ? `, ${who('other_app')}` : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,
     );
-    if (har.leftOut.length)
+    for (const n of notes) out(`Network: ${n}\n`);
+    if (recording.beyondIndex)
+      out(
+        `Left out: ${recording.beyondIndex} exchanges of requests past the first ${MAX_REQUESTS.toLocaleString('en-US')} distinct ones or 256 MiB of their URLs (the recording's index is bounded)\n`,
+      );
+    if (har.leftOutCount)
       out(
         inertBlock(
-          redactor.redact(
-            `Left out: ${har.leftOut.length} entries (${har.leftOut.slice(0, 3).join('; ')}${har.leftOut.length > 3 ? '; …' : ''})\n`,
-          ),
+          untrustedLine(
+            redactor.redact(
+              `Left out: ${har.leftOutCount} entries (${har.leftOut.slice(0, 3).join('; ')}${har.leftOutCount > 3 ? '; …' : ''})`,
+            ),
+          ) + '\n',
         ),
       );
   }

@@ -22,7 +22,7 @@ import { ceilingLines, exitCodesText, listText, Progress, setColour, summaryText
 import { didYouMean } from '../core/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
-import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
+import { inertBlock, untrustedLine, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
 import { commandArgs, HelpRequest } from './command-args.js';
@@ -231,6 +231,9 @@ async function runCommand(argv: string[]): Promise<number> {
   const skip = (v.skip as string[] | undefined) ?? [];
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
   const selected = selectChecks(heads, only, skip);
+  // --record-har: a path that cannot be written is a usage error before any request (the file is created empty).
+  const harFile = typeof v['record-har'] === 'string' ? v['record-har'] : undefined;
+  if (harFile !== undefined) await prepareRecording(harFile);
 
   let config: Config;
   let stop: (() => Promise<void>) | undefined;
@@ -277,7 +280,7 @@ async function runCommand(argv: string[]): Promise<number> {
       interrupted: interruption.promise,
       redactor,
       ...(progressFile ? { progressFile } : {}),
-      ...(typeof v['record-har'] === 'string' ? { recordHar: v['record-har'] } : {}),
+      ...(harFile !== undefined ? { recordHar: harFile } : {}),
       startGate,
       onRecord: (r) => {
         if (baseline) markRecord(r, baseline);
@@ -346,6 +349,10 @@ async function runCommand(argv: string[]): Promise<number> {
     // own annotations after it.
     out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));
     out(await githubOutputs(report, redactor, process.env, files));
+    if (harFile !== undefined && (await recordingWritten(harFile)) === false)
+      out(
+        `Warning: --record-har: nothing was written to ${untrustedLine(redactor.redact(harFile))} (the recording failed; the verdict above stands)\n`,
+      );
     await closed;
     return report.exit_code;
   } finally {
@@ -356,6 +363,26 @@ async function runCommand(argv: string[]): Promise<number> {
 }
 
 const ignore = (): void => undefined;
+
+/** Creates --record-har's file (empty) before the run, or stops with a usage error: no request is sent. */
+async function prepareRecording(file: string): Promise<void> {
+  const { prepareHarFile, HarError } = await import('../core/har.js');
+  try {
+    prepareHarFile(file);
+  } catch (e) {
+    if (e instanceof HarError) throw new ConfigError(e.message);
+    throw e;
+  }
+}
+
+/** Whether the run wrote its HAR (false: the file is empty or gone, the recording failed). */
+async function recordingWritten(file: string): Promise<boolean> {
+  const { stat } = await import('node:fs/promises');
+  return stat(file).then(
+    (s) => s.size > 0,
+    () => false,
+  );
+}
 
 /**
  * SIGINT and SIGTERM end the run early with a report of what finished (exit 3, INCOMPLETE); a second signal exits at

@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readReportBytes } from '../core/regular-file.js';
 import { ConfigError } from '../core/config.js';
 import { outcomeOf, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -149,9 +150,6 @@ export function reportFileOf(path: string): string {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() ? join(path, 'report.json') : path;
 }
 
-/** The largest report.json a subcommand reads: a bigger file is refused before it is read whole. */
-export const REPORT_MAX_BYTES = 64 * 1024 * 1024;
-
 /**
  * Reads a report.json (or the one in a report directory) and checks it against schemas/report.schema.json (a wrong
  * file is a usage error, exit 2).
@@ -166,12 +164,7 @@ export function readReportFile(path: string): { bytes: Buffer; report: Report } 
   let value: unknown;
   let bytes: Buffer;
   try {
-    const size = statSync(file).size;
-    if (size > REPORT_MAX_BYTES)
-      throw new Error(
-        `${size.toLocaleString('en-US')} bytes, more than a report.json holds (${REPORT_MAX_BYTES / 2 ** 20} MiB)`,
-      );
-    bytes = readFileSync(file);
+    bytes = readReportBytes(file);
     value = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0];

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { ConfigError } from '../core/config.js';
@@ -18,7 +18,7 @@ import {
   suiteOf,
   type ConformanceStatement,
 } from '../core/attestation.js';
-import { REPORT_MAX_BYTES } from './diff.js';
+import { MAX_REPORT_BYTES, readRegularBytes } from '../core/regular-file.js';
 import type { VerifyWith } from './signing.js';
 
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
@@ -46,9 +46,7 @@ class NotVerified extends Error {}
 
 function readCapped(file: string, max: number, what: string): Buffer {
   try {
-    const size = statSync(file).size;
-    if (size > max) throw new Error(`${size.toLocaleString('en-US')} bytes, more than an ${what} holds`);
-    return readFileSync(file);
+    return readRegularBytes(file, max, 'CONFORMANCE_MAX_REPORT_BYTES');
   } catch (e) {
     throw new ConfigError(
       `cannot read ${what} ${untrustedLine(file, 200)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
@@ -105,7 +103,7 @@ function checkReports(s: ConformanceStatement, reportFile: string): string[] {
   for (const [name, digest] of listed) {
     const file = name === 'report.json' ? reportFile : join(dir, name);
     if (name !== 'report.json' && !existsSync(file)) continue;
-    const actual = sha256(readCapped(file, REPORT_MAX_BYTES, 'report file'));
+    const actual = sha256(readCapped(file, MAX_REPORT_BYTES, 'report file'));
     if (actual !== digest)
       throw new NotVerified(`${file} has changed since it was attested (sha256:${actual}, attested sha256:${digest})`);
     checked.push(name === 'report.json' ? file : name);

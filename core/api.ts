@@ -327,10 +327,29 @@ export class Api {
     return this.once(this.shared.authKey(who), { path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
   }
 
+  /**
+   * The /auth answer of the application, as auth(); undefined when the run reads a recording that holds only the
+   * token the application used (its /auth is not in it): the check then judges the other answers, and says that it
+   * judged a part (a sample of the run, as the coverage counts it).
+   */
+  async authAnswer(who: Who = 'app'): Promise<Reply | undefined> {
+    if (this.shared.client.recordedToken?.(who) === undefined) return this.auth(who);
+    this.sampled(`the recorded answers without GET ${AUTH_PATH} of ${who} (only its token is in the recording)`);
+    return undefined;
+  }
+
   async token(who: Who = 'app'): Promise<string> {
     const held = this.heldToken(who);
     if (held !== undefined) return held;
     const round = this.shared.authRoundOf(who);
+    // A recording without this application's /auth: the token its requests carried (the checks of /auth itself
+    // ask for it and find it not in the recording).
+    const recorded = this.shared.client.recordedToken?.(who);
+    if (recorded !== undefined) {
+      this.shared.registerToken(recorded, who);
+      this.tokens.set(who, { round, token: recorded });
+      return recorded;
+    }
     let r: Reply;
     // A request that got no response is not a finding of anyone: it propagates, and the check is incomplete.
     try {

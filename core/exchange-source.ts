@@ -4,6 +4,7 @@
  */
 import type { Redactor } from './redact.js';
 import type { Reply, RequestSpec } from './exchange.js';
+import type { Who } from './resources.js';
 
 /** Where the Api gets its replies: the live client or a recording, behind the same two members. */
 export interface ExchangeSource {
@@ -17,4 +18,9 @@ export interface ExchangeSource {
    * recording); absent when it answers anything (live).
    */
   holds?(spec: RequestSpec): boolean;
+  /**
+   * The token a recording used for an application whose /auth it does not hold (a browser's cached token): the
+   * checks read the recorded answers with it; absent live, where every token comes from /auth.
+   */
+  recordedToken?(who: Who): string | undefined;
 }

@@ -5,13 +5,15 @@
 import type { Redactor, SecretKind } from './redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from './config.js';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { tool } from './paths.js';
 
 interface HarHeader {
   name: string;
   value: string;
 }
-interface HarEntry {
+/** A HAR entry as far as it is read (every field may be missing or of another type: the file is untrusted). */
+export interface HarEntry {
   startedDateTime?: string;
   time?: number;
   request?: { method?: string; url?: string; headers?: HarHeader[] };
@@ -30,14 +32,6 @@ export interface HarRoles {
   other_app?: Credentials;
   disabled_app?: Partial<Credentials> & { token?: string };
   fuzz?: { runs: number; seed: number };
-}
-
-/** A HAR file read: its exchanges, the roles a run wrote beside them, and what was left out. */
-export interface ParsedHar {
-  exchanges: RecordedExchange[];
-  roles?: HarRoles;
-  /** Entries left out, and why (no body recorded, not HTTP). */
-  leftOut: string[];
 }
 
 /** The file is not a HAR (not JSON, no log.entries). */
@@ -68,49 +62,31 @@ const isHttpUrl = (url: string): boolean => {
   }
 };
 
-/** Reads a HAR file's text: every entry with a request and an answer (or a recorded failure to get one). */
-export function parseHar(text: string): ParsedHar {
-  let doc: { log?: { entries?: HarEntry[]; _conformance?: HarRoles } };
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch (e) {
-    throw new HarError(`not a HAR file: ${(e as Error).message}`);
-  }
-  const entries = doc?.log?.entries;
-  if (!Array.isArray(entries)) throw new HarError('not a HAR file: no log.entries array');
-  const exchanges: RecordedExchange[] = [];
-  const leftOut: string[] = [];
-  entries.forEach((e, i) => {
-    const method = e?.request?.method;
-    const url = e?.request?.url;
-    if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url)) {
-      leftOut.push(`entry ${i}: not an HTTP request`);
-      return;
-    }
-    const request = { method: method.toUpperCase(), url, headers: headerMap(e.request!.headers) };
-    const time = typeof e.time === 'number' && e.time >= 0 ? { duration_ms: Math.round(e.time) } : {};
-    const status = e.response?.status;
-    const error = e.response?._error ?? e._error;
-    // Devtools records a request that got no answer (refused, reset, blocked) with status 0.
-    if (typeof status !== 'number' || status <= 0) {
-      exchanges.push({ request, error: typeof error === 'string' && error ? error : 'no response', ...time });
-      return;
-    }
-    const c = e.response!.content ?? {};
-    let body: { body: string; encoding?: 'base64' };
-    if (typeof c.text === 'string')
-      body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
-    else if (c.size === 0) body = { body: '' };
-    else {
-      leftOut.push(
-        `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`,
-      );
-      return;
-    }
-    exchanges.push({ request, response: { status, headers: headerMap(e.response!.headers), ...body }, ...time });
-  });
-  const roles = doc.log!._conformance;
-  return { exchanges, ...(roles && typeof roles === 'object' ? { roles } : {}), leftOut };
+/**
+ * One HAR entry as a recorded exchange, or why it is left out (not an HTTP request, no body recorded). A body the
+ * stream reader kept in a file (core/har-stream.ts) comes as `file`, its bytes decoded.
+ */
+export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: string): RecordedExchange | string {
+  const method = e?.request?.method;
+  const url = e?.request?.url;
+  if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url))
+    return `entry ${i}: not an HTTP request`;
+  const request = { method: method.toUpperCase(), url, headers: headerMap(e!.request!.headers) };
+  const time = typeof e!.time === 'number' && e!.time >= 0 ? { duration_ms: Math.round(e!.time) } : {};
+  const status = e!.response?.status;
+  const error = e!.response?._error ?? e!._error;
+  // Devtools records a request that got no answer (refused, reset, blocked) with status 0.
+  if (typeof status !== 'number' || status <= 0)
+    return { request, error: typeof error === 'string' && error ? error : 'no response', ...time };
+  const c = e!.response!.content ?? {};
+  let body: { body: string; encoding?: 'base64'; file?: string };
+  if (file !== undefined) body = { body: '', file };
+  else if (typeof c.text === 'string')
+    body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
+  else if (c.size === 0) body = { body: '' };
+  else
+    return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
+  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
 }
 
 /** The stand-in a recording writes for a secret of a kind: the same for every occurrence, so replays still match. */
@@ -121,100 +97,125 @@ export function placeholderOf(kind: SecretKind): string {
 
 /** Text with every secret the redactor knows replaced by its kind's placeholder. */
 function hider(redactor: Redactor): (s: string) => string {
-  return (s) =>
-    redactor.redactServerText(s).replace(/\[REDACTED:([a-z-]+)\]/g, (_, k: string) => placeholderOf(k as SecretKind));
+  return (s) => redactor.replaceSecrets(s, placeholderOf);
 }
 
 /**
  * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
  * so that check-har still tells the applications apart; roles say which placeholders are which application's.
+ * Written an entry at a time: a run of many or long bodies is never one string (V8's longest is 512 MiB).
  */
-export function toHar(exchanges: readonly RecordedExchange[], redactor: Redactor, roles: HarRoles): unknown {
+export function writeHarFile(
+  file: string,
+  exchanges: readonly RecordedExchange[],
+  redactor: Redactor,
+  roles: HarRoles,
+): void {
   const hide = hider(redactor);
   const headers = (h: Record<string, string>): HarHeader[] =>
     Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
   const hideRoles = (c: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
     c && Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? hide(v) : v]));
   const started = new Date().toISOString();
-  return {
-    log: {
-      version: '1.2',
-      creator: { name: tool.name, version: tool.version },
-      _conformance: {
-        app: hideRoles(roles.app as unknown as Record<string, unknown>),
-        other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
-        disabled_app: hideRoles(roles.disabled_app),
-        fuzz: roles.fuzz,
-      },
-      entries: exchanges.map((x) => {
-        const url = hide(x.request.url);
-        let query: HarHeader[] = [];
-        try {
-          query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
-        } catch {
-          /* kept as it is */
-        }
-        const request = {
-          method: x.request.method,
-          url,
-          httpVersion: 'HTTP/1.1',
-          headers: headers(x.request.headers),
-          queryString: query,
-          cookies: [],
-          headersSize: -1,
-          bodySize: 0,
-        };
-        const time = x.duration_ms ?? 0;
-        const base = {
-          startedDateTime: x.started_at ?? started,
-          time,
-          request,
-          cache: {},
-          timings: { send: 0, wait: time, receive: 0 },
-        };
-        if (!x.response)
-          return {
-            ...base,
-            response: {
-              status: 0,
-              statusText: '',
-              httpVersion: 'HTTP/1.1',
-              headers: [],
-              cookies: [],
-              content: { size: 0, mimeType: '' },
-              redirectURL: '',
-              headersSize: -1,
-              bodySize: -1,
-              _error: hide(x.error ?? 'no response'),
-            },
-          };
-        const r = x.response;
-        // The body as the client read it: decoded from any content coding (HAR 1.2: content.text is the decoded
-        // body; the Content-Encoding header stays, as browsers record it), so its secrets are found and replaced.
-        // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
-        const content =
-          r.encoding === 'base64'
-            ? {
-                text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'),
-                encoding: 'base64',
-              }
-            : { text: hide(r.body) };
-        const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
-        return {
-          ...base,
-          response: {
-            status: r.status,
-            statusText: '',
-            httpVersion: 'HTTP/1.1',
-            headers: headers(r.headers),
-            cookies: [],
-            content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
-            redirectURL: r.headers.location ? hide(r.headers.location) : '',
-            headersSize: -1,
-            bodySize: size,
-          },
-        };
-      }),
+  const head = JSON.stringify({
+    version: '1.2',
+    creator: { name: tool.name, version: tool.version },
+    _conformance: {
+      app: hideRoles(roles.app as unknown as Record<string, unknown>),
+      other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
+      disabled_app: hideRoles(roles.disabled_app),
+      fuzz: roles.fuzz,
     },
+  });
+  const entryOf = (x: RecordedExchange): unknown => {
+    const url = hide(x.request.url);
+    let query: HarHeader[] = [];
+    try {
+      query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+    } catch {
+      /* kept as it is */
+    }
+    const request = {
+      method: x.request.method,
+      url,
+      httpVersion: 'HTTP/1.1',
+      headers: headers(x.request.headers),
+      queryString: query,
+      cookies: [],
+      headersSize: -1,
+      bodySize: 0,
+    };
+    const time = x.duration_ms ?? 0;
+    const base = {
+      startedDateTime: x.started_at ?? started,
+      time,
+      request,
+      cache: {},
+      timings: { send: 0, wait: time, receive: 0 },
+    };
+    if (!x.response)
+      return {
+        ...base,
+        response: {
+          status: 0,
+          statusText: '',
+          httpVersion: 'HTTP/1.1',
+          headers: [],
+          cookies: [],
+          content: { size: 0, mimeType: '' },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: -1,
+          _error: hide(x.error ?? 'no response'),
+        },
+      };
+    const r = x.response;
+    // The body as the client read it: decoded from any content coding (HAR 1.2: content.text is the decoded
+    // body; the Content-Encoding header stays, as browsers record it), so its secrets are found and replaced.
+    // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
+    const content =
+      r.encoding === 'base64'
+        ? {
+            text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'),
+            encoding: 'base64',
+          }
+        : { text: hide(r.body) };
+    const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
+    return {
+      ...base,
+      response: {
+        status: r.status,
+        statusText: '',
+        httpVersion: 'HTTP/1.1',
+        headers: headers(r.headers),
+        cookies: [],
+        content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
+        redirectURL: r.headers.location ? hide(r.headers.location) : '',
+        headersSize: -1,
+        bodySize: size,
+      },
+    };
   };
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, `{"log":${head.slice(0, -1)},"entries":[`);
+    exchanges.forEach((x, i) => writeSync(fd, `${i ? ',' : ''}${JSON.stringify(entryOf(x))}`));
+    writeSync(fd, ']}}');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Makes sure --record-har can write its file before the run sends a request: the file is created (empty) now, and
+ * a path that cannot be written is a usage error (HarError) that costs no request.
+ */
+export function prepareHarFile(file: string): void {
+  try {
+    closeSync(openSync(file, 'w'));
+  } catch (e) {
+    throw new HarError(
+      `--record-har: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
 }

@@ -7,7 +7,8 @@ import { Agent } from './undici-agent.js';
 import type { Redactor } from './redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
 import { capText } from './untrusted-text.js';
-import { parseJsonExact, stringifyJson } from './exact-json.js';
+import { parseJsonExact } from './exact-json.js';
+import { textOnDemand } from './rendered-text.js';
 import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
 import type { Exchange, Reply, RequestSpec, RetryRecord } from './exchange.js';
 import { describeError, STALE_CONNECTION } from './network-errors.js';
@@ -273,20 +274,7 @@ export class HttpClient {
       if (big && jsonError === undefined) {
         // A big JSON body is kept parsed only: its text (UTF-16, up to twice its bytes) is rendered again on demand
         // (same content, not byte for byte). Checks read .text of small bodies (refusals, non-JSON answers).
-        Object.defineProperty(reply, 'text', {
-          // Nested deeper than JSON.stringify's stack (the parse is iterative, the rendering not): said, not thrown.
-          get: () => {
-            // Longer than one string can hold: the checks read its records, never its text.
-            if (list) return '(a list body read record by record; too long to render as one string)';
-            try {
-              return stringifyJson(json) ?? '';
-            } catch {
-              return '(a body nested too deeply to render again)';
-            }
-          },
-          enumerable: true,
-          configurable: true,
-        });
+        textOnDemand(reply, json, list !== undefined);
       }
       return reply;
     } catch (e) {

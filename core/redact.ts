@@ -398,6 +398,12 @@ function compose(outer: View, inner: View): View {
   return { text: inner.text, start, end };
 }
 
+/** A piece of replaceSecrets' marked text that starts with `REDACTED:<kind>]`, the marker given its name. */
+function placeholderAt(part: string, name: (kind: SecretKind) => string): string {
+  const end = part.indexOf(']');
+  return `${name(part.slice('REDACTED:'.length, end) as SecretKind)}${part.slice(end + 1)}`;
+}
+
 /** A run's secrets, and the one way anything is redacted before it is printed or written. */
 export class Redactor {
   private readonly secrets = new Map<string, SecretKind>();
@@ -489,6 +495,22 @@ export class Redactor {
    */
   redactQuoted(text: string): string {
     return this.replace(neutralizeMarkers(text), true, QUOTED_MARKER);
+  }
+
+  /**
+   * Text of a recording (a HAR a run writes): every secret, short ones too, replaced by `name(kind)`, and nothing else
+   * changed. A literal "[REDACTED" the server sent stays as it came: the recording is what the server answered, and a
+   * replay of it judges the same bytes.
+   */
+  replaceSecrets(text: string, name: (kind: SecretKind) => string): string {
+    const open = `${QUOTED_MARKER}\uE001`;
+    const marked = this.replaceNow(text, true, open);
+    return marked === text
+      ? text
+      : marked
+          .split(open)
+          .map((part, i) => (i === 0 ? part : placeholderAt(part, name)))
+          .join('');
   }
 
   /** A message of the tool (composed with server values): forged markers neutralised, secrets replaced. */

@@ -169,6 +169,8 @@ export interface Report {
   config: Record<string, unknown>;
   /** Problems of the harness outside any single check (a worker crash, an interruption, an unhandled error). */
   errors: string[];
+  /** Where the judged exchanges came from: a recording (check-har: no request sent), or, absent, a live run. */
+  source?: 'live' | 'recording';
 }
 
 /** The catalogue as the report model needs it (the CLI passes the suites' declarations; the core imports none). */
@@ -203,7 +205,11 @@ export const blocksVerdict = (c: Pick<CheckRecord, 'outcome' | 'level'>): boolea
 function notJudged(c: CheckRecord): string | undefined {
   if (c.outcome === 'skipped')
     return c.unmet ? `needs ${c.unmet}` : c.message.startsWith('blocked') ? 'blocked' : 'skipped';
-  if (c.sampled) return 'sampled (max_details; --max-details all checks every record)';
+  if (c.sampled)
+    // A recording judged in part (check-har: the details or the /auth it holds) has no flag that would judge more.
+    return c.sampled.includes('in the recording')
+      ? 'judged in part (what the recording holds)'
+      : 'sampled (max_details; --max-details all checks every record)';
   return undefined;
 }
 

@@ -343,7 +343,7 @@ export function renderHtml(report: Report, links: HtmlLinks = {}): string {
 <h1>Conformance report</h1>
 <dl class="meta"><dt>Target</dt><dd><code>${report.target.base_url}</code></dd>
 <dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
-<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd><dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd>${links.attestation ? html`<dt>Attestation</dt><dd><a id="attestation" href="./${encodeURIComponent(links.attestation)}">${links.attestation}</a> (the signed verdict: <code>conformance verify ${links.attestation} --report report.json</code> with the vendor's key or CI identity checks this report against it)</dd>` : ''}</dl>
+<dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd>${report.source === 'recording' ? html`<dt>Source</dt><dd>a recording (check-har): the verdict is of the recorded exchanges; no request was sent</dd>` : html`<dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd>`}${links.attestation ? html`<dt>Attestation</dt><dd><a id="attestation" href="./${encodeURIComponent(links.attestation)}">${links.attestation}</a> (the signed verdict: <code>conformance verify ${links.attestation} --report report.json</code> with the vendor's key or CI identity checks this report against it)</dd>` : ''}</dl>
 <div class="verdict ${verdictClass(report.verdict)}">${VERDICT_WORD[report.verdict]}</div>
 <span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
 <p class="msg">${report.verdict_reason}</p>

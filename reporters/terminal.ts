@@ -265,7 +265,7 @@ export function summaryText(
   reportFiles: string[],
   opts: { quiet?: boolean; verbose?: boolean } = {},
 ): string {
-  const verdict = paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict]);
+  const verdict = `${paint(VERDICT_COLOUR[report.verdict], VERDICT_WORD[report.verdict])}${report.source === 'recording' ? ' (from a recording)' : ''}`;
   const out: string[] = ['', `${verdict}: ${oneLine(report.verdict_reason)}`];
   if (!opts.quiet) {
     // Every check, grouped by area in the order a vendor fixes things, by id within an area; ids aligned.

@@ -3,10 +3,10 @@
  * alone and provides the run's config; the checks themselves are declared as data in the area modules.
  */
 import { afterAll, inject } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { truncateSync } from 'node:fs';
 import { clientFor, createRun, type SourceOf } from '../core/run.js';
 import { Recorder } from '../core/recorded-source.js';
-import { toHar } from '../core/har.js';
+import { writeHarFile } from '../core/har.js';
 import { declareChecks } from '../core/declare-checks.js';
 import { passStartGate } from '../core/start-gate.js';
 import { ALL_CHECKS } from './index.js';
@@ -30,17 +30,22 @@ afterAll(async () => {
   await run.close();
   if (harFile && recorder) {
     const { app, other_app, disabled_app, fuzz } = config;
-    writeFileSync(
-      harFile,
-      JSON.stringify(
-        toHar(recorder.exchanges, run.redactor, {
-          app,
-          ...(other_app ? { other_app } : {}),
-          ...(disabled_app ? { disabled_app } : {}),
-          fuzz,
-        }),
-      ),
-    );
+    // A recording problem (a full disk, a path gone) never changes the verdict: the CLI finds the file empty and
+    // says so.
+    try {
+      writeHarFile(harFile, recorder.exchanges, run.redactor, {
+        app,
+        ...(other_app ? { other_app } : {}),
+        ...(disabled_app ? { disabled_app } : {}),
+        fuzz,
+      });
+    } catch {
+      try {
+        truncateSync(harFile, 0);
+      } catch {
+        /* gone: the CLI says nothing was written */
+      }
+    }
   }
 });
 

@@ -169,8 +169,8 @@ async function replies(
   each: (what: string, reply: Reply, who: Who) => Promise<void>,
 ): Promise<number> {
   let n = 0;
-  const take = async (what: string, who: Who, get: () => Promise<Reply>): Promise<void> => {
-    let r: Reply;
+  const take = async (what: string, who: Who, get: () => Promise<Reply | undefined>): Promise<void> => {
+    let r: Reply | undefined;
     try {
       r = await get();
     } catch (e) {
@@ -180,13 +180,14 @@ async function replies(
       }
       throw e;
     }
-    if (!successData(r).ok) return; // only answers that carry data; refusals are the UNAUTH checks'
+    // Only answers that carry data; refusals are the UNAUTH checks' (none: a recording without this /auth).
+    if (!r || !successData(r).ok) return;
     n++;
     await each(what, r, who);
   };
   for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
     const as = who === 'app' ? '' : ` (${who})`;
-    await take(`GET ${AUTH_PATH}${as}`, who, () => ctx.api.auth(who));
+    await take(`GET ${AUTH_PATH}${as}`, who, () => ctx.api.authAnswer(who));
     for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
     if (who !== 'app') continue;
     for (const resource of DETAIL_RESOURCES) {

@@ -18,13 +18,14 @@ async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; 
   const others = judgedApplications(ctx).filter((a) => a.who !== 'app');
   const theirs = await Promise.all(
     others.flatMap((a) => [
-      ctx.api.auth(a.who).then((reply) => ({ path: `/auth${a.suffix}`, reply })),
+      ctx.api.authAnswer(a.who).then((reply) => (reply ? [{ path: `/auth${a.suffix}`, reply }] : [])),
       ...['/merchant', ...LIST_PATHS].map((p) =>
-        ctx.api.get(p, a.who).then((reply) => ({ path: `${p}${a.suffix}`, reply })),
+        ctx.api.get(p, a.who).then((reply) => [{ path: `${p}${a.suffix}`, reply }]),
       ),
     ]),
   );
-  return [{ path: '/auth', reply: await ctx.api.auth() }, ...replies, ...theirs];
+  const auth = await ctx.api.authAnswer();
+  return [...(auth ? [{ path: '/auth', reply: auth }] : []), ...replies, ...theirs.flat()];
 }
 
 export const envelopeChecks = defineChecks('envelope', [

@@ -12,7 +12,8 @@ import { errorPhrase, grouped, sendOrError } from './support/observations.js';
 
 /** The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests) and one error answer. */
 export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
-  const out: Array<{ request: string; reply: Reply }> = [{ request: `GET ${AUTH_PATH}`, reply: await ctx.api.auth() }];
+  const auth = await ctx.api.authAnswer();
+  const out: Array<{ request: string; reply: Reply }> = auth ? [{ request: `GET ${AUTH_PATH}`, reply: auth }] : [];
   const paths = await dataEndpointPaths(ctx).catch((e: unknown) => {
     if (e instanceof Blocked) return [];
     throw e;

@@ -1,12 +1,18 @@
-import { createServer } from 'node:http';
-import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
-import { failedIds, runCli } from './helpers/cli.js';
+import { BIN, failedIds, runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
+import { forgedMarkers } from '../reference/hostile-twists.js';
+import { randomBytes } from 'node:crypto';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { Report } from '../core/report.js';
 
 // `npm run build` first: the CLI runs from dist/.
 
@@ -23,10 +29,31 @@ async function recordRun(variants: Variant[]): Promise<{ live: Awaited<ReturnTyp
  * only reads it, and writes what it derives under another name.
  */
 const recorded = new Map<string, ReturnType<typeof recordRun>>();
+/**
+ * A token the server hands out again in a response header on every answer (x-refreshed-token), a legal extra: the
+ * run's own HAR of it must replay to the same outcomes.
+ */
+const refreshedToken: Variant = {
+  name: 'refreshed-token',
+  description:
+    'every answer to a request with a token carries a fresh token for the same application in x-refreshed-token',
+  handle(req, next, world) {
+    const r = next();
+    const sent = req.headers['open-token'];
+    const app = typeof sent === 'string' ? world.tokens.get(sent) : undefined;
+    if (!app) return r;
+    const fresh = `tok_${randomBytes(12).toString('hex')}`;
+    world.tokens.set(fresh, app);
+    return { ...r, headers: { ...r.headers, 'x-refreshed-token': fresh } };
+  },
+};
+/** Servers whose own HAR is replayed besides the mutants: hostile bytes in data, a token in a response header. */
+const OTHER_SERVERS: Record<string, Variant> = { 'forged-markers': forgedMarkers, 'refreshed-token': refreshedToken };
+
 function recordMutant(name: string): ReturnType<typeof recordRun> {
   let run = recorded.get(name);
   if (!run) {
-    run = recordRun(name === 'reference' ? [] : [MUTANTS.find((x) => x.name === name)!]);
+    run = recordRun(name === 'reference' ? [] : [OTHER_SERVERS[name] ?? MUTANTS.find((x) => x.name === name)!]);
     recorded.set(name, run);
   }
   return run;
@@ -40,6 +67,10 @@ const readHar = (file: string): Har => JSON.parse(readFileSync(file, 'utf8')) as
 
 const skippedOffline = (r: Awaited<ReturnType<typeof runCli>>): string[] =>
   (r.report?.checks ?? []).filter((c) => c.status === 'skipped').map((c) => c.id);
+
+/** Every check's outcome, by id: a replay of a run's own HAR gives exactly these. */
+const outcomes = (r: Report | undefined): Record<string, string> =>
+  Object.fromEntries((r?.checks ?? []).map((c) => [c.id, c.outcome]));
 
 // One mutant per kind of evidence a recording holds: a secret in data, a list/detail difference, another merchant's
 // record, bytes that are not UTF-8, an error code, the plain-HTTP origin.
@@ -66,15 +97,29 @@ describe.concurrent('a HAR recorded from a run fails offline, via check-har, the
         skippedOffline(live),
       );
       expect(failedIds(off.report)).toEqual(failedIds(live.report));
+      expect(outcomes(off.report)).toEqual(outcomes(live.report));
       expect(off.code).toBe(live.code);
     });
   }
+
+  for (const name of Object.keys(OTHER_SERVERS))
+    test(`${name}: the run's own HAR replays to exactly the live run's outcomes, check by check`, async () => {
+      const { live, har } = await recordMutant(name);
+      expect(live.stderr).toBe('');
+      const off = await checkHar(har);
+      expect(off.stderr).toBe('');
+      // Nothing a live run judged is skipped from its own recording: every check runs from it.
+      expect(outcomes(off.report)).toEqual(outcomes(live.report));
+      expect(off.report!.verdict).toBe(live.report!.verdict);
+      expect(off.code).toBe(live.code);
+    });
 
   test('the conforming reference server: no failure offline, the same verdict as live', async () => {
     const { live, har } = await recordMutant('reference');
     const off = await checkHar(har);
     expect(failedIds(off.report)).toEqual([]);
     expect(off.report!.verdict).toBe(live.report!.verdict);
+    expect(outcomes(off.report)).toEqual(outcomes(live.report));
     expect(off.code).toBe(0);
     // The HAR holds no secret: keys, tokens, all replaced by placeholders.
     const text = readFileSync(har, 'utf8');
@@ -241,22 +286,27 @@ describe('HAR files of browser devtools, mitmproxy and Playwright', () => {
   });
 });
 
-test('check-har sends no request: the recording names a live server, which sees nothing', async () => {
+/** A server on 127.0.0.1 that counts the requests it gets (and answers each `{}`). */
+async function countingServer(): Promise<{ server: Server; port: number; hits: () => number }> {
   let hits = 0;
   const server = createServer((_req, res) => {
     hits++;
     res.end('{}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port, hits: () => hits };
+}
+
+test('check-har sends no request: the recording names a live server, which sees nothing', async () => {
+  const { server, port, hits } = await countingServer();
   try {
     const { live, har } = await recordMutant('reference');
-    const port = (server.address() as { port: number }).port;
     const text = readFileSync(har, 'utf8').replace(/https:\/\/127\.0\.0\.1:\d+/g, `http://127.0.0.1:${port}`);
     const file = join(live.dir, 'local.har');
     writeFileSync(file, text);
     const off = await checkHar(file);
     expect(off.report!.checks.filter((c) => c.status === 'passed').length).toBeGreaterThan(40);
-    expect(hits).toBe(0);
+    expect(hits()).toBe(0);
   } finally {
     server.close();
   }
@@ -264,7 +314,7 @@ test('check-har sends no request: the recording names a live server, which sees 
 
 test('check-har: usage errors exit 2', async () => {
   expect((await runCli(['check-har'])).code).toBe(2);
-  expect((await runCli(['check-har', 'missing.har'])).stderr).toMatch(/cannot read missing\.har/);
+  expect((await runCli(['check-har', 'missing.har'])).stderr).toMatch(/missing\.har: cannot read it: ENOENT/);
   const dir = (await runCli(['check-har', '--help'])).dir;
   writeFileSync(join(dir, 'x.har'), '{"log":{}}');
   const bad = await runCli(['check-har', 'x.har'], { cwd: dir });
@@ -274,4 +324,312 @@ test('check-har: usage errors exit 2', async () => {
   const noBase = await runCli(['check-har', 'y.har'], { cwd: dir });
   expect([noBase.code, noBase.stderr]).toEqual([2, expect.stringMatching(/give --base-url/)]);
   expect((await runCli(['check-har', 'y.har', '--base-url', 'nope'], { cwd: dir })).code).toBe(2);
+  // A capture's name is chosen by whoever sent it: it never starts a line of its own (a workflow command).
+  const forged = await runCli(['check-har', 'x\n::error title=FORGED::y.har'], { cwd: dir });
+  expect(forged.code).toBe(2);
+  expect(forged.stderr.split('\n').filter(Boolean)).toEqual([
+    'conformance: check-har: x ⏎ ::error title=FORGED::y.har: cannot read it: ENOENT',
+  ]);
 });
+
+/**
+ * A browser's capture of the same traffic: the token was cached, so no /auth entry; only the GETs the page made with
+ * the applications' own tokens, real values in place of the placeholders; nothing written beside them.
+ */
+async function browserCapture(name: string): Promise<{ file: string; live: Awaited<ReturnType<typeof runCli>> }> {
+  const { live, har } = await recordMutant(name);
+  const doc = JSON.parse(withSecrets(readFileSync(har, 'utf8')).split('REDACTED_other-token').join(OTHER_TOKEN)) as Har;
+  delete doc.log._conformance;
+  const ownToken = (e: Record<string, any>): boolean =>
+    (e.request.headers as Array<{ name: string; value: string }>).some(
+      (h) => h.name === 'open-token' && (h.value === TOKEN || h.value === OTHER_TOKEN),
+    );
+  doc.log.entries = doc.log.entries.filter(
+    (e) => e.request.method === 'GET' && !new URL(e.request.url).pathname.endsWith('/auth') && ownToken(e),
+  );
+  const file = join(live.dir, `${name}-browser.har`);
+  writeFileSync(file, JSON.stringify(doc));
+  return { file, live };
+}
+const OTHER_TOKEN = 'tok_other_5a6b7c8d9e0f1a2b3c4d';
+
+describe('a capture without /auth (a cached token) is judged by what it holds', () => {
+  test('a conforming server: the recorded answers are judged, PARTIAL with what was not, from a recording', async () => {
+    const { file } = await browserCapture('reference');
+    const off = await checkHar(file);
+    expect(off.stderr).toBe('');
+    expect(off.code).toBe(0);
+    const report = off.report!;
+    expect(report.verdict).toBe('partial');
+    expect(report.source).toBe('recording');
+    // The tokens identify both applications (the second by its /merchant answer naming another merchant).
+    expect(off.stdout).toMatch(
+      /^Applications: app \(by the token its requests carried[^\n]*, other_app \(by the token/m,
+    );
+    expect(off.stdout).toMatch(/^PASSED, PARTIAL \(from a recording\): /m);
+    const byId = new Map(report.checks.map((c) => [c.id, c]));
+    // Shapes, list/detail consistency, isolation, envelopes and credentials in data: judged from the recording.
+    for (const id of ['MER-01', 'DISH-01', 'DISH-02', 'SEAT-02', 'ORD-01', 'CONS-02', 'CONS-10', 'ISO-03'])
+      expect(byId.get(id)!.status, id).toBe('passed');
+    // Those that read /auth beside the data judged the rest, and say so (PARTIAL counts them).
+    for (const id of ['ENV-01', 'SEC-01', 'TRANS-01']) {
+      expect(byId.get(id)!.status, id).toBe('passed');
+      expect(byId.get(id)!.sampled, id).toMatch(/without GET \/auth of app \(only its token is in the recording\)/);
+    }
+    // What needs /auth itself, or requests a browser never makes, is not in the recording, and says which.
+    expect(byId.get('AUTH-01')!.message).toBe(
+      'not in the recording: GET /auth of app (only its token is in the recording)',
+    );
+    expect(byId.get('UNAUTH-DISHES')!.status).toBe('skipped');
+    expect(byId.get('AUTH-10')!.message).toMatch(/^not in the recording: no disabled application/);
+    // No hint that only a live run can take, and no secret.
+    const html = readFileSync(join(off.dir, 'conformance-report', 'report.html'), 'utf8');
+    expect(html).toContain('a recording (check-har)');
+    for (const text of [off.stdout, html, readFileSync(join(off.dir, 'conformance-report', 'report.json'), 'utf8')]) {
+      expect(text).not.toMatch(/--other-secret|--seed|--max-details all/);
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain(OTHER_TOKEN);
+    }
+  });
+
+  test.each([
+    ['cons-dish-detail-differs', ['CONS-02']],
+    ['iso-seat-detail-leak-b', ['ISO-03']],
+    ['merchant-carries-secret-key', []],
+  ])('%s: the failures the recorded answers show are found', async (name, failing) => {
+    const { file } = await browserCapture(name);
+    const off = await checkHar(file);
+    expect(off.stderr).toBe('');
+    // The secret key in /merchant is only known from /auth: without it, that finding cannot be made (PARTIAL).
+    expect(failedIds(off.report)).toEqual(failing);
+    expect(off.code).toBe(failing.length ? 1 : 0);
+  });
+
+  test('a capture with nothing to judge ends NOTHING JUDGED, exit 3', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'check-har-'));
+    const file = join(dir, 'noise.har');
+    writeFileSync(file, JSON.stringify({ log: { entries: NOISE } }));
+    const off = await checkHar(file, ['--base-url', 'https://api.example/open']);
+    expect(off.code).toBe(3);
+    expect(off.report!.verdict).toBe('nothing judged');
+    expect(off.stdout).toMatch(/^NOTHING JUDGED \(from a recording\): no MUST check was judged/m);
+    expect(off.report!.checks.find((c) => c.id === 'DISH-01')!.message).toMatch(
+      /^not in the recording: GET \/auth \(no application/,
+    );
+  });
+});
+
+test('status-0 records of failed attempts followed by their retry are the network, set aside and counted', async () => {
+  const { live, har } = await recordMutant('reference');
+  const doc = readHar(har);
+  const failed = (e: Record<string, any>): Record<string, any> => ({
+    ...e,
+    time: 0,
+    response: { status: 0, headers: [], content: { size: 0, mimeType: '' }, _error: 'net::ERR_CONNECTION_RESET' },
+  });
+  let inserted = 0;
+  doc.log.entries = doc.log.entries.flatMap((e) => {
+    const path = new URL(e.request.url).pathname;
+    if (inserted < 5 && e.response.status > 0 && /\/(auth|dishes)$/.test(path)) {
+      inserted++;
+      return [failed(e), e];
+    }
+    return [e];
+  });
+  expect(inserted).toBe(5);
+  const file = join(live.dir, 'devtools-retries.har');
+  writeFileSync(file, JSON.stringify(doc));
+  const off = await checkHar(file);
+  expect(off.stderr).toBe('');
+  expect(off.stdout).toContain(
+    "Network: 5 failed attempts (no response: status 0) followed by a recorded retry of the same request set aside: the client's network, not the server's",
+  );
+  expect(off.report!.config.recording_notes).toHaveLength(1);
+  expect(outcomes(off.report)).toEqual(outcomes(live.report));
+  expect(off.report!.verdict).toBe('conformant');
+});
+
+test('long recorded bodies go to files and are read as live ones: past DISK_LIST_BYTES, record by record', async () => {
+  const { live, har } = await recordMutant('reference');
+  const doc = readHar(har);
+  let padded = 0;
+  for (const e of doc.log.entries) {
+    const text = e.response?.content?.text as string | undefined;
+    // The same lists, 1.2 MB longer by whitespace JSON allows: past the in-memory bound of a body in the HAR.
+    if (/\/(orders|dishes|seats)$/.test(new URL(e.request.url).pathname) && text?.includes('"data":[')) {
+      e.response.content.text = text.replace('"data":[', `"data":[${' '.repeat(1_200_000)}`);
+      padded++;
+    }
+  }
+  expect(padded).toBeGreaterThan(5);
+  const file = join(live.dir, 'long-bodies.har');
+  writeFileSync(file, JSON.stringify(doc));
+  for (const env of [{}, { CONFORMANCE_DISK_LIST_BYTES: '1000' }] as Array<Record<string, string>>) {
+    const off = await runCli(['check-har', file], { env });
+    expect(off.stderr).toBe('');
+    expect(outcomes(off.report)).toEqual(outcomes(live.report));
+  }
+});
+
+test('--record-har: a path that cannot be written is a usage error before any request', async () => {
+  const { server, port, hits } = await countingServer();
+  try {
+    const base = `http://127.0.0.1:${port}/open`;
+    const dir = mkdtempSync(join(tmpdir(), 'record-har-'));
+    for (const path of [join(dir, 'missing', 'run.har'), dir]) {
+      const r = await runCli(['--base-url', base, '--record-har', path], { env: targetEnv });
+      expect([r.code, r.stderr]).toEqual([
+        2,
+        `conformance: --record-har: cannot write ${path}: ${path === dir ? 'EISDIR' : 'ENOENT'}\n`,
+      ]);
+    }
+    expect(hits()).toBe(0);
+  } finally {
+    server.close();
+  }
+});
+
+test.skipIf(!existsSync('/dev/full'))(
+  '--record-har: a recording that cannot be written (a full disk) never changes the verdict, and says so',
+  async () => {
+    const { live } = await recordMutant('reference');
+    const r = await withServer([], (srv) =>
+      runCli([...targetArgs(srv), '--record-har', '/dev/full'], { env: targetEnv }),
+    );
+    expect(r.stderr).toBe('');
+    expect([r.code, r.report!.verdict]).toEqual([live.code, live.report!.verdict]);
+    expect(outcomes(r.report)).toEqual(outcomes(live.report));
+    expect(r.stdout).toContain(
+      'Warning: --record-har: nothing was written to /dev/full (the recording failed; the verdict above stands)',
+    );
+  },
+);
+
+describe('files that are not regular files, or past the cap, are refused in one line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'not-a-file-'));
+  const fifo = join(dir, 'capture.har');
+  execFileSync('mkfifo', [fifo]);
+
+  test.each([
+    ['/dev/zero', 'a device'],
+    [fifo, 'a pipe'],
+    [dir, 'a directory'],
+  ])('%s', async (path, what) => {
+    const har = await runCli(['check-har', path], { timeoutMs: 20_000 });
+    expect([har.code, har.stderr]).toEqual([
+      2,
+      `conformance: check-har: ${path}: not a regular file (${what}): give the path of a file\n`,
+    ]);
+    // A directory is a report directory to diff, merge and baseline (its report.json): only check-har refuses it.
+    if (what === 'a directory') return;
+    const report = join(mkdtempSync(join(tmpdir(), 'report-')), 'report.json');
+    writeFileSync(report, '{}');
+    for (const args of [
+      ['diff', path, report],
+      ['merge', path],
+      ['baseline', path],
+    ]) {
+      const r = await runCli(args, { timeoutMs: 20_000 });
+      expect([r.code, r.stderr], args.join(' ')).toEqual([
+        2,
+        `conformance: cannot read report ${path}: not a regular file (${what}): give the path of a file\n`,
+      ]);
+    }
+  });
+
+  test('a HAR past the cap', async () => {
+    const { har } = await recordMutant('reference');
+    const r = await runCli(['check-har', har], { env: { CONFORMANCE_MAX_HAR_BYTES: '1000' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^conformance: check-har: .*run\.har: \d+ bytes, past the cap of 1000 bytes \(CONFORMANCE_MAX_HAR_BYTES\): not read\n$/,
+    );
+  });
+});
+
+/** Peak resident memory of a command, in MiB, as GNU time measures it (its -f %M: kilobytes). */
+function peakMiB(args: string[], cwd: string): { mib: number; code: number | null; stdout: string } {
+  const r = spawnSync('/usr/bin/time', ['-f', 'peak %M', process.execPath, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+    timeout: 240_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const kb = Number(/peak (\d+)\s*$/.exec(r.stderr)?.[1]);
+  return { mib: kb / 1024, code: r.status, stdout: r.stdout };
+}
+
+test.skipIf(!existsSync('/usr/bin/time'))(
+  'a 300 MB HAR is read as a stream: 100,000 small entries and long bodies, judged well under 1 GiB',
+  async () => {
+    const { live, har } = await recordMutant('reference');
+    const doc = readHar(har);
+    const file = join(live.dir, 'large.har');
+    const fd = openSync(file, 'w');
+    const { entries, ...log } = doc.log;
+    writeSync(fd, `{"log":${JSON.stringify(log).slice(0, -1)},"entries":[`);
+    const put = (e: unknown, first = false): void => void writeSync(fd, `${first ? '' : ','}${JSON.stringify(e)}`);
+    entries.forEach((e, i) => put(e, i === 0));
+    const origin = new URL(entries[0]!.request.url).origin;
+    // A page's requests for details the checks never ask for: one index entry each.
+    let batch: string[] = [];
+    for (let i = 0; i < 100_000; i++) {
+      batch.push(
+        `,${JSON.stringify({
+          startedDateTime: '2026-01-01T00:00:00Z',
+          time: 1,
+          request: {
+            method: 'GET',
+            url: `${origin}/open/dishes/${5_000_000 + i}`,
+            headers: [{ name: 'open-token', value: 'REDACTED_token' }],
+          },
+          response: {
+            status: 404,
+            headers: [],
+            content: {
+              size: 52,
+              mimeType: 'application/json',
+              text: '{"status":"ERROR","code":404,"msg":"Record not found"}',
+            },
+          },
+        })}`,
+      );
+      if (batch.length === 5000) {
+        writeSync(fd, batch.join(''));
+        batch = [];
+      }
+    }
+    // Assets with long bodies, plain and base64: each past the in-memory bound, to files of their own.
+    const plain = 'x'.repeat(6 * 1024 * 1024);
+    const base64 = randomBytes(4 * 1024 * 1024).toString('base64');
+    for (let i = 0; statSync(file).size < 300 * 1024 * 1024; i++)
+      put({
+        startedDateTime: '2026-01-01T00:00:00Z',
+        time: 1,
+        request: { method: 'GET', url: `https://cdn.example/asset/${i}`, headers: [] },
+        response: {
+          status: 200,
+          headers: [],
+          content:
+            i % 2
+              ? { size: plain.length, mimeType: 'text/plain', text: plain }
+              : { size: 0, mimeType: 'application/octet-stream', text: base64, encoding: 'base64' },
+        },
+      });
+    writeSync(fd, ']}}');
+    closeSync(fd);
+    const size = statSync(file).size;
+    expect(size).toBeGreaterThan(300 * 1024 * 1024);
+    const dir = mkdtempSync(join(tmpdir(), 'large-har-'));
+    const run = peakMiB([BIN, 'check-har', file, '-q'], dir);
+    // 300 MB left in /tmp by every run of the tests would add up.
+    rmSync(file, { force: true });
+    // The recording's own answers are all there: the run's verdict, whatever came beside them.
+    expect(run.stdout).toMatch(/^CONFORMANT \(from a recording\)/m);
+    expect(run.code).toBe(0);
+    expect(run.mib).toBeLessThan(1024);
+    console.log(`check-har of a ${(size / 2 ** 20).toFixed(0)} MiB HAR: peak ${run.mib.toFixed(0)} MiB`);
+  },
+  300_000,
+);

@@ -1,7 +1,29 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { HarError, parseHar } from '../core/har.js';
+import { HarError, writeHarFile } from '../core/har.js';
+import { readHarStream } from '../core/har-stream.js';
+import { bodyBytes, recordingOf, type RecordedExchange } from '../core/recorded-source.js';
+import { Redactor } from '../core/redact.js';
 
-test('parseHar: odd entries are left out or kept as failures, never thrown on', () => {
+/** A HAR written to a temporary file; its directory for spilled bodies. */
+function harFile(text: string): { file: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'har-stream-'));
+  const file = join(dir, 'capture.har');
+  writeFileSync(file, text);
+  return { file, dir };
+}
+
+const read = (text: string): { exchanges: RecordedExchange[]; leftOut: string[]; roles?: unknown } => {
+  const { file, dir } = harFile(text);
+  const exchanges: RecordedExchange[] = [];
+  const r = readHarStream(file, dir, (x) => exchanges.push(x));
+  return { exchanges, leftOut: r.leftOut, ...(r.roles ? { roles: r.roles } : {}) };
+};
+
+test('readHarStream: odd entries are left out or kept as failures, never thrown on', () => {
   const har = {
     log: {
       entries: [
@@ -42,7 +64,7 @@ test('parseHar: odd entries are left out or kept as failures, never thrown on', 
       ],
     },
   };
-  const { exchanges, leftOut } = parseHar(JSON.stringify(har));
+  const { exchanges, leftOut } = read(JSON.stringify(har));
   expect(exchanges.map((x) => `${x.request.method} ${x.request.url} ${x.response?.status ?? x.error}`)).toEqual([
     'GET https://x.example/open/merchant net::ERR_FAILED',
     'GET https://x.example/open/dishes 200',
@@ -56,7 +78,101 @@ test('parseHar: odd entries are left out or kept as failures, never thrown on', 
   expect(leftOut.join('\n')).toMatch(/separate file/);
 });
 
-test('parseHar: not a HAR is one clear error', () => {
-  expect(() => parseHar('nope')).toThrow(HarError);
-  expect(() => parseHar('{"log":{"entries":{}}}')).toThrow(/no log.entries/);
+test('readHarStream reads only log.entries and log._conformance; a byte order mark first is skipped', () => {
+  const har = {
+    log: {
+      version: '1.2',
+      pages: [{ id: 'p', title: 'x'.repeat(100), entries: [1, 2] }],
+      _conformance: { app: { secret: 'REDACTED_public-key', key: 'REDACTED_secret-key' }, fuzz: { runs: 3, seed: 7 } },
+      entries: [
+        {
+          request: { method: 'GET', url: 'https://x.example/open/dishes' },
+          response: { status: 200, headers: [], content: { size: 2, text: '{}' } },
+        },
+      ],
+    },
+  };
+  const text = JSON.stringify(har);
+  const streamed = read(text);
+  expect(streamed.exchanges.map((x) => x.response?.body)).toEqual(['{}']);
+  expect(streamed.roles).toEqual(har.log._conformance);
+  // Windows tools write a byte order mark.
+  expect(read(`\ufeff${text}`).exchanges).toEqual(streamed.exchanges);
+});
+
+test('readHarStream: a body past the in-memory bound goes to a file of its own, its bytes decoded', () => {
+  const plain = `{"data":"${'é'.repeat(1_200_000)}"}`;
+  const bytes = randomBytes(3 * 1024 * 1024);
+  const entry = (text: string, encoding?: string): unknown => ({
+    request: { method: 'GET', url: 'https://x.example/open/dishes' },
+    response: { status: 200, headers: [], content: { size: 1, text, ...(encoding ? { encoding } : {}) } },
+  });
+  // Base64 as some tools write it: broken into lines.
+  const wrapped = bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
+  const { exchanges } = read(JSON.stringify({ log: { entries: [entry(plain), entry(wrapped, 'base64')] } }));
+  const [a, b] = exchanges.map((x) => x.response!);
+  expect(a!.file).toBeDefined();
+  expect(bodyBytes(a!).toString('utf8')).toBe(plain);
+  expect(b!.file).toBeDefined();
+  expect(bodyBytes(b!).equals(bytes)).toBe(true);
+});
+
+test('readHarStream: not a HAR is one clear error; what is not a regular file is refused before it is read', () => {
+  expect(() => read('nope')).toThrow(HarError);
+  expect(() => read('{"log":{"entries":{}}}')).toThrow(/no log.entries array/);
+  expect(() => read('{"log":{}}')).toThrow(/no log.entries array/);
+  const dir = mkdtempSync(join(tmpdir(), 'har-stream-'));
+  expect(() => readHarStream('/dev/zero', dir, () => undefined)).toThrow(/not a regular file \(a device\)/);
+  expect(() => readHarStream(dir, dir, () => undefined)).toThrow(/not a regular file \(a directory\)/);
+  const { file } = harFile('{"log":{"entries":[]}}');
+  expect(() => readHarStream(file, dir, () => undefined, 10)).toThrow(/22 bytes, past the cap of 10 bytes/);
+});
+
+test('Recording: a failed attempt followed by its retry is set aside and counted; one not retried stays', () => {
+  const req = (path: string): RecordedExchange['request'] => ({
+    method: 'GET',
+    url: `https://x.example/open${path}`,
+    headers: { 'open-token': 't' },
+  });
+  const ok = { status: 200, headers: {}, body: '{}' };
+  const r = recordingOf([
+    { request: req('/dishes'), error: 'net::ERR_CONNECTION_RESET' },
+    { request: req('/dishes'), error: 'net::ERR_CONNECTION_RESET' },
+    { request: req('/dishes'), response: ok },
+    { request: req('/seats'), error: 'net::ERR_CONNECTION_RESET' },
+  ]);
+  expect(r.retriedFailures).toBe(2);
+  const dishes = r.slot('GET', new URL('https://x.example/open/dishes'), 't')!;
+  expect(dishes.untyped.map((i) => r.at(i).response?.status)).toEqual([200]);
+  const seats = r.slot('GET', new URL('https://x.example/open/seats'), 't')!;
+  expect(seats.untyped.map((i) => r.at(i).error)).toEqual(['net::ERR_CONNECTION_RESET']);
+});
+
+test('writeHarFile keeps the server bytes: only secrets become placeholders, a literal [REDACTED stays', () => {
+  const redactor = new Redactor();
+  redactor.add('tok_secret_0123456789', 'token');
+  const dir = mkdtempSync(join(tmpdir(), 'har-write-'));
+  const file = join(dir, 'run.har');
+  writeHarFile(
+    file,
+    [
+      {
+        request: {
+          method: 'GET',
+          url: 'https://x.example/open/dishes',
+          headers: { 'open-token': 'tok_secret_0123456789' },
+        },
+        response: {
+          status: 200,
+          headers: {},
+          body: '{"data":[{"id":"[REDACTED:secret-key]","n":"tok_secret_0123456789"}]}',
+        },
+      },
+    ],
+    redactor,
+    {},
+  );
+  const [x] = read(readFileSync(file, 'utf8')).exchanges;
+  expect(x!.request.headers['open-token']).toBe('REDACTED_token');
+  expect(x!.response!.body).toBe('{"data":[{"id":"[REDACTED:secret-key]","n":"REDACTED_token"}]}');
 });

@@ -14,9 +14,10 @@ export interface Tenant {
  * identifies the application's merchant even when /merchant leaks another's record (ISO-02/04 report that).
  */
 export async function tenantOf(ctx: CheckContext, who: Who): Promise<Tenant> {
-  const auth = successData(await ctx.api.auth(who));
+  const answer = await ctx.api.authAnswer(who);
+  const auth = answer ? successData(answer) : undefined;
   const m =
-    auth.ok && isRecord(auth.data) && isRecord(auth.data.merchant) ? auth.data.merchant : await ctx.api.merchant(who);
+    auth?.ok && isRecord(auth.data) && isRecord(auth.data.merchant) ? auth.data.merchant : await ctx.api.merchant(who);
   return { id: m.id, merchantId: m.merchant_id };
 }
 

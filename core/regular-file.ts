@@ -1,0 +1,67 @@
+/**
+ * Files the user names (a HAR, a report), opened so that what is not a regular file is refused before a byte is
+ * read: a FIFO (`<(curl …)`) may never end, /dev/zero never stops, a directory is no file; and past a cap, so that a
+ * file of gigabytes is refused in one line instead of filling the memory.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+
+/** A file that is not a regular file or is past its cap: one line, said as it is. */
+export class FileRefused extends Error {}
+
+/**
+ * Opens a regular file of at most `maxBytes` for reading (non-blocking: opening a FIFO would wait for a writer).
+ * @param env the variable that changes the cap, named in the refusal
+ */
+export function openRegularFile(file: string, maxBytes: number, env: string): { fd: number; bytes: number } {
+  // A file that cannot be opened throws as it did (ENOENT, EACCES): the caller says which file.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    const what = st.isDirectory()
+      ? 'a directory'
+      : st.isFIFO()
+        ? 'a pipe'
+        : st.isCharacterDevice() || st.isBlockDevice()
+          ? 'a device'
+          : st.isSocket()
+            ? 'a socket'
+            : 'not a file';
+    throw new FileRefused(`not a regular file (${what}): give the path of a file`);
+  }
+  if (st.size > maxBytes) {
+    closeSync(fd);
+    throw new FileRefused(`${st.size} bytes, past the cap of ${maxBytes} bytes (${env}): not read`);
+  }
+  return { fd, bytes: st.size };
+}
+
+/** The text of a regular file of at most `maxBytes` (openRegularFile), read whole. */
+export function readRegularFile(file: string, maxBytes: number, env: string): string {
+  return readRegularBytes(file, maxBytes, env).toString('utf8');
+}
+
+/** The bytes of a regular file of at most `maxBytes` (openRegularFile), read whole. */
+export function readRegularBytes(file: string, maxBytes: number, env: string): Buffer {
+  const { fd, bytes } = openRegularFile(file, maxBytes, env);
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    let at = 0;
+    // A file that grew since it was measured is read to the length measured: the cap holds.
+    while (at < bytes) {
+      const n = readSync(fd, buf, at, bytes - at, at);
+      if (n <= 0) break;
+      at += n;
+    }
+    return buf.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The largest report.json that diff, merge and baseline read (CONFORMANCE_MAX_REPORT_BYTES changes it). */
+export const MAX_REPORT_BYTES = Number(process.env.CONFORMANCE_MAX_REPORT_BYTES) || 256 * 1024 * 1024;
+
+/** A report.json's bytes, refused in one line when it is not a regular file or is past MAX_REPORT_BYTES. */
+export const readReportBytes = (file: string): Buffer =>
+  readRegularBytes(file, MAX_REPORT_BYTES, 'CONFORMANCE_MAX_REPORT_BYTES');
