@@ -173,7 +173,7 @@ function replyOf(
   } catch (e) {
     jsonError = (e as Error).message;
   }
-  learnTokens(redactor, json, text, request.url);
+  learnTokens(redactor, json, text, request.url, response.headers);
   const exchange: Exchange = {
     request,
     response: {
