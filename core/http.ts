@@ -242,7 +242,7 @@ export class HttpClient {
         // A big body that is not JSON is kept as text: the checks quote it.
         if (big && jsonError !== undefined) text = buf.toString('utf8');
       }
-      learnTokens(this.opts.redactor, json, text, url);
+      learnTokens(this.opts.redactor, json, text, url, res.headers);
       this.breaker.answered(endpoint);
       const durationMs = performance.now() - started;
       const resHeaders: Record<string, string> = {};

@@ -390,7 +390,7 @@ function replyOf(
       jsonError = (e as Error).message;
       text ??= buf.toString('utf8');
     }
-  learnTokens(redactor, json, text, request.url);
+  learnTokens(redactor, json, text, request.url, response.headers);
   const head = text ?? buf.subarray(0, EXCERPT_HEAD_BYTES).toString('utf8');
   const exchange: Exchange = {
     request,

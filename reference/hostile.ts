@@ -171,6 +171,28 @@ export function redirectAway(origin: string): Variant {
  * response header, in msg of every envelope, and as a plain-text page on GET /orders. A suite that quotes
  * server messages or headers must still never print them.
  */
+/**
+ * Hands out fresh tokens beside every authenticated answer: a refreshed token in a header and a session cookie (#28:
+ * a token the server gives out anywhere is a secret, not only /auth's app_token). Both are real tokens it accepts.
+ */
+export const refreshedTokens: Variant = {
+  name: 'refreshed-tokens',
+  description:
+    'every authenticated answer carries x-refreshed-token: <a new token> and set-cookie: session_token=<another>',
+  handle(req, next, world) {
+    const reply = next();
+    if (!req.app) return reply;
+    return {
+      ...reply,
+      headers: {
+        ...reply.headers,
+        'x-refreshed-token': world.issueToken(req.app),
+        'set-cookie': `session_token=${encodeURIComponent(world.issueToken(req.app))}; Path=/; HttpOnly`,
+      },
+    };
+  },
+};
+
 export const echoSecrets: Variant = {
   name: 'echo-secrets',
   description: 'echoes the open-token and the query string in msg, in headers and in a text body',

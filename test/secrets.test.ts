@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
-import { echoSecrets } from '../reference/hostile.js';
+import { echoSecrets, refreshedTokens } from '../reference/hostile.js';
 import type { Variant } from '../reference/server.js';
 
 /**
@@ -98,5 +98,33 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
     const all = outputs.map(([, t]) => t).join('\n');
     expect(all).toContain('x-echo-token');
     expect(all).toMatch(/\[REDACTED:token\]/);
+  });
+});
+
+test('a token the server hands out in a header or a cookie is learned: no output and no HAR holds it', async () => {
+  await withServer([refreshedTokens], async (srv) => {
+    const run = await runCli(targetArgs(srv, ['--record-har', 'run.har']), { env: targetEnv });
+    expect(run.report, run.stderr).toBeDefined();
+    const issued = [...srv.world.tokens.keys()].filter((t) => t.startsWith('tok_'));
+    // Most tokens were handed out only in headers: more than the /auth calls of a run.
+    expect(issued.length).toBeGreaterThan(50);
+    const outputs: Array<[string, string]> = [
+      ['stdout', run.stdout],
+      ['stderr', run.stderr],
+      ...filesUnder(run.dir).map((f): [string, string] => [f, readFileSync(f, 'utf8')]),
+    ];
+    expect(outputs.some(([f]) => f.endsWith('.har'))).toBe(true);
+    const leaks = outputs.flatMap(([where, text]) =>
+      issued.flatMap((t) =>
+        forms(t)
+          .filter((form) => text.includes(form))
+          .map(() => `${where} holds ${t.slice(0, 6)}…`),
+      ),
+    );
+    expect(leaks).toEqual([]);
+    // The headers reached the evidence, their values replaced.
+    const all = outputs.map(([, t]) => t).join('\n');
+    expect(all).toMatch(/x-refreshed-token/);
+    expect(all).toMatch(/session_token=\[REDACTED:issued-token\]|session_token=REDACTED_issued-token/);
   });
 });
