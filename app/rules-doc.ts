@@ -100,7 +100,7 @@ function latitudeText(rule: Rule): string {
 }
 
 /** The rows of one rule: one per way of breaking it, its cells grouped by outcome. */
-function ruleRows(rule: Rule, notes: Notes): string[] {
+function ruleRows(rule: Rule, notes: Notes, appsNoteSaid: boolean): string[] {
   const cells = cellsOf(rule);
   return rule.ways.map((w, i) => {
     const groups = new Map<string, Cell[]>();
@@ -121,7 +121,7 @@ function ruleRows(rule: Rule, notes: Notes): string[] {
     }
     const ruleCell =
       i === 0
-        ? `**${rule.id}** ${rule.text}${rule.level === 'MUST' ? '' : ` (${rule.level})`}${rule.appsNote ? `<br>*Not a cell:* ${rule.appsNote}` : ''}${latitudeText(rule)}`
+        ? `**${rule.id}** ${rule.text}${rule.level === 'MUST' ? '' : ` (${rule.level})`}${rule.appsNote && !appsNoteSaid ? `<br>*Left out:* ${rule.appsNote}` : ''}${latitudeText(rule)}`
         : '';
     return `| ${[ruleCell, `${w.way}: ${w.how}`, probed.join('<br>'), not.join('<br>')].map(cellText).join(' | ')} |`;
   });
@@ -167,7 +167,12 @@ export function rulesMarkdown(): string {
       '| rule | way to break it | probed: where — for whom: check (mutants that prove it) | not probed: where — for whom: [why] |',
       '|---|---|---|---|',
     );
-    for (const rule of RULES.filter((r) => r.group === g)) out.push(...ruleRows(rule, notes));
+    // An application left out for the same reason as the rule above is said once, at the first.
+    let said: string | undefined;
+    for (const rule of RULES.filter((r) => r.group === g)) {
+      out.push(...ruleRows(rule, notes, rule.appsNote === said));
+      said = rule.appsNote;
+    }
     out.push('', ...notes.markdown(), '');
   }
   return out.join('\n');

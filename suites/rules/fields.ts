@@ -82,7 +82,7 @@ function shapeOutcomes(t: Table, f: Field, way: Way, what: string): WaySpec['at'
         ? by(s.check, ...mutants)
         : unproven(
             s.check,
-            `no mutant ${what} ${f.name} here; ${s.how ?? "the check's schema judges every field of the table alike"}`,
+            `no mutant ${what} this field here; ${s.how ?? "the check's schema judges every field of the table alike"}`,
           );
       return at([c.place], [app], probed(proof));
     }),
@@ -113,7 +113,7 @@ function fieldRule(t: Table, f: Field): Rule {
   return {
     id: `${t.prefix}${f.name}`,
     group: t.group,
-    text: `${t.prefix}${f.name}: ${f.type}`,
+    text: f.type,
     level: f.level ?? 'MUST',
     places: t.carriers.map((c) => c.place),
     apps: APPS,
@@ -468,7 +468,12 @@ const DEVICE_SAMPLE: Table = {
         { device_id: 'int', remark: 'string', status: 'int', seat_id: 'int', version_name: 'string or null' }[name] ??
         'string',
       level: 'SHOULD',
-      ...(name.endsWith('_at') ? { syntax: ISO_UTC } : {}),
+      ...(name.endsWith('_at')
+        ? {
+            syntax: ISO_UTC,
+            latitude: [{ reading: 'a comma as the fraction separator', variants: ['idn-email-and-utc-spellings'] }],
+          }
+        : {}),
       // Present, a member's type is the schema's at MUST (ORD-01); absent, a builder should still emit it (ORD-02).
       absentAt: [at(undefined, undefined, probed(by('ORD-02', 'device-field-table-only')))],
     }),

@@ -90,140 +90,109 @@ const SUCCESS_APPS_NOTE: WaySpec['at'] = [
   at(undefined, ['disabled_app'], notProbed('a disabled application has no successful answer')),
 ];
 
-const ENVELOPE_STATUS: Rule = {
-  id: '§2.1 status, §4 rule 1',
+/**
+ * A way of breaking an envelope member: the mutants that prove it where they break it (`proven`), the check that
+ * judges every success (`success`: ENV-01 or ENV-02, for app and for what the run reads of other_app) and every
+ * error the suite provokes (`errors`), each unproven elsewhere with what no mutant does.
+ */
+function envelopeWay(
+  w: Way,
+  how: string,
+  o: {
+    proven?: WaySpec['at'];
+    success?: [check: string, what: string];
+    errors?: string;
+    errorMutants?: Partial<Record<Place, string[]>>;
+  },
+): WaySpec {
+  const success: WaySpec['at'] = o.success
+    ? [
+        only(['app'], probed(noMutant(o.success[0], `${o.success[1]} here`)), ENDPOINTS),
+        only(['other_app'], probed(noMutant(o.success[0], `${o.success[1]} in other_app's answers`)), OTHER_READ),
+      ]
+    : [];
+  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants) : [];
+  const spec = way(w, how, ...(o.proven ?? []), ...success, ...errors, ...SUCCESS_APPS_NOTE);
+  return o.errors && o.success ? spec : within(o.errors ? ERRORS : ENDPOINTS, spec);
+}
+
+/** An envelope member of §2.1 as a rule, judged on every success and every provoked error. */
+const envelopeRule = (id: string, text: string, ways: WaySpec[], latitude: Rule['latitude']): Rule => ({
+  id,
   group: '§2.1 envelope (and §4 rule 1, §7)',
-  text: 'status: string. SUCCESS means success (§4 rule 1: on success status is SUCCESS); an error is never SUCCESS',
+  text,
   level: 'MUST',
   places: [...ENDPOINTS, ...ERRORS],
   apps: ['app', 'other_app', 'disabled_app'],
-  ways: [
-    way(
-      'absent',
-      'no status',
-      only(['app'], probed(noMutant('ENV-01', 'leaves status out')), ENDPOINTS),
-      only(['other_app'], probed(noMutant('ENV-01', "leaves status out of other_app's answers")), OTHER_READ),
-      ...errorEnvelope('leaves status out of an error'),
-      ...SUCCESS_APPS_NOTE,
-    ),
-    within(
-      ENDPOINTS,
-      way(
-        'case',
-        '"success" on success',
+  ways,
+  latitude,
+});
+
+const ENVELOPE_STATUS = envelopeRule(
+  '§2.1 status, §4 rule 1',
+  'status: string. SUCCESS means success (§4 rule 1: on success status is SUCCESS); an error is never SUCCESS',
+  [
+    envelopeWay('absent', 'no status', {
+      success: ['ENV-01', 'leaves status out'],
+      errors: 'leaves status out of an error',
+    }),
+    envelopeWay('case', '"success" on success', {
+      proven: [
         only(['app'], probed(by('AUTH-01', 'auth-status-lowercase')), [AUTH]),
         only(['app'], probed(by('ENV-01', 'status-lowercase')), [ORDERS]),
-        only(['app'], probed(noMutant('ENV-01', 'writes status in another case here')), ENDPOINTS),
-        only(['other_app'], probed(noMutant('ENV-01', "writes other_app's status in another case")), OTHER_READ),
-        ...SUCCESS_APPS_NOTE,
-      ),
-    ),
-    within(
-      ENDPOINTS,
-      way(
-        'whitespace or encoding',
-        '"SUCCESS " or another spelling on success',
-        only(['app'], probed(noMutant('ENV-01', 'pads status')), ENDPOINTS),
-        only(['other_app'], probed(noMutant('ENV-01', "pads other_app's status")), OTHER_READ),
-        ...SUCCESS_APPS_NOTE,
-      ),
-    ),
-    within(
-      ERRORS,
-      way(
-        'wrong value',
-        'SUCCESS on an error',
-        ...errorEnvelope('answers an error with status SUCCESS', { [NO_TOKEN]: ['unauthorized-status-success'] }),
-        ...SUCCESS_APPS_NOTE,
-      ),
-    ),
-    way(
-      'wrong type',
-      'status not a string',
-      only(['app'], probed(noMutant('ENV-01', 'mistypes status')), ENDPOINTS),
-      only(['other_app'], probed(noMutant('ENV-01', "mistypes other_app's status")), OTHER_READ),
-      ...errorEnvelope('mistypes status on an error'),
-      ...SUCCESS_APPS_NOTE,
-    ),
+      ],
+      success: ['ENV-01', 'writes status in another case'],
+    }),
+    envelopeWay('whitespace or encoding', '"SUCCESS " or another spelling on success', {
+      success: ['ENV-01', 'pads status'],
+    }),
+    envelopeWay('wrong value', 'SUCCESS on an error', {
+      errors: 'answers an error with status SUCCESS',
+      errorMutants: { [NO_TOKEN]: ['unauthorized-status-success'] },
+    }),
+    envelopeWay('wrong type', 'status not a string', {
+      success: ['ENV-01', 'mistypes status'],
+      errors: 'mistypes status on an error',
+    }),
   ],
-  latitude: [{ reading: 'any status string but SUCCESS on an error, e.g. FAIL', variants: ['errors-http-200'] }],
-};
+  [{ reading: 'any status string but SUCCESS on an error, e.g. FAIL', variants: ['errors-http-200'] }],
+);
 
-const ENVELOPE_CODE: Rule = {
-  id: '§2.1 code, §4 rule 1',
-  group: '§2.1 envelope (and §4 rule 1, §7)',
-  text: 'code: int. 200 means success (§4 rule 1); an error has the code of §7',
-  level: 'MUST',
-  places: [...ENDPOINTS, ...ERRORS],
-  apps: ['app', 'other_app', 'disabled_app'],
-  ways: [
-    way(
-      'absent',
-      'no code',
-      only(['app'], probed(noMutant('ENV-01', 'leaves code out')), ENDPOINTS),
-      only(['other_app'], probed(noMutant('ENV-01', "leaves code out of other_app's answers")), OTHER_READ),
-      ...errorEnvelope('leaves code out of an error'),
-      ...SUCCESS_APPS_NOTE,
-    ),
-    way(
-      'wrong type',
-      'code "200", a string',
-      only(['app'], probed(by('AUTH-01', 'auth-code-string')), [AUTH]),
-      only(['app'], probed(by('ENV-01', 'code-as-string')), [MERCHANT]),
-      only(['app'], probed(noMutant('ENV-01', 'writes code as a string here')), ENDPOINTS),
-      only(['other_app'], probed(noMutant('ENV-01', "writes other_app's code as a string")), OTHER_READ),
-      ...errorEnvelope('writes an error code as a string'),
-      ...SUCCESS_APPS_NOTE,
-    ),
-    within(
-      ENDPOINTS,
-      way(
-        'wrong value',
-        'another code than 200 on success',
-        only(['app'], probed(by('AUTH-01', 'auth-code-zero')), [AUTH]),
-        only(['app'], probed(noMutant('ENV-01', 'answers success with another code here')), ENDPOINTS),
-        only(['other_app'], probed(noMutant('ENV-01', "answers other_app's success with another code")), OTHER_READ),
-        ...SUCCESS_APPS_NOTE,
-      ),
-    ),
+const ENVELOPE_CODE = envelopeRule(
+  '§2.1 code, §4 rule 1',
+  'code: int. 200 means success (§4 rule 1); an error has the code of §7',
+  [
+    envelopeWay('absent', 'no code', { success: ['ENV-01', 'leaves code out'], errors: 'leaves code out of an error' }),
+    envelopeWay('wrong type', 'code "200", a string', {
+      proven: [
+        only(['app'], probed(by('AUTH-01', 'auth-code-string')), [AUTH]),
+        only(['app'], probed(by('ENV-01', 'code-as-string')), [MERCHANT]),
+      ],
+      success: ['ENV-01', 'writes code as a string'],
+      errors: 'writes an error code as a string',
+    }),
+    envelopeWay('wrong value', 'another code than 200 on success', {
+      proven: [only(['app'], probed(by('AUTH-01', 'auth-code-zero')), [AUTH])],
+      success: ['ENV-01', 'answers success with another code'],
+    }),
   ],
-  latitude: [
+  [
     {
       reading: 'any HTTP status for an error (the envelope defines it)',
       variants: ['errors-http-200', 'errors-any-http-status'],
     },
   ],
-};
+);
 
-const ENVELOPE_MSG: Rule = {
-  id: '§2.1 msg',
-  group: '§2.1 envelope (and §4 rule 1, §7)',
-  text: 'msg: string. Error description; absent on success',
-  level: 'MUST',
-  places: [...ENDPOINTS, ...ERRORS],
-  apps: ['app', 'other_app'],
-  appsNote: "disabled_app: its refusals' msg is judged with app's (UNAUTH-*), not apart",
-  ways: [
-    within(
-      ENDPOINTS,
-      way(
-        'wrong place or carrier',
-        'msg present on success',
-        only(['app'], probed(by('ENV-02', 'msg-on-success')), [DISHES]),
-        only(['app'], probed(noMutant('ENV-02', 'adds msg to a success here')), ENDPOINTS),
-        only(['other_app'], probed(noMutant('ENV-02', "adds msg to other_app's successes")), OTHER_READ),
-        only(['other_app'], notProbed("other_app's details are not read for their envelope"), [DISH, SEAT]),
-      ),
-    ),
-    within(
-      ERRORS,
-      way(
-        'wrong type',
-        'msg not a string on an error',
-        ...errorEnvelope('mistypes msg'),
-        rest("the errors are provoked with app's credentials only"),
-      ),
-    ),
+const ENVELOPE_MSG = envelopeRule(
+  '§2.1 msg',
+  'msg: string. Error description; absent on success',
+  [
+    envelopeWay('wrong place or carrier', 'msg present on success', {
+      proven: [only(['app'], probed(by('ENV-02', 'msg-on-success')), [DISHES])],
+      success: ['ENV-02', 'adds msg to a success'],
+    }),
+    envelopeWay('wrong type', 'msg not a string on an error', { errors: 'mistypes msg' }),
     within(
       [NO_TOKEN, WRONG_TOKEN],
       way(
@@ -245,8 +214,8 @@ const ENVELOPE_MSG: Rule = {
       ),
     ),
   ],
-  latitude: [{ reading: 'msg absent on an error', variants: ['errors-http-200'] }],
-};
+  [{ reading: 'msg absent on an error', variants: ['errors-http-200'] }],
+);
 
 /** Data endpoints' errors: a refusal or an error never carries data (§5.4, §7; §2.1 data "depends on the endpoint"). */
 const ERROR_DATA: Rule = {
@@ -257,16 +226,7 @@ const ERROR_DATA: Rule = {
   places: [...ENDPOINTS, ...ERRORS],
   apps: ['app', 'other_app', 'disabled_app'],
   ways: [
-    within(
-      ENDPOINTS,
-      way(
-        'absent',
-        'no data member on success',
-        only(['app'], probed(noMutant('ENV-01', 'leaves data out')), ENDPOINTS),
-        only(['other_app'], probed(noMutant('ENV-01', "leaves data out of other_app's answers")), OTHER_READ),
-        ...SUCCESS_APPS_NOTE,
-      ),
-    ),
+    envelopeWay('absent', 'no data member on success', { success: ['ENV-01', 'leaves data out'] }),
     within(
       ERRORS,
       way(
@@ -503,11 +463,7 @@ const OWNER_RULE: Rule = {
       how: "a detail answering a record that is not among this merchant's list (a record of no configured merchant)",
       places: DETAILS,
       at: [
-        at(
-          undefined,
-          ['app'],
-          probedWhen('with fuzz', noMutant('FUZZ-01', 'answers a record outside the list to a fuzzed id')),
-        ),
+        at(undefined, ['app'], probed(noMutant('FUZZ-01', 'answers a record outside the list to a fuzzed id'))),
         at(undefined, ['other_app'], notProbed("fuzzed ids are asked for with app's token only")),
       ],
     },
@@ -660,7 +616,7 @@ const AUTH_NO_HEADER: Rule = {
       only(
         ['other_app'],
         notProbed(
-          "AUTH-01 judges app's /auth only; other_app's is asked the same way, and a refusal leaves its checks unjudged",
+          "AUTH-01 judges app's /auth only (other_app's /auth is asked without open-token too, but what it answers is not judged for this rule)",
         ),
       ),
       only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
@@ -939,14 +895,14 @@ const ERROR_RULES: Rule[] = [
       way(
         'partial or prefix match',
         'an id read by its leading digits ("101abc", "101.5" answer dish 101)',
-        only(['app'], probedWhen('with fuzz', by('FUZZ-01', 'fuzz-parseint-dish-ids')), [DISH]),
-        only(['app'], probedWhen('with fuzz', noMutant('FUZZ-01', 'reads seat ids by their leading digits')), [SEAT]),
+        only(['app'], probed(by('FUZZ-01', 'fuzz-parseint-dish-ids')), [DISH]),
+        only(['app'], probed(noMutant('FUZZ-01', 'reads seat ids by their leading digits')), [SEAT]),
         rest("fuzzed ids are asked for with app's token only"),
       ),
       way(
         'whitespace or encoding',
         'a percent-encoded id routed elsewhere (/dishes/..%2Fmerchant)',
-        only(['app'], probedWhen('with fuzz', by('FUZZ-01', 'fuzz-encoded-slash-routes')), [DISH, SEAT]),
+        only(['app'], probed(by('FUZZ-01', 'fuzz-encoded-slash-routes')), [DISH, SEAT]),
         rest("fuzzed ids are asked for with app's token only"),
       ),
       way(
