@@ -6,7 +6,9 @@ import { packageRoot } from '../core/paths.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { LATITUDE_VARIANTS } from '../reference/variants.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { CARRIER_WAYS, PATH_WAYS, VALUE_WAYS } from '../suites/support/token-probes.js';
+import { CARRIER_WAYS, PATH_WAYS, VALUE_WAYS, waysAt } from '../suites/support/token-probes.js';
+import { DEFAULTS } from '../core/config.js';
+import { DATA_ENDPOINTS } from '../core/endpoints.js';
 import { CELLS, cellsOf, RULES, WAYS, type Proof } from '../suites/rules/index.js';
 import { MUTANTS_OF_WAY } from '../suites/rules/tokens.js';
 
@@ -72,15 +74,23 @@ describe('the rule matrix (suites/rules/)', () => {
     expect(Object.keys(MUTANTS_OF_WAY).filter((n) => !names.includes(n))).toEqual([]);
   });
 
-  test('the token rule follows the probes: each generated way is probed at each data endpoint in some run', () => {
+  test('the token rule follows the probes: a default run probes at each endpoint the ways waysAt gives it', () => {
     const token = RULES.find((r) => r.id === '§4 rule 4, §5.4')!;
-    for (const w of VALUE_WAYS) {
-      const at = cellsOf(token).filter((c) => c.how === `${w.name}, in open-token` && c.app === 'app');
-      const probedAt = at.filter((c) => c.outcome?.kind === 'probed').map((c) => c.place);
-      expect(probedAt, w.name).toHaveLength(6);
-      // In a default run, exactly one endpoint probes each value way (six ways, six endpoints).
-      const everyRun = at.filter((c) => c.outcome?.kind === 'probed' && !c.outcome.scope);
-      expect(everyRun, w.name).toHaveLength(1);
-    }
+    const families = [
+      { ways: VALUE_WAYS, how: (name: string) => `${name}, in open-token` },
+      { ways: CARRIER_WAYS, how: (name: string) => name },
+    ];
+    for (const { ways, how } of families)
+      for (const w of ways)
+        DATA_ENDPOINTS.forEach((ep, i) => {
+          const cell = cellsOf(token).find(
+            (c) => c.how === how(w.name) && c.place === `GET ${ep.path}` && c.app === 'app',
+          );
+          expect(cell?.outcome?.kind, `${w.name} at ${ep.path}`).toBe('probed');
+          const inDefaultRun = !(cell?.outcome?.kind === 'probed' && cell.outcome.scope?.includes('--fuzz-runs'));
+          expect(inDefaultRun, `${w.name} at ${ep.path}`).toBe(
+            (waysAt(ways as readonly unknown[], i, DEFAULTS.fuzz_runs) as unknown[]).includes(w),
+          );
+        });
   });
 });

@@ -4,6 +4,7 @@ import {
   by,
   notProbed,
   probed,
+  probedWhen,
   unproven,
   WHY,
   type App,
@@ -183,14 +184,18 @@ function ownerWays(
       [
         undefined,
         ['app'],
-        probed(
+        probedWhen(
+          'with other_app',
           unproven('ISO-02', `no mutant puts merchant B's ${field} here alone (the iso-* mutants move whole records)`),
         ),
       ],
       [
         undefined,
         ['other_app'],
-        probed(unproven('ISO-04', `no mutant puts merchant A's ${field} into merchant B's answers`)),
+        probedWhen(
+          'with other_app',
+          unproven('ISO-04', `no mutant puts merchant A's ${field} into merchant B's answers`),
+        ),
       ],
     ]),
   ];
@@ -392,11 +397,21 @@ const ORDER_TABLE: Table = {
           [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
         ]),
         byReference("another application's or merchant's value", "the other configured merchant's merchant_id", [
-          [undefined, ['app'], probed(unproven('ISO-02', "no mutant puts merchant B's merchant_id on an order alone"))],
+          [
+            undefined,
+            ['app'],
+            probedWhen(
+              'with other_app',
+              unproven('ISO-02', "no mutant puts merchant B's merchant_id on an order alone"),
+            ),
+          ],
           [
             undefined,
             ['other_app'],
-            probed(unproven('ISO-04', "no mutant puts merchant A's merchant_id on an order alone")),
+            probedWhen(
+              'with other_app',
+              unproven('ISO-04', "no mutant puts merchant A's merchant_id on an order alone"),
+            ),
           ],
         ]),
       ],

@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../../core/config.js';
 import { DATA_ENDPOINTS } from '../../core/endpoints.js';
+import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
 import { CARRIER_WAYS, PATH_WAYS, RUNS_PER_WAY, VALUE_WAYS, waysAt } from '../support/token-probes.js';
 import {
   at,
@@ -44,6 +45,15 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'the path with its first letter percent-encoded': [],
 };
 
+/** The tokens a derived way needs (token-probes notes the way not probed for a token without it). */
+const TOKEN_NEEDS: Record<string, string> = {
+  'a prefix of the real token': `with a token of more than ${SAFE_SECRET_LENGTH} characters`,
+  'a suffix of the real token': `with a token of more than ${SAFE_SECRET_LENGTH} characters`,
+  'a part of the real token (both ends cut)': `with a token of more than ${SAFE_SECRET_LENGTH + 1} characters`,
+  'the real token in another letter case': 'with a token that has letters',
+  'the real token with a space inside': 'with a token of 2 characters or more',
+};
+
 /** The matrix's way of each generated family's ways. */
 const WAY_OF: Record<string, Way> = {
   'a prefix of the real token': 'partial or prefix match',
@@ -84,21 +94,22 @@ const OTHERS: ReadonlyArray<{ apps: App[]; why: string }> = [
 function generatedAt<W extends { name: string }>(ways: readonly W[], way: W): WaySpec['at'] {
   const mutants = MUTANTS_OF_WAY[way.name] ?? [];
   const provenAt = DATA_ENDPOINTS.filter((_, i) => fewestRuns(ways, way, i) <= RUNS_PER_WAY).map((ep) => get(ep.path));
+  const needs = TOKEN_NEEDS[way.name];
   return DATA_ENDPOINTS.map((ep, i) => {
     const runs = fewestRuns(ways, way, i);
     const place = [get(ep.path)];
-    if (runs <= RUNS_PER_WAY)
-      return at(
-        place,
-        ['app'],
-        probed(
-          mutants.length ? by(unauth(i), ...mutants) : unproven(unauth(i), 'no mutant accepts a request this way'),
-        ),
-      );
-    const why =
-      `a default run (${DEFAULT_RUNS} fuzz runs) and the mutation test's run probe another way of this family here` +
-      (mutants.length ? `; the way is proven at ${provenAt.join(', ')} (${mutants.join(', ')})` : '');
-    return at(place, ['app'], probedWhen(`from --fuzz-runs ${runs}`, unproven(unauth(i), why)));
+    const proof =
+      runs > RUNS_PER_WAY
+        ? unproven(
+            unauth(i),
+            `a default run (${DEFAULT_RUNS} fuzz runs) and the mutation test's run probe another way of this family here` +
+              (mutants.length ? `; the way is proven at ${provenAt.join(', ')} (${mutants.join(', ')})` : ''),
+          )
+        : mutants.length
+          ? by(unauth(i), ...mutants)
+          : unproven(unauth(i), 'no mutant accepts a request this way');
+    const scope = [runs > RUNS_PER_WAY ? `from --fuzz-runs ${runs}` : '', needs ?? ''].filter(Boolean).join(', ');
+    return at(place, ['app'], scope ? probedWhen(scope, proof) : probed(proof));
   });
 }
 
