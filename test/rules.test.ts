@@ -45,6 +45,11 @@ describe('the rule matrix (suites/rules/)', () => {
     expect([...new Set(wrong)]).toEqual([]);
   });
 
+  test('every mutant proves at least one cell (a new mutant is placed in the matrix: suites/rules/)', () => {
+    const named = new Set(proofs.flatMap((p) => p.mutants));
+    expect(MUTANTS.map((m) => m.name).filter((n) => !named.has(n))).toEqual([]);
+  });
+
   test('a probed cell without a mutant says why none proves it', () => {
     const silent = proofs.filter((p) => !p.mutants.length && !p.unproven?.trim()).map((p) => p.check);
     expect(silent).toEqual([]);

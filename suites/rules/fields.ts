@@ -63,7 +63,18 @@ interface Table {
   carriers: Carrier[];
   fields: Field[];
   /** Which check compares the copies of a record (list, detail, embedded), when the table's records have copies. */
-  copies?: { fields: readonly string[]; at: WaySpec['at'] };
+  copies?: { fields: readonly string[]; at: (field: string) => WaySpec['at'] };
+}
+
+/** The comparison of a record's copies: proven by the mutants that make this field differ, else said unproven. */
+function copyProof(check: string, field: string, provenBy: Record<string, string[]>): Proof {
+  const mutants = provenBy[field];
+  if (mutants) return by(check, ...mutants);
+  const [other, ms] = Object.entries(provenBy)[0]!;
+  return unproven(
+    check,
+    `no mutant makes this field differ between copies (${ms.join(', ')} proves the comparison on ${other})`,
+  );
 }
 
 const both = (check: string): Carrier['shape'] => ({ app: { check }, other_app: { check } });
@@ -109,7 +120,7 @@ function fieldRule(t: Table, f: Field): Rule {
     ways.push({
       way: 'stale value',
       how: `one copy of the record has another ${f.name} than the others`,
-      at: t.copies.at,
+      at: t.copies.at(f.name),
     });
   return {
     id: `${t.prefix}${f.name}`,
@@ -211,9 +222,9 @@ const DISH_TABLE: Table = {
   ],
   copies: {
     fields: SPEC_FIELDS.dish,
-    at: [
-      at([DISHES, DISH], ['app'], probed(by('CONS-02', 'cons-dish-detail-differs'))),
-      at([EMBEDDED_DISH], ['app'], probed(by('CONS-10', 'cons-embedded-dish-price'))),
+    at: (field) => [
+      at([DISHES, DISH], ['app'], probed(copyProof('CONS-02', field, { price: ['cons-dish-detail-differs'] }))),
+      at([EMBEDDED_DISH], ['app'], probed(copyProof('CONS-10', field, { price: ['cons-embedded-dish-price'] }))),
       at(undefined, ['other_app'], notProbed(WHY.noOtherApp)),
     ],
   },
@@ -307,9 +318,9 @@ const SEAT_TABLE: Table = {
   ],
   copies: {
     fields: SPEC_FIELDS.seat,
-    at: [
-      at([SEATS, SEAT], ['app'], probed(by('CONS-03', 'cons-seat-detail-differs'))),
-      at([EMBEDDED_SEAT], ['app'], probed(by('CONS-08', 'cons-order-seat-differs'))),
+    at: (field) => [
+      at([SEATS, SEAT], ['app'], probed(copyProof('CONS-03', field, { remark: ['cons-seat-detail-differs'] }))),
+      at([EMBEDDED_SEAT], ['app'], probed(copyProof('CONS-08', field, { remark: ['cons-order-seat-differs'] }))),
       at(undefined, ['other_app'], notProbed(WHY.noOtherApp)),
     ],
   },
@@ -513,9 +524,19 @@ const MERCHANT_TABLE: Table = {
   ],
   copies: {
     fields: ['id', 'name', 'email', 'phone', 'merchant_id', 'email_verified_at', 'created_at', 'updated_at'],
-    at: [
-      at(undefined, ['app'], probed(by('AUTH-04', 'auth-merchant-differs'))),
-      at(undefined, ['other_app'], probed(by('AUTH-04', 'auth-other-app-merchant-differs'))),
+    at: (field) => [
+      at(undefined, ['app'], probed(copyProof('AUTH-04', field, { name: ['auth-merchant-differs'] }))),
+      at(
+        undefined,
+        ['other_app'],
+        probed(
+          copyProof('AUTH-04', field, {
+            id: ['auth-other-app-merchant-differs'],
+            merchant_id: ['auth-other-app-merchant-differs'],
+            name: ['auth-other-app-merchant-differs'],
+          }),
+        ),
+      ),
     ],
   },
   fields: [
