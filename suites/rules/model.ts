@@ -20,10 +20,12 @@ export const WAYS = [
   "another application's or merchant's value",
   'stale value',
 ] as const;
+/** One of {@link WAYS}. */
 export type Way = (typeof WAYS)[number];
 
 /** The configured applications (config app, other_app, disabled_app). */
 export const APPS = ['app', 'other_app', 'disabled_app'] as const;
+/** One of {@link APPS}. */
 export type App = (typeof APPS)[number];
 
 /** A request target or a member of an answer, as "GET /dishes/:id" or "GET /orders (dishes[].pivot)". */
@@ -120,9 +122,6 @@ export const probedWhen = (scope: string, ...by: Proof[]): Outcome => ({ kind: '
 
 /** Not probed, and why. */
 export const notProbed = (why: string): Outcome => ({ kind: 'not probed', why });
-
-/** An outcome for every cell of a way. */
-export const everywhere = (outcome: Outcome): WaySpec['at'][number] => ({ outcome });
 
 /** An outcome for these places (and applications, when given). */
 export const at = (
