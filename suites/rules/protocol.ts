@@ -1,0 +1,942 @@
+import { DATA_ENDPOINTS } from '../../core/endpoints.js';
+import {
+  at,
+  by,
+  notProbed,
+  probed,
+  probedWhen,
+  unproven,
+  WHY,
+  type App,
+  type Outcome,
+  type Place,
+  type Rule,
+  type Way,
+  type WaySpec,
+} from './model.js';
+import { AUTH, DATA, DETAILS, ENDPOINTS, get, LISTS, UNKNOWN_INTERFACE } from './places.js';
+
+/**
+ * The rules of §1, §2.1, §4, §5 and §7 that are not a field-table row nor the token check (tokens.ts): the
+ * transport, the envelope, the endpoints' payloads and errors, the key pair, the disabled application, isolation.
+ */
+
+const MERCHANT = get('/merchant');
+const DISHES = get('/dishes');
+const DISH = get('/dishes/:id');
+const SEATS = get('/seats');
+const SEAT = get('/seats/:id');
+const ORDERS = get('/orders');
+
+/** The error answers the suite provokes, as places. */
+const NO_TOKEN = 'GET /merchant … /orders without a token';
+const UNKNOWN_ID = 'GET /dishes/:id, /seats/:id of an unknown id';
+const AUTH_NO_PARAMS = 'GET /auth without secret or key';
+const AUTH_WRONG_PAIR = 'GET /auth with a wrong or disabled key pair';
+const WRONG_TOKEN = 'GET /merchant … /orders with a wrong token';
+const LIST_QUERY = 'GET /dishes, /seats, /orders with query parameters';
+const ERRORS: readonly Place[] = [
+  UNKNOWN_INTERFACE,
+  UNKNOWN_ID,
+  NO_TOKEN,
+  AUTH_NO_PARAMS,
+  AUTH_WRONG_PAIR,
+  WRONG_TOKEN,
+  LIST_QUERY,
+];
+
+/** The success answers of app, and of other_app the ones the run reads (its /auth, /merchant and lists). */
+const OTHER_READ: readonly Place[] = [AUTH, MERCHANT, ...LISTS];
+
+const way = (w: Way, how: string, ...entries: WaySpec['at']): WaySpec => ({ way: w, how, at: entries });
+/** A way that applies at these places only (an error's msg, a list's records). */
+const within = (places: readonly Place[], spec: WaySpec): WaySpec => ({ ...spec, places });
+const only = (apps: readonly App[], outcome: Outcome, places?: readonly Place[]): WaySpec['at'][number] =>
+  at(places, apps, outcome);
+const rest = (why: string): WaySpec['at'][number] => at(undefined, undefined, notProbed(why));
+const noMutant = (check: string, what: string) => unproven(check, `no mutant ${what}`);
+
+/** Which check judges the error envelope at each error place (ERR-04 reads the errors of allErrorProbes). */
+const errorEnvelope = (what: string, mutantsAt: Partial<Record<Place, string[]>> = {}): WaySpec['at'] => [
+  ...[UNKNOWN_INTERFACE, UNKNOWN_ID, NO_TOKEN, AUTH_NO_PARAMS].map((p) =>
+    at([p], ['app'], probed(mutantsAt[p] ? by('ERR-04', ...mutantsAt[p]) : noMutant('ERR-04', what))),
+  ),
+  at([AUTH_WRONG_PAIR], ['app'], probed(noMutant('AUTH-07', what), noMutant('AUTH-08', what))),
+  at([AUTH_WRONG_PAIR], ['disabled_app'], probed(noMutant('AUTH-09', what))),
+  at([LIST_QUERY], ['app'], probed(noMutant('ERR-06', what))),
+  at(
+    [WRONG_TOKEN],
+    undefined,
+    notProbed(
+      "UNAUTH-* and AUTH-10 judge a wrong token's refusal by its code and data, not its envelope's other members",
+    ),
+  ),
+];
+
+const SUCCESS_APPS_NOTE: WaySpec['at'] = [
+  at(
+    [DISH, SEAT],
+    ['other_app'],
+    notProbed("other_app's details are not read for their envelope (ENV-01 reads its /auth, /merchant and lists)"),
+  ),
+  at(ERRORS, ['other_app'], notProbed("the errors are provoked with app's credentials only")),
+  at(
+    ERRORS,
+    ['disabled_app'],
+    notProbed(
+      "of the disabled application's refusals, only its key pair's (AUTH-09) is judged as an envelope; its token's by code and data (AUTH-10)",
+    ),
+  ),
+  at(undefined, ['disabled_app'], notProbed('a disabled application has no successful answer')),
+];
+
+/**
+ * A way of breaking an envelope member: the mutants that prove it where they break it (`proven`), the check that
+ * judges every success (`success`: ENV-01 or ENV-02, for app and for what the run reads of other_app) and every
+ * error the suite provokes (`errors`), each unproven elsewhere with what no mutant does.
+ */
+function envelopeWay(
+  w: Way,
+  how: string,
+  o: {
+    proven?: WaySpec['at'];
+    success?: [check: string, what: string];
+    errors?: string;
+    errorMutants?: Partial<Record<Place, string[]>>;
+  },
+): WaySpec {
+  const success: WaySpec['at'] = o.success
+    ? [
+        only(['app'], probed(noMutant(o.success[0], `${o.success[1]} here`)), ENDPOINTS),
+        only(['other_app'], probed(noMutant(o.success[0], `${o.success[1]} in other_app's answers`)), OTHER_READ),
+      ]
+    : [];
+  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants) : [];
+  const spec = way(w, how, ...(o.proven ?? []), ...success, ...errors, ...SUCCESS_APPS_NOTE);
+  return o.errors && o.success ? spec : within(o.errors ? ERRORS : ENDPOINTS, spec);
+}
+
+/** An envelope member of §2.1 as a rule, judged on every success and every provoked error. */
+const envelopeRule = (id: string, text: string, ways: WaySpec[], latitude: Rule['latitude']): Rule => ({
+  id,
+  group: '§2.1 envelope (and §4 rule 1, §7)',
+  text,
+  level: 'MUST',
+  places: [...ENDPOINTS, ...ERRORS],
+  apps: ['app', 'other_app', 'disabled_app'],
+  ways,
+  latitude,
+});
+
+const ENVELOPE_STATUS = envelopeRule(
+  '§2.1 status, §4 rule 1',
+  'status: string. SUCCESS means success (§4 rule 1: on success status is SUCCESS); an error is never SUCCESS',
+  [
+    envelopeWay('absent', 'no status', {
+      success: ['ENV-01', 'leaves status out'],
+      errors: 'leaves status out of an error',
+    }),
+    envelopeWay('case', '"success" on success', {
+      proven: [
+        only(['app'], probed(by('AUTH-01', 'auth-status-lowercase')), [AUTH]),
+        only(['app'], probed(by('ENV-01', 'status-lowercase')), [ORDERS]),
+      ],
+      success: ['ENV-01', 'writes status in another case'],
+    }),
+    envelopeWay('whitespace or encoding', '"SUCCESS " or another spelling on success', {
+      success: ['ENV-01', 'pads status'],
+    }),
+    envelopeWay('wrong value', 'SUCCESS on an error', {
+      errors: 'answers an error with status SUCCESS',
+      errorMutants: { [NO_TOKEN]: ['unauthorized-status-success'] },
+    }),
+    envelopeWay('wrong type', 'status not a string', {
+      success: ['ENV-01', 'mistypes status'],
+      errors: 'mistypes status on an error',
+    }),
+  ],
+  [{ reading: 'any status string but SUCCESS on an error, e.g. FAIL', variants: ['errors-http-200'] }],
+);
+
+const ENVELOPE_CODE = envelopeRule(
+  '§2.1 code, §4 rule 1',
+  'code: int. 200 means success (§4 rule 1); an error has the code of §7',
+  [
+    envelopeWay('absent', 'no code', { success: ['ENV-01', 'leaves code out'], errors: 'leaves code out of an error' }),
+    envelopeWay('wrong type', 'code "200", a string', {
+      proven: [
+        only(['app'], probed(by('AUTH-01', 'auth-code-string')), [AUTH]),
+        only(['app'], probed(by('ENV-01', 'code-as-string')), [MERCHANT]),
+      ],
+      success: ['ENV-01', 'writes code as a string'],
+      errors: 'writes an error code as a string',
+    }),
+    envelopeWay('wrong value', 'another code than 200 on success', {
+      proven: [only(['app'], probed(by('AUTH-01', 'auth-code-zero')), [AUTH])],
+      success: ['ENV-01', 'answers success with another code'],
+    }),
+  ],
+  [
+    {
+      reading: 'any HTTP status for an error (the envelope defines it)',
+      variants: ['errors-http-200', 'errors-any-http-status'],
+    },
+  ],
+);
+
+const ENVELOPE_MSG = envelopeRule(
+  '§2.1 msg',
+  'msg: string. Error description; absent on success',
+  [
+    envelopeWay('wrong place or carrier', 'msg present on success', {
+      proven: [only(['app'], probed(by('ENV-02', 'msg-on-success')), [DISHES])],
+      success: ['ENV-02', 'adds msg to a success'],
+    }),
+    envelopeWay('wrong type', 'msg not a string on an error', { errors: 'mistypes msg' }),
+    within(
+      [NO_TOKEN, WRONG_TOKEN],
+      way(
+        'wrong value',
+        "the msg of a refusal names the merchant's values (e-mail, name, merchant_id, order numbers)",
+        only(
+          ['app'],
+          probed(
+            by('UNAUTH-MERCHANT', 'unauth-msg-leaks-merchant'),
+            by('UNAUTH-DISHES', 'unauth-msg-leaks-dishes'),
+            by('UNAUTH-DISH', 'unauth-msg-leaks-dish'),
+            by('UNAUTH-SEATS', 'unauth-msg-leaks-seats'),
+            by('UNAUTH-SEAT', 'unauth-msg-leaks-seat'),
+            by('UNAUTH-ORDERS', 'unauth-msg-leaks-order-number'),
+          ),
+          [NO_TOKEN, WRONG_TOKEN],
+        ),
+        rest("wrong tokens are derived from app's token, and a request without one is no application's"),
+      ),
+    ),
+  ],
+  [{ reading: 'msg absent on an error', variants: ['errors-http-200'] }],
+);
+
+/** Data endpoints' errors: a refusal or an error never carries data (§5.4, §7; §2.1 data "depends on the endpoint"). */
+const ERROR_DATA: Rule = {
+  id: '§2.1 data, §5.4, §7',
+  group: '§2.1 envelope (and §4 rule 1, §7)',
+  text: 'data: the payload on success; an error or a refusal carries none',
+  level: 'MUST',
+  places: [...ENDPOINTS, ...ERRORS],
+  apps: ['app', 'other_app', 'disabled_app'],
+  ways: [
+    envelopeWay('absent', 'no data member on success', { success: ['ENV-01', 'leaves data out'] }),
+    within(
+      ERRORS,
+      way(
+        'wrong place or carrier',
+        'data carried by a refusal or an error',
+        only(
+          ['app'],
+          probed(
+            by('UNAUTH-MERCHANT', 'unauth-leaks-merchant'),
+            ...DATA_ENDPOINTS.slice(1).map((ep) =>
+              noMutant(`UNAUTH-${ep.name.toUpperCase()}`, 'carries data in this refusal'),
+            ),
+          ),
+          [NO_TOKEN, WRONG_TOKEN],
+        ),
+        only(['disabled_app'], probed(by('AUTH-10', 'unauth-leaks-merchant')), [WRONG_TOKEN]),
+        only(
+          ['app'],
+          probed(
+            noMutant('ERR-02', 'carries data in an unknown dish id'),
+            noMutant('ERR-03', 'carries data in an unknown seat id'),
+          ),
+          [UNKNOWN_ID],
+        ),
+        only(['app'], probed(noMutant('ERR-01', 'carries data in an unknown interface without a token')), [
+          UNKNOWN_INTERFACE,
+        ]),
+        only(['app'], probed(noMutant('AUTH-06', 'carries data in this refusal')), [AUTH_NO_PARAMS]),
+        only(
+          ['app'],
+          probed(
+            noMutant('AUTH-07', 'carries data in this refusal'),
+            noMutant('AUTH-08', 'carries data in this refusal'),
+          ),
+          [AUTH_WRONG_PAIR],
+        ),
+        only(['disabled_app'], probed(noMutant('AUTH-09', 'carries data in this refusal')), [AUTH_WRONG_PAIR]),
+        only(['app'], notProbed('a 400 to query parameters is judged by its envelope only (ERR-06)'), [LIST_QUERY]),
+        rest(
+          "these errors are provoked with app's credentials, or none; of the disabled application's, its key pair's and its token's refusals are the ones judged",
+        ),
+      ),
+    ),
+  ],
+  latitude: [{ reading: 'data null, {} or [] on an error', variants: [] }],
+};
+
+const JSON_RULE: Rule = {
+  id: '§1 JSON',
+  group: '§1 and §4 common rules',
+  text: 'All interfaces are JSON: every answer has a JSON content type',
+  level: 'MUST',
+  places: [...ENDPOINTS, UNKNOWN_INTERFACE, NO_TOKEN],
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: its refusals are read for code and data only',
+  ways: [
+    way(
+      'absent',
+      'no Content-Type',
+      only(['app'], probed(noMutant('TRANS-01', 'drops the header')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
+      only(
+        ['app'],
+        notProbed(
+          'the transport checks read the successes of endpoints 1–7 and one error (an unknown interface): a refusal is not among them',
+        ),
+        [NO_TOKEN],
+      ),
+      rest("the transport checks read app's answers only"),
+    ),
+    way(
+      'wrong value',
+      'another media type (text/html)',
+      only(['app'], probed(by('TRANS-01', 'seats-text-html')), [SEATS]),
+      only(['app'], probed(noMutant('TRANS-01', 'answers another media type here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
+      only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
+      rest("the transport checks read app's answers only"),
+    ),
+    way(
+      'wrong value',
+      'a charset other than UTF-8',
+      only(['app'], probed(noMutant('TRANS-01', 'names another charset')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
+      only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
+      rest("the transport checks read app's answers only"),
+    ),
+  ],
+  latitude: [
+    {
+      reading: 'charset utf-8 or none (JSON is UTF-8 by RFC 8259), a +json media type',
+      variants: ['content-type-no-charset'],
+    },
+  ],
+};
+
+const UTF8_RULE: Rule = {
+  id: '§1 UTF-8',
+  group: '§1 and §4 common rules',
+  text: 'All interfaces are UTF-8: every body is valid UTF-8',
+  level: 'MUST',
+  places: JSON_RULE.places,
+  apps: ['app', 'other_app'],
+  appsNote: JSON_RULE.appsNote!,
+  ways: [
+    way(
+      'whitespace or encoding',
+      'bytes that are not UTF-8 (Latin-1)',
+      only(['app'], probed(by('TRANS-02', 'dish-name-latin1')), [DISHES]),
+      only(['app'], probed(noMutant('TRANS-02', 'sends other bytes here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
+      only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
+      rest("the transport checks read app's answers only"),
+    ),
+  ],
+  latitude: [],
+};
+
+const HTTPS_RULE: Rule = {
+  id: '§4 HTTPS',
+  group: '§1 and §4 common rules',
+  text: 'Only HTTPS is supported: the plain http:// origin serves no merchant data',
+  level: 'MUST',
+  places: ENDPOINTS,
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: it has no data to serve',
+  ways: [
+    way(
+      'wrong place or carrier',
+      'merchant data served over plain HTTP, without a token or with one',
+      only(['app'], probedWhen('when base_url is https', by('TRANS-03', 'plain-http-same-port')), [MERCHANT]),
+      only(
+        ['app'],
+        notProbed(
+          'TRANS-03 asks plain HTTP for /merchant only: a plain listener that serves only other paths is not found',
+        ),
+        ENDPOINTS,
+      ),
+      rest("TRANS-03 tries app's token only"),
+    ),
+  ],
+  latitude: [{ reading: 'no plain listener, a redirect to https (never followed), or a refusal', variants: [] }],
+};
+
+const CLIENT_RULES: Rule[] = [
+  {
+    id: '§4 Content-Type',
+    group: '§1 and §4 common rules',
+    text: 'Request header Content-Type (required) has the fixed value application/json; charset=utf-8',
+    level: 'MUST',
+    places: ENDPOINTS,
+    apps: ['app'],
+    appsNote: 'a rule for the client, whoever it is',
+    ways: [
+      way(
+        'absent',
+        'a request without it',
+        rest(
+          'a rule for the client: the suite always sends it; INFO-TRANS-NO-CONTENT-TYPE records what the server does without it (answer or refuse, both allowed)',
+        ),
+      ),
+    ],
+    latitude: [{ reading: 'a server that answers without it, or refuses', variants: [] }],
+  },
+  {
+    id: '§4 no body',
+    group: '§1 and §4 common rules',
+    text: 'The request has no body',
+    level: 'MUST',
+    places: ENDPOINTS,
+    apps: ['app'],
+    appsNote: 'a rule for the client, whoever it is',
+    ways: [
+      way('wrong place or carrier', 'a request with a body', rest('a rule for the client: the suite never sends one')),
+    ],
+    latitude: [],
+  },
+];
+
+const OWNER_RULE: Rule = {
+  id: '§1 belongs to the merchant',
+  group: '§1 and §4 common rules',
+  text: 'Every data endpoint returns data belonging to the merchant that owns the application credential',
+  level: 'MUST',
+  places: DATA,
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: it is refused (§5.5), so nothing it reads can belong to anyone',
+  ways: [
+    {
+      way: "another application's or merchant's value",
+      how: "the other merchant's record by detail (its id asked for with this token)",
+      places: DETAILS,
+      at: [
+        at(
+          [DISH],
+          ['app'],
+          probedWhen('with other_app', by('ISO-01', 'iso-dish-detail-leak-a'), by('FUZZ-01', 'iso-dish-detail-leak-a')),
+        ),
+        at(
+          [SEAT],
+          ['app'],
+          probedWhen(
+            'with other_app',
+            by('ISO-01', 'iso-seat-detail-leak-a'),
+            noMutant('FUZZ-01', "answers merchant B's seat to a fuzzed id"),
+          ),
+        ),
+        at([SEAT], ['other_app'], probedWhen('with other_app', by('ISO-03', 'iso-seat-detail-leak-b'))),
+        at(
+          [DISH],
+          ['other_app'],
+          probedWhen('with other_app', noMutant('ISO-03', "answers merchant A's dish to merchant B")),
+        ),
+      ],
+    },
+    {
+      way: "another application's or merchant's value",
+      how: "the other merchant's record, user_id or merchant_id in an answer (a list, a detail, an order, /merchant)",
+      at: [
+        at([DISHES], ['app'], probedWhen('with other_app', by('ISO-02', 'iso-dishes-list-leak-a'))),
+        at(
+          [ORDERS],
+          ['app'],
+          probedWhen('with other_app', by('ISO-02', 'iso-embedded-dish-leak-a', 'iso-embedded-dish-merchant-id-a')),
+        ),
+        at([MERCHANT], ['other_app'], probedWhen('with other_app', by('ISO-04', 'iso-other-app-claims-merchant-1'))),
+        at(undefined, ['app'], probedWhen('with other_app', noMutant('ISO-02', "puts merchant B's records here"))),
+        at([ORDERS], ['other_app'], probedWhen('with other_app', by('ISO-04', 'iso-orders-list-leak-b'))),
+        at(
+          undefined,
+          ['other_app'],
+          probedWhen('with other_app', noMutant('ISO-04', "puts merchant A's records here")),
+        ),
+      ],
+    },
+    {
+      way: 'wrong value',
+      how: "a detail answering a record that is not among this merchant's list (a record of no configured merchant)",
+      places: DETAILS,
+      at: [
+        at(undefined, ['app'], probed(noMutant('FUZZ-01', 'answers a record outside the list to a fuzzed id'))),
+        at(undefined, ['other_app'], notProbed("fuzzed ids are asked for with app's token only")),
+      ],
+    },
+    {
+      way: "another application's or merchant's value",
+      how: "records of a third merchant, no configured application's",
+      at: [
+        at([DISHES], ['app'], probed(by('CONS-05', 'iso-dishes-list-leak-a'))),
+        at([SEATS], ['app'], probed(by('CONS-05', 'cons-seat-user-id'), by('CONS-06', 'cons-seat-merchant-id'))),
+        at([ORDERS], ['app'], probed(by('CONS-06', 'cons-order-merchant-id'))),
+        at(
+          undefined,
+          ['app'],
+          notProbed("CONS-05 and CONS-06 read the lists only: a detail's record of a third merchant is not found"),
+        ),
+        at(
+          undefined,
+          ['other_app'],
+          notProbed(
+            "CONS-05 and CONS-06 compare app's lists with app's /merchant only; ISO-04 knows merchant A's marks only",
+          ),
+        ),
+      ],
+    },
+  ],
+  latitude: [
+    { reading: "ids numbered per merchant, overlapping the other merchant's", variants: ['per-merchant-ids'] },
+  ],
+};
+
+const READ_ONLY: Rule = {
+  id: '§1 read-only',
+  group: '§1 and §4 common rules',
+  text: 'All data endpoints use GET and are read-only; no operation changes any state (§3)',
+  level: 'MUST',
+  places: DATA,
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: its token is refused',
+  ways: [
+    way(
+      'wrong value',
+      'POST, PUT, PATCH or DELETE changes what GET answers',
+      only(['app'], probedWhen('with unsafe_methods', by('RO-01', 'delete-removes-dish')), [DISH]),
+      only(['app'], probedWhen('with unsafe_methods', noMutant('RO-01', 'changes data through this endpoint'))),
+      rest("the unsafe methods are sent with app's token only"),
+    ),
+    way(
+      'absent',
+      'an unsafe method without a token changes data',
+      rest("the unsafe methods are sent with app's token only"),
+    ),
+  ],
+  latitude: [{ reading: 'any refusal of POST, PUT, PATCH and DELETE (recorded by INFO-RO-METHODS)', variants: [] }],
+};
+
+/** §4 endpoint table: what each endpoint answers. */
+const PAYLOAD: Rule = {
+  id: '§4 success payload',
+  group: '§4 endpoints and numbered rules',
+  text: 'Each endpoint answers its payload: /auth the access credential result, /merchant a merchant, lists an array, details one record',
+  level: 'MUST',
+  places: ENDPOINTS,
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: it has no successful answer',
+  ways: [
+    way(
+      'wrong type',
+      'a list as an object or null, a record as an array or a JSON string',
+      only(['other_app'], probed(by('DISH-01', 'other-merchant-dishes-as-object')), [DISHES]),
+      only(['app', 'other_app'], probed(noMutant('DISH-01', 'answers the list as another type here')), [DISHES]),
+      only(['app', 'other_app'], probed(noMutant('SEAT-01', 'answers the list as another type')), [SEATS]),
+      only(['app', 'other_app'], probed(noMutant('ORD-01', 'answers the list as another type')), [ORDERS]),
+      only(['app'], probed(by('MER-01', 'merchant-as-array', 'merchant-double-encoded')), [MERCHANT]),
+      only(['other_app'], probed(noMutant('MER-01', "answers other_app's merchant as another type")), [MERCHANT]),
+      only(['app'], probed(noMutant('DISH-02', 'answers a detail as another type')), [DISH]),
+      only(['app'], probed(noMutant('SEAT-02', 'answers a detail as another type')), [SEAT]),
+      only(['app'], probed(noMutant('AUTH-02', "answers /auth's data as another type")), [AUTH]),
+      only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
+      only(['other_app'], notProbed("AUTH-02 reads app's /auth only"), [AUTH]),
+    ),
+    within(
+      LISTS,
+      way(
+        'absent',
+        'records of the merchant missing from a list ("all dishes", "all seats")',
+        only(['app'], probed(by('CONS-12', 'unlisted-records-in-old-orders')), [DISHES, SEATS]),
+        only(['app'], notProbed('§4 says "orders of the merchant", not all: nothing tells a missing order'), [ORDERS]),
+        only(['other_app'], notProbed(WHY.noOtherApp), [DISHES, SEATS, ORDERS]),
+      ),
+    ),
+    within(
+      LISTS,
+      way(
+        'wrong value',
+        'a record listed twice',
+        only(['app'], probed(by('CONS-04', 'cons-duplicate-dish')), [DISHES]),
+        only(['app'], probed(noMutant('CONS-04', 'lists a record twice here')), [SEATS, ORDERS]),
+        only(['other_app'], notProbed(WHY.noOtherApp), [DISHES, SEATS, ORDERS]),
+      ),
+    ),
+  ],
+  latitude: [
+    { reading: 'extra fields on every object', variants: ['extra-fields-and-nulls'] },
+    { reading: 'a detail carrying a field its list lacks', variants: ['mixed-number-renderings'] },
+  ],
+};
+
+const LIST_QUERY_RULE: Rule = {
+  id: '§4 rule 2',
+  group: '§4 endpoints and numbered rules',
+  text: 'Endpoints 3, 5 and 7 accept no query parameters',
+  level: 'MUST',
+  places: LISTS,
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: its token is refused',
+  ways: [
+    way(
+      'wrong value',
+      'applying them: other data than without them (asked twice)',
+      only(['app'], probed(by('ERR-06', 'list-query-applied'))),
+      rest("ERR-06 asks with app's token only"),
+    ),
+    way(
+      'wrong value',
+      'answering 500 (or another code than 400)',
+      only(['app'], probed(by('ERR-06', 'list-query-500'))),
+      rest("ERR-06 asks with app's token only"),
+    ),
+    way(
+      'wrong place or carrier',
+      'applying a parameter the suite does not send (a filter of its own)',
+      rest('only page, limit, per_page and conformance_probe are sent'),
+    ),
+  ],
+  latitude: [{ reading: 'ignore them (the same data), or refuse with 400', variants: ['list-query-400'] }],
+};
+
+const AUTH_NO_HEADER: Rule = {
+  id: '§4 rule 3',
+  group: '§4 endpoints and numbered rules',
+  text: 'Endpoint 1 needs no header beyond Content-Type',
+  level: 'MUST',
+  places: [AUTH],
+  apps: ['app', 'other_app', 'disabled_app'],
+  ways: [
+    way(
+      'absent',
+      '/auth refuses a valid key pair without an open-token header',
+      only(['app'], probed(by('AUTH-01', 'auth-demands-open-token'))),
+      only(
+        ['other_app'],
+        notProbed(
+          "AUTH-01 judges app's /auth only (other_app's /auth is asked without open-token too, but what it answers is not judged for this rule)",
+        ),
+      ),
+      only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
+    ),
+  ],
+  latitude: [
+    { reading: 'a 401 for a missing token on other paths, before routing', variants: ['auth-before-routing'] },
+  ],
+};
+
+const TOKEN_OPENS: Rule = {
+  id: '§5.3',
+  group: '§5 authentication',
+  text: 'Every other request carries the token in open-token: the token from /auth opens every data endpoint',
+  level: 'MUST',
+  places: DATA,
+  apps: ['app', 'other_app'],
+  appsNote: 'disabled_app: its token must be refused (§5.5)',
+  ways: [
+    way(
+      'wrong value',
+      'the valid token refused',
+      only(['app'], probed(by('AUTH-05', 'seats-rejects-token')), [SEATS]),
+      only(['app'], probed(noMutant('AUTH-05', 'refuses the token here'))),
+      only(
+        ['other_app'],
+        notProbed(
+          "AUTH-05 tries app's token only: a refusal of other_app's token leaves the other checks' parts for it unjudged, said in a note",
+        ),
+      ),
+    ),
+  ],
+  latitude: [{ reading: 'a token that expires (renewed once, recorded)', variants: ['first-token-expires'] }],
+};
+
+const KEY_PAIR: Rule = {
+  id: '§5.2, §4 endpoint 1',
+  group: '§5 authentication',
+  text: "/auth issues app_token for the application's public key (secret) and secret key (key), and for nothing else (§5.4: 401)",
+  level: 'MUST',
+  places: [AUTH],
+  apps: ['app', 'other_app', 'disabled_app'],
+  ways: [
+    way(
+      'absent',
+      'a token without one of the two parameters',
+      only(['app'], probed(by('AUTH-06', 'auth-missing-key-succeeds'))),
+      only(['other_app'], notProbed("AUTH-06 uses app's key pair only")),
+      only(['disabled_app'], notProbed("AUTH-06 uses app's key pair only")),
+    ),
+    way(
+      'wrong value',
+      'a wrong secret key accepted, or refused with another code than 401',
+      only(['app'], probed(by('AUTH-07', 'auth-wrong-key-400'))),
+      rest("AUTH-07 alters app's key pair only"),
+    ),
+    way(
+      'wrong value',
+      'an unknown public key accepted, or refused with another code than 401',
+      only(['app'], probed(by('AUTH-08', 'auth-unknown-public-key-500'))),
+      rest("AUTH-08 pairs the unknown public key with app's secret key only"),
+    ),
+    way(
+      'wrong place or carrier',
+      'the pair swapped (secret=<secret key>&key=<public key>) accepted',
+      rest('not sent yet: generated key pairs are issue 27 item 2'),
+    ),
+    way(
+      'wrong place or carrier',
+      'the keys taken from headers or a body instead of the query string',
+      rest('not sent yet: generated key pairs are issue 27 item 2'),
+    ),
+    way(
+      'partial or prefix match',
+      'a prefix or a part of the right key accepted',
+      rest('not sent yet: generated key pairs are issue 27 item 2'),
+    ),
+    way('case', 'a key in another letter case accepted', rest('not sent yet: generated key pairs are issue 27 item 2')),
+    way(
+      'whitespace or encoding',
+      'a key with spaces around it, or percent-encoded otherwise, accepted',
+      rest('not sent yet: generated key pairs are issue 27 item 2'),
+    ),
+    way(
+      "another application's or merchant's value",
+      "halves of two applications' pairs (app's public key, other_app's secret key) accepted",
+      rest('not sent yet: generated key pairs are issue 27 item 2'),
+    ),
+    way(
+      'stale value',
+      'a second /auth for the same pair refused (a token "already issued")',
+      only(['app'], probed(by('AUTH-01', 'auth-token-issued-once'))),
+      only(['other_app'], notProbed("AUTH-01 judges app's /auth only")),
+      only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
+    ),
+  ],
+  latitude: [
+    { reading: 'a missing parameter refused with 400 or 401', variants: [] },
+    {
+      reading: 'the same token on every call, or a new one',
+      variants: ['same-token-each-call', 'new-token-revokes-previous'],
+    },
+  ],
+};
+
+/** AUTH-10 at each data endpoint: proven there by the mutant that opens it to every request, /seats also by its own. */
+export function disabledTokenAt(): WaySpec['at'] {
+  return DATA_ENDPOINTS.map((ep) =>
+    at(
+      [get(ep.path)],
+      ['disabled_app'],
+      probedWhen(
+        "with disabled_app's token",
+        by('AUTH-10', `no-token-check-${ep.name}`, ...(ep.path === '/seats' ? ['disabled-token-accepted'] : [])),
+      ),
+    ),
+  );
+}
+
+const DISABLED: Rule = {
+  id: '§5.5',
+  group: '§5 authentication',
+  text: 'The merchant can disable an application; its credential is then refused with 401',
+  level: 'MUST',
+  places: [AUTH, ...DATA],
+  apps: ['disabled_app'],
+  appsNote: 'app and other_app are enabled',
+  ways: [
+    way(
+      'wrong value',
+      'its key pair still issues a token',
+      at([AUTH], undefined, probedWhen("with disabled_app's keys", by('AUTH-09', 'disabled-app-still-authenticates'))),
+      rest('a key pair is sent to /auth only'),
+    ),
+    way(
+      'stale value',
+      'its earlier token still opens an endpoint',
+      ...disabledTokenAt(),
+      rest('a token is sent to the data endpoints only'),
+    ),
+  ],
+  latitude: [],
+};
+
+const NOT_SHOWN: Rule[] = [
+  {
+    id: '§5.1',
+    group: '§5 authentication',
+    text: 'The console shows the public and the secret key of an application the merchant adds',
+    level: 'MUST',
+    places: ['the management console'],
+    apps: ['app'],
+    ways: [way('absent', 'keys not shown', rest('outside the HTTP interface'))],
+    latitude: [],
+  },
+  {
+    id: '§5.6, §5.7',
+    group: '§5 authentication',
+    text: 'Token validity and permissions: not shown',
+    level: 'MUST',
+    places: DATA,
+    apps: ['app'],
+    ways: [
+      way(
+        'stale value',
+        'a token refused after it worked',
+        rest(
+          'nothing to break: the suite survives every lifetime (a run token refused after it worked is renewed once, recorded by INFO-AUTH-TOKEN)',
+        ),
+      ),
+    ],
+    latitude: [
+      {
+        reading: 'any lifetime',
+        variants: ['same-token-each-call', 'new-token-revokes-previous', 'first-token-expires'],
+      },
+    ],
+  },
+];
+
+const CREDENTIALS: Rule[] = [
+  {
+    id: '§2.6 credential places',
+    group: '§5 authentication',
+    text: "The key pair and the token appear in /auth's app_secret, app_key and app_token only",
+    level: 'MUST',
+    places: ENDPOINTS,
+    apps: ['app', 'other_app'],
+    appsNote: "disabled_app: its keys and token are looked for in app's and other_app's answers",
+    ways: [
+      way(
+        'wrong place or carrier',
+        'a configured key or an issued token in another field',
+        only(['app'], probed(by('SEC-01', 'merchant-carries-secret-key')), [MERCHANT, AUTH]),
+        only(['app'], probed(noMutant('SEC-01', 'puts a credential here'))),
+        only(['other_app'], probed(noMutant('SEC-01', "puts a credential in other_app's answers")), OTHER_READ),
+        only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
+      ),
+    ],
+    latitude: [],
+  },
+  {
+    id: '§1 no credential material',
+    group: '§5 authentication',
+    text: 'Records carry no credential material (a password hash, a field named like a secret or a token)',
+    level: 'SHOULD',
+    places: ENDPOINTS,
+    apps: ['app', 'other_app'],
+    ways: [
+      way(
+        'wrong value',
+        'a password hash or a remember_token in a record',
+        only(['app'], probed(by('SEC-02', 'merchant-password-hash')), [MERCHANT, AUTH]),
+        only(['app'], probed(noMutant('SEC-02', 'puts credential material here'))),
+        only(['other_app'], probed(noMutant('SEC-02', "puts credential material in other_app's answers")), OTHER_READ),
+        only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
+      ),
+    ],
+    latitude: [
+      {
+        reading: 'names that only contain such a word (token_count, secretary)',
+        variants: ['credential-lookalike-fields'],
+      },
+    ],
+  },
+];
+
+const ERROR_RULES: Rule[] = [
+  {
+    id: '§7 404',
+    group: '§7 errors',
+    text: 'An unknown interface answers code 404',
+    level: 'MUST',
+    places: [UNKNOWN_INTERFACE],
+    apps: ['app', 'other_app'],
+    appsNote: 'disabled_app: its token is refused',
+    ways: [
+      way(
+        'wrong value',
+        'another code (400, 500) or SUCCESS',
+        only(['app'], probed(by('ERR-01', 'unknown-interface-400'))),
+        rest("ERR-01 asks with app's token, and with none"),
+      ),
+    ],
+    latitude: [
+      { reading: 'without a token, 401 (authenticated before routing) or 404', variants: ['auth-before-routing'] },
+    ],
+  },
+  {
+    id: '§7 unknown id',
+    group: '§7 errors',
+    text: 'An unknown dish_id or seat_id answers an error (400 or 404: judgement, §7 does not say which)',
+    level: 'MUST',
+    places: DETAILS,
+    apps: ['app', 'other_app'],
+    appsNote: 'disabled_app: its token is refused',
+    ways: [
+      way(
+        'wrong value',
+        'SUCCESS (data null), 500, or another error code',
+        only(
+          ['app'],
+          probed(by('ERR-02', 'unknown-dish-success-null'), by('FUZZ-01', 'fuzz-big-id-500', 'fuzz-int32-wrap')),
+          [DISH],
+        ),
+        only(
+          ['app'],
+          probed(
+            by('ERR-03', 'unknown-seat-500'),
+            by('FUZZ-01', 'fuzz-negative-seat-500', 'fuzz-big-id-500', 'fuzz-int32-wrap'),
+          ),
+          [SEAT],
+        ),
+        rest("unknown and fuzzed ids are asked for with app's token only"),
+      ),
+      way(
+        'partial or prefix match',
+        'an id read by its leading digits ("101abc", "101.5" answer dish 101)',
+        only(['app'], probed(by('FUZZ-01', 'fuzz-parseint-dish-ids')), [DISH]),
+        only(['app'], probed(noMutant('FUZZ-01', 'reads seat ids by their leading digits')), [SEAT]),
+        rest("fuzzed ids are asked for with app's token only"),
+      ),
+      way(
+        'whitespace or encoding',
+        'a percent-encoded id routed elsewhere (/dishes/..%2Fmerchant)',
+        only(['app'], probed(by('FUZZ-01', 'fuzz-encoded-slash-routes')), [DISH, SEAT]),
+        rest("fuzzed ids are asked for with app's token only"),
+      ),
+      way(
+        'case',
+        'an id in another letter case answering a record (hex-like ids)',
+        rest('ids are ints (§2.2, §2.3): digits have no letter case'),
+      ),
+    ],
+    latitude: [
+      { reading: 'code 400 or 404', variants: ['errors-400-unknown-ids'] },
+      { reading: 'leading zeros refused', variants: ['strict-id-parsing'] },
+    ],
+  },
+];
+
+/** The rules of §1, §2.1, §4, §5 and §7 besides the token check and the field tables. */
+export const PROTOCOL_RULES: Rule[] = [
+  JSON_RULE,
+  UTF8_RULE,
+  HTTPS_RULE,
+  ...CLIENT_RULES,
+  OWNER_RULE,
+  READ_ONLY,
+  ENVELOPE_STATUS,
+  ENVELOPE_CODE,
+  ENVELOPE_MSG,
+  ERROR_DATA,
+  PAYLOAD,
+  LIST_QUERY_RULE,
+  AUTH_NO_HEADER,
+  TOKEN_OPENS,
+  KEY_PAIR,
+  DISABLED,
+  ...NOT_SHOWN,
+  ...CREDENTIALS,
+  ...ERROR_RULES,
+];
