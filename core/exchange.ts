@@ -24,6 +24,12 @@ export interface RequestSpec {
   token?: string;
   /** Further request headers (the credential probes' other carriers: a cookie, an Authorization header). */
   headers?: Record<string, string>;
+  /**
+   * Which credential of the request is derived from a real one (a generated probe): the open-token header
+   * (`token`) or the `key` query parameter (`key`). A recording holds such a value only as its kind's stand-in, so a
+   * replay looks it up by that.
+   */
+  derived?: 'token' | 'key';
   /** Send the spec's Content-Type header (§4); default true. */
   contentType?: boolean;
   /** Use another origin or base than base_url (transport checks). */

@@ -2,7 +2,7 @@
  * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) to and from recorded exchanges: what browser devtools,
  * mitmproxy's HAR export and Playwright's recordHar write, and what a run writes with --record-har.
  */
-import type { Redactor, SecretKind } from './redact.js';
+import { placeholderOf, type Redactor } from './redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from './config.js';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -87,12 +87,6 @@ export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: str
   else
     return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
   return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
-}
-
-/** The stand-in a recording writes for a secret of a kind: the same for every occurrence, so replays still match. */
-export function placeholderOf(kind: SecretKind): string {
-  // The checks change the real token's last character to '~' (suites/auth.ts): its stand-in changes the same way.
-  return kind === 'altered-token' ? `${placeholderOf('token').slice(0, -1)}~` : `REDACTED_${kind}`;
 }
 
 /** Text with every secret the redactor knows replaced by its kind's placeholder. */

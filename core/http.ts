@@ -161,7 +161,7 @@ export class HttpClient {
       if (cost > this.retryBudgetLeft) {
         const budget = `${(this.retryBudgetMs / 1000).toFixed(1)} s`;
         throw new NetworkError(
-          `${method} ${capText(url, URL_CHARS)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
+          `${method} ${capText(this.opts.redactor.redact(url), URL_CHARS)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
           reply.exchange,
           'RETRY_BUDGET',
         );
@@ -289,7 +289,12 @@ export class HttpClient {
         error: d.message,
         duration_ms: Math.round(performance.now() - started),
       });
-      throw new NetworkError(`${method} ${capText(url, URL_CHARS)}: ${d.message}`, exchange, d.code, !responded);
+      throw new NetworkError(
+        `${method} ${capText(this.opts.redactor.redact(url), URL_CHARS)}: ${d.message}`,
+        exchange,
+        d.code,
+        !responded,
+      );
     } finally {
       if (flight) this.timeouts.end(flight);
       this.gate.leave();

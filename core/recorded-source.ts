@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { DISK_LIST_BYTES, readDiskList, type DiskListBody } from './disk-list.js';
 import { join } from 'node:path';
 import type { Who } from './resources.js';
-import type { Redactor } from './redact.js';
+import { placeholderOf, type Redactor } from './redact.js';
 import type { ExchangeSource } from './exchange-source.js';
 import {
   EXCERPT_CHARS,
@@ -306,7 +306,14 @@ export class RecordedSource implements ExchangeSource {
 
   /** The recorded answers to a request, in order. */
   private answersTo(spec: RequestSpec, url: URL): { slot?: Slot; answers: number[] } {
-    const slot = this.recording.slot(spec.method ?? 'GET', url, spec.token);
+    // A derived credential was recorded as its kind's stand-in (core/har.ts): looked up as that.
+    let token = spec.token;
+    if (spec.derived === 'token') token = placeholderOf('derived-token');
+    if (spec.derived === 'key') {
+      url = new URL(url);
+      url.searchParams.set('key', placeholderOf('derived-key'));
+    }
+    const slot = this.recording.slot(spec.method ?? 'GET', url, token);
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
     // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
     const answers =

@@ -23,6 +23,14 @@
  * they were issued to (token: app's; other-token: other_app's; issued-token: a key pair that is neither), so a
  * reproduction line says which credential it needs.
  */
+/**
+ * The stand-in a recording (a HAR) writes for a secret of a kind: the same for every occurrence, so replays still
+ * match. The checks change the real token's last character to '~' (suites/auth.ts): its stand-in changes the same way.
+ */
+export function placeholderOf(kind: SecretKind): string {
+  return kind === 'altered-token' ? `${placeholderOf('token').slice(0, -1)}~` : `REDACTED_${kind}`;
+}
+
 export type SecretKind =
   | 'public-key'
   | 'secret-key'

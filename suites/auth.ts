@@ -67,9 +67,12 @@ async function generatedProbes(
     if (!arb) return void ctx.note(`${way.name}: not probed, the token has ${token.length} characters`);
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
-        // A value holding the whole token is redacted through it; any other reveals part of it, so is a secret whole.
-        if (!value.includes(token)) ctx.secret(value, 'derived-token');
-        const why = refusalProblem(await ctx.send({ path, token: value }), [401], sensitive);
+        // A value holding the whole token is redacted through it; any other reveals part of it, so is a secret whole
+        // (and a recording holds it as the derived token's stand-in).
+        const whole = value.includes(token);
+        if (!whole) ctx.secret(value, 'derived-token');
+        const sent = await ctx.send({ path, token: value, ...(whole ? {} : { derived: 'token' as const }) });
+        const why = refusalProblem(sent, [401], sensitive);
         if (why) throw new ProbeFinding(why);
       }),
       { seed: seed + i, numRuns: 1 },
@@ -106,16 +109,17 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   ctx.secret(variants[3]!.token!);
   const sensitive = await sensitiveValues(ctx);
   const found = new Findings();
-  const generated = generatedProbes(ctx, ep, path, token, sensitive);
-  const replies = await Promise.all(
-    variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) })),
-  );
+  // Together: a probe without an answer (a reset connection) ends the check as incomplete, none left unawaited.
+  const [generated, replies] = await Promise.all([
+    generatedProbes(ctx, ep, path, token, sensitive),
+    Promise.all(variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) }))),
+  ]);
   replies.forEach((r, i) => {
     const label = variants[i]!.label;
     const why = refusalProblem(r, [401], sensitive);
     if (why) found.add(`${label}: ${why}`, label);
   });
-  for (const g of await generated) if (g) found.add(g.text, g.way);
+  for (const g of generated) if (g) found.add(g.text, g.way);
   if (found.length)
     ctx.fail(
       `GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${found.items.join('; ')}`,
@@ -129,9 +133,9 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
  * of its secret key (drawn by fast-check from the seed); with two applications, each public key with the other's
  * secret key. A prefix reveals part of the key, so it is a secret of the run.
  */
-function keyPairProbes(ctx: CheckContext): Array<{ label: string; query: Record<string, string> }> {
+function keyPairProbes(ctx: CheckContext): Array<{ label: string; query: Record<string, string>; derived?: 'key' }> {
   const { app, other_app: other } = ctx.config;
-  const probes = [
+  const probes: Array<{ label: string; query: Record<string, string>; derived?: 'key' }> = [
     { label: "app's public key with a wrong secret key", query: { secret: app.secret, key: `${app.key}-wrong` } },
     {
       label: "app's key pair swapped (secret=<secret key>&key=<public key>)",
@@ -148,6 +152,7 @@ function keyPairProbes(ctx: CheckContext): Array<{ label: string; query: Record<
     probes.push({
       label: "app's public key with a prefix of its secret key",
       query: { secret: app.secret, key: prefix },
+      derived: 'key',
     });
   } else ctx.note(`a prefix of app's secret key: not probed, the key has ${app.key.length} characters`);
   if (other)
@@ -306,7 +311,9 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const probes = keyPairProbes(ctx);
       // Sent at once (no probe depends on another), judged in the order of the probes.
-      const replies = await Promise.all(probes.map((p) => ctx.send({ path: AUTH_PATH, query: p.query })));
+      const replies = await Promise.all(
+        probes.map((p) => ctx.send({ path: AUTH_PATH, query: p.query, ...(p.derived ? { derived: p.derived } : {}) })),
+      );
       const found = new Findings();
       replies.forEach((r, i) => {
         const { label } = probes[i]!;

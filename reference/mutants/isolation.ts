@@ -15,11 +15,12 @@ const otherAuths = new WeakMap<object, number>();
 
 export const isolationMutants: Mutant[] = [
   {
-    // ISO-02's "/merchant answers the other merchant" branch, proven on its own (#27): nothing else of merchant 2's.
+    // ISO-02's "/merchant answers the other merchant" branch (#27): without it, ISO-02 would drop out of this set
+    // (AUTH-04 sees /auth and /merchant disagree, CONS-05/06 the records' merchant ids disagree with /merchant).
     name: 'iso-merchant-answers-other',
     description:
       "with merchant 1's token, /merchant answers merchant 2's record (its /auth and lists stay merchant 1's)",
-    kills: ['ISO-02'],
+    kills: ['AUTH-04', 'CONS-05', 'CONS-06', 'ISO-02'],
     handle: (req, next, world) =>
       req.path === '/merchant' && tokenOf(req, 1) ? ok(world.render.merchant(world.merchants.get(2)!)) : next(),
   },
