@@ -1,4 +1,5 @@
 import { DATA_ENDPOINTS } from '../../core/endpoints.js';
+import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
 import {
   at,
   by,
@@ -47,6 +48,8 @@ const ERRORS: readonly Place[] = [
 
 /** The success answers of app, and of other_app the ones the run reads (its /auth, /merchant and lists). */
 const OTHER_READ: readonly Place[] = [AUTH, MERCHANT, ...LISTS];
+const OTHER_DETAILS_UNREAD =
+  "other_app's details are not read for their envelope (ENV-01 reads its /auth, /merchant and lists)";
 
 const way = (w: Way, how: string, ...entries: WaySpec['at']): WaySpec => ({ way: w, how, at: entries });
 /** A way that applies at these places only (an error's msg, a list's records). */
@@ -56,12 +59,35 @@ const only = (apps: readonly App[], outcome: Outcome, places?: readonly Place[])
 const rest = (why: string): WaySpec['at'][number] => at(undefined, undefined, notProbed(why));
 const noMutant = (check: string, what: string) => unproven(check, `no mutant ${what}`);
 
-/** Which check judges the error envelope at each error place (ERR-04 reads the errors of allErrorProbes). */
-const errorEnvelope = (what: string, mutantsAt: Partial<Record<Place, string[]>> = {}): WaySpec['at'] => [
+/** AUTH-07 judges a refused key pair by its code (the number 401) and its data, not by the envelope's other members. */
+const AUTH_07_CODE_ONLY =
+  "AUTH-07, which sends other_app's wrong key pairs, judges a refusal by its code (the number 401) and its data only; AUTH-08 and AUTH-09, which judge the whole error envelope, send app's secret key and the disabled application's pair";
+
+/**
+ * Which check judges the error envelope at each error place (ERR-04 reads the errors of allErrorProbes); `ofCode`
+ * when the way breaks the code, which AUTH-07 judges as well, for app's and other_app's wrong key pairs.
+ */
+const errorEnvelope = (
+  what: string,
+  mutantsAt: Partial<Record<Place, string[]>> = {},
+  ofCode = false,
+): WaySpec['at'] => [
   ...[UNKNOWN_INTERFACE, UNKNOWN_ID, NO_TOKEN, AUTH_NO_PARAMS].map((p) =>
     at([p], ['app'], probed(mutantsAt[p] ? by('ERR-04', ...mutantsAt[p]) : noMutant('ERR-04', what))),
   ),
-  at([AUTH_WRONG_PAIR], ['app'], probed(noMutant('AUTH-07', what), noMutant('AUTH-08', what))),
+  ...(ofCode
+    ? [
+        at([AUTH_WRONG_PAIR], ['app'], probed(noMutant('AUTH-07', what), noMutant('AUTH-08', what))),
+        at(
+          [AUTH_WRONG_PAIR],
+          ['other_app'],
+          probedWhen('with other_app', noMutant('AUTH-07', `${what} for other_app's key pairs`)),
+        ),
+      ]
+    : [
+        at([AUTH_WRONG_PAIR], ['app'], probed(noMutant('AUTH-08', what))),
+        at([AUTH_WRONG_PAIR], ['other_app'], notProbed(AUTH_07_CODE_ONLY)),
+      ]),
   at([AUTH_WRONG_PAIR], ['disabled_app'], probed(noMutant('AUTH-09', what))),
   at([LIST_QUERY], ['app'], probed(noMutant('ERR-06', what))),
   at(
@@ -74,12 +100,12 @@ const errorEnvelope = (what: string, mutantsAt: Partial<Record<Place, string[]>>
 ];
 
 const SUCCESS_APPS_NOTE: WaySpec['at'] = [
+  at([DISH, SEAT], ['other_app'], notProbed(OTHER_DETAILS_UNREAD)),
   at(
-    [DISH, SEAT],
+    ERRORS,
     ['other_app'],
-    notProbed("other_app's details are not read for their envelope (ENV-01 reads its /auth, /merchant and lists)"),
+    notProbed("these errors are provoked with app's credentials, or none: only a wrong key pair is sent for other_app"),
   ),
-  at(ERRORS, ['other_app'], notProbed("the errors are provoked with app's credentials only")),
   at(
     ERRORS,
     ['disabled_app'],
@@ -103,6 +129,8 @@ function envelopeWay(
     success?: [check: string, what: string];
     errors?: string;
     errorMutants?: Partial<Record<Place, string[]>>;
+    /** The way breaks the code, which AUTH-07 judges too. */
+    ofCode?: boolean;
   },
 ): WaySpec {
   const success: WaySpec['at'] = o.success
@@ -111,7 +139,7 @@ function envelopeWay(
         only(['other_app'], probed(noMutant(o.success[0], `${o.success[1]} in other_app's answers`)), OTHER_READ),
       ]
     : [];
-  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants) : [];
+  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants, o.ofCode) : [];
   const spec = way(w, how, ...(o.proven ?? []), ...success, ...errors, ...SUCCESS_APPS_NOTE);
   return o.errors && o.success ? spec : within(o.errors ? ERRORS : ENDPOINTS, spec);
 }
@@ -162,7 +190,11 @@ const ENVELOPE_CODE = envelopeRule(
   '§2.1 code, §4 rule 1',
   'code: int. 200 means success (§4 rule 1); an error has the code of §7',
   [
-    envelopeWay('absent', 'no code', { success: ['ENV-01', 'leaves code out'], errors: 'leaves code out of an error' }),
+    envelopeWay('absent', 'no code', {
+      success: ['ENV-01', 'leaves code out'],
+      errors: 'leaves code out of an error',
+      ofCode: true,
+    }),
     envelopeWay('wrong type', 'code "200", a string', {
       proven: [
         only(['app'], probed(by('AUTH-01', 'auth-code-string')), [AUTH]),
@@ -170,6 +202,7 @@ const ENVELOPE_CODE = envelopeRule(
       ],
       success: ['ENV-01', 'writes code as a string'],
       errors: 'writes an error code as a string',
+      ofCode: true,
     }),
     envelopeWay('wrong value', 'another code than 200 on success', {
       proven: [only(['app'], probed(by('AUTH-01', 'auth-code-zero')), [AUTH])],
@@ -232,17 +265,23 @@ const ERROR_DATA: Rule = {
       way(
         'wrong place or carrier',
         'data carried by a refusal or an error',
+        // unauth-refusal-carries-hint: data that names nothing of the merchant, so no leak check sees it.
         only(
           ['app'],
           probed(
-            by('UNAUTH-MERCHANT', 'unauth-leaks-merchant'),
-            ...DATA_ENDPOINTS.slice(1).map((ep) =>
-              noMutant(`UNAUTH-${ep.name.toUpperCase()}`, 'carries data in this refusal'),
+            ...DATA_ENDPOINTS.map((ep) =>
+              by(
+                `UNAUTH-${ep.name.toUpperCase()}`,
+                ...(ep.name === 'merchant' ? ['unauth-leaks-merchant'] : []),
+                'unauth-refusal-carries-hint',
+              ),
             ),
           ),
           [NO_TOKEN, WRONG_TOKEN],
         ),
-        only(['disabled_app'], probed(by('AUTH-10', 'unauth-leaks-merchant')), [WRONG_TOKEN]),
+        only(['disabled_app'], probed(by('AUTH-10', 'unauth-leaks-merchant', 'unauth-refusal-carries-hint')), [
+          WRONG_TOKEN,
+        ]),
         only(
           ['app'],
           probed(
@@ -263,10 +302,15 @@ const ERROR_DATA: Rule = {
           ),
           [AUTH_WRONG_PAIR],
         ),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('AUTH-07', "carries data in a refusal of other_app's key pairs")),
+          [AUTH_WRONG_PAIR],
+        ),
         only(['disabled_app'], probed(noMutant('AUTH-09', 'carries data in this refusal')), [AUTH_WRONG_PAIR]),
         only(['app'], notProbed('a 400 to query parameters is judged by its envelope only (ERR-06)'), [LIST_QUERY]),
         rest(
-          "these errors are provoked with app's credentials, or none; of the disabled application's, its key pair's and its token's refusals are the ones judged",
+          "these errors are provoked with app's credentials, or none (other_app's only as wrong key pairs); of the disabled application's, its key pair's and its token's refusals are the ones judged",
         ),
       ),
     ),
@@ -277,7 +321,7 @@ const ERROR_DATA: Rule = {
 const JSON_RULE: Rule = {
   id: '§1 JSON',
   group: '§1 and §4 common rules',
-  text: 'All interfaces are JSON: every answer has a JSON content type',
+  text: 'All interfaces are JSON: every answer has a JSON content type, and a JSON body with no byte order mark before it (RFC 8259 §8.1)',
   level: 'MUST',
   places: [...ENDPOINTS, UNKNOWN_INTERFACE, NO_TOKEN],
   apps: ['app', 'other_app'],
@@ -311,11 +355,27 @@ const JSON_RULE: Rule = {
       only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
       rest("the transport checks read app's answers only"),
     ),
+    way(
+      'whitespace or encoding',
+      'a byte order mark (U+FEFF) before the JSON: the suite reads the JSON after it, and says so',
+      only(['app'], probed(by('ENV-01', 'bom-every-answer')), ENDPOINTS),
+      only(
+        ['other_app'],
+        probed(noMutant('ENV-01', "adds one to other_app's answers alone (bom-every-answer adds it to every answer)")),
+        OTHER_READ,
+      ),
+      only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
+      rest('ENV-01 looks for a byte order mark in successes only: the JSON of an error is read after one, unremarked'),
+    ),
   ],
   latitude: [
     {
       reading: 'charset utf-8 or none (JSON is UTF-8 by RFC 8259), a +json media type',
       variants: ['content-type-no-charset'],
+    },
+    {
+      reading: 'a body coded gzip, deflate or br, whatever the request accepts (RFC 9110 §12.5.3)',
+      variants: ['coded-bodies'],
     },
   ],
 };
@@ -448,6 +508,7 @@ const OWNER_RULE: Rule = {
           ['app'],
           probedWhen('with other_app', by('ISO-02', 'iso-embedded-dish-leak-a', 'iso-embedded-dish-merchant-id-a')),
         ),
+        at([MERCHANT], ['app'], probedWhen('with other_app', by('ISO-02', 'iso-merchant-answers-other'))),
         at([MERCHANT], ['other_app'], probedWhen('with other_app', by('ISO-04', 'iso-other-app-claims-merchant-1'))),
         at(undefined, ['app'], probedWhen('with other_app', noMutant('ISO-02', "puts merchant B's records here"))),
         at([ORDERS], ['other_app'], probedWhen('with other_app', by('ISO-04', 'iso-orders-list-leak-b'))),
@@ -652,6 +713,10 @@ const TOKEN_OPENS: Rule = {
   latitude: [{ reading: 'a token that expires (renewed once, recorded)', variants: ['first-token-expires'] }],
 };
 
+/** Why no wrong key pair is derived from the disabled application's. */
+const DISABLED_PAIR_WHOLE =
+  "no wrong pair is derived from the disabled application's keys: its own pair is to be refused anyway (§5.5, AUTH-09)";
+
 const KEY_PAIR: Rule = {
   id: '§5.2, §4 endpoint 1',
   group: '§5 authentication',
@@ -671,7 +736,8 @@ const KEY_PAIR: Rule = {
       'wrong value',
       'a wrong secret key accepted, or refused with another code than 401',
       only(['app'], probed(by('AUTH-07', 'auth-wrong-key-400'))),
-      rest("AUTH-07 alters app's key pair only"),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-other-merchant-key-unchecked'))),
+      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
     ),
     way(
       'wrong value',
@@ -682,28 +748,44 @@ const KEY_PAIR: Rule = {
     way(
       'wrong place or carrier',
       'the pair swapped (secret=<secret key>&key=<public key>) accepted',
-      rest('not sent yet: generated key pairs are issue 27 item 2'),
+      only(['app'], probed(by('AUTH-07', 'auth-swapped-pair-accepted'))),
+      only(['other_app'], notProbed("AUTH-07 swaps app's pair only")),
+      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
     ),
     way(
       'wrong place or carrier',
       'the keys taken from headers or a body instead of the query string',
-      rest('not sent yet: generated key pairs are issue 27 item 2'),
+      rest('the suite sends a key pair in the query string only: keys in headers or a body are never sent'),
     ),
     way(
       'partial or prefix match',
-      'a prefix or a part of the right key accepted',
-      rest('not sent yet: generated key pairs are issue 27 item 2'),
+      'a prefix of the secret key accepted (compared as far as it was sent)',
+      only(
+        ['app'],
+        probedWhen(
+          `with a secret key of more than ${SAFE_SECRET_LENGTH} characters (a shorter one: a note says so)`,
+          by('AUTH-07', 'auth-key-prefix-accepted'),
+        ),
+      ),
+      only(['other_app'], notProbed("AUTH-07 cuts app's secret key only")),
+      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
     ),
-    way('case', 'a key in another letter case accepted', rest('not sent yet: generated key pairs are issue 27 item 2')),
+    way(
+      'partial or prefix match',
+      'a suffix or an inner part of a key, or a prefix of the public key, accepted',
+      rest("not sent: AUTH-07 sends a prefix of app's secret key only"),
+    ),
+    way('case', 'a key in another letter case accepted', rest('not sent: no key pair is sent in another letter case')),
     way(
       'whitespace or encoding',
       'a key with spaces around it, or percent-encoded otherwise, accepted',
-      rest('not sent yet: generated key pairs are issue 27 item 2'),
+      rest('not sent: no key pair is sent with spaces or another encoding'),
     ),
     way(
       "another application's or merchant's value",
-      "halves of two applications' pairs (app's public key, other_app's secret key) accepted",
-      rest('not sent yet: generated key pairs are issue 27 item 2'),
+      "halves of two applications' pairs accepted: this application's public key with the other's secret key",
+      only(['app', 'other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-any-application-key'))),
+      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
     ),
     way(
       'stale value',

@@ -254,7 +254,8 @@ export const TOKEN_RULE: Rule = {
     },
     { reading: 'a token that expires during the run (renewed once, recorded)', variants: ['first-token-expires'] },
     {
-      reading: 'a refusal with 400 for the token in the query string of a list (§4 rule 2)',
+      reading:
+        "any refusal for the real token in the query string: it is also a query parameter a list does not take (§4 rule 2), and which error that gets is ERR-06's to judge; UNAUTH-* judge only that the token was not taken (no success, no data)",
       variants: ['list-query-400'],
     },
   ],
