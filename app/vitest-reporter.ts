@@ -6,6 +6,7 @@ import { REPORT_FILES, writeReports } from '../reporters/index.js';
 import { buildReport, VERDICT_WORD } from '../core/report.js';
 import { Redactor } from '../core/redact.js';
 import { untrustedLine } from '../core/untrusted-text.js';
+import { assertSupportedVitest } from './vitest-version.js';
 import type { ReportFormat } from '../core/config.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
@@ -80,7 +81,9 @@ export class ConformanceReporter implements Reporter {
   /** The reports once written, one per conformanceSuite call that ran. */
   written: WrittenReport[] | undefined;
 
-  constructor(private readonly options: ConformanceReporterOptions = {}) {}
+  constructor(private readonly options: ConformanceReporterOptions = {}) {
+    assertSupportedVitest();
+  }
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;

@@ -15,6 +15,10 @@ import { createRun } from '../core/run.js';
 import { redactorFor } from '../core/redact.js';
 import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from '../core/declare-checks.js';
 import { ALL_CHECKS } from '../suites/index.js';
+import { assertSupportedVitest } from './vitest-version.js';
+
+// Before anything of Vitest's is used: another major fails here with the supported range, not deep inside.
+assertSupportedVitest();
 
 /** The run's settings as in the YAML config file (schemas/config.schema.json): base_url and app are required. */
 export type ConformanceConfig = Record<string, unknown> & { base_url: string; app: { secret: string; key: string } };

@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path';
 import { packageRoot } from '../core/paths.js';
 import { runCli } from './helpers/cli.js';
-import { installTarball, packTarball } from './helpers/pack.js';
+import { installTarball, npm, packTarball } from './helpers/pack.js';
 
 // What a vendor gets from the registry: the packed tarball, installed under node_modules, run through npx.
 test('the npm pack tarball installs, `npx conformance --demo` passes from it, and library mode works from it', async () => {
@@ -61,4 +61,31 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   });
   expect(lib.status, lib.stdout + lib.stderr).toBe(0);
   expect(lib.stdout).toContain('Conformance: CONFORMANT');
+}, 180_000);
+
+// Vitest is a peer dependency: npm installs no second copy beside the user's, and a Vitest outside the supported
+// range is refused by name (Vitest 3 used to fail deep inside with "Cannot read properties of undefined").
+test('library mode names the supported Vitest range in a project on Vitest 3', async () => {
+  const { SUPPORTED_VITEST } = await import('../app/vitest-version.js');
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+    peerDependencies: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+  expect(pkg.peerDependencies.vitest).toBe(SUPPORTED_VITEST);
+  expect(pkg.dependencies.vitest).toBeUndefined();
+  const { dir, tarball } = packTarball();
+  installTarball(tarball, dir);
+  // The user's project pins Vitest 3; npm refuses the peer conflict unless told to go on, as a user would.
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--legacy-peer-deps', 'vitest@3.2.7'], dir);
+  cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
+  const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
+  });
+  const out = lib.stdout + lib.stderr;
+  expect(lib.status, out).not.toBe(0);
+  expect(out).toContain(`library mode supports Vitest ${SUPPORTED_VITEST}; this project runs Vitest 3.2.7`);
+  expect(out).not.toMatch(/Cannot read properties of undefined/);
 }, 180_000);
