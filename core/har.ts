@@ -5,7 +5,7 @@
 import { placeholderOf, type Redactor } from './redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from './config.js';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { tool } from './paths.js';
 
 interface HarHeader {
@@ -97,31 +97,75 @@ function hider(redactor: Redactor): (s: string) => string {
 /**
  * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
  * so that check-har still tells the applications apart; roles say which placeholders are which application's.
- * Written an entry at a time: a run of many or long bodies is never one string (V8's longest is 512 MiB).
+ * Written an entry at a time as the run goes (`add`), so a run of many or long bodies is never held whole nor one
+ * string (V8's longest is 512 MiB). A secret is known before an exchange that carries it is recorded: a token is
+ * learned from the answer that issues it, a derived value is registered before it is sent.
  */
-export function writeHarFile(
-  file: string,
-  exchanges: readonly RecordedExchange[],
-  redactor: Redactor,
-  roles: HarRoles,
-): void {
-  const hide = hider(redactor);
-  const headers = (h: Record<string, string>): HarHeader[] =>
-    Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
-  const hideRoles = (c: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
-    c && Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? hide(v) : v]));
-  const started = new Date().toISOString();
-  const head = JSON.stringify({
-    version: '1.2',
-    creator: { name: tool.name, version: tool.version },
-    _conformance: {
-      app: hideRoles(roles.app as unknown as Record<string, unknown>),
-      other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
-      disabled_app: hideRoles(roles.disabled_app),
-      fuzz: roles.fuzz,
-    },
-  });
-  const entryOf = (x: RecordedExchange): unknown => {
+export class HarWriter {
+  private fd: number | undefined;
+  private entries = 0;
+  private readonly hide: (s: string) => string;
+  private readonly started = new Date().toISOString();
+  /** Why the recording stopped (a write failed): the file is then emptied, and the run goes on unchanged. */
+  failed: string | undefined;
+
+  constructor(
+    private readonly file: string,
+    redactor: Redactor,
+    roles: HarRoles,
+  ) {
+    this.hide = hider(redactor);
+    const hideRoles = (c: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
+      c && Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? this.hide(v) : v]));
+    const head = JSON.stringify({
+      version: '1.2',
+      creator: { name: tool.name, version: tool.version },
+      _conformance: {
+        app: hideRoles(roles.app as unknown as Record<string, unknown>),
+        other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
+        disabled_app: hideRoles(roles.disabled_app),
+        fuzz: roles.fuzz,
+      },
+    });
+    this.write(() => {
+      this.fd = openSync(file, 'w');
+      writeSync(this.fd, `{"log":${head.slice(0, -1)},"entries":[`);
+    });
+  }
+
+  /** Appends one exchange (nothing once a write failed). */
+  add(x: RecordedExchange): void {
+    if (this.fd === undefined) return;
+    const text = JSON.stringify(this.entryOf(x));
+    this.write(() => writeSync(this.fd!, `${this.entries++ ? ',' : ''}${text}`));
+  }
+
+  /** Ends the HAR; a recording that failed leaves an empty file (the CLI says nothing was written). */
+  close(): void {
+    if (this.fd !== undefined) this.write(() => writeSync(this.fd!, ']}}'));
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private write(step: () => void): void {
+    try {
+      step();
+    } catch (e) {
+      this.failed = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      if (this.fd !== undefined) closeSync(this.fd);
+      this.fd = undefined;
+      try {
+        truncateSync(this.file, 0);
+      } catch {
+        /* gone: the CLI says nothing was written */
+      }
+    }
+  }
+
+  private entryOf(x: RecordedExchange): unknown {
+    const hide = this.hide;
+    const headers = (h: Record<string, string>): HarHeader[] =>
+      Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
     const url = hide(x.request.url);
     let query: HarHeader[] = [];
     try {
@@ -141,7 +185,7 @@ export function writeHarFile(
     };
     const time = x.duration_ms ?? 0;
     const base = {
-      startedDateTime: x.started_at ?? started,
+      startedDateTime: x.started_at ?? this.started,
       time,
       request,
       cache: {},
@@ -189,15 +233,20 @@ export function writeHarFile(
         bodySize: size,
       },
     };
-  };
-  const fd = openSync(file, 'w');
-  try {
-    writeSync(fd, `{"log":${head.slice(0, -1)},"entries":[`);
-    exchanges.forEach((x, i) => writeSync(fd, `${i ? ',' : ''}${JSON.stringify(entryOf(x))}`));
-    writeSync(fd, ']}}');
-  } finally {
-    closeSync(fd);
   }
+}
+
+/** Writes a whole run's exchanges as one HAR file (see HarWriter); a write that fails throws. */
+export function writeHarFile(
+  file: string,
+  exchanges: readonly RecordedExchange[],
+  redactor: Redactor,
+  roles: HarRoles,
+): void {
+  const writer = new HarWriter(file, redactor, roles);
+  for (const x of exchanges) writer.add(x);
+  writer.close();
+  if (writer.failed) throw new HarError(`cannot write ${file}: ${writer.failed}`);
 }
 
 /**

@@ -306,14 +306,16 @@ export class RecordedSource implements ExchangeSource {
 
   /** The recorded answers to a request, in order. */
   private answersTo(spec: RequestSpec, url: URL): { slot?: Slot; answers: number[] } {
-    // A derived credential was recorded as its kind's stand-in (core/har.ts): looked up as that.
-    let token = spec.token;
-    if (spec.derived === 'token') token = placeholderOf('derived-token');
-    if (spec.derived === 'key') {
-      url = new URL(url);
-      url.searchParams.set('key', placeholderOf('derived-key'));
+    // A derived credential is recorded as it was sent (a check's unit recording) or as its kind's stand-in (a HAR,
+    // core/har.ts): looked up as it is, then as the stand-in.
+    let slot = this.recording.slot(spec.method ?? 'GET', url, spec.token);
+    if (!slot && spec.derived === 'token')
+      slot = this.recording.slot(spec.method ?? 'GET', url, placeholderOf('derived-token'));
+    if (!slot && spec.derived === 'key') {
+      const standIn = new URL(url);
+      standIn.searchParams.set('key', placeholderOf('derived-key'));
+      slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token);
     }
-    const slot = this.recording.slot(spec.method ?? 'GET', url, token);
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
     // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
     const answers =
@@ -444,8 +446,13 @@ async function diskListOf(file: string, bytes: number): Promise<DiskListBody | u
 
 /** A source that keeps every exchange another source answered, whole (for --record-har and test fixtures). */
 export class Recorder implements ExchangeSource {
+  /** What was exchanged, in order; empty when each exchange goes to `sink` as it happens. */
   readonly exchanges: RecordedExchange[] = [];
-  constructor(private readonly inner: ExchangeSource) {}
+  constructor(
+    private readonly inner: ExchangeSource,
+    /** Takes each exchange as it happens (a HAR written as the run goes) instead of keeping it. */
+    private readonly sink: (x: RecordedExchange) => void = (x) => this.exchanges.push(x),
+  ) {}
   get redactor(): Redactor {
     return this.inner.redactor;
   }
@@ -457,10 +464,10 @@ export class Recorder implements ExchangeSource {
       r = await this.inner.send(spec);
     } catch (e) {
       if (e instanceof NetworkError)
-        this.exchanges.push({ request: e.exchange.request, error: e.exchange.error ?? e.message, started_at });
+        this.sink({ request: e.exchange.request, error: e.exchange.error ?? e.message, started_at });
       throw e;
     }
-    this.exchanges.push({
+    this.sink({
       started_at,
       request: r.exchange.request,
       duration_ms: Math.round(r.durationMs),

@@ -19,11 +19,6 @@
  * messages quote through show()), never in the tool's own text.
  */
 /**
- * What a secret is, as its redaction marker says: `[REDACTED:other-token]`. Tokens are named for the application
- * they were issued to (token: app's; other-token: other_app's; issued-token: a key pair that is neither), so a
- * reproduction line says which credential it needs.
- */
-/**
  * The stand-in a recording (a HAR) writes for a secret of a kind: the same for every occurrence, so replays still
  * match. The checks change the real token's last character to '~' (suites/auth.ts): its stand-in changes the same way.
  */
@@ -31,6 +26,11 @@ export function placeholderOf(kind: SecretKind): string {
   return kind === 'altered-token' ? `${placeholderOf('token').slice(0, -1)}~` : `REDACTED_${kind}`;
 }
 
+/**
+ * What a secret is, as its redaction marker says: `[REDACTED:other-token]`. Tokens are named for the application
+ * they were issued to (token: app's; other-token: other_app's; issued-token: a key pair that is neither), so a
+ * reproduction line says which credential it needs.
+ */
 export type SecretKind =
   | 'public-key'
   | 'secret-key'

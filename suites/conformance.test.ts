@@ -3,10 +3,9 @@
  * alone and provides the run's config; the checks themselves are declared as data in the area modules.
  */
 import { afterAll, inject } from 'vitest';
-import { truncateSync } from 'node:fs';
 import { clientFor, createRun, type SourceOf } from '../core/run.js';
 import { Recorder } from '../core/recorded-source.js';
-import { writeHarFile } from '../core/har.js';
+import { HarWriter } from '../core/har.js';
 import { declareChecks } from '../core/declare-checks.js';
 import { passStartGate } from '../core/start-gate.js';
 import { ALL_CHECKS } from './index.js';
@@ -20,33 +19,26 @@ const gate = inject('conformanceStartGate');
 // Loaded while the CLI's preflight ran; no check starts before its verdict.
 if (gate && !(await passStartGate(gate, deadlineAt))) throw new Error('the preflight stopped the run: no check ran');
 const harFile = inject('conformanceRecordHar');
-// --record-har: the run's own client, with every exchange it answers kept whole for the HAR.
-let recorder: Recorder | undefined;
+// --record-har: the run's own client, each exchange it answers written to the HAR as it happens (the CLI checked the
+// path before the first request). A recording problem (a full disk, a path gone) never changes the verdict: the
+// writer stops and empties the file, and the CLI says nothing was written.
+let har: HarWriter | undefined;
 const recording: SourceOf | undefined = harFile
-  ? (r) => (recorder = new Recorder(clientFor(config, r, { deadlineAt })))
-  : undefined;
-const run = createRun(config, selected, deadlineAt, inject('conformanceProgressFile'), recording);
-afterAll(async () => {
-  await run.close();
-  if (harFile && recorder) {
-    const { app, other_app, disabled_app, fuzz } = config;
-    // A recording problem (a full disk, a path gone) never changes the verdict: the CLI finds the file empty and
-    // says so.
-    try {
-      writeHarFile(harFile, recorder.exchanges, run.redactor, {
+  ? (r) => {
+      const { app, other_app, disabled_app, fuzz } = config;
+      har = new HarWriter(harFile, r, {
         app,
         ...(other_app ? { other_app } : {}),
         ...(disabled_app ? { disabled_app } : {}),
         fuzz,
       });
-    } catch {
-      try {
-        truncateSync(harFile, 0);
-      } catch {
-        /* gone: the CLI says nothing was written */
-      }
+      return new Recorder(clientFor(config, r, { deadlineAt }), (x) => har!.add(x));
     }
-  }
+  : undefined;
+const run = createRun(config, selected, deadlineAt, inject('conformanceProgressFile'), recording);
+afterAll(async () => {
+  await run.close();
+  har?.close();
 });
 
 declareChecks(selected, () => run);

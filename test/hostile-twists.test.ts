@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { peakRssTree as peakRss } from './helpers/peak-rss.js';
 import { runCli, type CliRun } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { xmllint } from './helpers/xmllint.js';
@@ -49,47 +50,6 @@ async function slot<T>(fn: () => Promise<T>): Promise<T> {
     running--;
     waiting.shift()?.();
   }
-}
-
-/**
- * Peak memory of the CLI with its worker processes (checks run in a forked worker): the most resident memory the
- * process tree held at once, sampled every 50 ms, or the highest single high-water mark if that is more.
- */
-function peakRss(pid: number): { stop(): number } {
-  let peakKb = 0;
-  const status = (p: number, field: string): number =>
-    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
-  const tree = (p: number): number[] => {
-    let kids: number[] = [];
-    try {
-      for (const t of readdirSync(`/proc/${p}/task`))
-        kids = kids.concat(
-          readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-        );
-    } catch {
-      /* exited */
-    }
-    return [p, ...kids.flatMap(tree)];
-  };
-  const read = (): void => {
-    let sum = 0;
-    for (const p of tree(pid)) {
-      try {
-        sum += status(p, 'VmRSS');
-        peakKb = Math.max(peakKb, status(p, 'VmHWM'));
-      } catch {
-        /* exited */
-      }
-    }
-    peakKb = Math.max(peakKb, sum);
-  };
-  const timer = setInterval(read, 50);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return peakKb / 1024;
-    },
-  };
 }
 
 function run(variants: Variant[], timeoutMs = TIMEOUT_MS, https = true): Promise<Outcome> {

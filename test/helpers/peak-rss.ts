@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Polls the child's peak resident set (VmHWM, a high-water mark kept by Linux) until it exits. */
 export function peakRss(pid: number): { stop(): number } {
@@ -16,6 +16,47 @@ export function peakRss(pid: number): { stop(): number } {
     stop: () => {
       clearInterval(timer);
       return peakKb;
+    },
+  };
+}
+
+/**
+ * Peak memory of the CLI with its worker processes (checks run in a forked worker): the most resident memory the
+ * process tree held at once, sampled every 50 ms, or the highest single high-water mark if that is more.
+ */
+export function peakRssTree(pid: number): { stop(): number } {
+  let peakKb = 0;
+  const status = (p: number, field: string): number =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+  const tree = (p: number): number[] => {
+    let kids: number[] = [];
+    try {
+      for (const t of readdirSync(`/proc/${p}/task`))
+        kids = kids.concat(
+          readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+        );
+    } catch {
+      /* exited */
+    }
+    return [p, ...kids.flatMap(tree)];
+  };
+  const read = (): void => {
+    let sum = 0;
+    for (const p of tree(pid)) {
+      try {
+        sum += status(p, 'VmRSS');
+        peakKb = Math.max(peakKb, status(p, 'VmHWM'));
+      } catch {
+        /* exited */
+      }
+    }
+    peakKb = Math.max(peakKb, sum);
+  };
+  const timer = setInterval(read, 50);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peakKb / 1024;
     },
   };
 }
