@@ -25,7 +25,7 @@ import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
-import { commandArgs, HelpRequest } from './command-args.js';
+import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -115,7 +115,29 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
   openapi: async (a) => (await import('./openapi-command.js')).openapiCommand(a, out),
   serve: async (a) => (await import('./serve.js')).serveCommand(a, out),
   'check-har': async (a) => (await import('./check-har.js')).checkHarCommand(a, out),
+  help: (a) => helpCommand(a),
 };
+
+const HELP_USAGE = 'Usage: conformance help [command]\nPrints the usage of a command (conformance help serve), or of a run.\n';
+
+/** `conformance help [command]`: the command's usage, as `command --help` prints it (exit 0). */
+async function helpCommand(argv: string[]): Promise<number> {
+  const { positionals } = commandArgs(
+    { args: argv, options: {}, allowPositionals: true },
+    (m) => `help: ${m} (see help --help)`,
+    HELP_USAGE,
+  );
+  if (positionals.length > 1) throw new ConfigError('help: name one command (see help --help)');
+  const name = positionals[0];
+  if (name === undefined) throw new HelpRequest(usage());
+  if (name === 'help') throw new HelpRequest(HELP_USAGE);
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command)
+    throw new ConfigError(
+      `help: no command ${JSON.stringify(name)}${didYouMean(name, Object.keys(COMMANDS))} (the commands: ${Object.keys(COMMANDS).join(', ')})`,
+    );
+  return command(['--help']);
+}
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
 function helpLine(
@@ -155,6 +177,7 @@ export function usage(): string {
        conformance openapi [--out FILE] [--format yaml|json]   the API as an OpenAPI 3.1 document
        conformance serve [--port 8080] [--https] [--fault 500@0.1] ...   the reference server as a sandbox (serve --help)
        conformance check-har capture.har [--base-url URL] [--report-dir DIR]   judge recorded traffic, send nothing (check-har --help)
+       conformance help [command]          a command's usage (every command also takes --help and -h)
 
 ${groups.join('\n\n')}
 
@@ -180,18 +203,8 @@ async function runCommand(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options: RUN_FLAGS, strict: true, allowPositionals: false });
   } catch (e) {
-    const message = (e as Error).message.split('\n')[0]!;
-    const flag = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
-    const word = /Unexpected argument '([^']+)'/.exec(message)?.[1];
-    const hint = flag
-      ? didYouMean(
-          flag,
-          Object.keys(RUN_FLAGS).map((f) => `--${f}`),
-        )
-      : word
-        ? didYouMean(word, Object.keys(COMMANDS))
-        : '';
-    throw new ConfigError(`${message}${hint} (see --help)`);
+    const problem = argumentProblem((e as Error).message, flagSpellings(RUN_FLAGS), Object.keys(COMMANDS));
+    throw new ConfigError(`${problem} (see --help)`);
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.help) {

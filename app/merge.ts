@@ -247,24 +247,19 @@ Merges the report.json files of many targets (e.g. one CI matrix job per target)
 target and every check that failed anywhere; the merged verdict is the worst of theirs. Exit 0 when every run exited
 0 (${VERDICT_WORD.conformant}; ${VERDICT_WORD.partial}; ${VERDICT_WORD['known failures']}), 1 when one is ${VERDICT_WORD['not conformant']}, 3 when one
 could not judge (${VERDICT_WORD.incomplete}; ${VERDICT_WORD['nothing judged']}; ${VERDICT_WORD.partial} under --strict), 2 for usage errors.
+  --out, -o <file>      Also write the merged summary as JSON to this file
+  --help, -h            This help
 `;
 
 /** `conformance merge …`: prints the merged summary, writes it as JSON with --out. */
 export function mergeCommand(argv: string[], out: (s: string) => void): number {
   const parsed = commandArgs(
-    {
-      args: argv,
-      options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    },
-    (m) => `${m} (see conformance merge --help)`,
+    { args: argv, options: { out: { type: 'string', short: 'o' } }, allowPositionals: true },
+    (m) => `merge: ${m} (see merge --help)`,
+    MERGE_USAGE,
   );
-  if (parsed.values.help) {
-    out(MERGE_USAGE);
-    return 0;
-  }
   if (!parsed.positionals.length)
-    throw new ConfigError('usage: conformance merge reports/*/report.json [--out merged.json]');
+    throw new ConfigError('merge: give the report.json files or report directories to merge (see merge --help)');
   const files = parsed.positionals.map(reportFileOf);
   const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
   out(mergedText(merged));

@@ -1,5 +1,5 @@
 import { commandArgs } from './command-args.js';
-import { ConfigError } from '../core/config.js';
+import { ConfigError, valueError } from '../core/config.js';
 import {
   CREDENTIALS,
   FAULT_HEADER,
@@ -35,7 +35,7 @@ or "none". The same --seed gives the same faults to the same sequence of request
 function integer(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConfigError(`serve: --${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+    throw valueError(`serve: --${name}`, text, `an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -63,11 +63,11 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const { values } = commandArgs(
     { args: argv, options: FLAGS, allowPositionals: false },
-    (m) => `serve: ${m}\n${SERVE_USAGE}`,
+    (m) => `serve: ${m} (see serve --help)`,
     SERVE_USAGE,
   );
   if (values.size !== 'fixture' && values.size !== 'large')
-    throw new ConfigError(`serve: --size must be fixture or large, not ${JSON.stringify(values.size)}`);
+    throw valueError('serve: --size', values.size, 'fixture or large');
   let faults: RunFault[];
   try {
     faults = (values.fault ?? []).map(parseRunFault);
