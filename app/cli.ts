@@ -118,7 +118,8 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
   help: (a) => helpCommand(a),
 };
 
-const HELP_USAGE = 'Usage: conformance help [command]\nPrints the usage of a command (conformance help serve), or of a run.\n';
+const HELP_USAGE =
+  'Usage: conformance help [command]\nPrints the usage of a command (conformance help serve), or of a run.\n';
 
 /** `conformance help [command]`: the command's usage, as `command --help` prints it (exit 0). */
 async function helpCommand(argv: string[]): Promise<number> {

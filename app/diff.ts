@@ -166,7 +166,9 @@ export function readReport(path: string): Report {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`${file} is not a conformance report.json: not JSON (${(e as Error).message.split('\n')[0]})`);
+    throw new ConfigError(
+      `${file} is not a conformance report.json: not JSON (${(e as Error).message.split('\n')[0]})`,
+    );
   }
   const errors = validate('report', value);
   if (errors.length) throw new ConfigError(`${file} is not a conformance report.json: ${formatErrors(errors, 1)}`);

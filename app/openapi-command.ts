@@ -25,8 +25,7 @@ export function openapiCommand(argv: string[], out: (s: string) => void): number
     OPENAPI_USAGE,
   );
   const format = values.format ?? (values.out?.endsWith('.json') ? 'json' : 'yaml');
-  if (format !== 'yaml' && format !== 'json')
-    throw valueError('openapi: --format', format, 'yaml or json');
+  if (format !== 'yaml' && format !== 'json') throw valueError('openapi: --format', format, 'yaml or json');
   const text = packagedOpenApi(format);
   if (values.out) {
     writeFileSync(values.out, text);

@@ -84,7 +84,11 @@ function schemaOfKey(key: string): Json | undefined {
   let s: Json | undefined = root;
   for (const part of key.split('.')) {
     const ref = s?.$ref as string | undefined;
-    if (ref?.startsWith('#/')) s = ref.slice(2).split('/').reduce<Json | undefined>((n, p) => n?.[p] as Json, root);
+    if (ref?.startsWith('#/'))
+      s = ref
+        .slice(2)
+        .split('/')
+        .reduce<Json | undefined>((n, p) => n?.[p] as Json, root);
     s = /^\d+$/.test(part) ? (s?.items as Json | undefined) : ((s?.properties as Json | undefined)?.[part] as Json);
   }
   return s;
@@ -111,7 +115,9 @@ function schemaProblem(
   if (!key) return new ConfigError(`config ${first.message}`);
   const raw = getPath(tree, key);
   const shown = option?.secret || raw === undefined ? undefined : JSON.stringify(raw).slice(0, 80);
-  return accepted ? valueError(`config key ${key}`, shown, accepted) : new ConfigError(`config key ${key} ${first.message}`);
+  return accepted
+    ? valueError(`config key ${key}`, shown, accepted)
+    : new ConfigError(`config key ${key} ${first.message}`);
 }
 
 /** Why a file could not be read, in words ("no such file"), not Node's error code. */
