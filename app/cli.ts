@@ -8,6 +8,7 @@ import {
   OPTIONS,
   readConfigFile,
   resolveConfig,
+  valueError,
   type Config,
   type Option,
   type OptionGroup,
@@ -18,7 +19,15 @@ import { readProgress } from '../core/progress.js';
 import { openStartGate } from '../core/start-gate.js';
 import type { SuiteOptions } from './suite-runner.js';
 import { selectChecks } from './selection.js';
-import { ceilingLines, exitCodesText, listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
+import {
+  ceilingLines,
+  exitCodesText,
+  listText,
+  PLAIN_PROGRESS_EVERY_MS,
+  Progress,
+  setColour,
+  summaryText,
+} from '../reporters/terminal.js';
 import { didYouMean } from '../core/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
@@ -239,6 +248,7 @@ async function runCommand(argv: string[]): Promise<number> {
   const skip = (v.skip as string[] | undefined) ?? [];
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
   const selected = selectChecks(heads, only, skip);
+  const progressEvery = plainProgressEvery(process.env);
 
   let config: Config;
   let stop: (() => Promise<void>) | undefined;
@@ -342,7 +352,14 @@ async function runCommand(argv: string[]): Promise<number> {
         `Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`,
       );
     progress = progressFile
-      ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile))
+      ? new Progress(
+          selected.length,
+          out,
+          process.stdout.isTTY === true,
+          () => readProgress(progressFile),
+          progressEvery,
+          config.concurrency,
+        )
       : undefined;
     openStartGate(startGate, true);
     const { report, closed } = await running.finally(() => {
@@ -364,6 +381,19 @@ async function runCommand(argv: string[]): Promise<number> {
 }
 
 const ignore = (): void => undefined;
+
+/**
+ * How often a CI log gets a progress line: CONFORMANCE_PROGRESS_EVERY_MS (a whole number of ms, at least 1000), else
+ * every 10 s. A log that wants more lines (or a test that reads the estimates) sets it; a bad value is a usage error.
+ */
+function plainProgressEvery(env: NodeJS.ProcessEnv): number {
+  const raw = env.CONFORMANCE_PROGRESS_EVERY_MS;
+  if (raw === undefined || raw === '') return PLAIN_PROGRESS_EVERY_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1000)
+    throw valueError('CONFORMANCE_PROGRESS_EVERY_MS', raw, 'an integer of at least 1000');
+  return n;
+}
 
 /**
  * SIGINT and SIGTERM end the run early with a report of what finished (exit 3, INCOMPLETE); a second signal exits at

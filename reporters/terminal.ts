@@ -63,6 +63,10 @@ export function checkLine(r: CheckRecord, idWidth = 18): string {
 const SLOW_RUN_MS = 120_000;
 /** The request rate is taken over this much of the recent past (a run speeds up once its lists are in). */
 const RATE_WINDOW_MS = 10_000;
+/** Requests each check still unfinished is taken to send in turn after the planned ones (Progress.left). */
+const TAIL_REQUESTS_PER_CHECK = 3;
+/** Outside a terminal (a CI log), a plain progress line at most this often, unless the CLI is told otherwise. */
+export const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 /** A duration for people: "45 s", "3 min 20 s", "1 h 05 min". */
 export function durationText(ms: number): string {
@@ -91,12 +95,16 @@ export class Progress {
 
   /**
    * @param readRequests the run's request tally as the checks' process last wrote it (undefined before it has)
+   * @param plainEveryMs outside a terminal, the least time between two plain lines
+   * @param concurrency the most requests the run has in flight at once
    */
   constructor(
     private readonly total: number,
     private readonly write: (s: string) => void,
     private readonly live: boolean,
     private readonly readRequests: () => RequestProgress | undefined = () => undefined,
+    private readonly plainEveryMs = PLAIN_PROGRESS_EVERY_MS,
+    private readonly concurrency = 1,
   ) {
     this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
@@ -118,12 +126,19 @@ export class Progress {
     return ((last[1] - first[1]) * 1000) / (last[0] - first[0]);
   }
 
-  /** The time left, when the plan is known and requests are moving. */
+  /**
+   * The time left, when the plan is known and requests are moving: the planned requests at the recent rate, then
+   * the checks still unfinished. Those are mostly the ones that run one at a time at the end (unsafe methods, /auth
+   * again: see core/declare-checks.ts), whose few requests each go out in turn, each taking the server's latency
+   * (at full rate, `concurrency` requests are in flight: each takes concurrency / rate).
+   */
   private left(spanMs?: number): number | undefined {
     const r = this.rate(spanMs);
     const p = this.requests;
     if (!r || !p || p.planned === undefined) return undefined;
-    return ((p.planned - p.settled) / r) * 1000;
+    // In request slots: one request in turn takes as long as `concurrency` of them at full rate.
+    const tail = (this.total - this.done) * TAIL_REQUESTS_PER_CHECK * this.concurrency;
+    return ((p.planned - p.settled + tail) / r) * 1000;
   }
 
   private line(now = performance.now()): string {
@@ -154,7 +169,7 @@ export class Progress {
       while (this.recent.length > 2 && now - this.recent[0]![0] > RATE_WINDOW_MS) this.recent.shift();
     }
     if (this.live) this.draw();
-    else if (now - this.lastPlain >= 10_000) {
+    else if (now - this.lastPlain >= this.plainEveryMs) {
       this.lastPlain = now;
       this.write(`progress: ${this.line(now)}\n`);
     }
