@@ -1,6 +1,8 @@
 import { AREAS, type Area, type Level } from '../core/check.js';
 import {
   findingsOf,
+  isObservation,
+  judgedCounts,
   OUTCOME_ORDER,
   OUTCOMES,
   unfinishedOf,
@@ -49,14 +51,22 @@ const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10
 /** Server text on one terminal line (see core/untrusted-text.ts): every line that quotes the server goes through it. */
 export const oneLine = (s: string): string => untrustedLine(s);
 
+/** Outcomes whose line says why the check judged nothing: skipped (blocked, not configured), not finished, broke. */
+const SAYS_WHY: ReadonlySet<Outcome> = new Set(['skipped', 'incomplete', 'error']);
+
 /**
  * One check's line, ids aligned, in the results grouped by area. An INFO check that ran says what the server was
- * observed to do (where the spec says "not shown"): recorded, never judged.
+ * observed to do (where the spec says "not shown"): recorded, never judged. A check that judged nothing says why.
  */
 export function checkLine(r: CheckRecord, idWidth = 18): string {
-  const info = r.level === 'INFO' && r.outcome === 'passed';
+  const info = isObservation(r);
   const tag = info ? paint(36, 'INFO'.padEnd(10)) : word(r.outcome);
-  return `  ${tag} ${r.id.padEnd(idWidth)} ${r.title}${info ? ` — observed: ${oneLine(r.observation ?? r.message)}` : ''}`;
+  const why = info
+    ? ` — observed: ${oneLine(r.observation ?? r.message)}`
+    : SAYS_WHY.has(r.outcome)
+      ? ` — ${oneLine(r.message)}`
+      : '';
+  return `  ${tag} ${r.id.padEnd(idWidth)} ${r.title}${why}`;
 }
 
 /** When a run's expected length passes this, it says once how to get a faster verdict. */
@@ -286,9 +296,11 @@ export function summaryText(
     // Every check, grouped by area in the order a vendor fixes things, by id within an area; ids aligned.
     const width = Math.max(0, ...report.checks.map((c) => c.id.length));
     for (const area of AREAS) {
-      const c = report.summary.by_area[area];
-      if (!c) continue;
-      out.push('', `${area} (${countsText(c)}):`);
+      if (!report.summary.by_area[area]) continue;
+      // Observations (INFO) apart: an area's header never counts one as passed.
+      const { counts, observed } = judgedCounts(report.checks.filter((c) => c.area === area));
+      const judged = OUTCOME_ORDER.some((o) => counts[o]) ? countsText(counts) : '';
+      out.push('', `${area} (${[judged, observed ? `${observed} INFO` : ''].filter(Boolean).join(', ')}):`);
       for (const r of report.checks) if (r.area === area) out.push(checkLine(r, width));
     }
   }
