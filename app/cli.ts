@@ -166,7 +166,8 @@ const optionLine = (o: Option): string =>
     o.flag,
     undefined,
     o.kind === 'bool' ? undefined : (o.value ?? 'value'),
-    o.help.replace(/ \(default[^)]*\)$/, ''),
+    // The default is said once, in its own brackets: not again in the help's own words.
+    o.help.replace(/ \(default[^)]*\)$/, '').replace(/; default[^)]*\)$/, ')'),
     `${o.default ? ` [default: ${o.default}]` : ''} [${o.env}]`,
   );
 

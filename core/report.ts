@@ -293,8 +293,11 @@ export function verdictOf(
   if (harnessErrors.length || blocking.length) {
     const parts = [
       ...harnessErrors.slice(0, 1),
+      // Counted as every output counts them (unfinishedOf); the MUST ones among them are what block the verdict.
       ...(blocking.length
-        ? [`${plural(blocking.length, 'check')} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`]
+        ? [
+            `${plural(unfinishedOf({ checks }).length, 'check')} did not finish (${ids(unfinishedOf({ checks }))}); the first: ${blocking[0]!.message}`,
+          ]
         : []),
     ];
     return { verdict: 'incomplete', exit_code: 3, reason: parts.join('; ') };

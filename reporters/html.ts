@@ -141,21 +141,23 @@ function bar(c: Counts, observed = 0): Html {
   return html`<svg class="bar" role="img" aria-label="${label}">${rects}</svg>`;
 }
 
-/** The outcome columns worth a column: those that occur in the run. */
-const columns = (report: Report): Outcome[] => OUTCOME_ORDER.filter((o) => report.summary[o] > 0);
-
 function levelTable(report: Report): Html {
-  const cols = columns(report);
-  const rows = (['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => {
-    const c = report.summary.by_level[l];
-    return html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
-  });
+  // Observations (INFO checks that ran) in a column of their own, as in the area table.
+  const per = (['MUST', 'SHOULD', 'INFO'] as Level[]).map(
+    (l) => [l, judgedCounts(report.checks.filter((c) => c.level === l))] as const,
+  );
+  const cols = OUTCOME_ORDER.filter((o) => per.some(([, p]) => p.counts[o]));
+  const info = per.some(([, p]) => p.observed);
+  const rows = per.map(
+    ([l, { counts, observed }]) =>
+      html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${counts[o]}</td>`)}${info ? html`<td class="n">${observed}</td>` : ''}</tr>`,
+  );
   const { known, stale, expired } = report.summary;
   const baseline =
     known + stale + expired
       ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
       : '';
-  return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>
+  return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}${info ? html`<th>INFO</th>` : ''}</tr>${rows}</table>
 <p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail; an incomplete check could not finish and judged nothing.</p>${baseline}`;
 }
 
