@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import type { Variant } from '../reference/server.js';
 
 const creds = ['--base-url', 'https://127.0.0.1:9/open', '--secret', 'a', '--key', 'b'];
 
@@ -109,5 +111,46 @@ describe.concurrent('command-line suggestions and help', () => {
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).not.toMatch(/ENOENT|Unknown option|must be integer\b/);
     }
+  });
+});
+
+/** Issue 25 item 4: the terminal says why a check judged nothing, on the check's own line. */
+describe.concurrent('the terminal says why', () => {
+  test('a skipped check prints its reason on its line: not configured, and blocked by another finding', async () => {
+    const merchantIdText: Variant = {
+      name: 'merchant-id-text',
+      description: '/merchant answers its id as text',
+      handle: (req, next) => {
+        const reply = next();
+        if (req.path !== '/merchant') return reply;
+        const body = structuredClone(reply.body) as { data: { id: unknown } };
+        body.data.id = 'one';
+        return { ...reply, body };
+      },
+    };
+    await withServer([merchantIdText], async (srv) => {
+      const env = { CONFORMANCE_SECRET: targetEnv.CONFORMANCE_SECRET!, CONFORMANCE_KEY: targetEnv.CONFORMANCE_KEY! };
+      const run = await runCli(targetArgs(srv, ['--only', 'CONS-*', '--only', 'ISO-01', '--only', 'AUTH-09']), { env });
+      const lines = run.stdout.split('\n').filter((l) => /^ {2}SKIP /.test(l));
+      expect(lines.length, run.stdout).toBeGreaterThan(2);
+      for (const l of lines) expect(l, l).toMatch(/^ {2}SKIP +\S+ +.+ — (blocked|not configured): \S/);
+      expect(run.stdout).toMatch(/^ {2}SKIP +ISO-01 .* — not configured: needs other_app\b/m);
+      expect(run.stdout).toMatch(
+        /^ {2}SKIP +AUTH-09 .* — not configured: needs disabled_app\.secret and disabled_app\.key\b/m,
+      );
+      expect(run.stdout).toMatch(/^ {2}SKIP +CONS-\S+ .* — blocked: .*\/merchant id is "one"/m);
+      // The coverage names the keys to set, not an internal name.
+      expect(run.report!.coverage.text).toContain('needs disabled_app.secret and disabled_app.key');
+      expect(run.stdout).not.toContain('disabled_app_keys');
+    });
+  });
+
+  test("--help says each option's default once", async () => {
+    const run = await runCli(['--help']);
+    for (const line of run.stdout.split('\n').filter((l) => /^ {2}--/.test(l)))
+      expect(line.match(/default/g)?.length ?? 0, line).toBeLessThanOrEqual(1);
+    expect(run.stdout).toMatch(
+      /--rate-limit <per-second> +Most requests started in any second \(paced 5% under it\) \[default: no limit\]/,
+    );
   });
 });
