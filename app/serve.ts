@@ -28,7 +28,8 @@ export const SERVE_USAGE = `Usage: conformance serve [--port 8080] [--host 127.0
 The reference server as a sandbox to develop a client against. FAULT is one of latency=MS, latency=MIN-MAX, 500,
 429, 429=SECONDS (Retry-After), truncate, expired-token, disabled; RATE is the share of requests it hits (default 1).
 A request picks its own faults with the header ${FAULT_HEADER}: e.g. "latency=200", "429=2", "500, latency=50",
-or "none". The same --seed gives the same faults to the same sequence of requests per endpoint.
+or "none". The same --seed gives the same faults to the same sequence of requests per endpoint. It stops on Ctrl-C,
+SIGTERM, or when the process that started it (e.g. npx) ends.
 `;
 
 /** A whole number flag, or a usage error naming it. */
@@ -59,7 +60,14 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 `;
 }
 
-/** `conformance serve`: runs until SIGINT or SIGTERM, then closes the server and resolves with exit code 0. */
+/** How often the sandbox looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * `conformance serve`: runs until SIGINT or SIGTERM, or until the process that started it goes away, then closes the
+ * server and resolves with exit code 0. A launcher such as npx does not pass its SIGTERM on: when it ends, this
+ * process is handed to another parent, and stops too instead of holding the port as an orphan.
+ */
 export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const { values } = commandArgs(
     { args: argv, options: FLAGS, allowPositionals: false },
@@ -90,7 +98,12 @@ export async function serveCommand(argv: string[], out: (s: string) => void): Pr
   });
   out(banner(srv, { size: values.size, faults, seed, ...(ttl !== undefined ? { ttl } : {}) }));
   return new Promise((resolve) => {
+    const parent = process.ppid;
+    const orphaned = setInterval(() => {
+      if (process.ppid !== parent) stop();
+    }, PARENT_CHECK_MS);
     const stop = (): void => {
+      clearInterval(orphaned);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       void srv.close().then(() => resolve(0));
