@@ -100,8 +100,8 @@ export class Progress {
   private hinted = false;
   private lastPlain = this.started;
   private requests: RequestProgress | undefined;
-  /** Recent (time, requests settled) pairs, for the rate. */
-  private readonly recent: Array<[number, number]> = [];
+  /** Recent (time, requests settled, requests in flight) samples, for the rate and the time a request takes. */
+  private readonly recent: Array<[number, number, number]> = [];
 
   /**
    * @param readRequests the run's request tally as the checks' process last wrote it (undefined before it has)
@@ -139,15 +139,17 @@ export class Progress {
   /**
    * The time left, when the plan is known and requests are moving: the planned requests at the recent rate, then
    * the checks still unfinished. Those are mostly the ones that run one at a time at the end (unsafe methods, /auth
-   * again: see core/declare-checks.ts), whose few requests each go out in turn, each taking the server's latency
-   * (at full rate, `concurrency` requests are in flight: each takes concurrency / rate).
+   * again: see core/declare-checks.ts), whose few requests each go out in turn, each taking the server's latency:
+   * the requests in flight over the rate (Little's law), those in flight counted up to the client's concurrency (the
+   * rest wait in its queue, which a request sent in turn does not).
    */
   private left(spanMs?: number): number | undefined {
     const r = this.rate(spanMs);
     const p = this.requests;
     if (!r || !p || p.planned === undefined) return undefined;
-    // In request slots: one request in turn takes as long as `concurrency` of them at full rate.
-    const tail = (this.total - this.done) * TAIL_REQUESTS_PER_CHECK * this.concurrency;
+    const inFlight = this.recent.reduce((n, s) => n + s[2], 0) / Math.max(1, this.recent.length);
+    // In request slots: one request sent in turn takes as long as that many of them at the recent rate.
+    const tail = (this.total - this.done) * TAIL_REQUESTS_PER_CHECK * Math.max(1, Math.min(this.concurrency, inFlight));
     return ((p.planned - p.settled + tail) / r) * 1000;
   }
 
@@ -175,7 +177,7 @@ export class Progress {
     const now = performance.now();
     this.requests = this.readRequests() ?? this.requests;
     if (this.requests) {
-      this.recent.push([now, this.requests.settled]);
+      this.recent.push([now, this.requests.settled, this.requests.sent - this.requests.settled]);
       while (this.recent.length > 2 && now - this.recent[0]![0] > RATE_WINDOW_MS) this.recent.shift();
     }
     if (this.live) this.draw();
