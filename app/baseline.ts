@@ -1,5 +1,6 @@
 import { commandArgs } from './command-args.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeOutputFile } from './output-file.js';
+import { existsSync, readFileSync } from 'node:fs';
 import { yaml } from '../core/yaml.js';
 import { ConfigError, fileProblem } from '../core/config.js';
 import { didYouMean } from '../core/suggest.js';
@@ -177,7 +178,7 @@ export function baselineCommand(argv: string[], out: (s: string) => void): numbe
   const text = baselineYaml(entries, source);
   if (target === '-') out(text);
   else {
-    writeFileSync(target, text);
+    writeOutputFile(target, text);
     out(
       `Wrote ${entries.length} known failure(s) to ${untrustedLine(target)}: give it to runs with --baseline ${untrustedLine(target)}, and edit the reasons.\n`,
     );

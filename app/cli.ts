@@ -35,6 +35,7 @@ import { inertBlock, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
+import { checkWritableFolder } from './output-file.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -250,6 +251,7 @@ async function runCommand(argv: string[]): Promise<number> {
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
   const selected = selectChecks(heads, only, skip);
   const progressEvery = plainProgressEvery(process.env);
+  if (typeof v['record-har'] === 'string') checkWritableFolder(v['record-har'], '--record-har');
 
   let config: Config;
   let stop: (() => Promise<void>) | undefined;

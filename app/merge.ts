@@ -1,5 +1,6 @@
 import { commandArgs } from './command-args.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeOutputFile } from './output-file.js';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../core/config.js';
 import { readReport, reportFileOf } from './diff.js';
@@ -265,8 +266,12 @@ export function mergeCommand(argv: string[], out: (s: string) => void): number {
   out(mergedText(merged));
   if (parsed.values.out) {
     const target = resolve(parsed.values.out);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, `${JSON.stringify(merged, null, 2)}\n`);
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+    } catch {
+      /* a folder that cannot be made is said by the write below, as a usage error */
+    }
+    writeOutputFile(target, `${JSON.stringify(merged, null, 2)}\n`);
     out(`Merged report: ${oneLine(target)}\n`);
   }
   return merged.exit_code;

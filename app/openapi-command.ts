@@ -1,5 +1,5 @@
 import { commandArgs } from './command-args.js';
-import { writeFileSync } from 'node:fs';
+import { writeOutputFile } from './output-file.js';
 import { valueError } from '../core/config.js';
 import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
 import { fixtureExamples } from './demo.js';
@@ -28,7 +28,7 @@ export function openapiCommand(argv: string[], out: (s: string) => void): number
   if (format !== 'yaml' && format !== 'json') throw valueError('openapi: --format', format, 'yaml or json');
   const text = packagedOpenApi(format);
   if (values.out) {
-    writeFileSync(values.out, text);
+    writeOutputFile(values.out, text);
     out(`OpenAPI 3.1 description written to ${untrustedLine(values.out)}\n`);
   } else {
     out(text);

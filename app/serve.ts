@@ -76,13 +76,14 @@ export async function serveCommand(argv: string[], out: (s: string) => void): Pr
   );
   if (values.size !== 'fixture' && values.size !== 'large')
     throw valueError('serve: --size', values.size, 'fixture or large');
-  let faults: RunFault[];
-  try {
-    faults = (values.fault ?? []).map(parseRunFault);
-  } catch (e) {
-    if (e instanceof FaultSyntaxError) throw new ConfigError(`serve: --fault ${e.message}`);
-    throw e;
-  }
+  const faults = (values.fault ?? []).map((given) => {
+    try {
+      return parseRunFault(given);
+    } catch (e) {
+      if (e instanceof FaultSyntaxError) throw new ConfigError(`serve: --fault ${given}: ${e.message}`);
+      throw e;
+    }
+  });
   const seed =
     values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed', values.seed, 0, 2 ** 31 - 1);
   const ttl = values['token-ttl'] === undefined ? undefined : integer('token-ttl', values['token-ttl'], 1, 31_536_000);

@@ -102,6 +102,12 @@ describe.concurrent('command-line suggestions and help', () => {
       [['baseline', 'gone.json'], 'conformance: cannot read report gone.json: no such file'],
       [['diff', 'gone.json', 'b.yaml'], 'conformance: cannot read report gone.json: no such file'],
       [['--config', 'gone.yaml'], 'conformance: cannot read config file gone.yaml: no such file'],
+      [['openapi', '--out', 'gone/api.yaml'], 'conformance: --out gone/api.yaml: cannot write it: no such file'],
+      [
+        ['--demo', '--record-har', 'gone/run.har'],
+        'conformance: --record-har gone/run.har: cannot write there: no such file',
+      ],
+      [['serve', '--fault', '502'], 'conformance: serve: --fault 502: unknown fault "502" (one of: latency=MS'],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, { cwd: dir })));
     for (const [i, [args, line]] of cases.entries()) {
