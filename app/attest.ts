@@ -55,11 +55,6 @@ export function parseSubject(text: string): DigestedName {
  * 3 when a Sigstore service did not sign.
  */
 export async function attestCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  // Help wins over whatever else the arguments hold (a help request is never a usage error).
-  if (argv.includes('--help') || argv.includes('-h')) {
-    out(USAGE);
-    return 0;
-  }
   const { values: v, positionals } = commandArgs(
     {
       args: argv,
@@ -76,6 +71,7 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
       },
     },
     (m) => `${m} (usage: conformance attest [report.json] --key KEY.pem | --keyless; see attest --help)`,
+    USAGE,
   );
   if (positionals.length > 1) throw new ConfigError('conformance attest takes one report.json (see attest --help)');
   if ((v.key === undefined) === (v.keyless !== true))

@@ -74,11 +74,6 @@ async function statedFacts(json: { dsseEnvelope?: unknown }, file: string): Prom
 
 /** `conformance badge`: writes the SVG; exit 0. */
 export async function badgeCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  // Help wins over whatever else the arguments hold (a help request is never a usage error).
-  if (argv.includes('--help') || argv.includes('-h')) {
-    out(USAGE);
-    return 0;
-  }
   const { values: v, positionals } = commandArgs(
     {
       args: argv,
@@ -86,6 +81,7 @@ export async function badgeCommand(argv: string[], out: (s: string) => void): Pr
       options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
     },
     (m) => `${m} (usage: conformance badge [ATTESTATION | report.json] [--out FILE]; see badge --help)`,
+    USAGE,
   );
   if (positionals.length > 1) throw new ConfigError('conformance badge takes one attestation or report.json');
   const input =

@@ -1,7 +1,9 @@
 import { commandArgs } from './command-args.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeOutputFile } from './output-file.js';
+import { existsSync, readFileSync } from 'node:fs';
 import { yaml } from '../core/yaml.js';
-import { ConfigError } from '../core/config.js';
+import { ConfigError, fileProblem } from '../core/config.js';
+import { didYouMean } from '../core/suggest.js';
 import { judge, outcomeOf, type CheckRecord, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { readReport } from './diff.js';
@@ -47,7 +49,9 @@ export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet
     if (seen.has(e.id)) throw new ConfigError(`baseline ${file} lists ${e.id} twice`);
     seen.add(e.id);
     if (knownIds && !knownIds.has(e.id))
-      throw new ConfigError(`baseline ${file} lists ${e.id}, which is not a check of this suite`);
+      throw new ConfigError(
+        `baseline ${file} lists ${e.id}, which is not a check of this suite${didYouMean(e.id, [...knownIds])}`,
+      );
     if (e.expires && Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`)))
       throw new ConfigError(`baseline ${file}: ${e.id} expires on ${e.expires}, which is not a date`);
   }
@@ -59,7 +63,7 @@ export function readBaseline(file: string, knownIds?: ReadonlySet<string>): Base
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read baseline ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError(`cannot read baseline ${file}: ${fileProblem(e)}`);
   }
   return parseBaseline(text, file, knownIds);
 }
@@ -148,26 +152,25 @@ export function previousBaseline(file: string): BaselineEntry[] {
   return existsSync(file) ? readBaseline(file) : [];
 }
 
+export const BASELINE_USAGE = `Usage: conformance baseline [report.json | report dir] [--out known-failures.yaml | -]
+Writes the failed MUST checks of a report (default conformance-report/report.json) as a baseline for --baseline;
+reasons of an existing file are kept.
+  --out, -o <file>      The baseline file (default known-failures.yaml; - prints it)
+  --help, -h            This help
+`;
+
 /**
  * `conformance baseline [report.json] [--out known-failures.yaml]`: writes a baseline from a report (default
  * conformance-report/report.json); `--out -` prints it. Returns the exit code.
  */
 export function baselineCommand(argv: string[], out: (s: string) => void): number {
   const parsed = commandArgs(
-    {
-      args: argv,
-      options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    },
-    (m) => `${m} (usage: conformance baseline [report.json] [--out known-failures.yaml])`,
+    { args: argv, options: { out: { type: 'string', short: 'o' } }, allowPositionals: true },
+    (m) => `baseline: ${m} (see baseline --help)`,
+    BASELINE_USAGE,
   );
-  if (parsed.values.help) {
-    out(
-      'Usage: conformance baseline [report.json] [--out known-failures.yaml | -]\nWrites the failed MUST checks of a report as a baseline for --baseline; reasons of an existing file are kept.\n',
-    );
-    return 0;
-  }
-  if (parsed.positionals.length > 1) throw new ConfigError('conformance baseline takes one report.json');
+  if (parsed.positionals.length > 1)
+    throw new ConfigError('baseline: give one report.json or report directory (see baseline --help)');
   const source = parsed.positionals[0] ?? 'conformance-report/report.json';
   const target = parsed.values.out ?? 'known-failures.yaml';
   const report = readReport(source);
@@ -175,7 +178,7 @@ export function baselineCommand(argv: string[], out: (s: string) => void): numbe
   const text = baselineYaml(entries, source);
   if (target === '-') out(text);
   else {
-    writeFileSync(target, text);
+    writeOutputFile(target, text);
     out(
       `Wrote ${entries.length} known failure(s) to ${untrustedLine(target)}: give it to runs with --baseline ${untrustedLine(target)}, and edit the reasons.\n`,
     );

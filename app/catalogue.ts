@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ALL_CHECKS } from '../suites/index.js';
 import { OPTIONS } from '../core/config.js';
+import { REQUIREMENT_WORDS } from '../core/check.js';
 
 /** The README's check catalogue, generated from the declarations. */
 export function catalogueMarkdown(): string {
   const rows = ALL_CHECKS.map(
     (c) =>
-      `| ${c.id} | ${c.level} | ${c.area} | ${c.spec} | ${c.title.replace(/\|/g, '\\|')}${c.requires?.length ? ` (needs ${c.requires.join(', ')})` : ''} |`,
+      `| ${c.id} | ${c.level} | ${c.area} | ${c.spec} | ${c.title.replace(/\|/g, '\\|')}${c.requires?.length ? ` (needs ${c.requires.map((r) => REQUIREMENT_WORDS[r]).join(', ')})` : ''} |`,
   );
   return ['| ID | Level | Area | Spec | Check |', '|---|---|---|---|---|', ...rows, ''].join('\n');
 }

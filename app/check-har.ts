@@ -287,16 +287,12 @@ export async function checkHarCommand(argv: string[], out: (s: string) => void):
         'max-details': { type: 'string' },
         strict: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
       },
     },
     (m) => `check-har: ${m} (see check-har --help)`,
+    CHECK_HAR_USAGE,
   );
   const v = parsed.values;
-  if (v.help) {
-    out(CHECK_HAR_USAGE);
-    return 0;
-  }
   if (parsed.positionals.length !== 1) throw new ConfigError('check-har: give one HAR file (see check-har --help)');
   const file = parsed.positionals[0]!;
   if (v['base-url'] !== undefined && !URL.canParse(v['base-url']))

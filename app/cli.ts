@@ -8,6 +8,7 @@ import {
   OPTIONS,
   readConfigFile,
   resolveConfig,
+  valueError,
   type Config,
   type Option,
   type OptionGroup,
@@ -18,14 +19,22 @@ import { readProgress } from '../core/progress.js';
 import { openStartGate } from '../core/start-gate.js';
 import type { SuiteOptions } from './suite-runner.js';
 import { selectChecks } from './selection.js';
-import { ceilingLines, exitCodesText, listText, Progress, setColour, summaryText } from '../reporters/terminal.js';
+import {
+  ceilingLines,
+  exitCodesText,
+  listText,
+  PLAIN_PROGRESS_EVERY_MS,
+  Progress,
+  setColour,
+  summaryText,
+} from '../reporters/terminal.js';
 import { didYouMean } from '../core/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLine, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
-import { commandArgs, HelpRequest } from './command-args.js';
+import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
@@ -118,7 +127,30 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
   attest: async (a) => (await import('./attest.js')).attestCommand(a, out),
   verify: async (a) => (await import('./verify.js')).verifyCommand(a, out),
   badge: async (a) => (await import('./badge.js')).badgeCommand(a, out),
+  help: (a) => helpCommand(a),
 };
+
+const HELP_USAGE =
+  'Usage: conformance help [command]\nPrints the usage of a command (conformance help serve), or of a run.\n';
+
+/** `conformance help [command]`: the command's usage, as `command --help` prints it (exit 0). */
+async function helpCommand(argv: string[]): Promise<number> {
+  const { positionals } = commandArgs(
+    { args: argv, options: {}, allowPositionals: true },
+    (m) => `help: ${m} (see help --help)`,
+    HELP_USAGE,
+  );
+  if (positionals.length > 1) throw new ConfigError('help: name one command (see help --help)');
+  const name = positionals[0];
+  if (name === undefined) throw new HelpRequest(usage());
+  if (name === 'help') throw new HelpRequest(HELP_USAGE);
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command)
+    throw new ConfigError(
+      `help: no command ${JSON.stringify(name)}${didYouMean(name, Object.keys(COMMANDS))} (the commands: ${Object.keys(COMMANDS).join(', ')})`,
+    );
+  return command(['--help']);
+}
 
 /** One help line: the flag with its value type, what it does, its default and its environment variable. */
 function helpLine(
@@ -137,7 +169,8 @@ const optionLine = (o: Option): string =>
     o.flag,
     undefined,
     o.kind === 'bool' ? undefined : (o.value ?? 'value'),
-    o.help.replace(/ \(default[^)]*\)$/, ''),
+    // The default is said once, in its own brackets: not again in the help's own words.
+    o.help.replace(/ \(default[^)]*\)$/, '').replace(/; default[^)]*\)$/, ')'),
     `${o.default ? ` [default: ${o.default}]` : ''} [${o.env}]`,
   );
 
@@ -161,6 +194,7 @@ export function usage(): string {
        conformance attest [report.json] --key KEY.pem | --keyless [--subject NAME=sha256:…]   sign the verdict (attest --help)
        conformance verify ATTESTATION [--report report.json] --key KEY.pub | --certificate-identity …   check one (verify --help)
        conformance badge [ATTESTATION | report.json] [--out badge.svg]   an SVG badge of the verdict for a README
+       conformance help [command]          a command's usage (every command also takes --help and -h)
 
 ${groups.join('\n\n')}
 
@@ -186,18 +220,8 @@ async function runCommand(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options: RUN_FLAGS, strict: true, allowPositionals: false });
   } catch (e) {
-    const message = (e as Error).message.split('\n')[0]!;
-    const flag = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
-    const word = /Unexpected argument '([^']+)'/.exec(message)?.[1];
-    const hint = flag
-      ? didYouMean(
-          flag,
-          Object.keys(RUN_FLAGS).map((f) => `--${f}`),
-        )
-      : word
-        ? didYouMean(word, Object.keys(COMMANDS))
-        : '';
-    throw new ConfigError(`${message}${hint} (see --help)`);
+    const problem = argumentProblem((e as Error).message, flagSpellings(RUN_FLAGS), Object.keys(COMMANDS));
+    throw new ConfigError(`${problem} (see --help)`);
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.help) {
@@ -231,6 +255,7 @@ async function runCommand(argv: string[]): Promise<number> {
   const skip = (v.skip as string[] | undefined) ?? [];
   // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
   const selected = selectChecks(heads, only, skip);
+  const progressEvery = plainProgressEvery(process.env);
   // --record-har: a path that cannot be written is a usage error before any request (the file is created empty).
   const harFile = typeof v['record-har'] === 'string' ? v['record-har'] : undefined;
   if (harFile !== undefined) await prepareRecording(harFile);
@@ -337,7 +362,14 @@ async function runCommand(argv: string[]): Promise<number> {
         `Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`,
       );
     progress = progressFile
-      ? new Progress(selected.length, out, process.stdout.isTTY === true, () => readProgress(progressFile))
+      ? new Progress(
+          selected.length,
+          out,
+          process.stdout.isTTY === true,
+          () => readProgress(progressFile),
+          progressEvery,
+          config.concurrency,
+        )
       : undefined;
     openStartGate(startGate, true);
     const { report, closed } = await running.finally(() => {
@@ -382,6 +414,19 @@ async function recordingWritten(file: string): Promise<boolean> {
     (s) => s.size > 0,
     () => false,
   );
+}
+
+/**
+ * How often a CI log gets a progress line: CONFORMANCE_PROGRESS_EVERY_MS (a whole number of ms, at least 1000), else
+ * every 10 s. A log that wants more lines (or a test that reads the estimates) sets it; a bad value is a usage error.
+ */
+function plainProgressEvery(env: NodeJS.ProcessEnv): number {
+  const raw = env.CONFORMANCE_PROGRESS_EVERY_MS;
+  if (raw === undefined || raw === '') return PLAIN_PROGRESS_EVERY_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1000)
+    throw valueError('CONFORMANCE_PROGRESS_EVERY_MS', raw, 'an integer of at least 1000');
+  return n;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readReportBytes } from '../core/regular-file.js';
-import { ConfigError } from '../core/config.js';
+import { ConfigError, fileProblem } from '../core/config.js';
+import { commandArgs } from './command-args.js';
 import { outcomeOf, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { oneLine } from '../reporters/terminal.js';
@@ -161,14 +162,19 @@ export function readReport(path: string): Report {
 /** A report.json's bytes as read (what an attestation's digest covers) and the report they hold. */
 export function readReportFile(path: string): { bytes: Buffer; report: Report } {
   const file = reportFileOf(path);
-  let value: unknown;
   let bytes: Buffer;
   try {
     bytes = readReportBytes(file);
+  } catch (e) {
+    throw new ConfigError(`cannot read report ${file}: ${fileProblem(e)}`);
+  }
+  let value: unknown;
+  try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message.split('\n')[0];
-    throw new ConfigError(`cannot read report ${file}: ${why}`);
+    throw new ConfigError(
+      `${file} is not a conformance report.json: not JSON (${(e as Error).message.split('\n')[0]})`,
+    );
   }
   const errors = validate('report', value);
   if (errors.length) throw new ConfigError(`${file} is not a conformance report.json: ${formatErrors(errors, 1)}`);
@@ -180,20 +186,25 @@ export function readReportFile(path: string): { bytes: Buffer; report: Report } 
   };
 }
 
+export const DIFF_USAGE = `Usage: conformance diff <old report.json | report dir> <new report.json | report dir>
+Prints the verdicts and the regressed, lost-coverage, fixed, new and removed checks; exits 1 when something regressed
+or a check that judged the server before does not now (skipped, incomplete or absent).
+  --help, -h            This help
+`;
+
 /**
  * `conformance diff old new` (each a report.json or a report directory): prints the changes; exit 1 when something
  * regressed or coverage was lost.
  */
 export function diffCommand(argv: string[], out: (s: string) => void): number {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    out(
-      'Usage: conformance diff <old report.json | report dir> <new report.json | report dir>\nPrints the verdicts and the regressed, lost-coverage, fixed, new and removed checks; exits 1 when something regressed or a check that judged the server before does not now (skipped, incomplete or absent).\n',
-    );
-    return 0;
-  }
-  if (argv.length !== 2 || argv.some((a) => a.startsWith('-')))
-    throw new ConfigError('usage: conformance diff old/report.json new/report.json (or two report directories)');
-  const [a, b] = argv as [string, string];
+  const { positionals } = commandArgs(
+    { args: argv, options: {}, allowPositionals: true },
+    (m) => `diff: ${m} (see diff --help)`,
+    DIFF_USAGE,
+  );
+  if (positionals.length !== 2)
+    throw new ConfigError('diff: give two reports, the old then the new (report.json files or report directories)');
+  const [a, b] = positionals as [string, string];
   const d = diffReports(readReport(a), readReport(b));
   out(diffText(d, a, b));
   return d.regressed.length || d.lostCoverage.length ? 1 : 0;

@@ -1,5 +1,6 @@
 import { commandArgs } from './command-args.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeOutputFile } from './output-file.js';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../core/config.js';
 import { readReport, reportFileOf } from './diff.js';
@@ -247,31 +248,30 @@ Merges the report.json files of many targets (e.g. one CI matrix job per target)
 target and every check that failed anywhere; the merged verdict is the worst of theirs. Exit 0 when every run exited
 0 (${VERDICT_WORD.conformant}; ${VERDICT_WORD.partial}; ${VERDICT_WORD['known failures']}), 1 when one is ${VERDICT_WORD['not conformant']}, 3 when one
 could not judge (${VERDICT_WORD.incomplete}; ${VERDICT_WORD['nothing judged']}; ${VERDICT_WORD.partial} under --strict), 2 for usage errors.
+  --out, -o <file>      Also write the merged summary as JSON to this file
+  --help, -h            This help
 `;
 
 /** `conformance merge …`: prints the merged summary, writes it as JSON with --out. */
 export function mergeCommand(argv: string[], out: (s: string) => void): number {
   const parsed = commandArgs(
-    {
-      args: argv,
-      options: { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-    },
-    (m) => `${m} (see conformance merge --help)`,
+    { args: argv, options: { out: { type: 'string', short: 'o' } }, allowPositionals: true },
+    (m) => `merge: ${m} (see merge --help)`,
+    MERGE_USAGE,
   );
-  if (parsed.values.help) {
-    out(MERGE_USAGE);
-    return 0;
-  }
   if (!parsed.positionals.length)
-    throw new ConfigError('usage: conformance merge reports/*/report.json [--out merged.json]');
+    throw new ConfigError('merge: give the report.json files or report directories to merge (see merge --help)');
   const files = parsed.positionals.map(reportFileOf);
   const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
   out(mergedText(merged));
   if (parsed.values.out) {
     const target = resolve(parsed.values.out);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, `${JSON.stringify(merged, null, 2)}\n`);
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+    } catch {
+      /* a folder that cannot be made is said by the write below, as a usage error */
+    }
+    writeOutputFile(target, `${JSON.stringify(merged, null, 2)}\n`);
     out(`Merged report: ${oneLine(target)}\n`);
   }
   return merged.exit_code;

@@ -1,6 +1,6 @@
 import { commandArgs } from './command-args.js';
-import { writeFileSync } from 'node:fs';
-import { ConfigError } from '../core/config.js';
+import { writeOutputFile } from './output-file.js';
+import { valueError } from '../core/config.js';
 import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
 import { fixtureExamples } from './demo.js';
 import { untrustedLine } from '../core/untrusted-text.js';
@@ -25,11 +25,10 @@ export function openapiCommand(argv: string[], out: (s: string) => void): number
     OPENAPI_USAGE,
   );
   const format = values.format ?? (values.out?.endsWith('.json') ? 'json' : 'yaml');
-  if (format !== 'yaml' && format !== 'json')
-    throw new ConfigError(`openapi: --format must be yaml or json, not ${JSON.stringify(format)}`);
+  if (format !== 'yaml' && format !== 'json') throw valueError('openapi: --format', format, 'yaml or json');
   const text = packagedOpenApi(format);
   if (values.out) {
-    writeFileSync(values.out, text);
+    writeOutputFile(values.out, text);
     out(`OpenAPI 3.1 description written to ${untrustedLine(values.out)}\n`);
   } else {
     out(text);

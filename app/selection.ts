@@ -5,6 +5,21 @@ import { didYouMean } from '../core/suggest.js';
 const matches = (pattern: string, id: string): boolean =>
   pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern;
 
+/** The id prefixes a pattern can name: ISO-*, INFO-*, INFO-AUTH-* … */
+const prefixPatterns = (ids: readonly string[]): string[] => [
+  ...new Set(ids.flatMap((id) => [...id.matchAll(/-/g)].map((m) => `${id.slice(0, m.index + 1)}*`))),
+];
+
+/**
+ * What a pattern that matches nothing may have meant: the start of ids without its * (ISO → ISO-*), else the closest
+ * ids, or with a * the closest prefix patterns.
+ */
+function hint(pattern: string, ids: readonly string[]): string {
+  if (!pattern.endsWith('*') && ids.some((id) => id.startsWith(pattern)))
+    return ` (did you mean ${ids.some((id) => id.startsWith(`${pattern}-`)) ? `${pattern}-*` : `${pattern}*`}?)`;
+  return pattern.endsWith('*') ? didYouMean(pattern, prefixPatterns(ids)) : didYouMean(pattern, ids);
+}
+
 /**
  * The checks a run selects: all, or those --only names, less those --skip names. A pattern that matches no check
  * is a usage error naming the closest ids, before any request is sent or any report file is touched (a typo in a
@@ -18,9 +33,7 @@ export function selectChecks<T extends { id: string }>(all: readonly T[], only: 
   ] as const) {
     for (const p of patterns) {
       if (!ids.some((id) => matches(p, id)))
-        throw new ConfigError(
-          `${flag} ${p} matches no check${didYouMean(p.replace(/\*$/, ''), ids)} (conformance catalogue lists them)`,
-        );
+        throw new ConfigError(`${flag} ${p} matches no check${hint(p, ids)} (conformance catalogue lists them)`);
     }
   }
   const picked = all.filter(

@@ -1,5 +1,5 @@
 import { commandArgs } from './command-args.js';
-import { ConfigError } from '../core/config.js';
+import { ConfigError, valueError } from '../core/config.js';
 import {
   CREDENTIALS,
   FAULT_HEADER,
@@ -28,14 +28,15 @@ export const SERVE_USAGE = `Usage: conformance serve [--port 8080] [--host 127.0
 The reference server as a sandbox to develop a client against. FAULT is one of latency=MS, latency=MIN-MAX, 500,
 429, 429=SECONDS (Retry-After), truncate, expired-token, disabled; RATE is the share of requests it hits (default 1).
 A request picks its own faults with the header ${FAULT_HEADER}: e.g. "latency=200", "429=2", "500, latency=50",
-or "none". The same --seed gives the same faults to the same sequence of requests per endpoint.
+or "none". The same --seed gives the same faults to the same sequence of requests per endpoint. It stops on Ctrl-C,
+SIGTERM, or when the process that started it (e.g. npx) ends.
 `;
 
 /** A whole number flag, or a usage error naming it. */
 function integer(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConfigError(`serve: --${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+    throw valueError(`serve: --${name}`, text, `an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -59,22 +60,30 @@ The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.
 `;
 }
 
-/** `conformance serve`: runs until SIGINT or SIGTERM, then closes the server and resolves with exit code 0. */
+/** How often the sandbox looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * `conformance serve`: runs until SIGINT or SIGTERM, or until the process that started it goes away, then closes the
+ * server and resolves with exit code 0. A launcher such as npx does not pass its SIGTERM on: when it ends, this
+ * process is handed to another parent, and stops too instead of holding the port as an orphan.
+ */
 export async function serveCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const { values } = commandArgs(
     { args: argv, options: FLAGS, allowPositionals: false },
-    (m) => `serve: ${m}\n${SERVE_USAGE}`,
+    (m) => `serve: ${m} (see serve --help)`,
     SERVE_USAGE,
   );
   if (values.size !== 'fixture' && values.size !== 'large')
-    throw new ConfigError(`serve: --size must be fixture or large, not ${JSON.stringify(values.size)}`);
-  let faults: RunFault[];
-  try {
-    faults = (values.fault ?? []).map(parseRunFault);
-  } catch (e) {
-    if (e instanceof FaultSyntaxError) throw new ConfigError(`serve: --fault ${e.message}`);
-    throw e;
-  }
+    throw valueError('serve: --size', values.size, 'fixture or large');
+  const faults = (values.fault ?? []).map((given) => {
+    try {
+      return parseRunFault(given);
+    } catch (e) {
+      if (e instanceof FaultSyntaxError) throw new ConfigError(`serve: --fault ${given}: ${e.message}`);
+      throw e;
+    }
+  });
   const seed =
     values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed', values.seed, 0, 2 ** 31 - 1);
   const ttl = values['token-ttl'] === undefined ? undefined : integer('token-ttl', values['token-ttl'], 1, 31_536_000);
@@ -90,7 +99,12 @@ export async function serveCommand(argv: string[], out: (s: string) => void): Pr
   });
   out(banner(srv, { size: values.size, faults, seed, ...(ttl !== undefined ? { ttl } : {}) }));
   return new Promise((resolve) => {
+    const parent = process.ppid;
+    const orphaned = setInterval(() => {
+      if (process.ppid !== parent) stop();
+    }, PARENT_CHECK_MS);
     const stop = (): void => {
+      clearInterval(orphaned);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       void srv.close().then(() => resolve(0));

@@ -6,7 +6,14 @@ import { adoptEarlyWorker, WORKER_FLAGS } from './early-worker.js';
 import type { Config } from '../core/config.js';
 import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
-import { buildReport, withOutcome, type CatalogueEntry, type CheckRecord, type Report } from '../core/report.js';
+import {
+  buildReport,
+  unfinishedOf,
+  withOutcome,
+  type CatalogueEntry,
+  type CheckRecord,
+  type Report,
+} from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
 import type { CheckHead } from './check-heads.js';
 import { ResultCollector } from '../reporters/collect.js';
@@ -188,8 +195,12 @@ async function runSuite(
       }),
     );
   }
+  // The one count of unfinished checks (the report model's): those that never reported and those that reported
+  // that they could not finish alike, as the verdict's reason and the summary's list count them.
   if (stopped)
-    collector.errors.push(`${stopped}: ${unfinished.length} of ${opts.selected.length} checks did not finish`);
+    collector.errors.push(
+      `${stopped}: ${unfinishedOf({ checks: collector.records }).length} of ${opts.selected.length} checks did not finish`,
+    );
 
   const report = buildReport({
     checks: collector.records,

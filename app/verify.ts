@@ -113,11 +113,6 @@ function checkReports(s: ConformanceStatement, reportFile: string): string[] {
 
 /** `conformance verify`: exit 0 when the attestation holds in every respect, 1 with the reason otherwise. */
 export async function verifyCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  // Help wins over whatever else the arguments hold (a help request is never a usage error).
-  if (argv.includes('--help') || argv.includes('-h')) {
-    out(USAGE);
-    return 0;
-  }
   const { values: v, positionals } = commandArgs(
     {
       args: argv,
@@ -134,6 +129,7 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
     },
     (m) =>
       `${m} (usage: conformance verify ATTESTATION [--report report.json] --key KEY.pub | --certificate-identity …; see verify --help)`,
+    USAGE,
   );
   if (positionals.length !== 1)
     throw new ConfigError('conformance verify takes one attestation file (see verify --help)');

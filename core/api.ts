@@ -495,6 +495,11 @@ export class Api {
     await Promise.all(Array.from({ length: lanes }, worker));
   }
 
+  /** The check will send this many requests of its own, one per record (the progress line plans them now). */
+  willSend(requests: number): void {
+    this.shared.tally.promise(requests);
+  }
+
   /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who). */
   detail(resource: Resource, id: RecordId, who: Who = 'app'): Promise<Reply> {
     return this.get(detailPath(resource, id), who, `${resource}:${who}`);

@@ -28,6 +28,16 @@ export type Area = (typeof AREAS)[number];
 export type Requirement =
   'other_app' | 'disabled_app_keys' | 'disabled_app_token' | 'unsafe_methods' | 'https' | 'fuzz';
 
+/** What a requirement asks of the user, in the config's own words ("needs disabled_app.secret and …"). */
+export const REQUIREMENT_WORDS: Record<Requirement, string> = {
+  other_app: 'other_app',
+  disabled_app_keys: 'disabled_app.secret and disabled_app.key',
+  disabled_app_token: 'disabled_app.token',
+  unsafe_methods: 'unsafe_methods: true',
+  https: 'an https:// base_url',
+  fuzz: 'fuzz.runs above 0',
+};
+
 /**
  * How a check ended, before any baseline: passed; failed (the server broke the rule); skipped (not configured, not
  * applicable, or blocked by another check's finding); incomplete (it could not finish: no usable response, the run's

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { didYouMean } from './suggest.js';
+import { didYouMean, orList } from './suggest.js';
 import { yaml } from './yaml.js';
-import { validate } from './schemas.js';
+import { schemaObject, validate, type SchemaError } from './schemas.js';
 
 /** An application's key pair as §5.2 names it: the public key (secret) and the secret key (key). */
 export interface Credentials {
@@ -35,6 +35,96 @@ export interface Config {
 
 /** A problem with what the user gave us: printed as one line, exit 2. */
 export class ConfigError extends Error {}
+
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/**
+ * The one wording of a value the CLI does not accept: what was given and everything that is accepted, e.g.
+ * "--max-details none: must be an integer of at least 0 or all".
+ */
+export function valueError(name: string, value: string | undefined, accepted: string): ConfigError {
+  return new ConfigError(`${name}${value === undefined ? '' : ` ${value}`}: must be ${accepted}`);
+}
+
+type Json = Record<string, unknown>;
+
+/** What a part of the config schema accepts, in words ("an integer from 1 to 256", "json, junit or html"). */
+function acceptedBy(s: Json): string | undefined {
+  const choices = (s.oneOf ?? s.anyOf) as Json[] | undefined;
+  if (choices) {
+    const words = choices.map(acceptedBy);
+    return words.every((w) => w !== undefined) ? orList(words as string[]) : undefined;
+  }
+  if ('const' in s) return String(s.const);
+  if (Array.isArray(s.enum)) return orList(s.enum.map(String));
+  if (s.type === 'integer' || s.type === 'number') {
+    const noun = s.type === 'integer' ? 'an integer' : 'a number';
+    if (s.minimum !== undefined && s.maximum !== undefined) return `${noun} from ${s.minimum} to ${s.maximum}`;
+    if (s.minimum !== undefined) return `${noun} of at least ${s.minimum}`;
+    if (s.exclusiveMinimum !== undefined) return `${noun} above ${s.exclusiveMinimum}`;
+    return noun;
+  }
+  if (s.type === 'boolean') return 'true or false';
+  if (s.type === 'array') return 'a list';
+  if (s.type === 'string') return s.minLength ? 'a non-empty text' : 'a text';
+  return undefined;
+}
+
+/** The config schema's part for a dotted key (report.formats.0: the list's item), or undefined. */
+function schemaOfKey(key: string): Json | undefined {
+  const root = schemaObject('config') as Json;
+  let s: Json | undefined = root;
+  for (const part of key.split('.')) {
+    const ref = s?.$ref as string | undefined;
+    if (ref?.startsWith('#/'))
+      s = ref
+        .slice(2)
+        .split('/')
+        .reduce<Json | undefined>((n, p) => n?.[p] as Json, root);
+    s = /^\d+$/.test(part) ? (s?.items as Json | undefined) : ((s?.properties as Json | undefined)?.[part] as Json);
+  }
+  return s;
+}
+
+/** A config schema error in the one wording of value errors, naming where the value came from. */
+function schemaProblem(
+  first: SchemaError,
+  tree: Tree,
+  origin: ReadonlyMap<string, { name: string; value: string }>,
+): ConfigError {
+  const key = first.path.replace(/^\//, '').replace(/\//g, '.');
+  const node = key ? schemaOfKey(key) : undefined;
+  const accepted = node && acceptedBy(node);
+  // An item of a list (report.formats.0) is the option's value as the user gave it.
+  const option = OPTIONS.find((o) => key === o.key || key.startsWith(`${o.key}.`));
+  const given = option && origin.get(option.key);
+  const item = option !== undefined && key !== option.key;
+  if (given) {
+    const name = `${given.name}${given.value}`;
+    if (!accepted) return new ConfigError(`${name}: ${item ? 'an item ' : ''}${first.message}`);
+    return item ? new ConfigError(`${name}: each item must be ${accepted}`) : valueError(name, undefined, accepted);
+  }
+  if (!key) return new ConfigError(`config ${first.message}`);
+  const raw = getPath(tree, key);
+  const shown = option?.secret || raw === undefined ? undefined : JSON.stringify(raw).slice(0, 80);
+  return accepted
+    ? valueError(`config key ${key}`, shown, accepted)
+    : new ConfigError(`config key ${key} ${first.message}`);
+}
+
+/** Why a file could not be read, in words ("no such file"), not Node's error code. */
+export function fileProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return (code && FILE_PROBLEMS[code]) ?? code ?? (e as Error).message.split('\n')[0]!;
+}
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list';
 /** Where --help lists an option. */
@@ -359,9 +449,7 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(
-      `cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw new ConfigError(`cannot read config file ${file}: ${fileProblem(e)}`);
   }
   let doc: unknown;
   try {
@@ -443,6 +531,15 @@ export function resolveConfig(layers: {
       origin.set(o.key, { name: `--${o.flag}`, value: typeof v === 'string' && !o.secret ? ` ${v}` : '' });
     }
   }
+  // An unknown key first: a misspelt base_url is named as such, not reported as a missing one.
+  const errors = validate('config', tree);
+  for (const e of errors) {
+    const unknown = /^has unknown key "(.*)"$/.exec(e.message);
+    if (!unknown) continue;
+    const key = e.path.replace(/^\//, '').replace(/\//g, '.');
+    const full = `${key ? `${key}.` : ''}${unknown[1]}`;
+    throw new ConfigError(`unknown config key ${full}${didYouMean(full, CONFIG_KEYS)}`);
+  }
   if (tree.base_url === undefined)
     throw new ConfigError('missing base_url: give --base-url, CONFORMANCE_BASE_URL or base_url in the config file');
   // Named without the value: a base URL with user:password must not be printed.
@@ -453,22 +550,7 @@ export function resolveConfig(layers: {
     throw new ConfigError(
       'missing credentials: give the application public key (--secret, CONFORMANCE_SECRET or app.secret) and secret key (--key, CONFORMANCE_KEY or app.key)',
     );
-  const errors = validate('config', tree);
-  if (errors.length) {
-    const first = errors[0]!;
-    const key = first.path.replace(/^\//, '').replace(/\//g, '.');
-    const unknown = /^has unknown key "(.*)"$/.exec(first.message);
-    if (unknown) {
-      const full = `${key ? `${key}.` : ''}${unknown[1]}`;
-      throw new ConfigError(`unknown config key ${full}${didYouMean(full, CONFIG_KEYS)}`);
-    }
-    // An item of a list (report.formats.0) is the option's value as the user gave it.
-    const option = OPTIONS.find((o) => key === o.key || key.startsWith(`${o.key}.`));
-    const given = option && origin.get(option.key);
-    if (given)
-      throw new ConfigError(`${given.name}${given.value}: ${key === option!.key ? '' : 'an item '}${first.message}`);
-    throw new ConfigError(key ? `config key ${key} ${first.message}` : `config ${first.message}`);
-  }
+  if (errors.length) throw schemaProblem(errors[0]!, tree, origin);
   const t = tree as Partial<Config> & Tree;
   distinctApplications(t);
   if (t.tls?.ca_file) checkCaFile(t.tls.ca_file);
@@ -539,9 +621,7 @@ function checkCaFile(file: string): void {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(
-      `cannot read tls.ca_file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw new ConfigError(`cannot read tls.ca_file ${file}: ${fileProblem(e)}`);
   }
   let ok = pem.includes('-----BEGIN CERTIFICATE-----');
   if (ok) {

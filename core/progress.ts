@@ -24,6 +24,8 @@ export class RequestTally {
   private sent = 0;
   private settled = 0;
   private detailsSent = 0;
+  /** Requests checks said they would send of their own (promise), less the requests of their own sent since. */
+  private promised = 0;
   private readonly sweepSizes = new Map<string, number>();
 
   /** sweeps: the detail sweeps that some check of the run reads (their sizes come with planSweep). */
@@ -33,6 +35,7 @@ export class RequestTally {
   track<T>(reply: Promise<T>, detail = false): Promise<T> {
     this.sent++;
     if (detail) this.detailsSent++;
+    else if (this.promised > 0) this.promised--;
     const settle = (): void => {
       this.settled++;
     };
@@ -45,6 +48,14 @@ export class RequestTally {
     if (this.sweeps.has(sweep) && !this.sweepSizes.has(sweep)) this.sweepSizes.set(sweep, details);
   }
 
+  /**
+   * A check is about to send this many requests of its own, one per record of a sweep (e.g. the other merchant's
+   * ids asked for with my token): planned now, so the estimate of the time left counts them before they go out.
+   */
+  promise(requests: number): void {
+    this.promised += requests;
+  }
+
   snapshot(): RequestProgress {
     const known = [...this.sweeps].every((s) => this.sweepSizes.has(s));
     let details = 0;
@@ -52,7 +63,7 @@ export class RequestTally {
     return {
       sent: this.sent,
       settled: this.settled,
-      ...(known ? { planned: Math.max(this.sent, this.sent + details - this.detailsSent) } : {}),
+      ...(known ? { planned: Math.max(this.sent, this.sent + details - this.detailsSent) + this.promised } : {}),
     };
   }
 }

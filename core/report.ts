@@ -1,5 +1,5 @@
 import type { Area, CheckResult, Level, Status } from './check.js';
-import { AREAS } from './check.js';
+import { AREAS, REQUIREMENT_WORDS } from './check.js';
 import { tool } from './paths.js';
 
 /**
@@ -139,6 +139,27 @@ export const VERDICT_ORDER: Verdict[] = [
 /** How many checks ended in each outcome. */
 export type Counts = Record<Outcome, number>;
 
+/** An INFO check that ran: an observation of what the server does, never judged; every output calls it INFO. */
+export const isObservation = (c: Pick<CheckRecord, 'level' | 'outcome'>): boolean =>
+  c.level === 'INFO' && c.outcome === 'passed';
+
+/**
+ * The outcomes of some checks with the observations (INFO checks that ran) counted apart: `passed` counts judged
+ * checks only (an area's header must not call an observation a pass).
+ */
+export function judgedCounts(checks: ReadonlyArray<Pick<CheckRecord, 'level' | 'outcome'>>): {
+  counts: Counts;
+  observed: number;
+} {
+  const counts = zero();
+  let observed = 0;
+  for (const c of checks) {
+    if (isObservation(c)) observed++;
+    else counts[c.outcome]++;
+  }
+  return { counts, observed };
+}
+
 /** How much of the catalogue's MUST checks the run judged: CONFORMANT needs all of them. */
 export interface Coverage {
   complete: boolean;
@@ -204,7 +225,11 @@ export const blocksVerdict = (c: Pick<CheckRecord, 'outcome' | 'level'>): boolea
 /** Why a MUST check did not count towards full coverage, or undefined when it did. */
 function notJudged(c: CheckRecord): string | undefined {
   if (c.outcome === 'skipped')
-    return c.unmet ? `needs ${c.unmet}` : c.message.startsWith('blocked') ? 'blocked' : 'skipped';
+    return c.unmet
+      ? `needs ${REQUIREMENT_WORDS[c.unmet] ?? c.unmet}`
+      : c.message.startsWith('blocked')
+        ? 'blocked'
+        : 'skipped';
   if (c.sampled)
     // A recording judged in part (check-har: the details or the /auth it holds) has no flag that would judge more.
     return c.sampled.includes('in the recording')
@@ -274,8 +299,11 @@ export function verdictOf(
   if (harnessErrors.length || blocking.length) {
     const parts = [
       ...harnessErrors.slice(0, 1),
+      // Counted as every output counts them (unfinishedOf); the MUST ones among them are what block the verdict.
       ...(blocking.length
-        ? [`${plural(blocking.length, 'check')} did not finish (${ids(blocking)}); the first: ${blocking[0]!.message}`]
+        ? [
+            `${plural(unfinishedOf({ checks }).length, 'check')} did not finish (${ids(unfinishedOf({ checks }))}); the first: ${blocking[0]!.message}`,
+          ]
         : []),
     ];
     return { verdict: 'incomplete', exit_code: 3, reason: parts.join('; ') };

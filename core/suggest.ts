@@ -23,10 +23,13 @@ export function closest(typed: string, candidates: readonly string[], max = 3): 
     .map((x) => x.c);
 }
 
+/** "A", "A or B", "A, B or C": the words of a choice. */
+export function orList(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : (items[0] ?? '');
+}
+
 /** " (did you mean A or B?)", or nothing when no candidate is close. */
 export function didYouMean(typed: string, candidates: readonly string[]): string {
   const near = closest(typed, candidates);
-  return near.length
-    ? ` (did you mean ${near.length > 1 ? `${near.slice(0, -1).join(', ')} or ${near.at(-1)}` : near[0]}?)`
-    : '';
+  return near.length ? ` (did you mean ${orList(near)}?)` : '';
 }

@@ -5,6 +5,8 @@ import { AREAS, type Level } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
 import {
   findingsOf,
+  isObservation,
+  judgedCounts,
   OUTCOME_ORDER,
   OUTCOMES,
   unfinishedOf,
@@ -41,8 +43,8 @@ const VERDICT_COLOUR: Record<Verdict, 'pass' | 'warn' | 'fail' | 'err'> = {
 const verdictClass = (v: Verdict): string => v.replace(/ /g, '-');
 
 const STYLE = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--err:#8250df;--known:#0969da;--bg:#fff;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--code:#f6f8fa;--note-bg:#ddf4ff;--mark:#fff8c5;color-scheme:light dark}
-@media (prefers-color-scheme:dark){:root{--pass:#3fb950;--fail:#f85149;--warn:#d29922;--skip:#8b949e;--err:#a371f7;--known:#58a6ff;--bg:#0d1117;--fg:#e6edf3;--mute:#9198a1;--line:#3d444d;--code:#151b23;--note-bg:#0c2d6b;--mark:#3b2e00}}
+:root{--info:#0e7490;--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--err:#8250df;--known:#0969da;--bg:#fff;--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--code:#f6f8fa;--note-bg:#ddf4ff;--mark:#fff8c5;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--info:#22b5d3;--pass:#3fb950;--fail:#f85149;--warn:#d29922;--skip:#8b949e;--err:#a371f7;--known:#58a6ff;--bg:#0d1117;--fg:#e6edf3;--mute:#9198a1;--line:#3d444d;--code:#151b23;--note-bg:#0c2d6b;--mark:#3b2e00}}
 a{color:var(--known)}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
@@ -59,12 +61,13 @@ th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:
 .bar{display:block;width:260px;height:12px}
 .toolbar{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;z-index:1;display:flex;gap:18px;align-items:center}
 .check{border:1px solid var(--line);border-left:5px solid var(--skip);border-radius:6px;padding:8px 12px;margin:8px 0}
-.check.passed{border-left-color:var(--pass)}
+.check.passed{border-left-color:var(--pass)}.check.passed.INFO{border-left-color:var(--info)}
+.check,section.area,h2{scroll-margin-top:64px}
 .check.failed,.check.stale,.check.expired{border-left-color:var(--fail)}.check.warned{border-left-color:var(--warn)}
 .check.error,.check.incomplete{border-left-color:var(--err)}.check.known{border-left-color:var(--known)}
 .head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}.title{font-weight:600}
 .badge{display:inline-block;min-width:54px;text-align:center;font-weight:700;font-size:12px;padding:1px 6px;border-radius:4px;color:#fff;background:var(--skip)}
-.badge.PASS{background:var(--pass)}.badge.FAIL,.badge.STALE,.badge.EXPIRED{background:var(--fail)}.badge.WARN{background:var(--warn)}.badge.ERROR,.badge.INCOMPLETE{background:var(--err)}.badge.KNOWN{background:var(--known)}
+.badge.PASS{background:var(--pass)}.badge.INFO{background:var(--info)}.badge.FAIL,.badge.STALE,.badge.EXPIRED{background:var(--fail)}.badge.WARN{background:var(--warn)}.badge.ERROR,.badge.INCOMPLETE{background:var(--err)}.badge.KNOWN{background:var(--known)}
 .lvl{font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 5px;color:var(--mute)}.spec{color:var(--mute)}
 .msg{margin:4px 0;white-space:pre-wrap;word-break:break-word}.note{color:var(--mute)}
 .baseline{background:var(--note-bg);border-radius:4px;padding:2px 8px;margin:4px 0}
@@ -73,8 +76,10 @@ details.ex.defect{border-color:var(--fail)}details.ex.defect>summary::before{con
 .hidden{display:none!important}
 .spec a{color:inherit}.spec-text{white-space:pre-wrap}
 pre.curl{overflow-wrap:anywhere;word-break:normal}
-@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:none;overflow:visible}
-.check{break-inside:avoid-page}body{font-size:11px}main{max-width:none;padding:0}}
+@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:40em;overflow:hidden}
+.check{break-inside:avoid-page}body{font-size:11px}main{max-width:none;padding:0}
+.check:not(.finding){padding:0 8px;margin:2px 0;border-width:0 0 0 4px;border-radius:0}.check:not(.finding) .msg,.check:not(.finding) ul.note,.check:not(.finding) .evidence{display:none}
+.finding details.ex:not(.defect),#spec details:not([open]),details.config{display:none}.spec-text{font-size:10px}}
 details.ex{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}details.ex>summary{cursor:pointer;word-break:break-all}
 .ex h4{margin:8px 0 2px;font-size:13px}.ex table{font-size:12.5px}.ex td:first-child{color:var(--mute);white-space:nowrap}.ex td{word-break:break-all}
 .failures-only .check:not(.finding),.failures-only .area:not(.has-finding){display:none}
@@ -108,49 +113,66 @@ const COLORS: Record<Outcome, string> = {
   error: '#8250df',
 };
 
+const INFO_COLOR = '#0e7490';
+
 const countsText = (c: Counts): string =>
   OUTCOME_ORDER.filter((o) => c[o])
     .map((o) => `${c[o]} ${o}`)
     .join(', ');
 
-/** A stacked bar of the outcomes as inline SVG (presentation attributes, so the CSP needs no inline styles). */
-function bar(c: Counts): Html {
-  const total = OUTCOME_ORDER.reduce((t, o) => t + c[o], 0) || 1;
+/**
+ * A stacked bar of the outcomes and the observations (INFO) as inline SVG (presentation attributes, so the CSP needs
+ * no inline styles).
+ */
+function bar(c: Counts, observed = 0): Html {
+  const parts: Array<[string, number, string]> = [
+    ...OUTCOME_ORDER.map((o): [string, number, string] => [o, c[o], COLORS[o]]),
+    ['INFO', observed, INFO_COLOR] as [string, number, string],
+  ].filter(([, n]) => n > 0);
+  const total = parts.reduce((t, [, n]) => t + n, 0) || 1;
   let x = 0;
-  const rects = OUTCOME_ORDER.filter((o) => c[o] > 0).map((o) => {
-    const w = (c[o] / total) * 100;
-    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${COLORS[o]}"><title>${c[o]} ${o}</title></rect>`;
+  const rects = parts.map(([label, n, colour]) => {
+    const w = (n / total) * 100;
+    const r = html`<rect x="${x.toFixed(2)}%" width="${w.toFixed(2)}%" height="12" fill="${colour}"><title>${n} ${label}</title></rect>`;
     x += w;
     return r;
   });
-  return html`<svg class="bar" role="img" aria-label="${countsText(c)}">${rects}</svg>`;
+  const label = [countsText(c), observed ? `${observed} INFO` : ''].filter(Boolean).join(', ');
+  return html`<svg class="bar" role="img" aria-label="${label}">${rects}</svg>`;
 }
 
-/** The outcome columns worth a column: those that occur in the run. */
-const columns = (report: Report): Outcome[] => OUTCOME_ORDER.filter((o) => report.summary[o] > 0);
-
 function levelTable(report: Report): Html {
-  const cols = columns(report);
-  const rows = (['MUST', 'SHOULD', 'INFO'] as Level[]).map((l) => {
-    const c = report.summary.by_level[l];
-    return html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
-  });
+  // Observations (INFO checks that ran) in a column of their own, as in the area table.
+  const per = (['MUST', 'SHOULD', 'INFO'] as Level[]).map(
+    (l) => [l, judgedCounts(report.checks.filter((c) => c.level === l))] as const,
+  );
+  const cols = OUTCOME_ORDER.filter((o) => per.some(([, p]) => p.counts[o]));
+  const info = per.some(([, p]) => p.observed);
+  const rows = per.map(
+    ([l, { counts, observed }]) =>
+      html`<tr><th>${l}</th>${cols.map((o) => html`<td class="n">${counts[o]}</td>`)}${info ? html`<td class="n">${observed}</td>` : ''}</tr>`,
+  );
   const { known, stale, expired } = report.summary;
   const baseline =
     known + stale + expired
       ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
       : '';
-  return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>
+  return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}${info ? html`<th>INFO</th>` : ''}</tr>${rows}</table>
 <p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail; an incomplete check could not finish and judged nothing.</p>${baseline}`;
 }
 
+/** Per area, the judged outcomes and the observations (INFO checks that ran) apart: no observation counts as passed. */
 function areaTable(report: Report): Html {
-  const cols = columns(report);
-  const rows = AREAS.filter((a) => report.summary.by_area[a]).map((a) => {
-    const c = report.summary.by_area[a]!;
-    return html`<tr><th><a href="#area-${a}">${a}</a></th><td>${bar(c)}</td>${cols.map((o) => html`<td class="n">${c[o]}</td>`)}</tr>`;
-  });
-  return html`<table><tr><th>Area</th><th></th>${cols.map((o) => html`<th>${o}</th>`)}</tr>${rows}</table>`;
+  const per = AREAS.filter((a) => report.summary.by_area[a]).map(
+    (a) => [a, judgedCounts(report.checks.filter((c) => c.area === a))] as const,
+  );
+  const cols = OUTCOME_ORDER.filter((o) => per.some(([, p]) => p.counts[o]));
+  const info = per.some(([, p]) => p.observed);
+  const rows = per.map(
+    ([a, { counts, observed }]) =>
+      html`<tr><th><a href="#area-${a}">${a}</a></th><td>${bar(counts, observed)}</td>${cols.map((o) => html`<td class="n">${counts[o]}</td>`)}${info ? html`<td class="n">${observed}</td>` : ''}</tr>`,
+  );
+  return html`<table><tr><th>Area</th><th></th>${cols.map((o) => html`<th>${o}</th>`)}${info ? html`<th>INFO</th>` : ''}</tr>${rows}</table>`;
 }
 
 /** The findings, most severe first, each a link to its card; then what did not finish. */
@@ -185,12 +207,8 @@ function exchange(e: Exchange, open: boolean, curl: CurlOptions, defect = false)
 const PAGE_BUDGET = 1000;
 const PER_CHECK = 12;
 
-/**
- * Whether an exchange shows the finding: it got no usable answer or no 2xx, or the message names its request. Such
- * exchanges come first, marked and unfolded; the rest are folded after them.
- */
-function showsDefect(c: CheckRecord, e: Exchange, basePath: string): boolean {
-  if (!e.response || e.response.status < 200 || e.response.status > 299) return true;
+/** Whether the check's message names the exchange's request ("GET /seats/7 answered …"). */
+function namedByMessage(c: CheckRecord, e: Exchange, basePath: string): boolean {
   let path: string;
   try {
     path = new URL(e.request.url).pathname;
@@ -204,9 +222,20 @@ function showsDefect(c: CheckRecord, e: Exchange, basePath: string): boolean {
   );
 }
 
+/**
+ * The exchanges that show the finding: those the message names, and those that got no answer. Only when the message
+ * names none, those that got no 2xx: a check that failed on one request has sent others the server answered
+ * rightly (a 401 refusal a check expected is not the finding). They come first, marked and unfolded.
+ */
+function defectsOf(c: CheckRecord, basePath: string): Exchange[] {
+  const named = c.evidence.filter((e) => !e.response || namedByMessage(c, e, basePath));
+  if (named.length) return named;
+  return c.evidence.filter((e) => e.response!.status < 200 || e.response!.status > 299);
+}
+
 function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html | '' {
   if (!c.evidence.length) return '';
-  const defect = c.evidence.filter((e) => showsDefect(c, e, basePath));
+  const defect = defectsOf(c, basePath);
   const ordered = [...defect, ...c.evidence.filter((e) => !defect.includes(e))];
   const max = budget.left > 0 ? Math.min(PER_CHECK, Math.max(budget.left, 1)) : 1;
   const shown = ordered.slice(0, max);
@@ -223,6 +252,10 @@ function specLinks(reference: string): Html {
   return html`${reference} ${keys.map((k) => html`<a href="#spec-${k.replace(/\W+/g, '-')}" title="${shippedSections().get(k)?.text.slice(0, 300) ?? ''}">[${k}]</a>`)}`;
 }
 
+/** "§2.1 Response envelope"; a rule whose title is its own reference ("§4 rule 1") is named once. */
+const sectionHeading = (key: string, title: string): string =>
+  title === `§${key}` || title.startsWith(`§${key} `) ? title : `§${key} ${title}`;
+
 /** The text of every section the report's checks cite, so a reader checks the rule without leaving the page. */
 function specAppendix(report: Report): Html {
   const sections = shippedSections();
@@ -230,7 +263,7 @@ function specAppendix(report: Report): Html {
     .filter((k) => sections.has(k))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   return html`<h2 id="spec">Spec sections cited</h2><p class="note">From the spec this version of the suite checks (shipped with it as spec/open-platform-api.md).</p>
-${keys.map((k) => html`<details id="spec-${k.replace(/\W+/g, '-')}"><summary>§${k} ${sections.get(k)!.title}</summary><div class="spec-text">${sections.get(k)!.text}</div></details>`)}`;
+${keys.map((k) => html`<details id="spec-${k.replace(/\W+/g, '-')}"><summary>${sectionHeading(k, sections.get(k)!.title)}</summary><div class="spec-text">${sections.get(k)!.text}</div></details>`)}`;
 }
 
 function fuzzBlock(c: CheckRecord): Html | '' {
@@ -254,8 +287,11 @@ function baselineBlock(c: CheckRecord): Html | '' {
   return html`<p class="baseline">${what} Reason: ${b.reason}${b.expires && b.state !== 'expired' ? ` (expires ${b.expires})` : ''}</p>`;
 }
 
+/** The word of a check's badge: INFO for an observation (as the terminal says), else its outcome's word. */
+const badgeWord = (c: CheckRecord): string => (isObservation(c) ? 'INFO' : OUTCOMES[c.outcome].word);
+
 function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html {
-  const word = OUTCOMES[c.outcome].word;
+  const word = badgeWord(c);
   const classes = [c.outcome, c.level, OUTCOMES[c.outcome].finding ? 'finding' : ''].filter(Boolean).join(' ');
   const showEvidence = OUTCOMES[c.outcome].finding || c.outcome === 'error' || c.outcome === 'incomplete';
   return html`<article class="check ${classes}" id="check-${c.id}" data-level="${c.level}" data-area="${c.area}" data-outcome="${c.outcome}">
@@ -369,7 +405,7 @@ ${reproduceBox(report, curl)}
 ${checksSection(report, curl)}
 <h2 id="profile">Implementation profile</h2>${profile(report)}
 ${specAppendix(report)}
-<details><summary>Effective configuration (credentials redacted)</summary><pre>${JSON.stringify(report.config, null, 2)}</pre></details>
+<details class="config"><summary>Effective configuration (credentials redacted)</summary><pre>${JSON.stringify(report.config, null, 2)}</pre></details>
 <footer>${report.tool.name} ${report.tool.version} · report.json holds the full result model, including the evidence of passed checks.</footer>
 </main><script>${trusted(SCRIPT)}</script></body></html>
 `;

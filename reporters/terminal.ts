@@ -1,6 +1,8 @@
 import { AREAS, type Area, type Level } from '../core/check.js';
 import {
   findingsOf,
+  isObservation,
+  judgedCounts,
   OUTCOME_ORDER,
   OUTCOMES,
   unfinishedOf,
@@ -49,20 +51,32 @@ const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10
 /** Server text on one terminal line (see core/untrusted-text.ts): every line that quotes the server goes through it. */
 export const oneLine = (s: string): string => untrustedLine(s);
 
+/** Outcomes whose line says why the check judged nothing: skipped (blocked, not configured), not finished, broke. */
+const SAYS_WHY: ReadonlySet<Outcome> = new Set(['skipped', 'incomplete', 'error']);
+
 /**
  * One check's line, ids aligned, in the results grouped by area. An INFO check that ran says what the server was
- * observed to do (where the spec says "not shown"): recorded, never judged.
+ * observed to do (where the spec says "not shown"): recorded, never judged. A check that judged nothing says why.
  */
 export function checkLine(r: CheckRecord, idWidth = 18): string {
-  const info = r.level === 'INFO' && r.outcome === 'passed';
+  const info = isObservation(r);
   const tag = info ? paint(36, 'INFO'.padEnd(10)) : word(r.outcome);
-  return `  ${tag} ${r.id.padEnd(idWidth)} ${r.title}${info ? ` — observed: ${oneLine(r.observation ?? r.message)}` : ''}`;
+  const why = info
+    ? ` — observed: ${oneLine(r.observation ?? r.message)}`
+    : SAYS_WHY.has(r.outcome)
+      ? ` — ${oneLine(r.message)}`
+      : '';
+  return `  ${tag} ${r.id.padEnd(idWidth)} ${r.title}${why}`;
 }
 
 /** When a run's expected length passes this, it says once how to get a faster verdict. */
 const SLOW_RUN_MS = 120_000;
 /** The request rate is taken over this much of the recent past (a run speeds up once its lists are in). */
 const RATE_WINDOW_MS = 10_000;
+/** Requests each check still unfinished is taken to send in turn after the planned ones (Progress.left). */
+const TAIL_REQUESTS_PER_CHECK = 3;
+/** Outside a terminal (a CI log), a plain progress line at most this often, unless the CLI is told otherwise. */
+export const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 /** A duration for people: "45 s", "3 min 20 s", "1 h 05 min". */
 export function durationText(ms: number): string {
@@ -86,17 +100,21 @@ export class Progress {
   private hinted = false;
   private lastPlain = this.started;
   private requests: RequestProgress | undefined;
-  /** Recent (time, requests settled) pairs, for the rate. */
-  private readonly recent: Array<[number, number]> = [];
+  /** Recent (time, requests settled, requests in flight) samples, for the rate and the time a request takes. */
+  private readonly recent: Array<[number, number, number]> = [];
 
   /**
    * @param readRequests the run's request tally as the checks' process last wrote it (undefined before it has)
+   * @param plainEveryMs outside a terminal, the least time between two plain lines
+   * @param concurrency the most requests the run has in flight at once
    */
   constructor(
     private readonly total: number,
     private readonly write: (s: string) => void,
     private readonly live: boolean,
     private readonly readRequests: () => RequestProgress | undefined = () => undefined,
+    private readonly plainEveryMs = PLAIN_PROGRESS_EVERY_MS,
+    private readonly concurrency = 1,
   ) {
     this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
@@ -118,12 +136,21 @@ export class Progress {
     return ((last[1] - first[1]) * 1000) / (last[0] - first[0]);
   }
 
-  /** The time left, when the plan is known and requests are moving. */
+  /**
+   * The time left, when the plan is known and requests are moving: the planned requests at the recent rate, then
+   * the checks still unfinished. Those are mostly the ones that run one at a time at the end (unsafe methods, /auth
+   * again: see core/declare-checks.ts), whose few requests each go out in turn, each taking the server's latency:
+   * the requests in flight over the rate (Little's law), those in flight counted up to the client's concurrency (the
+   * rest wait in its queue, which a request sent in turn does not).
+   */
   private left(spanMs?: number): number | undefined {
     const r = this.rate(spanMs);
     const p = this.requests;
     if (!r || !p || p.planned === undefined) return undefined;
-    return ((p.planned - p.settled) / r) * 1000;
+    const inFlight = this.recent.reduce((n, s) => n + s[2], 0) / Math.max(1, this.recent.length);
+    // In request slots: one request sent in turn takes as long as that many of them at the recent rate.
+    const tail = (this.total - this.done) * TAIL_REQUESTS_PER_CHECK * Math.max(1, Math.min(this.concurrency, inFlight));
+    return ((p.planned - p.settled + tail) / r) * 1000;
   }
 
   private line(now = performance.now()): string {
@@ -150,11 +177,11 @@ export class Progress {
     const now = performance.now();
     this.requests = this.readRequests() ?? this.requests;
     if (this.requests) {
-      this.recent.push([now, this.requests.settled]);
+      this.recent.push([now, this.requests.settled, this.requests.sent - this.requests.settled]);
       while (this.recent.length > 2 && now - this.recent[0]![0] > RATE_WINDOW_MS) this.recent.shift();
     }
     if (this.live) this.draw();
-    else if (now - this.lastPlain >= 10_000) {
+    else if (now - this.lastPlain >= this.plainEveryMs) {
       this.lastPlain = now;
       this.write(`progress: ${this.line(now)}\n`);
     }
@@ -271,9 +298,11 @@ export function summaryText(
     // Every check, grouped by area in the order a vendor fixes things, by id within an area; ids aligned.
     const width = Math.max(0, ...report.checks.map((c) => c.id.length));
     for (const area of AREAS) {
-      const c = report.summary.by_area[area];
-      if (!c) continue;
-      out.push('', `${area} (${countsText(c)}):`);
+      if (!report.summary.by_area[area]) continue;
+      // Observations (INFO) apart: an area's header never counts one as passed.
+      const { counts, observed } = judgedCounts(report.checks.filter((c) => c.area === area));
+      const judged = OUTCOME_ORDER.some((o) => counts[o]) ? countsText(counts) : '';
+      out.push('', `${area} (${[judged, observed ? `${observed} INFO` : ''].filter(Boolean).join(', ')}):`);
       for (const r of report.checks) if (r.area === area) out.push(checkLine(r, width));
     }
   }

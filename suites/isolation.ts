@@ -143,6 +143,8 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
   const { mine: myTenant, theirs } = await tenants(ctx, me, other);
   const found = new Findings();
   let probed = 0;
+  // Which ids to ask for, every resource's before any is asked: the progress line plans them all at once.
+  const plan = [];
   for (const resource of DETAIL_RESOURCES) {
     const noun = nounOf(resource);
     const theirList = await listOf(ctx, `/${resource}`, other);
@@ -151,17 +153,19 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
     const mine = byId((await listOf(ctx, `/${resource}`, me)) ?? []);
     const { ids, total, sampled } = await ctx.api.detailIds(resource, other.who);
     if (sampled) ctx.note(`asked for a seeded sample of ${ids.length} of ${other.label}'s ${total} ${resource}`);
-    let shared = 0;
+    // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my list)
+    // is mine to read.
+    const asked = ids.filter((id) => {
+      const own = mine.get(String(id));
+      return theirById.has(String(id)) && !(own && !theirRecord(noun, own, theirById, theirs));
+    });
+    plan.push({ resource, noun, asked, shared: ids.length - asked.length });
+  }
+  ctx.api.willSend(plan.reduce((n, p) => n + p.asked.length, 0));
+  for (const { resource, noun, asked, shared } of plan) {
     // Each of these requests is sent once in a run, by this check alone: not kept for others to reuse.
     const token = await ctx.api.token(me.who);
-    await ctx.api.each(ids, async (id) => {
-      // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my
-      // list) is mine to read.
-      const own = mine.get(String(id));
-      if (!theirById.has(String(id)) || (own && !theirRecord(noun, own, theirById, theirs))) {
-        shared++;
-        return;
-      }
+    await ctx.api.each(asked, async (id) => {
       probed++;
       const path = detailPath(resource, id);
       const head = `GET ${path} with ${me.label}'s token`;

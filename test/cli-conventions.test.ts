@@ -115,6 +115,10 @@ describe.concurrent('command-line conventions', () => {
       const ids = [...run.stdout.matchAll(/^ {2}\S+ +(INFO-\S+)/gm)].map((m) => m[1]);
       expect(ids).toEqual(['INFO-AUTH-TOKEN', ...ids.slice(1)]);
       expect(run.stdout.indexOf('\nauth (')).toBeLessThan(run.stdout.indexOf('\nerrors ('));
+      // An area's header counts observations as INFO, never as passed (issue 25).
+      const headers = run.stdout.split('\n').filter((l) => /^[a-z]+ \(.*\):$/.test(l));
+      expect(headers.length).toBeGreaterThan(1);
+      for (const h of headers) expect(h).toMatch(/^[a-z]+ \(\d+ INFO\):$/);
       expect(run.stdout).toMatch(
         /^ {2}INFO {7}INFO-AUTH-TOKEN +Whether \/auth issues a new token on every call.* — observed: \S/m,
       );

@@ -65,7 +65,7 @@ describe('config', () => {
         env: {},
         flags: {},
       }),
-    ).toThrow('config key concurrency must be integer');
+    ).toThrow('config key concurrency "many": must be an integer from 1 to 256');
     expect(() =>
       resolveConfig({
         file: { base_url: 'https://x.test', app: { secret: 'a', key: 'b' }, tls: { insecur: true } },

@@ -12,6 +12,7 @@ import { bigReport } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
 import { renderHtml } from '../reporters/html.js';
 import { findingsOf, OUTCOMES } from '../core/report.js';
+import { MUTANTS } from '../reference/mutants/index.js';
 import { packageRoot } from '../core/paths.js';
 import { validate } from '../core/schemas.js';
 import type { Report } from '../core/report.js';
@@ -212,6 +213,61 @@ describe('reports of a run against a server whose data attacks the report', () =
     }
   });
 
+  test('INFO checks say INFO, area counts keep them apart, a Findings link lands in view, print is short (issue 25)', async () => {
+    const { page, close } = await open(browser, join(dir, 'report.html'));
+    try {
+      // An INFO check that ran is an observation: its badge says INFO (as the terminal does), not a green PASS.
+      const observed = report.checks.filter((c) => c.level === 'INFO' && c.outcome === 'passed');
+      expect(observed.length).toBeGreaterThan(0);
+      for (const c of observed) {
+        const badge = page.locator(`#check-${c.id} .badge`);
+        expect(await badge.textContent()).toBe('INFO');
+        expect(
+          await page.evaluate(`getComputedStyle(document.querySelector('#check-${c.id} .badge')).backgroundColor`),
+        ).not.toBe('rgb(26, 127, 55)');
+      }
+      // The area table: passed counts judged checks only, the observations have their own column.
+      const head = await page.locator('h2:text("Summary per area") + table tr').first().locator('th').allTextContents();
+      const rows = await page
+        .locator('h2:text("Summary per area") + table tr:has(td)')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+      for (const row of rows) {
+        const area = row[0]!;
+        const mine = report.checks.filter((c) => c.area === area);
+        const info = mine.filter((c) => c.level === 'INFO' && c.outcome === 'passed').length;
+        const passed = mine.filter((c) => c.outcome === 'passed').length - info;
+        expect(row[head.indexOf('passed')], area).toBe(String(passed));
+        expect(row[head.indexOf('INFO')], area).toBe(String(info));
+      }
+      // A Findings link brings its card into view below the sticky filter bar, not under it.
+      const links = page.locator('h2:text("Findings") + table a');
+      for (const i of [0, (await links.count()) - 1]) {
+        const href = (await links.nth(i).getAttribute('href'))!;
+        await links.nth(i).click();
+        const bar = (await page.locator('.toolbar').boundingBox())!;
+        const card = (await page.locator(href).boundingBox())!;
+        expect(card.y, href).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+      }
+      // A rule's heading in the appendix names it once ("§4 rule 1", not "§4 rule 1 §4 rule 1").
+      const headings = await page.locator('#spec ~ details > summary').allTextContents();
+      expect(headings.length).toBeGreaterThan(0);
+      for (const h of headings) expect(h).not.toMatch(/^(§\S+(?: rule \d+)?) \1\b/);
+      expect(headings).toContain('§4 rule 1');
+      // Print: the findings with their evidence, the other checks one line each.
+      await page.emulateMedia({ media: 'print' });
+      await page.evaluate("window.dispatchEvent(new Event('beforeprint'))");
+      const pdf = await page.pdf({ format: 'A4' });
+      const pages = pdf.toString('latin1').match(/\/Type\s*\/Page\b/g)?.length ?? 0;
+      const findings = findingsOf(report).length;
+      // Was 69 A4 pages for 6 findings: the passed checks' cards in full, every exchange of a finding.
+      expect(pages).toBeGreaterThan(0);
+      expect(pages).toBeLessThanOrEqual(4 + 2 * findings);
+      await page.screenshot({ path: join(OUTPUT, 'html-report-print-short.png'), fullPage: true });
+    } finally {
+      await close();
+    }
+  });
+
   test('a report of 300 findings over 6,000 exchanges opens and filters fast', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'big-report-')), 'report.html');
     const t0 = performance.now();
@@ -235,3 +291,27 @@ describe('reports of a run against a server whose data attacks the report', () =
     }
   });
 });
+
+test('a failing check: the exchange the message names shows the finding, its correct 401 refusals do not', async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'disabled-token-accepted')!;
+  const run = await withServer([mutant], (srv) =>
+    runCli(targetArgs(srv, ['--only', 'AUTH-10', '--reporter', 'json,html']), { env: targetEnv }),
+  );
+  expect(failedIds(run.report)).toEqual(['AUTH-10']);
+  const c = run.report!.checks.find((x) => x.id === 'AUTH-10')!;
+  // The check asked several endpoints: the others refused the disabled application's token, as they must.
+  const refused = c.evidence.filter((e) => e.response?.status === 401);
+  expect(refused.length).toBeGreaterThan(0);
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const marked = await page.locator('#check-AUTH-10 details.ex.defect summary').allTextContents();
+    const unmarked = await page.locator('#check-AUTH-10 details.ex:not(.defect) summary').allTextContents();
+    await close();
+    expect(marked.length).toBeGreaterThan(0);
+    for (const m of marked) expect(m).toMatch(/^GET \S+\/seats → HTTP 200 /);
+    expect(unmarked.filter((u) => u.includes('→ HTTP 401')).length).toBe(refused.length);
+  } finally {
+    await browser.close();
+  }
+}, 120_000);

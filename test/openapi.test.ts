@@ -221,6 +221,6 @@ describe('conformance openapi: the command', () => {
     expect(JSON.parse(readFileSync(join(file.dir, 'api.json'), 'utf8'))).toEqual(doc);
     const bad = await runCli(['openapi', '--format', 'xml']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--format must be yaml or json');
+    expect(bad.stderr).toBe('conformance: openapi: --format xml: must be yaml or json\n');
   });
 });

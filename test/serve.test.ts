@@ -287,3 +287,45 @@ describe.concurrent('conformance serve: the sandbox', () => {
     }
   });
 });
+
+test('stopping the launcher (npx gets the SIGTERM, not the sandbox) stops the sandbox too: no orphan holds the port', async () => {
+  // A launcher as npx is: it starts the CLI as its child and ends on SIGTERM without passing it on.
+  const launcher = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(BIN)}, 'serve', '--port', '0', '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] });
+       process.stderr.write('child ' + c.pid + '\\n'); setInterval(() => {}, 1e9);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } },
+  );
+  let out = '';
+  let err = '';
+  launcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  launcher.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const child = (): number | undefined => Number(/child (\d+)/.exec(err)?.[1]) || undefined;
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    for (let i = 0; i < 600 && !out.includes('Ctrl-C to stop.'); i++) await new Promise((r) => setTimeout(r, 100));
+    const url = /Sandbox: the reference server at (\S+)/.exec(out)?.[1];
+    expect(url, out + err).toBeDefined();
+    const pid = child()!;
+    expect(alive(pid)).toBe(true);
+    launcher.kill('SIGTERM');
+    // The sandbox notices its launcher is gone within a second or so, closes its server and exits.
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(pid), 'the sandbox outlived its launcher').toBe(false);
+    await expect(request(`${url}/merchant`)).rejects.toThrow();
+  } finally {
+    launcher.kill('SIGKILL');
+    const pid = child();
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+}, 90_000);

@@ -319,6 +319,19 @@ describe.concurrent('verdicts you can trust', () => {
       expect(r.checks.length).toBeGreaterThan(40);
       expect(r.checks.some((c) => c.outcome === 'incomplete')).toBe(true);
       expect(r.checks.some((c) => c.outcome === 'failed')).toBe(false);
+      // One count of unfinished checks everywhere it is said: the harness line, the verdict's reason, the list.
+      const n = r.checks.filter((c) => c.outcome === 'incomplete' || c.outcome === 'error').length;
+      const counts = [
+        ...`${r.errors.join('\n')}\n${r.verdict_reason}\n${run.stdout}`.matchAll(
+          /(\d+)(?: of \d+)? checks? did not finish/g,
+        ),
+      ].map((m) => Number(m[1]));
+      expect(counts.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(counts)).toEqual(new Set([n]));
+      const list = run.stdout
+        .split("Not finished (no verdict on these; never the server's failure):\n")[1]!
+        .split('\n\n')[0]!;
+      expect(list.split('\n').filter((l) => !l.startsWith('  HARNESS: '))).toHaveLength(n);
     } finally {
       await srv.close();
     }

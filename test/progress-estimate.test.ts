@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReferenceServer, type RunningServer } from '../reference/server.js';
+import { runCli } from './helpers/cli.js';
+import { targetArgs, targetEnv } from './helpers/target.js';
+
+/** "45 s", "3 min 20 s", "1 h 05 min" (reporters/terminal.ts durationText) back to seconds. */
+function seconds(text: string): number {
+  const m = /^(?:(\d+) h )?(?:(\d+) min)? ?(?:(\d+) s)?$/.exec(text.trim());
+  if (!m) throw new Error(`not a duration: ${text}`);
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
+/**
+ * Issue 25 item 4: the time-left estimate of the progress line is within 25 % of the real remainder once a tenth of
+ * the run is past. The server answers every request 40 ms late; the run sends two at a time; CONFORMANCE_PROGRESS_EVERY_MS makes the CI line come
+ * every second (the same code path as every 10 s); the test notes when each line arrives and when the run ends.
+ */
+describe('the time-left estimate against a slow server', () => {
+  let srv: RunningServer;
+  beforeAll(async () => {
+    srv = await startReferenceServer({
+      https: true,
+      size: { dishes: 400, seats: 60, orders: 40, dishesPerOrder: 2 },
+      variants: [{ name: 'slow', description: 'answers every request 40 ms late', delayMs: () => 40 }],
+    });
+  });
+  afterAll(() => srv.close());
+
+  test('after a tenth of the run, every estimate is within 25 % of the time that was left', async () => {
+    const lines: Array<{ at: number; left: string | undefined }> = [];
+    let buffer = '';
+    let startedAt: number | undefined;
+    let endedAt: number | undefined;
+    const run = await runCli(targetArgs(srv, ['--concurrency', '2', '--max-details', 'all']), {
+      env: { ...targetEnv, CONFORMANCE_PROGRESS_EVERY_MS: '1000' },
+      timeoutMs: 240_000,
+      onStdout: (chunk) => {
+        const now = performance.now();
+        buffer += chunk;
+        let nl;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.includes(': checking ')) startedAt = now;
+          if (line.startsWith('progress: ')) lines.push({ at: now, left: / · about (.+?) left · /.exec(line)?.[1] });
+          // The summary's first line: every check has reported.
+          if (endedAt === undefined && /^(CONFORMANT|PASSED|NOT CONFORMANT|INCOMPLETE)/.test(line)) endedAt = now;
+        }
+      },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(startedAt).toBeDefined();
+    expect(endedAt).toBeDefined();
+    const total = endedAt! - startedAt!;
+    const judged = lines
+      .map((l) => ({
+        elapsed: (l.at - startedAt!) / 1000,
+        left: (endedAt! - l.at) / 1000,
+        said: l.left === undefined ? undefined : seconds(l.left),
+      }))
+      // The last seconds are the run's wrap-up (Vitest closing, the reports written), which no request count sees.
+      .filter((j) => j.elapsed * 1000 >= total / 10 && j.left >= 3);
+    const all = JSON.stringify(judged);
+    // The run is long enough for the estimate to mean something; from a fifth of the run on every line has one.
+    expect(total).toBeGreaterThan(15_000);
+    expect(judged.length).toBeGreaterThan(8);
+    for (const j of judged) {
+      if (j.elapsed * 1000 >= total / 5) expect(j.said, all).toBeTypeOf('number');
+      // Printed in whole seconds: half a second of rounding either way on top of the 25 %.
+      if (j.said !== undefined) expect(Math.abs(j.said - j.left), all).toBeLessThanOrEqual(j.left * 0.25 + 0.5);
+    }
+  }, 260_000);
+});
