@@ -6,6 +6,7 @@ import { placeholderOf, type Redactor } from './redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from './config.js';
 import { closeSync, openSync, truncateSync, writeSync } from 'node:fs';
+import { fileProblem } from './config.js';
 import { tool } from './paths.js';
 
 interface HarHeader {
@@ -257,8 +258,6 @@ export function prepareHarFile(file: string): void {
   try {
     closeSync(openSync(file, 'w'));
   } catch (e) {
-    throw new HarError(
-      `--record-har: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw new HarError(`--record-har ${file}: cannot write there: ${fileProblem(e)}`);
   }
 }

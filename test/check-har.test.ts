@@ -480,7 +480,7 @@ test('--record-har: a path that cannot be written is a usage error before any re
       const r = await runCli(['--base-url', base, '--record-har', path], { env: targetEnv });
       expect([r.code, r.stderr]).toEqual([
         2,
-        `conformance: --record-har: cannot write ${path}: ${path === dir ? 'EISDIR' : 'ENOENT'}\n`,
+        `conformance: --record-har ${path}: cannot write there: ${path === dir ? 'it is a directory' : 'no such file'}\n`,
       ]);
     }
     expect(hits()).toBe(0);
