@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { packageRoot } from '../../core/paths.js';
 
 /** The package's name, as a user installs it. */
@@ -23,14 +23,21 @@ export function npm(args: string[], cwd: string, env: Record<string, string> = {
  */
 export function packTarball(): { dir: string; tarball: string } {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
+  packed ??= pack();
+  const tarball = join(dir, basename(packed));
+  copyFileSync(packed, tarball);
+  return { dir, tarball };
+}
+
+/** The tarball, packed once per test file (each test gets its own copy in its own folder). */
+let packed: string | undefined;
+function pack(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
   npm(['pack', '--ignore-scripts', '--pack-destination', dir], packageRoot);
-  return {
+  return join(
     dir,
-    tarball: join(
-      dir,
-      readdirSync(dir).find((f) => f.endsWith('.tgz'))!,
-    ),
-  };
+    readdirSync(dir).find((f) => f.endsWith('.tgz'))!,
+  );
 }
 
 /**
