@@ -187,7 +187,7 @@ test('writeHarFile keeps the server bytes: only secrets become placeholders, a l
 test('--record-har writes a run of long lists entry by entry, within memory, and check-har reads it back', async () => {
   const srv = await startReferenceServer({
     https: false,
-    size: { dishes: 2_000, seats: 100, orders: 5_000, dishesPerOrder: 3 },
+    size: { dishes: 1_000, seats: 50, orders: 2_500, dishesPerOrder: 3 },
   });
   try {
     let meter: { stop(): number } | undefined;

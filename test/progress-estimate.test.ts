@@ -20,7 +20,7 @@ describe('the time-left estimate against a slow server', () => {
   beforeAll(async () => {
     srv = await startReferenceServer({
       https: true,
-      size: { dishes: 400, seats: 60, orders: 40, dishesPerOrder: 2 },
+      size: { dishes: 220, seats: 40, orders: 40, dishesPerOrder: 2 },
       variants: [{ name: 'slow', description: 'answers every request 40 ms late', delayMs: () => 40 }],
     });
   });

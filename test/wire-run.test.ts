@@ -38,7 +38,10 @@ describe.concurrent('bodies as they come over the wire', () => {
     expect([...codings].filter(Boolean).sort()).toEqual(['br', 'deflate', 'gzip']);
     const text = readFileSync(har, 'utf8');
     const entries = (JSON.parse(text) as { log: { entries: Array<Record<string, any>> } }).log.entries;
-    const auth = entries.find((e) => /\/auth\?/.test(e.request.url) && e.response.status === 200)!;
+    // app's /auth (the two applications authenticate at once: which comes first in the HAR is the network's).
+    const auth = entries.find(
+      (e) => /\/auth\?secret=REDACTED_public-key&/.test(e.request.url) && e.response.status === 200,
+    )!;
     expect(auth.response.content.encoding).toBeUndefined();
     expect(JSON.parse(auth.response.content.text)).toMatchObject({
       status: 'SUCCESS',
