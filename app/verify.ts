@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
-import { ConfigError } from '../core/config.js';
+import { ConfigError, fileProblem } from '../core/config.js';
 import { tool } from '../core/paths.js';
 import { VERDICT_WORD, type Verdict } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -44,13 +44,12 @@ const ATTESTATION_MAX_BYTES = 16 * 1024 * 1024;
 /** Something did not hold: the one-line reason, exit 1. */
 class NotVerified extends Error {}
 
-function readCapped(file: string, max: number, what: string): Buffer {
+/** A file verify reads whole, refused past its cap (`limit` says what sets the cap), in the CLI's file wording. */
+function readCapped(file: string, max: number, what: string, limit: string): Buffer {
   try {
-    return readRegularBytes(file, max, 'CONFORMANCE_MAX_REPORT_BYTES');
+    return readRegularBytes(file, max, limit);
   } catch (e) {
-    throw new ConfigError(
-      `cannot read ${what} ${untrustedLine(file, 200)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    throw new ConfigError(`cannot read ${what} ${untrustedLine(file, 200)}: ${fileProblem(e)}`);
   }
 }
 
@@ -103,7 +102,7 @@ function checkReports(s: ConformanceStatement, reportFile: string): string[] {
   for (const [name, digest] of listed) {
     const file = name === 'report.json' ? reportFile : join(dir, name);
     if (name !== 'report.json' && !existsSync(file)) continue;
-    const actual = sha256(readCapped(file, MAX_REPORT_BYTES, 'report file'));
+    const actual = sha256(readCapped(file, MAX_REPORT_BYTES, 'report file', 'CONFORMANCE_MAX_REPORT_BYTES'));
     if (actual !== digest)
       throw new NotVerified(`${file} has changed since it was attested (sha256:${actual}, attested sha256:${digest})`);
     checked.push(name === 'report.json' ? file : name);
@@ -155,7 +154,7 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
     v.key !== undefined
       ? { keyFile: v.key }
       : { identity: identity!, issuer: issuer!, ...(v['trusted-root'] ? { trustedRoot: v['trusted-root'] } : {}) };
-  const bytes = readCapped(file, ATTESTATION_MAX_BYTES, 'attestation');
+  const bytes = readCapped(file, ATTESTATION_MAX_BYTES, 'attestation', 'an attestation holds a few kilobytes');
 
   const { verifyBundle, VerifyFailure } = await import('./signing.js');
   try {

@@ -127,15 +127,22 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
     );
 }
 
+/** One key pair AUTH-07 sends to /auth, named for its finding. */
+interface KeyPairProbe {
+  label: string;
+  query: Record<string, string>;
+  derived?: 'key';
+}
+
 /**
  * AUTH-07's key pairs: for each configured application, its public key with a wrong secret key, and for app also
  * the pair swapped (the secret key sent as the public key and the other way round) and its public key with a prefix
  * of its secret key (drawn by fast-check from the seed); with two applications, each public key with the other's
  * secret key. A prefix reveals part of the key, so it is a secret of the run.
  */
-function keyPairProbes(ctx: CheckContext): Array<{ label: string; query: Record<string, string>; derived?: 'key' }> {
+function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
   const { app, other_app: other } = ctx.config;
-  const probes: Array<{ label: string; query: Record<string, string>; derived?: 'key' }> = [
+  const probes: KeyPairProbe[] = [
     { label: "app's public key with a wrong secret key", query: { secret: app.secret, key: `${app.key}-wrong` } },
     {
       label: "app's key pair swapped (secret=<secret key>&key=<public key>)",
