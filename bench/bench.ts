@@ -5,7 +5,7 @@
  *   npm run bench -- [--sizes fixture,large[,xlarge]] [--runs-fixture 5] [--runs-large 3] [--runs-xlarge 1]
  *                    [--concurrency 8] [--seed 1]
  *                    [--latency 20,50|none] [--runs-latency 1]
- *                    [--no-dredd] [--out bench/results/latest.json] [--readme]
+ *                    [--no-dredd] [--out bench/results/latest.json] [--doc]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -25,7 +25,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     'no-dredd': { type: 'boolean', default: false },
     out: { type: 'string', default: join(packageRoot, 'bench', 'results', 'latest.json') },
-    readme: { type: 'boolean', default: false },
+    doc: { type: 'boolean', default: false },
   },
 });
 
@@ -58,17 +58,17 @@ mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 process.stdout.write(`\n${formatTable(result)}\nWritten: ${out}\n`);
 
-if (values.readme) {
-  // The README's Performance table, between its bench markers: the table as measured, with its date.
-  const readme = join(packageRoot, 'README.md');
-  const [begin, end] = ['<!-- bench:begin (written by npm run bench -- --readme) -->', '<!-- bench:end -->'];
+if (values.doc) {
+  // docs/performance.md's bench table, between its markers: the table as measured, with its date.
+  const readme = join(packageRoot, 'docs', 'performance.md');
+  const [begin, end] = ['<!-- bench:begin (written by npm run bench -- --doc) -->', '<!-- bench:end -->'];
   const text = readFileSync(readme, 'utf8');
   const a = text.indexOf(begin);
   const b = text.indexOf(end);
-  if (a < 0 || b < a) throw new Error('README.md has no bench markers');
+  if (a < 0 || b < a) throw new Error('docs/performance.md has no bench markers');
   writeFileSync(
     readme,
     `${text.slice(0, a + begin.length)}\nMeasured ${result.generated_at.slice(0, 10)}. ${formatTable(result).trim()}\n${text.slice(b)}`,
   );
-  process.stdout.write(`README.md: Performance table updated\n`);
+  process.stdout.write(`docs/performance.md: bench table updated\n`);
 }

@@ -1,0 +1,69 @@
+import { expect, test } from 'vitest';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../core/paths.js';
+
+// The README is the manual of the installed package: every file it points at must be in the tarball. The shipped set
+// comes from package.json `files` and the work tree (npm pack --dry-run would cost seconds); test/pack.test.ts checks
+// the links of the real tarball's README end to end.
+
+const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { files: string[] };
+// npm ships these whatever `files` says.
+const ALWAYS = ['package.json', 'README.md', 'LICENSE'];
+const entries = [...pkg.files, ...ALWAYS].map((f) => f.replace(/^\.\//, ''));
+// A path names a file of the repository when its first segment is one of the repository's top-level entries; other
+// names in the README are the user's (`known-failures.yaml`, `conformance-report/`, `.github/actions/…`); a path
+// out of the package (`../`) never ships.
+const topLevel = new Set(readdirSync(packageRoot).filter((n) => !n.startsWith('.') && n !== 'node_modules'));
+
+/** Whether `ref` (a path relative to the package root, a folder when it ends in `/`) is in the packed tarball. */
+function shipped(ref: string): boolean {
+  const path = ref.replace(/^\.\//, '').replace(/\/$/, '');
+  return entries.some((e) => {
+    const entry = e.replace(/\/$/, '');
+    if (e.endsWith('/') && path.startsWith(`${entry}/`)) {
+      // dist/ is built, not committed: trust the folder entry; elsewhere the file must exist.
+      return path.startsWith('dist/') || existsSync(join(packageRoot, path));
+    }
+    // The entry itself, or a folder that holds shipped entries (`dist/`).
+    return path === entry || entry.startsWith(`${path}/`);
+  });
+}
+
+/** Every relative link target and every path of a repository file the README names outside its code blocks. */
+function fileReferences(markdown: string): string[] {
+  const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+  const links = [...prose.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+    .map((m) => m[1]!)
+    .filter((l) => !/^[a-z]+:/.test(l));
+  const named = [...prose.matchAll(/`([^`\s]+)`/g)]
+    .map((m) => m[1]!)
+    .filter((s) => /^[\w.-]+(\/[\w.*-]*)*$/.test(s) && (topLevel.has(s.split('/')[0]!) || s.startsWith('../')))
+    .filter((s) => s.includes('/') || /\.\w+$/.test(s));
+  return [...new Set([...links, ...named])];
+}
+
+test('every file the README points at ships in the package (package.json `files`)', () => {
+  const refs = fileReferences(readFileSync(join(packageRoot, 'README.md'), 'utf8'));
+  // The parse finds what it is meant to: the README links its config example and names its schemas.
+  expect(refs).toContain('config.example.yaml');
+  expect(refs).toContain('schemas/config.schema.json');
+  expect(
+    refs.filter((r) => !shipped(r)),
+    'README.md points at files the package does not ship: name a shipped file, or move the text to CONTRIBUTING.md',
+  ).toEqual([]);
+});
+
+test('the shipped-file rule itself tells a shipped file from one that is not', () => {
+  expect(shipped('schemas/config.schema.json')).toBe(true);
+  expect(shipped('dist/app/vitest.js')).toBe(true);
+  expect(shipped('examples/')).toBe(true);
+  expect(shipped('core/http.ts')).toBe(false);
+  expect(shipped('test/library.test.ts')).toBe(false);
+  expect(shipped('CONTRIBUTING.md')).toBe(false);
+  expect(shipped('schemas/no-such.schema.json')).toBe(false);
+  expect(fileReferences('see `../shared/spec.md` and [x](test/a.ts)\n```sh\nnode bench/x.js\n```\n')).toEqual([
+    'test/a.ts',
+    '../shared/spec.md',
+  ]);
+});
