@@ -28,6 +28,10 @@ export interface BaselineEntry {
 /** Today as YYYY-MM-DD in UTC: an entry holds through its expiry day. */
 export const todayUtc = (now = new Date()): string => now.toISOString().slice(0, 10);
 
+/**
+ * Reads a baseline file's YAML into its entries, refusing one that does not match schemas/baseline.schema.json or names
+ * a check the suite does not have (a usage error naming the file).
+ */
 export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let doc: unknown;
   try {
@@ -58,6 +62,7 @@ export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet
   return entries;
 }
 
+/** The entries of the baseline file --baseline names; an unreadable file is a usage error, said in one line. */
 export function readBaseline(file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let text: string;
   try {
@@ -101,6 +106,7 @@ export function markRecord(rec: CheckRecord, entries: ReadonlyMap<string, Baseli
   rec.outcome = outcomeOf(rec);
 }
 
+/** The entries by check id, for marking records and for keeping reasons when the baseline is written again. */
 export const entryMap = (entries: BaselineEntry[]): Map<string, BaselineEntry> =>
   new Map(entries.map((e) => [e.id, e]));
 
@@ -138,6 +144,7 @@ export function baselineFromReport(report: Report, previous: BaselineEntry[] = [
     });
 }
 
+/** The YAML `conformance baseline` writes: a header naming the report it came from, then the entries. */
 export function baselineYaml(entries: BaselineEntry[], source: string): string {
   const head = [
     `# Known failures for conformance --baseline (written by "conformance baseline" from ${untrustedLine(source)}).`,
@@ -152,6 +159,7 @@ export function previousBaseline(file: string): BaselineEntry[] {
   return existsSync(file) ? readBaseline(file) : [];
 }
 
+/** `conformance baseline --help`. */
 export const BASELINE_USAGE = `Usage: conformance baseline [report.json | report dir] [--out known-failures.yaml | -]
 Writes the failed MUST checks of a report (default conformance-report/report.json) as a baseline for --baseline;
 reasons of an existing file are kept.

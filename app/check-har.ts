@@ -18,6 +18,7 @@ import { summaryText } from '../reporters/terminal.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { writeReportDir } from './suite-runner.js';
 
+/** `conformance check-har --help`. */
 export const CHECK_HAR_USAGE = `Usage: conformance check-har capture.har [--base-url URL] [--report-dir DIR] [--reporter LIST] [--strict] [-q]
 
 Judges the exchanges recorded in a HAR file (browser devtools, mitmproxy's HAR export, Playwright's recordHar, or a

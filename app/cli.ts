@@ -36,6 +36,7 @@ import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
 
+/** The exit codes every command shares: 0 conformant or passed, 1 a MUST failure, 2 usage, 3 could not judge. */
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
 /** Flags of a run that are not settings (no config key or environment variable), each with its help line. */
@@ -174,6 +175,7 @@ const optionLine = (o: Option): string =>
     `${o.default ? ` [default: ${o.default}]` : ''} [${o.env}]`,
   );
 
+/** The run's `--help`: every setting and flag, grouped, with the subcommands after them. */
 export function usage(): string {
   const groups = GROUPS.map(([g, title]) =>
     [
@@ -458,6 +460,7 @@ function interruptions(): { promise: Promise<string>; dispose(): void } {
   };
 }
 
+/** The CLI: runs the command argv names (a run when none) and resolves to the process's exit code. */
 export async function main(argv: string[]): Promise<number> {
   try {
     const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;

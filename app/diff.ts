@@ -27,6 +27,7 @@ export interface DiffEntry {
   findings_added?: string[];
   findings_removed?: string[];
 }
+/** What changed between two reports, check by check, as `conformance diff` prints it. */
 export interface ReportDiff {
   regressed: DiffEntry[];
   fixed: DiffEntry[];
@@ -52,6 +53,7 @@ const served = (c: CheckRecord): Outcome => outcomeOf({ status: c.status, level:
 const judged = (c: CheckRecord | undefined): boolean =>
   c !== undefined && c.level !== 'INFO' && (c.status === 'passed' || c.status === 'failed');
 
+/** Compares two reports check by check; a check that judged the server before and does not now is lost coverage. */
 export function diffReports(
   oldR: Pick<Report, 'checks'> & Partial<Pick<Report, 'verdict'>>,
   newR: Pick<Report, 'checks'> & Partial<Pick<Report, 'verdict'>>,
@@ -105,6 +107,7 @@ export function diffReports(
 const fingerprintList = (list: string[]): string =>
   `${list.slice(0, 8).map(oneLine).join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`;
 
+/** The diff as the terminal shows it, file names escaped (they are untrusted). */
 export function diffText(d: ReportDiff, oldName: string, newName: string): string {
   const out = [`Comparing ${oneLine(oldName)} → ${oneLine(newName)}`];
   if (d.verdict)
@@ -186,6 +189,7 @@ export function readReportFile(path: string): { bytes: Buffer; report: Report } 
   };
 }
 
+/** `conformance diff --help`. */
 export const DIFF_USAGE = `Usage: conformance diff <old report.json | report dir> <new report.json | report dir>
 Prints the verdicts and the regressed, lost-coverage, fixed, new and removed checks; exits 1 when something regressed
 or a check that judged the server before does not now (skipped, incomplete or absent).

@@ -41,6 +41,7 @@ export interface MergedTarget {
   checks: number;
 }
 
+/** One check across every merged target: its outcome on each, and where it failed. */
 export interface MergedCheck {
   id: string;
   title: string;
@@ -53,6 +54,7 @@ export interface MergedCheck {
   failed_on: Array<{ target: string; outcome: Outcome; message: string }>;
 }
 
+/** What `conformance merge --out` writes: a verdict per target and the checks that failed anywhere. */
 export interface MergedReport {
   tool: { name: string; version: string };
   merged_at: string;
@@ -83,6 +85,7 @@ function outcomeCounts(checks: CheckRecord[]): Counts {
   return Object.fromEntries(OUTCOME_ORDER.map((o) => [o, all[o]])) as Counts;
 }
 
+/** Merges the reports of many targets; each target is labelled by its file's folder, made unique. */
 export function mergeReports(inputs: Array<{ file: string; report: Report }>, now = new Date()): MergedReport {
   const used = new Map<string, number>();
   const targets: MergedTarget[] = inputs.map(({ file, report: r }) => {
@@ -243,6 +246,7 @@ export function mergedText(m: MergedReport): string {
   return `${out.join('\n')}\n`;
 }
 
+/** `conformance merge --help`. */
 export const MERGE_USAGE = `Usage: conformance merge <report.json | report dir>... [--out merged.json]
 Merges the report.json files of many targets (e.g. one CI matrix job per target) into one summary: a verdict per
 target and every check that failed anywhere; the merged verdict is the worst of theirs. Exit 0 when every run exited

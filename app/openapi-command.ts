@@ -10,6 +10,7 @@ export function packagedOpenApi(format: 'yaml' | 'json' = 'yaml'): string {
   return serializeOpenApi(openApiDocument(fixtureExamples()), format);
 }
 
+/** `conformance openapi --help`. */
 export const OPENAPI_USAGE = `Usage: conformance openapi [--out FILE] [--format yaml|json]
 Writes the API as an OpenAPI 3.1 document (the reference fixtures' answers as examples) to stdout, or to FILE.
   --out <file>          Write to this file (its .json ending picks JSON)

@@ -8,6 +8,7 @@
  */
 import { CREDENTIALS, LARGE, parseRunFault, sandboxVariant, startReferenceServer, type RunningServer } from './demo.js';
 
+/** What `startSandbox` takes: the options of `conformance serve`, as values. */
 export interface SandboxOptions {
   port?: number;
   host?: string;
@@ -22,6 +23,7 @@ export interface SandboxOptions {
   onFault?(request: string, what: string): void;
 }
 
+/** A started sandbox: where it listens, what it accepts, and how to stop it. */
 export interface Sandbox {
   /** {base_url} of the API, e.g. http://127.0.0.1:41234/open. */
   baseUrl: string;

@@ -22,6 +22,7 @@ const FLAGS = {
   quiet: { type: 'boolean', default: false },
 } as const;
 
+/** `conformance serve --help`. */
 export const SERVE_USAGE = `Usage: conformance serve [--port 8080] [--host 127.0.0.1] [--https] [--size fixture|large]
                          [--fault FAULT[@RATE]]... [--seed N] [--token-ttl SECONDS] [--quiet]
 

@@ -10,6 +10,7 @@ import { assertSupportedVitest } from './vitest-version.js';
 import type { ReportFormat } from '../core/config.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
+/** Where the library reporter writes and which formats. */
 export interface ConformanceReporterOptions {
   /**
    * Directory of report.json (always), junit.xml and report.html (default ./conformance-report). A project with

@@ -23,6 +23,7 @@ assertSupportedVitest();
 /** The run's settings as in the YAML config file (schemas/config.schema.json): base_url and app are required. */
 export type ConformanceConfig = Record<string, unknown> & { base_url: string; app: { secret: string; key: string } };
 
+/** What `conformanceSuite` takes beside the config: which checks to declare and how to name the run. */
 export interface SuiteOptions {
   /** Check ids, or prefixes ending in *, to declare; all when absent. */
   only?: string[];

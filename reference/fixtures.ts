@@ -13,6 +13,7 @@ export interface Merchant {
   created_at: string;
   updated_at: string;
 }
+/** An application of the fixtures: its key pair, its merchant, and whether the merchant disabled it. */
 export interface App {
   name: string;
   secret: string;
@@ -21,6 +22,7 @@ export interface App {
   disabled: boolean;
   tokens: string[];
 }
+/** A dish as the reference server stores it (§2.2); renderers turn it into what the server answers. */
 export interface Dish {
   id: number;
   name: string;
@@ -32,6 +34,7 @@ export interface Dish {
   created_at: string;
   updated_at: string;
 }
+/** A seat as the reference server stores it (§2.3). */
 export interface Seat {
   id: number;
   table_number: string;
@@ -42,6 +45,7 @@ export interface Seat {
   created_at: string;
   updated_at: string;
 }
+/** The device an order was placed from (§2.4), with the members of both of the spec's lists. */
 export interface Device {
   id: number;
   uuid: string;
@@ -56,11 +60,13 @@ export interface Device {
   seat_id: number;
   version_name: string | null;
 }
+/** One dish of an order, with the price and count its pivot carries (§2.2 pivot). */
 export interface OrderLine {
   dish_id: number;
   price: number;
   count: number;
 }
+/** An order as the reference server stores it (§2.4); its dishes and seat are embedded when rendered. */
 export interface Order {
   id: number;
   order_number: string;
@@ -77,6 +83,7 @@ export interface Order {
   user_id: number;
   lines: OrderLine[];
 }
+/** The whole data set a reference server answers from; variants may rewrite it before the server starts. */
 export interface Fixtures {
   merchants: Merchant[];
   apps: App[];
@@ -85,12 +92,14 @@ export interface Fixtures {
   orders: Order[];
 }
 
+/** How many records a generated merchant has (`--size large`, the bench's sizes). */
 export interface Size {
   dishes: number;
   seats: number;
   orders: number;
   dishesPerOrder: number;
 }
+/** The bench's and the sandbox's large merchant: a 65 MB /orders body. */
 export const LARGE: Size = { dishes: 20_000, seats: 2_000, orders: 50_000, dishesPerOrder: 3 };
 /** Ten times LARGE: a /orders body of about 650 MB, past V8's longest string, so the server streams its lists. */
 export const XLARGE: Size = { dishes: 200_000, seats: 20_000, orders: 500_000, dishesPerOrder: 3 };
@@ -108,6 +117,7 @@ export const CREDENTIALS = {
 
 const iso = (d: string): string => `${d}.000000Z`;
 
+/** The small data set every test and the sandbox start from: two merchants, their applications, a disabled one. */
 export function baseFixtures(): Fixtures {
   const merchants: Merchant[] = [
     {

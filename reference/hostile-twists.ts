@@ -21,6 +21,7 @@ export const CI_FORGERIES = [
   'section_start:1700000000:forged\r\u001b[0Kforged section',
 ];
 
+/** 1. CI workflow commands in server text and in a redirect's Location: none may reach the log as a command. */
 export const ciCommands: Variant = {
   name: 'ci-commands',
   description:
@@ -42,6 +43,7 @@ export const ciCommands: Variant = {
 export const CONTROL_PAYLOAD =
   'ctl \u001b]0;pwned\u0007 \u001b[2J \u009b31m \u0000 \u202Eevil\u202C \u2066iso\u2069 zero\u200Bwidth\uFEFF end';
 
+/** Terminal control sequences, bidi overrides and zero-width characters in server text: all printed visibly. */
 export const controlChars: Variant = {
   name: 'control-chars',
   description:
@@ -55,10 +57,12 @@ export const controlChars: Variant = {
 
 /** 2. Bodies that make schema validation collect millions of problems: two million {} (6 MB) and 30 MB of them. */
 export const EMPTY_RECORDS = 2_000_000;
+/** The size of the second body of empty records, for the tests that bound the memory it takes. */
 export const HUGE_LIST_BYTES = 30 * 1024 * 1024;
 let emptyBody: string | undefined;
 let hugeBody: string | undefined;
 
+/** Millions of empty records: problem lists must stay bounded (the first records, then a count). */
 export const emptyRecords: Variant = {
   name: 'empty-records',
   description: `GET /dishes answers ${EMPTY_RECORDS.toLocaleString('en-US')} empty records (6 MB); GET /orders answers 30 MB of them`,
@@ -122,10 +126,12 @@ export function escapeEveryChar(s: string): string {
     )
     .join('');
 }
+/** Every character of a secret as an HTML character reference, decimal and hex in turn: redaction decodes them. */
 export const htmlEntities = (s: string): string =>
   [...s]
     .map((c, i) => (i % 3 === 0 ? `&#${c.codePointAt(0)};` : i % 3 === 1 ? `&#x${c.codePointAt(0)!.toString(16)};` : c))
     .join('');
+/** A secret URL-encoded with lower-case hex, a spelling redaction must recognise. */
 export const percentLower = (s: string): string =>
   encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 
@@ -135,6 +141,7 @@ export const percentLower = (s: string): string =>
  * the token sent as HTML character references and lower-case percent-encoding.
  */
 let lotusAuths = 0;
+/** Secrets in every legal escaping an honest server may use, and a live token in an answer that does not parse. */
 export const escapedSecrets: Variant = {
   name: 'escaped-secrets',
   description:
@@ -181,6 +188,7 @@ export function rateStorm(spared = 0): Variant {
 
 /** 6. Unbounded server strings: a 5 MB dish id, 1 MB key names, a 12 KB header value (undici refuses headers past 16 KB). */
 export const HUGE_ID_CHARS = 5 * 1024 * 1024;
+/** Strings with no bound of their own: every place that shows one must cut it and say how much more there was. */
 export const hugeStrings: Variant = {
   name: 'huge-strings',
   description:
@@ -233,6 +241,7 @@ export const shortToken: Variant = {
 /** 10. An extra field nested 100,000 deep on the first dish, in its list and in its detail alike (conforming). */
 export const DEEP_LEVELS = 100_000;
 const DEEP = `${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)}`;
+/** Data nested far deeper than the stack allows recursion: comparing and walking it must not overflow. */
 export const deepNesting: Variant = {
   name: 'deep-nesting',
   description: `the first dish carries an extra field nested ${DEEP_LEVELS.toLocaleString('en-US')} deep, in /dishes and /dishes/:id`,

@@ -67,6 +67,7 @@ export const slowBody = rawOn('slow-body', 'GET /seats sends its body one byte p
   res.on('close', () => clearInterval(tick));
 });
 
+/** The body the flooding variants announce or send: past max_body_bytes, so the client must cut it. */
 export const HUGE_BODY_BYTES = 600 * 1024 * 1024;
 
 /**
@@ -193,6 +194,7 @@ export const refreshedTokens: Variant = {
   },
 };
 
+/** Echoes the credentials it was sent back in messages, headers and a body: each must be redacted everywhere. */
 export const echoSecrets: Variant = {
   name: 'echo-secrets',
   description: 'echoes the open-token and the query string in msg, in headers and in a text body',

@@ -11,6 +11,7 @@ export function pathIs(req: ApiRequest, pattern: string): boolean {
   );
 }
 
+/** A reply is a success envelope: the variants alter only answers that carried data. */
 export const isSuccess = (r: ApiReply): boolean => (r.body as Rec | undefined)?.status === 'SUCCESS';
 
 /** A copy of a successful reply with its data changed (the world's cached data is never touched). */

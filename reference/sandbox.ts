@@ -10,6 +10,7 @@ import type { ApiReply, ApiRequest, Variant, World } from './server.js';
 /** The request header that picks the faults of one request (it replaces the run's faults for that request). */
 export const FAULT_HEADER = 'x-sandbox-fault';
 
+/** A fault the sandbox can give a client (`--fault`, `x-sandbox-fault`), as the README's table lists them. */
 export type Fault =
   | { kind: 'latency'; min: number; max: number }
   | { kind: '500' }
@@ -24,6 +25,7 @@ export interface RunFault {
   rate: number;
 }
 
+/** The sandbox's behaviour: its faults, the seed that draws them, and token lifetimes. */
 export interface SandboxOptions {
   faults: RunFault[];
   seed: number;
@@ -34,6 +36,7 @@ export interface SandboxOptions {
   now?(): number;
 }
 
+/** A `--fault` or `x-sandbox-fault` value that names no fault: a usage error, or HTTP 400 for a header. */
 export class FaultSyntaxError extends Error {}
 
 const FAULT_HELP = 'latency=MS, latency=MIN-MAX, 500, 429, 429=SECONDS, truncate, expired-token, disabled (or none)';
@@ -72,6 +75,7 @@ export function parseFaultHeader(value: string): Fault[] {
     .map(parseFault);
 }
 
+/** A fault as `--fault` spells it, for the sandbox's start-up line and its log. */
 export const describeFault = (f: Fault): string =>
   f.kind === 'latency'
     ? `latency=${f.min === f.max ? f.min : `${f.min}-${f.max}`}`

@@ -63,6 +63,7 @@ export interface Variant {
   delayMs?(req: ApiRequest): number;
 }
 
+/** How to start a reference server: where, over what, at which size, with which variants. */
 export interface ServerOptions {
   port?: number;
   host?: string;
@@ -78,6 +79,7 @@ export interface ServerOptions {
   streamRecords?: number;
 }
 
+/** A started reference server: its addresses, its data and how to stop it. */
 export interface RunningServer {
   url: string;
   baseUrl: string;
@@ -93,6 +95,7 @@ export interface RunningServer {
 
 const isNumericId = (s: string): boolean => /^[0-9]+$/.test(s) && s.length < 16;
 
+/** How the conforming server renders each kind of record; mutants and variants replace one renderer. */
 export const conformingRenderers: Renderers = {
   merchant: (m) => ({ ...m }),
   dish: (d) => ({ ...d }),
@@ -211,6 +214,7 @@ export class World {
   }
 }
 
+/** A success envelope with HTTP 200 (§2.1). */
 export const ok = (data: unknown): ApiReply => ({ http: 200, body: { status: 'SUCCESS', code: 200, data } });
 
 /** The conforming behaviour of §4, §5 and §7. */
@@ -390,6 +394,7 @@ function streamedData(reply: ApiReply): StreamedList | undefined {
   return Object.keys(b).join() === 'status,code,data' ? b.data : undefined;
 }
 
+/** Writes a reply, streaming a list too long to hold as one string; `head` sends the headers only. */
 export function send(res: ServerResponse, reply: ApiReply, head = false): void {
   const list = streamedData(reply);
   if (list) {
@@ -405,6 +410,7 @@ export function send(res: ServerResponse, reply: ApiReply, head = false): void {
   res.end(head ? undefined : body);
 }
 
+/** Starts the reference server on a free port (unless told one), with the given variants applied. */
 export async function startReferenceServer(opts: ServerOptions = {}): Promise<RunningServer> {
   const variants = opts.variants ?? [];
   const fixtures = opts.size ? grow(baseFixtures(), opts.size) : baseFixtures();

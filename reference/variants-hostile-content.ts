@@ -25,6 +25,7 @@ export const HOSTILE_HEADER = `"><svg onload="window.__pwned=5;alert('xss-header
 
 const pick = (i: number): string => PAYLOADS[i % PAYLOADS.length]!;
 
+/** Script payloads in data, messages and headers: the HTML report must render them inert. */
 export const hostileContent: Variant[] = [
   {
     name: 'hostile-content',

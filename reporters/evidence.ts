@@ -52,6 +52,7 @@ export function shellWord(value: string): string {
   return out || `''`;
 }
 
+/** The run's TLS settings, so a curl line reproduces with the same CA or `--insecure`. */
 export interface CurlOptions {
   caFile?: string;
   insecure?: boolean;
@@ -156,6 +157,7 @@ export function prettyBody(excerpt: string, truncated: boolean): { text: string;
   return { text: excerpt, json: false };
 }
 
+/** A byte count as the reports write it: "1 byte", "1,234 bytes". */
 export const bytes = (n: number): string => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
 
 /** "123 bytes" or "1,234,567 bytes (first 4,096 characters shown)". */

@@ -102,8 +102,10 @@ const ICON: Record<Verdict, string> = {
 
 /** Longest Markdown cell; GitHub drops a job summary over 1 MiB, so the summary stops adding rows before that. */
 const CELL_MAX = 2000;
+/** Past this much of the job summary, rows are counted, not shown: GitHub drops a summary over 1 MiB. */
 export const SUMMARY_MAX_BYTES = 900 * 1024;
 
+/** The Markdown job summary for GITHUB_STEP_SUMMARY: verdict and why, counts, findings; redacted and escaped. */
 export function stepSummary(report: Report, redactor: Redactor): string {
   // Redact before escaping: escaping changes the text a secret would be matched in.
   const md = (s: string): string => mdText(redactor.redact(s));

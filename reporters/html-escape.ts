@@ -32,6 +32,7 @@ function render(v: unknown): string {
   return esc(v);
 }
 
+/** A template tag that escapes every interpolated value (unless it is already Html): the one way markup is built. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0]!;
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;

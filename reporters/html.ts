@@ -362,6 +362,7 @@ export interface HtmlLinks {
   attestation?: string;
 }
 
+/** report.html as text: one self-contained page under a strict Content-Security-Policy. */
 export function renderHtml(report: Report, links: HtmlLinks = {}): string {
   const curl = curlOptionsOf(report);
   const findings = findingsOf(report).length;
@@ -412,6 +413,7 @@ ${specAppendix(report)}
   return doc.value;
 }
 
+/** Writes report.html into the report directory and returns its path. */
 export async function writeHtmlReport(report: Report, dir: string): Promise<string> {
   const file = join(dir, 'report.html');
   await writeFile(file, renderHtml(report));

@@ -20,6 +20,7 @@ export const REPORT_FILES: Record<ReportFormat, string> = {
   html: 'report.html',
 };
 
+/** Writes the chosen formats into the report directory and returns the files written. */
 export async function writeReports(report: Report, dir: string, formats: ReportFormat[]): Promise<string[]> {
   const files: string[] = [];
   // report.json is always written: baselines, diffs and merges read it.

@@ -14,6 +14,7 @@ import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from '.
 /** Characters XML 1.0 forbids (most C0 controls, lone surrogates, U+FFFE/U+FFFF) become U+FFFD. */
 const ILLEGAL = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+/** Text safe in an XML text node: characters XML 1.0 forbids become U+FFFD, markup characters are escaped. */
 export function xmlText(s: string): string {
   return s.replace(ILLEGAL, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
@@ -60,6 +61,9 @@ const ELEMENT: Record<Outcome, (c: CheckRecord) => Element> = {
   known: () => 'out',
 };
 
+/**
+ * The JUnit element an outcome becomes: only what fails the run is a <failure>, only what stops a verdict an <error>.
+ */
 export const junitElement = (c: CheckRecord): Element => ELEMENT[c.outcome](c);
 
 function body(c: CheckRecord, curl: CurlOptions): string {
@@ -123,6 +127,7 @@ function properties(report: Report): string {
     .join('')}</properties>`;
 }
 
+/** junit.xml as text: one <testsuite> per area, one <testcase> per check. */
 export function renderJunit(report: Report): string {
   const curl = curlOptionsOf(report);
   const timestamp = report.started_at.replace(/\.\d+Z$|Z$/, '');
@@ -168,6 +173,7 @@ export function renderJunit(report: Report): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(name)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.duration_ms)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
+/** Writes junit.xml into the report directory and returns its path. */
 export async function writeJunitReport(report: Report, dir: string): Promise<string> {
   const file = join(dir, 'junit.xml');
   await writeFile(file, renderJunit(report));

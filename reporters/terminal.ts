@@ -20,6 +20,7 @@ import { curlOptionsOf, exchangeText } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
 let colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+/** Turns colour on or off for everything printed after (--no-color, FORCE_COLOR). */
 export function setColour(on: boolean): void {
   colour = on;
 }

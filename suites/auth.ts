@@ -198,6 +198,7 @@ const unauth = DATA_ENDPOINTS.map((ep) => ({
   run: (ctx: CheckContext) => refusesBadTokens(ctx, ep),
 }));
 
+/** The checks of /auth and of the token (§4 rule 3 and 4, §5, §7). */
 export const authChecks = defineChecks('auth', [
   {
     id: 'AUTH-01',

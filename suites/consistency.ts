@@ -693,6 +693,7 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
   );
 }
 
+/** The checks that compare answers with each other: lists with details, orders with what they embed. */
 export const consistencyChecks: Check[] = defineChecks('consistency', [
   CONS_01,
   CONS_02,

@@ -217,6 +217,7 @@ const CREDENTIAL_NAME =
 const PASSWORD_HASH =
   /^(?:\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$.+|\$[56]\$.+\$.+|pbkdf2_sha(?:1|256|512)\$.+)$/;
 
+/** The checks that no answer carries credentials: the run's own keys and tokens, or secrets in records. */
 export const credentialChecks = defineChecks('auth', [
   {
     id: 'SEC-01',

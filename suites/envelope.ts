@@ -28,6 +28,7 @@ async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; 
   return [...(auth ? [{ path: '/auth', reply: auth }] : []), ...replies, ...theirs.flat()];
 }
 
+/** The checks of the success envelope every data answer is wrapped in (§2.1). */
 export const envelopeChecks = defineChecks('envelope', [
   {
     id: 'ENV-01',

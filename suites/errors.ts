@@ -63,6 +63,10 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
   return [String(max + PAST_MAX), NON_NUMERIC_ID];
 }
 
+/**
+ * GET of a dish or seat by ids the merchant cannot have (past its largest id, not a number), shared by ERR-02/03 and
+ * the INFO observation.
+ */
 export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Promise<ErrorProbe[]> {
   const token = await ctx.api.token();
   return Promise.all(
@@ -170,6 +174,7 @@ async function unknownIdsAreErrors(ctx: CheckContext, resource: Resource): Promi
   }
 }
 
+/** The checks of error answers (§7) and of list endpoints given query parameters (§4 rule 2). */
 export const errorChecks = defineChecks('errors', [
   {
     id: 'ERR-01',

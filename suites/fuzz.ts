@@ -166,6 +166,7 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   );
 }
 
+/** The property-based check of the detail endpoints over generated ids. */
 export const fuzzChecks: Check[] = defineChecks('fuzz', [
   {
     id: 'FUZZ-01',

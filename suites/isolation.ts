@@ -331,4 +331,5 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
     );
 }
 
+/** The checks that one merchant's token reaches none of another merchant's data (§1); they need other_app. */
 export const isolationChecks: Check[] = defineChecks('isolation', [ISO_01, ISO_02, ISO_03, ISO_04]);

@@ -10,12 +10,14 @@ import { errorPhrase, grouped } from './support/observations.js';
 /** The methods §1 and §3 rule out ("read-only; no operation changes any state"). Sent only with unsafe_methods. */
 export const UNSAFE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/** What one unsafe method on one path got: the reply, or why none came. */
 export interface UnsafeAnswer {
   method: string;
   path: string;
   reply?: Reply;
   error?: string;
 }
+/** The read-only probe's exchanges: the GETs before, the unsafe requests, the GETs after. */
 export interface UnsafeProbe {
   paths: string[];
   before: Reply[];
@@ -88,6 +90,7 @@ export function dataChanges(before: unknown, after: unknown): string[] {
   return [`data ${show(before, 60)} → ${show(after, 60)}`];
 }
 
+/** The checks that the API is read-only (§1, §3); they send unsafe methods only with unsafe_methods. */
 export const readonlyChecks = defineChecks('readonly', [
   {
     id: 'RO-01',

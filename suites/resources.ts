@@ -89,6 +89,7 @@ function detailShape(id: string, resource: Resource, spec: string): CheckDeclara
   };
 }
 
+/** The shape checks of each resource's list and detail (§2.2–§2.5, §4 endpoints 2–7). */
 export const resourceChecks: Check[] = [
   ...defineChecks('merchant', [
     {

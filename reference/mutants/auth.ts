@@ -66,6 +66,7 @@ const tokensIssued = new WeakMap<World, Set<string>>();
 const keyOf = (world: Parameters<NonNullable<Mutant['handle']>>[2], merchant: number): string =>
   world.fixtures.apps.find((a) => a.merchant === merchant && !a.disabled)!.key;
 
+/** Broken /auth and token handling; each mutant is caught by exactly the checks its `kills` names. */
 export const authMutants: Mutant[] = [
   {
     name: 'merchant-carries-secret-key',

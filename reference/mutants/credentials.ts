@@ -60,6 +60,7 @@ function lenientAuth(
   };
 }
 
+/** Servers that leak credentials or accept a wrong key pair, each caught by exactly its `kills`. */
 export const credentialMutants: Mutant[] = [
   lenientAuth(
     'auth-swapped-pair-accepted',

@@ -2,6 +2,7 @@ import type { Mutant } from './types.js';
 import { onPath, withBody } from '../kit.js';
 import { bomBodies } from '../wire-variants.js';
 
+/** Broken success envelopes (§2.1), each caught by exactly its `kills`. */
 export const envelopeMutants: Mutant[] = [
   {
     ...onPath('code-as-string', 'Success answers of /merchant carry code "200" (a string)', ['/merchant'], (r) =>

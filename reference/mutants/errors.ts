@@ -21,6 +21,7 @@ function unknownBigId(req: ApiRequest, world: World, resource: Resource): boolea
   return !rec || rec.user_id !== req.merchant.id;
 }
 
+/** Wrong error answers (§7, §4 rule 2), each caught by exactly its `kills`. */
 export const errorMutants: Mutant[] = [
   {
     name: 'unknown-interface-400',

@@ -16,6 +16,7 @@ function detailOf(req: ApiRequest, world: World, id: number | bigint): ReturnTyp
   return route({ ...req, path: `/${resource}/${id}` }, world);
 }
 
+/** Detail endpoints that break on generated ids, each caught by exactly its `kills` (FUZZ-01). */
 export const fuzzMutants: Mutant[] = [
   {
     name: 'fuzz-big-id-500',

@@ -13,6 +13,7 @@ const idOf = (req: ApiRequest): number => Number(decodeURIComponent(req.path.spl
 /** How often each server was asked /auth by merchant 2's application (the preflight asks first). */
 const otherAuths = new WeakMap<object, number>();
 
+/** Servers that let one merchant see another's data (§1), each caught by exactly its `kills`. */
 export const isolationMutants: Mutant[] = [
   {
     // ISO-02's "/merchant answers the other merchant" branch (#27): without it, ISO-02 would drop out of this set

@@ -10,6 +10,7 @@ const goneOf = (world: World): Set<string> => {
   return s;
 };
 
+/** Servers whose unsafe methods change data (§1, §3), each caught by exactly its `kills`. */
 export const readonlyMutants: Mutant[] = [
   {
     name: 'delete-removes-dish',

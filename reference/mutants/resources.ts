@@ -2,6 +2,7 @@ import type { Mutant } from './types.js';
 import { eachRecord, onPath, withData } from '../kit.js';
 import { CREDENTIALS } from '../fixtures.js';
 
+/** Records of the wrong shape (§2.2–§2.5), each caught by exactly its `kills`. */
 export const resourceMutants: Mutant[] = [
   {
     // §2.4 "Device IP" fixes a syntax as "e-mail" does: one rule for both (#27).

@@ -8,6 +8,7 @@ function latin1Body(body: string, name: string): Buffer {
   return Buffer.concat(parts.flatMap((p, i) => (i ? [Buffer.from(name, 'latin1'), p] : [p])));
 }
 
+/** Wrong content types, encodings and plain-HTTP service (§1, §4), each caught by exactly its `kills`. */
 export const transportMutants: Mutant[] = [
   {
     ...onPath('seats-text-html', 'GET /seats answers with Content-Type text/html', ['/seats'], (r) =>

@@ -85,12 +85,14 @@ export function sameText(a: unknown, b: unknown): boolean {
 /** Two ids name the same record: compared as text, since an id of the wrong type is the shape checks' finding. */
 export const sameId = (a: unknown, b: unknown): boolean => isIdLike(a) && isIdLike(b) && String(a) === String(b);
 
+/** One field that differs between two renderings of a record, with both values. */
 export interface FieldDiff {
   field: string;
   a: unknown;
   b: unknown;
 }
 
+/** Two renderings of one record compared: what is a finding, what the spec allows, what it does not cover. */
 export interface Comparison {
   /** Spec fields that differ, both sides well-formed: a finding. */
   diffs: FieldDiff[];

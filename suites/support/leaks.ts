@@ -35,6 +35,7 @@ export async function sensitiveValues(ctx: CheckContext): Promise<Array<{ what: 
   return out;
 }
 
+/** The first of the values that a body holds, named with its quoted value, for a leak finding. */
 export function leakedValue(body: string, values: Array<{ what: string; value: string }>): string | undefined {
   const hit = values.find((v) => body.includes(v.value));
   return hit && `${hit.what} (${show(hit.value)})`;

@@ -48,6 +48,7 @@ const JOIN = fc.string({ unit: fc.constantFrom(...'abcxyzABCXYZ0189-_.'), minLen
 /** The shortest derived value: shorter ones are words as much as secrets, and cannot be redacted everywhere. */
 const MIN = SAFE_SECRET_LENGTH;
 
+/** Wrong tokens derived from the real one; each endpoint probes some of them (all from --fuzz-runs 300). */
 export const VALUE_WAYS: ValueWay[] = [
   {
     kind: 'value',
@@ -95,6 +96,7 @@ export const VALUE_WAYS: ValueWay[] = [
   },
 ];
 
+/** The real token in a carrier other than the open-token header, which §4 rule 4 does not allow. */
 export const CARRIER_WAYS: CarrierWay[] = [
   {
     kind: 'carrier',
@@ -124,6 +126,7 @@ export const CARRIER_WAYS: CarrierWay[] = [
 const encodeFirstLetter = (p: string): string =>
   p.replace(/^\/([A-Za-z])/, (_, c: string) => `/%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
+/** The endpoint's path spelt as a router may also accept it, sent with no token. */
 export const PATH_WAYS: PathWay[] = [
   { kind: 'path', name: 'the path with a trailing slash', path: (p) => `${p}/` },
   { kind: 'path', name: 'the path after a doubled slash', path: (p) => `/${p}` },
