@@ -231,6 +231,8 @@ describe('reports of a run against a server whose data attacks the report', () =
       const rows = await page
         .locator('h2:text("Summary per area") + table tr:has(td)')
         .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+      // Every area of the report has its row (an empty table would pass the loop below).
+      expect(rows.map((r) => r[0])).toEqual(expect.arrayContaining([...new Set(report.checks.map((c) => c.area))]));
       for (const row of rows) {
         const area = row[0]!;
         const mine = report.checks.filter((c) => c.area === area);
