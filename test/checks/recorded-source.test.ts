@@ -54,9 +54,11 @@ test('secrets in the recorded answers are redacted in the result exactly as live
   const text = JSON.stringify(r);
   expect(r.status).toBe('failed');
   expect(text).not.toContain(rec.config.app.key);
-  for (const x of rec.exchanges) {
-    const token = (JSON.parse(x.response?.body ?? '{}') as { data?: { app_token?: string } }).data?.app_token;
-    if (token) expect(text).not.toContain(token);
-  }
+  const tokens = rec.exchanges.flatMap(
+    (x) => (JSON.parse(x.response?.body ?? '{}') as { data?: { app_token?: string } }).data?.app_token ?? [],
+  );
+  // The recording holds issued tokens, so the loop below has something to look for.
+  expect(tokens.length).toBeGreaterThan(0);
+  for (const token of tokens) expect(text).not.toContain(token);
   expect(text).toContain('[REDACTED:');
 });
