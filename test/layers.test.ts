@@ -100,29 +100,6 @@ function cycles(graph: Map<string, string[]>): string[] {
   });
 }
 
-/**
- * Exports of core/ without a doc comment, as "core/file.ts:line name". The core is what every other layer builds on:
- * each exported function, class, interface, type and const says what it is for.
- */
-function undocumentedCoreExports(): string[] {
-  const out: string[] = [];
-  for (const file of sources().filter((f) => layerOf(f) === 'core')) {
-    const text = readFileSync(join(packageRoot, file), 'utf8');
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
-    for (const statement of source.statements) {
-      const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
-      const exported = modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-      if (!exported || ts.getJSDocCommentsAndTags(statement).length) continue;
-      const names = ts.isVariableStatement(statement)
-        ? statement.declarationList.declarations.map((d) => d.name.getText(source))
-        : [(statement as ts.DeclarationStatement).name?.getText(source) ?? '(default)'];
-      const line = source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1;
-      out.push(`${file}:${line} ${names.join(', ')}`);
-    }
-  }
-  return out;
-}
-
 describe('layers', () => {
   const graph = importGraph(sources());
 
@@ -144,10 +121,6 @@ describe('layers', () => {
 
   test('no import cycles, type-only imports included', () => {
     expect(cycles(graph)).toEqual([]);
-  });
-
-  test('every export of core/ has a doc comment', () => {
-    expect(undocumentedCoreExports()).toEqual([]);
   });
 
   test('the cycle finder names a cycle', () => {
