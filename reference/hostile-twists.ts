@@ -21,7 +21,7 @@ export const CI_FORGERIES = [
   'section_start:1700000000:forged\r\u001b[0Kforged section',
 ];
 
-/** 1. CI workflow commands in server text and in a redirect's Location: none may reach the log as a command. */
+/** Sends CI_FORGERIES in server text and in a redirect's Location: none may reach the log as a command. */
 export const ciCommands: Variant = {
   name: 'ci-commands',
   description:

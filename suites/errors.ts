@@ -64,8 +64,8 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
 }
 
 /**
- * GET of a dish or seat by ids the merchant cannot have (past its largest id, not a number), shared by ERR-02/03 and
- * the INFO observation.
+ * GET of a dish or seat by ids the merchant cannot have (past its largest id, not a number), sent once and shared by
+ * ERR-02/03, the checks of every error answer and INFO-ERR-UNKNOWN-ID.
  */
 export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Promise<ErrorProbe[]> {
   const token = await ctx.api.token();
