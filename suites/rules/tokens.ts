@@ -35,6 +35,7 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'a part of the real token (both ends cut)': ['token-part-accepted'],
   'the real token in another letter case': ['token-case-insensitive'],
   'the real token with a space inside': ['token-spaces-ignored'],
+  'the real token with one letter or digit changed to another of its own': ['token-near-match-accepted'],
   'the real token in the query string as open-token, no header': ['token-from-query'],
   'the real token in the query string as token, no header': ['token-from-query'],
   'the real token in an Authorization: Bearer header, no open-token': ['token-from-bearer'],
@@ -52,6 +53,8 @@ const TOKEN_NEEDS: Record<string, string> = {
   'a part of the real token (both ends cut)': `with a token of more than ${SAFE_SECRET_LENGTH + 1} characters`,
   'the real token in another letter case': 'with a token that has letters',
   'the real token with a space inside': 'with a token of 2 characters or more',
+  'the real token with one letter or digit changed to another of its own':
+    'with a token of two different letters or digits',
 };
 
 /** The matrix's way of each generated family's ways. */
@@ -195,7 +198,19 @@ export const TOKEN_RULE: Rule = {
   ways: [
     NO_TOKEN,
     handPicked('absent', 'an empty open-token header'),
-    handPicked('wrong value', 'a malformed token (not-a-token)'),
+    {
+      way: 'wrong value',
+      how: 'a malformed token (not-a-token)',
+      at: [
+        at(
+          undefined,
+          undefined,
+          notProbed(
+            "not sent since #27's request budget: a value that shares nothing with the real token is taken only by a check lenient enough (presence only, any value) to take the last-character change, the secret key and the generated values as well; a format check that refuses it is probed by the same-shape token",
+          ),
+        ),
+      ],
+    },
     handPicked('wrong value', 'the real token with its last character changed'),
     handPicked('wrong value', "the application's secret key sent as the token"),
     ...VALUE_WAYS.map((w): WaySpec => ({
@@ -257,6 +272,11 @@ export const TOKEN_RULE: Rule = {
       reading:
         "any refusal for the real token in the query string: it is also a query parameter a list does not take (§4 rule 2), and which error that gets is ERR-06's to judge; UNAUTH-* judge only that the token was not taken (no success, no data)",
       variants: ['list-query-400'],
+    },
+    {
+      reading:
+        'any answer to HEAD: §4 defines GET only, and a refusal is its code field (§7), which a HEAD answer has no body for; an error over HTTP 200 is a refusal',
+      variants: ['errors-http-200'],
     },
   ],
 };
