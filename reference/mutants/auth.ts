@@ -142,6 +142,66 @@ export const authMutants: Mutant[] = [
       }));
     },
   },
+  // #27, proof per way: each of AUTH-03's two findings on its own, and AUTH-02/03 judging other_app's /auth too.
+  {
+    ...onPath('auth-app-secret-echo-wrong', '/auth echoes app_secret in upper case (app_key as sent)', ['/auth'], (r) =>
+      withData(r, (d) => {
+        d.app_secret = String(d.app_secret).toUpperCase();
+      }),
+    ),
+    kills: ['AUTH-03'],
+  },
+  {
+    ...onPath('auth-app-key-echo-wrong', '/auth echoes app_key in upper case (app_secret as sent)', ['/auth'], (r) =>
+      withData(r, (d) => {
+        d.app_key = String(d.app_key).toUpperCase();
+      }),
+    ),
+    kills: ['AUTH-03'],
+  },
+  {
+    ...onPath(
+      'auth-other-app-swapped-keys',
+      "/auth echoes the second merchant's application's secret key as app_secret and its public key as app_key",
+      ['/auth'],
+      (r, req, world) =>
+        req.query.get('secret') !== world.fixtures.apps[1]!.secret
+          ? r
+          : withData(r, (d) => {
+              [d.app_secret, d.app_key] = [d.app_key, d.app_secret];
+            }),
+    ),
+    kills: ['AUTH-03'],
+  },
+  {
+    ...onPath(
+      'auth-other-app-name-number',
+      "/auth answers the second merchant's application's app_name as a number",
+      ['/auth'],
+      (r, req, world) =>
+        req.query.get('secret') !== world.fixtures.apps[1]!.secret
+          ? r
+          : withData(r, (d) => {
+              d.app_name = 8;
+            }),
+    ),
+    kills: ['AUTH-02'],
+  },
+  {
+    // The "refusal carries data" branch of AUTH-06 to AUTH-09, proven on its own: data that issues nothing.
+    ...onPath(
+      'auth-refusal-carries-hint',
+      'every refusal of /auth carries data {"hint": "check the key pair"}',
+      ['/auth'],
+      (r) =>
+        isSuccess(r)
+          ? r
+          : withBody(r, (b) => {
+              b.data = { hint: 'check the key pair' };
+            }),
+    ),
+    kills: ['AUTH-06', 'AUTH-07', 'AUTH-08', 'AUTH-09'],
+  },
   {
     name: 'auth-missing-key-succeeds',
     description: '/auth without key still issues a token',

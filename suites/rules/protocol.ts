@@ -199,6 +199,7 @@ const ENVELOPE_CODE = envelopeRule(
       proven: [
         only(['app'], probed(by('AUTH-01', 'auth-code-string')), [AUTH]),
         only(['app'], probed(by('ENV-01', 'code-as-string')), [MERCHANT]),
+        only(['other_app'], probed(by('ENV-01', 'other-merchant-seats-code-as-string')), [SEATS]),
       ],
       success: ['ENV-01', 'writes code as a string'],
       errors: 'writes an error code as a string',
@@ -293,21 +294,18 @@ const ERROR_DATA: Rule = {
         only(['app'], probed(noMutant('ERR-01', 'carries data in an unknown interface without a token')), [
           UNKNOWN_INTERFACE,
         ]),
-        only(['app'], probed(noMutant('AUTH-06', 'carries data in this refusal')), [AUTH_NO_PARAMS]),
+        only(['app'], probed(by('AUTH-06', 'auth-refusal-carries-hint')), [AUTH_NO_PARAMS]),
         only(
           ['app'],
-          probed(
-            noMutant('AUTH-07', 'carries data in this refusal'),
-            noMutant('AUTH-08', 'carries data in this refusal'),
-          ),
+          probed(by('AUTH-07', 'auth-refusal-carries-hint'), by('AUTH-08', 'auth-refusal-carries-hint')),
           [AUTH_WRONG_PAIR],
         ),
         only(
           ['other_app'],
-          probedWhen('with other_app', noMutant('AUTH-07', "carries data in a refusal of other_app's key pairs")),
+          probedWhen('with other_app', by('AUTH-07', 'auth-refusal-carries-hint')),
           [AUTH_WRONG_PAIR],
         ),
-        only(['disabled_app'], probed(noMutant('AUTH-09', 'carries data in this refusal')), [AUTH_WRONG_PAIR]),
+        only(['disabled_app'], probed(by('AUTH-09', 'auth-refusal-carries-hint')), [AUTH_WRONG_PAIR]),
         only(['app'], notProbed('a 400 to query parameters is judged by its envelope only (ERR-06)'), [LIST_QUERY]),
         rest(
           "these errors are provoked with app's credentials, or none (other_app's only as wrong key pairs); of the disabled application's, its key pair's and its token's refusals are the ones judged",
@@ -603,7 +601,7 @@ const PAYLOAD: Rule = {
       only(['app'], probed(noMutant('SEAT-02', 'answers a detail as another type')), [SEAT]),
       only(['app'], probed(noMutant('AUTH-02', "answers /auth's data as another type")), [AUTH]),
       only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
-      only(['other_app'], notProbed("AUTH-02 reads app's /auth only"), [AUTH]),
+      only(['other_app'], probed(noMutant('AUTH-02', "answers other_app's /auth data as another type")), [AUTH]),
     ),
     within(
       LISTS,
