@@ -295,16 +295,12 @@ const ERROR_DATA: Rule = {
           UNKNOWN_INTERFACE,
         ]),
         only(['app'], probed(by('AUTH-06', 'auth-refusal-carries-hint')), [AUTH_NO_PARAMS]),
-        only(
-          ['app'],
-          probed(by('AUTH-07', 'auth-refusal-carries-hint'), by('AUTH-08', 'auth-refusal-carries-hint')),
-          [AUTH_WRONG_PAIR],
-        ),
-        only(
-          ['other_app'],
-          probedWhen('with other_app', by('AUTH-07', 'auth-refusal-carries-hint')),
-          [AUTH_WRONG_PAIR],
-        ),
+        only(['app'], probed(by('AUTH-07', 'auth-refusal-carries-hint'), by('AUTH-08', 'auth-refusal-carries-hint')), [
+          AUTH_WRONG_PAIR,
+        ]),
+        only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-refusal-carries-hint')), [
+          AUTH_WRONG_PAIR,
+        ]),
         only(['disabled_app'], probed(by('AUTH-09', 'auth-refusal-carries-hint')), [AUTH_WRONG_PAIR]),
         only(['app'], notProbed('a 400 to query parameters is judged by its envelope only (ERR-06)'), [LIST_QUERY]),
         rest(
