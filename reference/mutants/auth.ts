@@ -188,21 +188,6 @@ export const authMutants: Mutant[] = [
     kills: ['AUTH-02'],
   },
   {
-    // The "refusal carries data" branch of AUTH-06 to AUTH-09, proven on its own: data that issues nothing.
-    ...onPath(
-      'auth-refusal-carries-hint',
-      'every refusal of /auth carries data {"hint": "check the key pair"}',
-      ['/auth'],
-      (r) =>
-        isSuccess(r)
-          ? r
-          : withBody(r, (b) => {
-              b.data = { hint: 'check the key pair' };
-            }),
-    ),
-    kills: ['AUTH-06', 'AUTH-07', 'AUTH-08', 'AUTH-09'],
-  },
-  {
     name: 'auth-missing-key-succeeds',
     description: '/auth without key still issues a token',
     kills: ['AUTH-06'],

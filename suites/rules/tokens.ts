@@ -41,9 +41,9 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'the real token in an Authorization: Bearer header, no open-token': ['token-from-bearer'],
   'the real token in a cookie named open-token, no header': ['token-from-cookie'],
   'the path with a trailing slash': ['trailing-slash-unguarded'],
-  'the path after a doubled slash': [],
-  'the path in upper case': [],
-  'the path with its first letter percent-encoded': [],
+  'the path after a doubled slash': ['doubled-slash-unguarded'],
+  'the path in upper case': ['upper-case-path-unguarded'],
+  'the path with its first letter percent-encoded': ['percent-encoded-path-unguarded'],
 };
 
 /** The tokens a derived way needs (token-probes notes the way not probed for a token without it). */
@@ -155,7 +155,15 @@ const NO_TOKEN: WaySpec = {
   way: 'absent',
   how: 'no open-token header: at the endpoint, and at a path a router serves as the endpoint',
   at: [
-    ...DATA_ENDPOINTS.map((ep, i) => at([get(ep.path)], ['app'], probed(by(unauth(i), `no-token-check-${ep.name}`)))),
+    ...DATA_ENDPOINTS.map((ep, i) =>
+      at(
+        [get(ep.path)],
+        ['app'],
+        probed(
+          by(unauth(i), `no-token-check-${ep.name}`, ...(ep.name === 'seats' ? ['unauth-seats-no-token-403'] : [])),
+        ),
+      ),
+    ),
     ...PATH_VARIANTS.map((v) => {
       const way = PATH_WAYS.find((w) => w.name === v.way)!;
       const runs = fewestRuns(PATH_WAYS, way, v.endpoint);
