@@ -544,6 +544,7 @@ const MERCHANT_TABLE: Table = {
         { way: 'wrong value', check: 'MER-01', mutants: ['merchant-email-invalid'] },
         { way: 'wrong value', check: 'AUTH-02', mutants: ['merchant-email-invalid'] },
         { way: 'wrong value', check: 'MER-01', mutants: ['other-merchant-merchant-email-invalid'], app: 'other_app' },
+        { way: 'wrong value', check: 'AUTH-02', mutants: ['other-merchant-merchant-email-invalid'], app: 'other_app' },
       ],
       latitude: [{ reading: 'an internationalized address (RFC 6531)', variants: ['idn-email-and-utc-spellings'] }],
     },
