@@ -20,7 +20,7 @@ import { disabledTokenAt } from './protocol.js';
 
 /**
  * §4 rule 4, §5.3, §5.4 as cells: the token check of every data endpoint, for every way the UNAUTH-* checks probe
- * (the five hand-picked wrong values, and the generated families of support/token-probes.ts). Which endpoint probes
+ * (the hand-picked wrong values, and the generated families of support/token-probes.ts). Which endpoint probes
  * which generated way in which run is computed from token-probes' own waysAt, so the matrix says what a run sends.
  */
 

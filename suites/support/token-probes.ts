@@ -4,7 +4,7 @@ import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
 import { DATA_ENDPOINTS } from '../../core/endpoints.js';
 
 /**
- * Wrong credentials generated from the real ones (§4 rule 4, §5.3, §5.4): not five hand-picked values, but every way
+ * Wrong credentials generated from the real ones (§4 rule 4, §5.3, §5.4): not a few hand-picked values, but every way
  * a server's token check can be too lenient, each drawn by fast-check from the token the run was issued, so a server
  * never seen before is probed where its check would give way: a prefix or a suffix of the token, a part of it, a
  * value that contains it, the token in another letter case or with a space inside, the token in another carrier
