@@ -6,7 +6,15 @@ import { packageRoot } from '../core/paths.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { LATITUDE_VARIANTS } from '../reference/variants.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { CARRIER_WAYS, PATH_WAYS, VALUE_WAYS, waysAt } from '../suites/support/token-probes.js';
+import {
+  CARRIER_WAYS,
+  PATH_WAYS,
+  probeRequests,
+  REQUEST_BUDGET,
+  VALUE_WAYS,
+  waysAt,
+} from '../suites/support/token-probes.js';
+import { runCli } from './helpers/cli.js';
 import { DEFAULTS } from '../core/config.js';
 import { DATA_ENDPOINTS } from '../core/endpoints.js';
 import { CELLS, cellsOf, RULES, WAYS, type Proof } from '../suites/rules/index.js';
@@ -98,4 +106,25 @@ describe('the rule matrix (suites/rules/)', () => {
           );
         });
   });
+
+  test('the generated probes send one request per way of each family in a default run, every way somewhere', () => {
+    const ways = VALUE_WAYS.length + CARRIER_WAYS.length + PATH_WAYS.length;
+    // Every way once, and a family with fewer ways than endpoints fills every endpoint: no request more.
+    const perFamily = [VALUE_WAYS, CARRIER_WAYS, PATH_WAYS].map((w) => Math.max(w.length, DATA_ENDPOINTS.length));
+    expect(probeRequests(DEFAULTS.fuzz_runs)).toBe(perFamily.reduce((a, b) => a + b, 0));
+    expect(probeRequests(DEFAULTS.fuzz_runs)).toBeGreaterThanOrEqual(ways);
+  });
+
+  test(`a default run stays within its request budget (at most ${REQUEST_BUDGET.max}, 10 % over the ${REQUEST_BUDGET.before} before #27)`, async () => {
+    const run = await runCli(['--demo', '--seed', String(REQUEST_BUDGET.seed), '--record-har', 'run.har']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const har = JSON.parse(readFileSync(join(run.dir, 'run.har'), 'utf8')) as { log: { entries: unknown[] } };
+    const sent = har.log.entries.length;
+    expect(sent, `the demo run with seed ${REQUEST_BUDGET.seed} sent ${sent} requests`).toBeLessThanOrEqual(
+      REQUEST_BUDGET.max,
+    );
+    // Not vacuous: the run did send the fixture's requests (the budget is for a whole run).
+    expect(sent).toBeGreaterThan(REQUEST_BUDGET.before * 0.9);
+  }, 60_000);
 });

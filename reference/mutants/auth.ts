@@ -51,6 +51,16 @@ function refusalNames(
   };
 }
 
+/** /auth's answer to the second merchant's application with its data changed: the check judging other_app owns it. */
+function otherAppAuth(name: string, description: string, change: (data: any) => void, kill: string): Mutant {
+  return {
+    ...onPath(name, description, ['/auth'], (r, req, world) =>
+      req.query.get('secret') === world.fixtures.apps[1]!.secret ? withData(r, change) : r,
+    ),
+    kills: [kill],
+  };
+}
+
 /** /auth's answer to a valid key pair with its envelope changed (the token still in data): AUTH-01 owns it. */
 function authEnvelope(name: string, description: string, change: (body: any) => void): Mutant {
   return {
@@ -143,6 +153,39 @@ export const authMutants: Mutant[] = [
       }));
     },
   },
+  // #27, proof per way: each of AUTH-03's two findings on its own, and AUTH-02/03 judging other_app's /auth too.
+  {
+    ...onPath('auth-app-secret-echo-wrong', '/auth echoes app_secret in upper case (app_key as sent)', ['/auth'], (r) =>
+      withData(r, (d) => {
+        d.app_secret = String(d.app_secret).toUpperCase();
+      }),
+    ),
+    kills: ['AUTH-03'],
+  },
+  {
+    ...onPath('auth-app-key-echo-wrong', '/auth echoes app_key in upper case (app_secret as sent)', ['/auth'], (r) =>
+      withData(r, (d) => {
+        d.app_key = String(d.app_key).toUpperCase();
+      }),
+    ),
+    kills: ['AUTH-03'],
+  },
+  otherAppAuth(
+    'auth-other-app-swapped-keys',
+    "/auth echoes the second merchant's application's secret key as app_secret and its public key as app_key",
+    (d) => {
+      [d.app_secret, d.app_key] = [d.app_key, d.app_secret];
+    },
+    'AUTH-03',
+  ),
+  otherAppAuth(
+    'auth-other-app-name-number',
+    "/auth answers the second merchant's application's app_name as a number",
+    (d) => {
+      d.app_name = 8;
+    },
+    'AUTH-02',
+  ),
   {
     name: 'auth-missing-key-succeeds',
     description: '/auth without key still issues a token',

@@ -113,6 +113,17 @@ export const credentialMutants: Mutant[] = [
     ['UNAUTH-ORDERS'],
   ),
   lenient(
+    'token-near-match-accepted',
+    'a data endpoint accepts an open-token one letter or digit away from an issued token (a near match, as a format check alone would)',
+    (req, t) => {
+      const h = header(req);
+      if (h === undefined || h.length !== t.length) return false;
+      const diff = [...h].flatMap((c, i) => (c === t[i] ? [] : [i]));
+      return diff.length === 1 && /[A-Za-z0-9]/.test(h[diff[0]!]!) && /[A-Za-z0-9]/.test(t[diff[0]!]!);
+    },
+    ['UNAUTH-MERCHANT'],
+  ),
+  lenient(
     'token-from-query',
     'a data endpoint takes the token from the query string (?open-token= or ?token=) when no header carries one',
     (req, t) => !header(req) && (req.query.get('open-token') === t || req.query.get('token') === t),

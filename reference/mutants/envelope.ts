@@ -28,6 +28,20 @@ export const envelopeMutants: Mutant[] = [
     ),
     kills: ['ENV-02'],
   },
+  {
+    // ENV-01 judges the second merchant's answers too (#27): its list alone breaks the envelope.
+    name: 'other-merchant-seats-code-as-string',
+    description: 'Success answers of /seats to the second merchant\'s application carry code "200" (a string)',
+    kills: ['ENV-01'],
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/seats' && req.merchant?.id === 2
+        ? withBody(r, (b) => {
+            if (b.code === 200) b.code = '200';
+          })
+        : r;
+    },
+  },
   // RFC 8259 §8.1: a JSON sender MUST NOT add a byte order mark; the client reads the JSON after it.
   { ...bomBodies, kills: ['ENV-01'] },
 ];

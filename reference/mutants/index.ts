@@ -9,6 +9,7 @@ import { consistencyMutants } from './consistency.js';
 import { isolationMutants } from './isolation.js';
 import { fuzzMutants } from './fuzz.js';
 import { credentialMutants } from './credentials.js';
+import { branchMutants } from './branches.js';
 
 export type { Mutant };
 
@@ -24,4 +25,5 @@ export const MUTANTS: Mutant[] = [
   ...isolationMutants,
   ...fuzzMutants,
   ...credentialMutants,
+  ...branchMutants,
 ];

@@ -37,7 +37,8 @@ export const resourceMutants: Mutant[] = [
             })
           : r,
     ),
-    kills: ['MER-01'],
+    // AUTH-02 judges other_app's /auth, merchant included (#27), as it judges app's.
+    kills: ['MER-01', 'AUTH-02'],
   },
   {
     ...onPath('merchant-email-invalid', '/merchant answers an e-mail without @', ['/merchant', '/auth'], (r) =>

@@ -513,13 +513,7 @@ const MERCHANT_TABLE: Table = {
     { place: MERCHANT, shape: both('MER-01') },
     {
       place: AUTH_MERCHANT,
-      shape: {
-        app: { check: 'AUTH-02' },
-        other_app: {
-          check: 'AUTH-04',
-          how: 'AUTH-04 finds it as a difference from its /merchant, whose shape MER-01 judges',
-        },
-      },
+      shape: both('AUTH-02'),
     },
   ],
   copies: {
@@ -550,6 +544,7 @@ const MERCHANT_TABLE: Table = {
         { way: 'wrong value', check: 'MER-01', mutants: ['merchant-email-invalid'] },
         { way: 'wrong value', check: 'AUTH-02', mutants: ['merchant-email-invalid'] },
         { way: 'wrong value', check: 'MER-01', mutants: ['other-merchant-merchant-email-invalid'], app: 'other_app' },
+        { way: 'wrong value', check: 'AUTH-02', mutants: ['other-merchant-merchant-email-invalid'], app: 'other_app' },
       ],
       latitude: [{ reading: 'an internationalized address (RFC 6531)', variants: ['idn-email-and-utc-spellings'] }],
     },
@@ -582,25 +577,25 @@ const AUTH_TABLE: Table = {
   carriers: [
     {
       place: AUTH,
-      shape: appOnly(
-        'AUTH-02',
-        "AUTH-02 reads app's /auth only: other_app's /auth is read for its merchant (AUTH-04) and its envelope (ENV-01)",
-      ),
+      shape: both('AUTH-02'),
     },
   ],
   fields: [
     {
       name: 'app_name',
       type: 'string',
-      mutants: [{ way: 'wrong type', check: 'AUTH-02', mutants: ['auth-app-name-number'] }],
+      mutants: [
+        { way: 'wrong type', check: 'AUTH-02', mutants: ['auth-app-name-number'] },
+        { way: 'wrong type', check: 'AUTH-02', mutants: ['auth-other-app-name-number'], app: 'other_app' },
+      ],
     },
     {
       name: 'app_secret',
       type: 'string',
       ways: [
         byReference('wrong value', 'not the public key sent as secret (e.g. the pair swapped)', [
-          [undefined, ['app'], probed(by('AUTH-03', 'auth-swapped-keys'))],
-          [undefined, ['other_app'], notProbed("AUTH-03 reads app's /auth only")],
+          [undefined, ['app'], probed(by('AUTH-03', 'auth-swapped-keys', 'auth-app-secret-echo-wrong'))],
+          [undefined, ['other_app'], probedWhen('with other_app', by('AUTH-03', 'auth-other-app-swapped-keys'))],
         ]),
       ],
     },
@@ -609,8 +604,8 @@ const AUTH_TABLE: Table = {
       type: 'string',
       ways: [
         byReference('wrong value', 'not the secret key sent as key (e.g. the pair swapped)', [
-          [undefined, ['app'], probed(by('AUTH-03', 'auth-swapped-keys'))],
-          [undefined, ['other_app'], notProbed("AUTH-03 reads app's /auth only")],
+          [undefined, ['app'], probed(by('AUTH-03', 'auth-swapped-keys', 'auth-app-key-echo-wrong'))],
+          [undefined, ['other_app'], probedWhen('with other_app', by('AUTH-03', 'auth-other-app-swapped-keys'))],
         ]),
       ],
     },

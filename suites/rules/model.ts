@@ -137,7 +137,7 @@ export const WHY = {
   detailsAppOnly:
     "details are asked for with app's token only (other_app's only by ISO-03, for merchant A's ids, and ISO-04, for merchant A's marks): their shape is not judged for other_app",
   noRecords: 'a disabled application is refused (§5.5): no answer carries its records',
-  head: 'the suite never sends HEAD: its answer has no body to carry data, but a HEAD answered without a token (200) would show a token check that only GET has',
+  head: "the spec's words give HEAD no rule a run can judge: §4 defines GET only, and §5.4 and §7 put the refusal in the response field code, which a HEAD answer has no body to carry (RFC 9110 §9.3.2); the HTTP status is the server's to choose (errors-http-200 answers every error over HTTP 200), so a HEAD answered 200 without a token is what a conforming server sends, and it carries no data",
   pathVariantsNoToken:
     'path variants are sent with no token only: a wrong token or another carrier at a path variant is never tried',
   notThisWay: 'nothing in the spec can be broken this way here',

@@ -199,6 +199,7 @@ const ENVELOPE_CODE = envelopeRule(
       proven: [
         only(['app'], probed(by('AUTH-01', 'auth-code-string')), [AUTH]),
         only(['app'], probed(by('ENV-01', 'code-as-string')), [MERCHANT]),
+        only(['other_app'], probed(by('ENV-01', 'other-merchant-seats-code-as-string')), [SEATS]),
       ],
       success: ['ENV-01', 'writes code as a string'],
       errors: 'writes an error code as a string',
@@ -259,7 +260,10 @@ const ERROR_DATA: Rule = {
   places: [...ENDPOINTS, ...ERRORS],
   apps: ['app', 'other_app', 'disabled_app'],
   ways: [
-    envelopeWay('absent', 'no data member on success', { success: ['ENV-01', 'leaves data out'] }),
+    envelopeWay('absent', 'no data member on success', {
+      proven: [only(['other_app'], probed(by('ENV-01', 'other-merchant-seats-no-data')), [SEATS])],
+      success: ['ENV-01', 'leaves data out'],
+    }),
     within(
       ERRORS,
       way(
@@ -273,15 +277,25 @@ const ERROR_DATA: Rule = {
               by(
                 `UNAUTH-${ep.name.toUpperCase()}`,
                 ...(ep.name === 'merchant' ? ['unauth-leaks-merchant'] : []),
+                ...(ep.name === 'dishes' ? ['unauth-dishes-refusal-carries-data'] : []),
                 'unauth-refusal-carries-hint',
               ),
             ),
           ),
           [NO_TOKEN, WRONG_TOKEN],
         ),
-        only(['disabled_app'], probed(by('AUTH-10', 'unauth-leaks-merchant', 'unauth-refusal-carries-hint')), [
-          WRONG_TOKEN,
-        ]),
+        only(
+          ['disabled_app'],
+          probed(
+            by(
+              'AUTH-10',
+              'unauth-leaks-merchant',
+              'unauth-refusal-carries-hint',
+              'disabled-token-refusal-carries-data',
+            ),
+          ),
+          [WRONG_TOKEN],
+        ),
         only(
           ['app'],
           probed(
@@ -293,21 +307,19 @@ const ERROR_DATA: Rule = {
         only(['app'], probed(noMutant('ERR-01', 'carries data in an unknown interface without a token')), [
           UNKNOWN_INTERFACE,
         ]),
-        only(['app'], probed(noMutant('AUTH-06', 'carries data in this refusal')), [AUTH_NO_PARAMS]),
+        only(['app'], probed(by('AUTH-06', 'auth-missing-param-refusal-carries-data')), [AUTH_NO_PARAMS]),
         only(
           ['app'],
           probed(
-            noMutant('AUTH-07', 'carries data in this refusal'),
-            noMutant('AUTH-08', 'carries data in this refusal'),
+            by('AUTH-07', 'auth-wrong-key-refusal-carries-data'),
+            by('AUTH-08', 'auth-unknown-public-key-refusal-carries-data'),
           ),
           [AUTH_WRONG_PAIR],
         ),
-        only(
-          ['other_app'],
-          probedWhen('with other_app', noMutant('AUTH-07', "carries data in a refusal of other_app's key pairs")),
-          [AUTH_WRONG_PAIR],
-        ),
-        only(['disabled_app'], probed(noMutant('AUTH-09', 'carries data in this refusal')), [AUTH_WRONG_PAIR]),
+        only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-wrong-key-refusal-carries-data')), [
+          AUTH_WRONG_PAIR,
+        ]),
+        only(['disabled_app'], probed(by('AUTH-09', 'auth-disabled-refusal-carries-data')), [AUTH_WRONG_PAIR]),
         only(['app'], notProbed('a 400 to query parameters is judged by its envelope only (ERR-06)'), [LIST_QUERY]),
         rest(
           "these errors are provoked with app's credentials, or none (other_app's only as wrong key pairs); of the disabled application's, its key pair's and its token's refusals are the ones judged",
@@ -347,6 +359,17 @@ const JSON_RULE: Rule = {
       only(['app'], probed(noMutant('TRANS-01', 'answers another media type here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
       rest("the transport checks read app's answers only"),
+    ),
+    way(
+      'wrong value',
+      'a body that is not JSON',
+      only(['other_app'], probed(by('ENV-01', 'other-merchant-merchant-not-json')), [MERCHANT]),
+      only(['app'], probed(noMutant('ENV-01', 'answers a success that is not JSON here')), ENDPOINTS),
+      only(['other_app'], probed(noMutant('ENV-01', 'answers other_app a success that is not JSON here')), OTHER_READ),
+      only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
+      rest(
+        'an error that is not JSON has no code: the checks of refusals and errors (UNAUTH-*, ERR-*) fail it as one without the code of §7',
+      ),
     ),
     way(
       'wrong value',
@@ -603,7 +626,7 @@ const PAYLOAD: Rule = {
       only(['app'], probed(noMutant('SEAT-02', 'answers a detail as another type')), [SEAT]),
       only(['app'], probed(noMutant('AUTH-02', "answers /auth's data as another type")), [AUTH]),
       only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
-      only(['other_app'], notProbed("AUTH-02 reads app's /auth only"), [AUTH]),
+      only(['other_app'], probed(noMutant('AUTH-02', "answers other_app's /auth data as another type")), [AUTH]),
     ),
     within(
       LISTS,
@@ -911,7 +934,7 @@ const CREDENTIALS: Rule[] = [
       way(
         'wrong value',
         'a password hash or a remember_token in a record',
-        only(['app'], probed(by('SEC-02', 'merchant-password-hash')), [MERCHANT, AUTH]),
+        only(['app'], probed(by('SEC-02', 'merchant-password-hash', 'merchant-bare-password-hash')), [MERCHANT, AUTH]),
         only(['app'], probed(noMutant('SEC-02', 'puts credential material here'))),
         only(['other_app'], probed(noMutant('SEC-02', "puts credential material in other_app's answers")), OTHER_READ),
         only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),

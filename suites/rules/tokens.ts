@@ -20,7 +20,7 @@ import { disabledTokenAt } from './protocol.js';
 
 /**
  * §4 rule 4, §5.3, §5.4 as cells: the token check of every data endpoint, for every way the UNAUTH-* checks probe
- * (the five hand-picked wrong values, and the generated families of support/token-probes.ts). Which endpoint probes
+ * (the hand-picked wrong values, and the generated families of support/token-probes.ts). Which endpoint probes
  * which generated way in which run is computed from token-probes' own waysAt, so the matrix says what a run sends.
  */
 
@@ -35,14 +35,15 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'a part of the real token (both ends cut)': ['token-part-accepted'],
   'the real token in another letter case': ['token-case-insensitive'],
   'the real token with a space inside': ['token-spaces-ignored'],
+  'the real token with one letter or digit changed to another of its own': ['token-near-match-accepted'],
   'the real token in the query string as open-token, no header': ['token-from-query'],
   'the real token in the query string as token, no header': ['token-from-query'],
   'the real token in an Authorization: Bearer header, no open-token': ['token-from-bearer'],
   'the real token in a cookie named open-token, no header': ['token-from-cookie'],
   'the path with a trailing slash': ['trailing-slash-unguarded'],
-  'the path after a doubled slash': [],
-  'the path in upper case': [],
-  'the path with its first letter percent-encoded': [],
+  'the path after a doubled slash': ['doubled-slash-unguarded'],
+  'the path in upper case': ['upper-case-path-unguarded'],
+  'the path with its first letter percent-encoded': ['percent-encoded-path-unguarded'],
 };
 
 /** The tokens a derived way needs (token-probes notes the way not probed for a token without it). */
@@ -52,6 +53,8 @@ const TOKEN_NEEDS: Record<string, string> = {
   'a part of the real token (both ends cut)': `with a token of more than ${SAFE_SECRET_LENGTH + 1} characters`,
   'the real token in another letter case': 'with a token that has letters',
   'the real token with a space inside': 'with a token of 2 characters or more',
+  'the real token with one letter or digit changed to another of its own':
+    'with a token of two different letters or digits',
 };
 
 /** The matrix's way of each generated family's ways. */
@@ -152,7 +155,15 @@ const NO_TOKEN: WaySpec = {
   way: 'absent',
   how: 'no open-token header: at the endpoint, and at a path a router serves as the endpoint',
   at: [
-    ...DATA_ENDPOINTS.map((ep, i) => at([get(ep.path)], ['app'], probed(by(unauth(i), `no-token-check-${ep.name}`)))),
+    ...DATA_ENDPOINTS.map((ep, i) =>
+      at(
+        [get(ep.path)],
+        ['app'],
+        probed(
+          by(unauth(i), `no-token-check-${ep.name}`, ...(ep.name === 'seats' ? ['unauth-seats-no-token-403'] : [])),
+        ),
+      ),
+    ),
     ...PATH_VARIANTS.map((v) => {
       const way = PATH_WAYS.find((w) => w.name === v.way)!;
       const runs = fewestRuns(PATH_WAYS, way, v.endpoint);
@@ -195,7 +206,19 @@ export const TOKEN_RULE: Rule = {
   ways: [
     NO_TOKEN,
     handPicked('absent', 'an empty open-token header'),
-    handPicked('wrong value', 'a malformed token (not-a-token)'),
+    {
+      way: 'wrong value',
+      how: 'a malformed token (not-a-token)',
+      at: [
+        at(
+          undefined,
+          undefined,
+          notProbed(
+            "not sent since #27's request budget: a value that shares nothing with the real token is taken only by a check lenient enough (presence only, any value) to take the last-character change, the secret key and the generated values as well; a format check that refuses it is probed by the same-shape token",
+          ),
+        ),
+      ],
+    },
     handPicked('wrong value', 'the real token with its last character changed'),
     handPicked('wrong value', "the application's secret key sent as the token"),
     ...VALUE_WAYS.map((w): WaySpec => ({
@@ -257,6 +280,11 @@ export const TOKEN_RULE: Rule = {
       reading:
         "any refusal for the real token in the query string: it is also a query parameter a list does not take (§4 rule 2), and which error that gets is ERR-06's to judge; UNAUTH-* judge only that the token was not taken (no success, no data)",
       variants: ['list-query-400'],
+    },
+    {
+      reading:
+        'any answer to HEAD: §4 defines GET only, and a refusal is its code field (§7), which a HEAD answer has no body for; an error over HTTP 200 is a refusal',
+      variants: ['errors-http-200'],
     },
   ],
 };
