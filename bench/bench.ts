@@ -7,8 +7,8 @@
  *                    [--latency 20,50|none] [--runs-latency 1]
  *                    [--no-dredd] [--out bench/results/latest.json] [--readme]
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../core/paths.js';
 import { formatTable, runBench, type SizeName } from './lib.js';
@@ -59,16 +59,20 @@ writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 process.stdout.write(`\n${formatTable(result)}\nWritten: ${out}\n`);
 
 if (values.readme) {
-  // The README's Performance table, between its bench markers: the table as measured, with its date.
-  const readme = join(packageRoot, 'README.md');
+  // The Performance table, between its bench markers (in the README, or in docs/performance.md once the performance
+  // notes live there): the table as measured, with its date.
   const [begin, end] = ['<!-- bench:begin (written by npm run bench -- --readme) -->', '<!-- bench:end -->'];
-  const text = readFileSync(readme, 'utf8');
+  const doc = ['docs/performance.md', 'README.md']
+    .map((f) => join(packageRoot, f))
+    .find((f) => existsSync(f) && readFileSync(f, 'utf8').includes(begin));
+  if (!doc) throw new Error('neither docs/performance.md nor README.md has the bench markers');
+  const text = readFileSync(doc, 'utf8');
   const a = text.indexOf(begin);
   const b = text.indexOf(end);
-  if (a < 0 || b < a) throw new Error('README.md has no bench markers');
+  if (a < 0 || b < a) throw new Error(`${doc} has no bench end marker after its begin marker`);
   writeFileSync(
-    readme,
+    doc,
     `${text.slice(0, a + begin.length)}\nMeasured ${result.generated_at.slice(0, 10)}. ${formatTable(result).trim()}\n${text.slice(b)}`,
   );
-  process.stdout.write(`README.md: Performance table updated\n`);
+  process.stdout.write(`${relative(packageRoot, doc)}: Performance table updated\n`);
 }

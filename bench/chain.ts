@@ -1,0 +1,43 @@
+/**
+ * The longest chain of round trips a run waited through, measured from the run's own exchanges as the server saw
+ * them: when each request arrived and when its answer was sent.
+ *
+ * Definition (the bench's "waves"): the length of the longest sequence of exchanges each of which arrived after the
+ * previous one's answer was sent. In a run where no request waits for a free slot (concurrency at least the run's
+ * request count), an exchange that starts only after another ended either needed its answer (a token, a list's ids,
+ * a check that decides on what it read) or was held back by the client itself (its own order, its CPU): either way a
+ * round trip the run paid in series, which no concurrency removes. So chain × round trip is a floor of that run: the
+ * dependency floor. Measured in a run limited by its concurrency, the waves would also count the waits for a slot
+ * (at least requests ÷ concurrency of them), which the throughput floor already counts.
+ */
+
+/** One exchange as the server saw it, in ms on one clock: the request's arrival and the end of its answer. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * The number of exchanges in the longest sequence each starting after the previous one ended (0 for none).
+ * O(n log n): the spans by end, a running best, and a binary search for the last span that ended before a start.
+ */
+export function longestChain(spans: readonly Span[]): number {
+  const byEnd = [...spans].sort((a, b) => a.end - b.end);
+  const byStart = [...spans].sort((a, b) => a.start - b.start);
+  // best[i]: the longest chain ending in one of the first i spans by end (0 for none).
+  const best: number[] = [0];
+  const chainOf = new Map<Span, number>();
+  let ended = 0;
+  for (const s of byStart) {
+    // Every span that ended strictly before s started may precede it; those ending later are not in best yet.
+    while (ended < byEnd.length && byEnd[ended]!.end < s.start) {
+      const e = byEnd[ended]!;
+      best.push(Math.max(best.at(-1)!, chainOf.get(e) ?? 0));
+      ended++;
+    }
+    chainOf.set(s, best[ended]! + 1);
+  }
+  let longest = 0;
+  for (const n of chainOf.values()) longest = Math.max(longest, n);
+  return longest;
+}
