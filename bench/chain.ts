@@ -18,26 +18,33 @@ export interface Span {
 }
 
 /**
- * The number of exchanges in the longest sequence each starting after the previous one ended (0 for none).
- * O(n log n): the spans by end, a running best, and a binary search for the last span that ended before a start.
+ * The longest sequence of exchanges each starting after the previous one ended, first to last (empty for none).
+ * O(n log n): the spans by end, a running best, and a pointer to the last span that ended before each start.
  */
-export function longestChain(spans: readonly Span[]): number {
+export function longestChain<S extends Span>(spans: readonly S[]): S[] {
   const byEnd = [...spans].sort((a, b) => a.end - b.end);
   const byStart = [...spans].sort((a, b) => a.start - b.start);
-  // best[i]: the longest chain ending in one of the first i spans by end (0 for none).
-  const best: number[] = [0];
-  const chainOf = new Map<Span, number>();
+  // best[i]: the longest chain ending in one of the first i spans by end, as its last span (undefined for none).
+  const best: Array<S | undefined> = [undefined];
+  const length = new Map<S, number>();
+  const before = new Map<S, S | undefined>();
+  const len = (x: S | undefined): number => (x === undefined ? 0 : length.get(x)!);
   let ended = 0;
   for (const s of byStart) {
-    // Every span that ended strictly before s started may precede it; those ending later are not in best yet.
+    // Every span that ended strictly before s started may precede it; it started earlier, so its chain is known.
     while (ended < byEnd.length && byEnd[ended]!.end < s.start) {
       const e = byEnd[ended]!;
-      best.push(Math.max(best.at(-1)!, chainOf.get(e) ?? 0));
+      const top = best.at(-1);
+      best.push(len(e) > len(top) ? e : top);
       ended++;
     }
-    chainOf.set(s, best[ended]! + 1);
+    const prev = best[ended];
+    length.set(s, len(prev) + 1);
+    before.set(s, prev);
   }
-  let longest = 0;
-  for (const n of chainOf.values()) longest = Math.max(longest, n);
-  return longest;
+  let last: S | undefined;
+  for (const s of spans) if (len(s) > len(last)) last = s;
+  const path: S[] = [];
+  for (let x = last; x !== undefined; x = before.get(x)) path.unshift(x);
+  return path;
 }

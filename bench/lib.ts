@@ -47,6 +47,8 @@ export interface Sample {
   exit_code: number | null;
   /** A suite run's longest chain of exchanges each starting after the previous one ended (bench/chain.ts). */
   chain?: number;
+  /** That chain's exchanges, `METHOD /path` (no query), first to last: what the run waited for one after another. */
+  chain_exchanges?: string[];
 }
 
 export interface Row {
@@ -330,6 +332,15 @@ const XLARGE_MAX_BODY_BYTES = 1024 * 1024 * 1024;
 /** Ten times the large run may take ten times as long: past the default run deadline of 10 minutes on a slow machine. */
 const XLARGE_DEADLINE_MS = 3_600_000;
 
+/** The longest chain of a run's exchanges (requests and spans in arrival order), and what it is made of. */
+function chainOf(requests: PlannedRequest[], spans: Span[]): { chain: number; chain_exchanges: string[] } {
+  const path = longestChain(spans.map((s, i) => ({ ...s, i })));
+  return {
+    chain: path.length,
+    chain_exchanges: path.map(({ i }) => `${requests[i]?.method ?? '?'} ${requests[i]?.url.split('?')[0] ?? '?'}`),
+  };
+}
+
 async function runSuiteOnce(
   srv: RunningServer,
   rec: Recorder,
@@ -353,7 +364,7 @@ async function runSuiteOnce(
       peak_rss_mib: m.peak_rss_mib,
       requests: requests.length,
       exit_code: m.code,
-      chain: longestChain(rec.spans()),
+      ...chainOf(requests, rec.spans()),
     },
     requests,
     stdout: m.stdout + m.stderr,
@@ -511,6 +522,8 @@ function row(
     exit_codes: samples.map((s) => s.exit_code),
     samples: samples.map((s) => ({
       ...s,
+      // What a chain is made of, where the chain is the dependency floor's: elsewhere it counts waits for a slot too.
+      ...(tool === 'unbounded' ? {} : { chain_exchanges: undefined }),
       wall_ms: Math.round(s.wall_ms),
       peak_rss_mib: s.peak_rss_mib === null ? null : Math.round(s.peak_rss_mib),
     })),
