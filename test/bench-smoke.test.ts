@@ -44,10 +44,14 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
     ['n/a', 'empty', undefined],
     ['n/a', 'vitest', undefined],
     ['fixture', 'physical', 20],
+    ['fixture', 'dependency', 20],
+    ['fixture', 'unbounded', 20],
     ['fixture', 'suite', 20],
     ['fixture', 'default', 20],
   ]);
-  const [floor, suite, empty, vitest, physical, far, defaults] = result.rows as Array<BenchResult['rows'][number]> as [
+  const [floor, suite, empty, vitest, physical, dependency, unbounded, far, defaults] = result.rows as [
+    Row,
+    Row,
     Row,
     Row,
     Row,
@@ -63,17 +67,27 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   expect(suite.exit_codes).toEqual([0]);
   expect(vitest.exit_codes).toEqual([0]);
   expect(floor.note).toBeUndefined();
-  // The preflight's /auth of each configured application, and AUTH-01's own token request.
-  expect(empty.requests).toBe(3);
+  // The preflight's /auth of each configured application, whose answer AUTH-01 judges (no /auth of its own).
+  expect(empty.requests).toBe(2);
   // At +20 ms: the physical floor is the arithmetic of the issue (requests × round trip ÷ concurrency + the replay's
   // time), the exhaustive run is measured against it, and the defaults' run gets its verdict.
   expect(physical.runs).toBe(0);
   expect(physical.requests).toBe(far.requests);
   expect(physical.wall_ms).toBe(Math.round((far.requests * 20) / 8 + floor.wall_ms));
-  expect(far.ratio).toBeCloseTo(far.wall_ms / physical.wall_ms, 1);
+  // The dependency floor: the chain counted in the run that never waits for a slot (as wide as the run is long),
+  // × the round trip; the chain is at least token → list → detail, and the run is measured against the larger floor.
+  expect(unbounded.label).toContain(`--concurrency ${far.requests}`);
+  expect(unbounded.exit_codes).toEqual([0]);
+  expect(dependency.chain).toBe(unbounded.chain);
+  expect(dependency.chain).toBeGreaterThanOrEqual(3);
+  expect(dependency.chain).toBeLessThan(unbounded.requests);
+  expect(dependency.wall_ms).toBe(dependency.chain! * 20);
+  expect(unbounded.samples[0]!.chain_exchanges).toHaveLength(dependency.chain!);
+  expect(unbounded.samples[0]!.chain_exchanges![0]).toBe('GET /open/auth');
+  expect(far.ratio).toBeCloseTo(far.wall_ms / Math.max(physical.wall_ms, dependency.wall_ms), 1);
   expect(far.exit_codes).toEqual([0]);
   expect(defaults.exit_codes).toEqual([0]);
-  for (const x of result.rows.filter((r) => r.tool !== 'physical')) {
+  for (const x of result.rows.filter((r) => r.tool !== 'physical' && r.tool !== 'dependency')) {
     expect(x.runs).toBe(1);
     expect(x.wall_ms).toBeGreaterThan(0);
     expect(x.peak_rss_mib).toBeGreaterThan(10);
@@ -92,7 +106,10 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   );
   expect(r.stdout).toMatch(/Targets:\n- (MET|NOT MET): fixture: whole CLI run/);
   expect(r.stdout).toContain(
-    `| fixture +20 ms | physical floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`,
+    `| fixture +20 ms | throughput floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`,
+  );
+  expect(r.stdout).toContain(
+    `| fixture +20 ms | dependency floor: the longest chain, ${dependency.chain} round trips, × 20 ms (measured in the unbounded run) | 0 | ${dependency.requests} | ${dependency.wall_ms} ms |`,
   );
   expect(r.stdout).toContain(`Written: ${out}`);
 }, 120_000);
