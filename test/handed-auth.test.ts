@@ -7,8 +7,7 @@ import { clientFor } from '../core/run.js';
 import { redactorFor } from '../core/redact.js';
 import { HandedAuthSource, handAuth, takeHandedAuth } from '../core/handed-auth.js';
 import { AUTH_PATH } from '../core/endpoints.js';
-import type { Variant } from '../reference/server.js';
-import { targetEnv, withServer } from './helpers/target.js';
+import { requestLog, targetEnv, withServer } from './helpers/target.js';
 
 /**
  * The preflight's /auth answers cross to the checks' process (core/handed-auth.ts): the first GET /auth of each
@@ -17,16 +16,8 @@ import { targetEnv, withServer } from './helpers/target.js';
  */
 test('a handed /auth answer serves the first GET /auth of its key pair once; the file is private and read once', async () => {
   const seen: string[] = [];
-  const log: Variant = {
-    name: 'request-log',
-    description: 'logs each request: its path, and whether it carried an open-token header',
-    delayMs: (req) => {
-      seen.push(`${req.path} ${req.headers['open-token'] === undefined ? 'without' : 'with'} a token`);
-      return 0;
-    },
-  };
   await withServer(
-    [log],
+    [requestLog(seen)],
     async (srv) => {
       const config = resolveConfig({ env: { ...targetEnv, CONFORMANCE_BASE_URL: srv.baseUrl }, flags: {} });
       const auth = { path: AUTH_PATH, query: { secret: config.app.secret, key: config.app.key } };

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { requestLog, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { AUTH_NAMES_MERCHANT_1_FOR_OTHER_APP } from '../reference/variants.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
@@ -64,16 +64,8 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
 
   test('a wrong key pair (401, no token) stops with one line, exit 3, after one probe with an open-token header; report.json, junit.xml, report.html and the job summary say why', async () => {
     const seen: string[] = [];
-    const log: Variant = {
-      name: 'request-log',
-      description: 'logs each request: its path, and whether it carried an open-token header',
-      delayMs: (req) => {
-        seen.push(`${req.path} ${req.headers['open-token'] === undefined ? 'without' : 'with'} a token`);
-        return 0;
-      },
-    };
     await withServer(
-      [log],
+      [requestLog(seen)],
       async (srv) => {
         const summary = join(mkdtempSync(join(tmpdir(), 'setup-stop-')), 'summary.md');
         const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), {
