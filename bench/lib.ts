@@ -93,6 +93,8 @@ export interface BenchResult {
     large: Size;
     xlarge?: Size;
     latencies_ms: number[];
+    /** The round trip at which the chain of the dependency floor was counted. */
+    chain_latency_ms: number;
     default_concurrency: number;
   };
   rows: Row[];
@@ -109,6 +111,8 @@ export interface BenchOptions {
   latencies: number[];
   /** Runs per size at each latency (default 1: at a simulated distance the time is the physics, not noise). */
   runsLatency?: number;
+  /** The round trip of the runs where the chain is counted (default CHAIN_LATENCY_MS). */
+  chainLatency?: number;
   /** Try Dredd (installing it into a temp directory when it is not there yet). */
   dredd: boolean;
   log?: (line: string) => void;
@@ -337,7 +341,10 @@ function chainOf(requests: PlannedRequest[], spans: Span[]): { chain: number; ch
   const path = longestChain(spans.map((s, i) => ({ ...s, i })));
   return {
     chain: path.length,
-    chain_exchanges: path.map(({ i }) => `${requests[i]?.method ?? '?'} ${requests[i]?.url.split('?')[0] ?? '?'}`),
+    // A fuzzed id may be kilobytes long: a path is cut to its first 80 characters.
+    chain_exchanges: path.map(
+      ({ i }) => `${requests[i]?.method ?? '?'} ${(requests[i]?.url.split('?')[0] ?? '?').slice(0, 80)}`,
+    ),
   };
 }
 
@@ -641,7 +648,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         );
         rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));
       }
-      for (const ms of o.latencies) rows.push(...(await atLatency(size, ms, floorRow, { srv, rec, delay }, o, log)));
+      const chain = o.latencies.length
+        ? await measureChain(size, Math.max(...suite.map((x) => x.requests)), { srv, rec, delay }, o, log)
+        : undefined;
+      if (chain) rows.push(chain.row);
+      for (const ms of o.latencies)
+        rows.push(...(await atLatency(size, ms, floorRow, chain, { srv, rec, delay }, o, log)));
       delay.ms = 0;
       if (dredd.bin) {
         const ds: Sample[] = [];
@@ -690,6 +702,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       large: LARGE,
       ...(o.sizes.includes('xlarge') ? { xlarge: XLARGE } : {}),
       latencies_ms: o.latencies,
+      chain_latency_ms: o.chainLatency ?? CHAIN_LATENCY_MS,
       default_concurrency: DEFAULTS.concurrency,
     },
     rows,
@@ -700,20 +713,90 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
 
 /** A run that never waits for a slot opens a connection per request in flight: measured up to this many requests. */
 const CHAIN_MAX_REQUESTS = 2000;
+/** The round trip at which the chain is counted unless told otherwise (BenchOptions.chainLatency). */
+export const CHAIN_LATENCY_MS = 200;
+
+/** The chain of a size, counted once: the runs it was counted in, at what round trip, and its median length. */
+interface Chain {
+  row: Row;
+  length: number;
+}
 
 /**
- * One size at a simulated round trip: the whole run exhaustive at the bench's concurrency against its two floors,
- * and a run with the CLI's defaults (the verdict a vendor gets without flags).
+ * The longest chain of round trips of a size's run (bench/chain.ts), counted in runs of the same command with a
+ * concurrency of at least its request count, so that no request waits for a slot and every wave is one the run's own
+ * order imposes. Counted at a long round trip (default 200 ms), once for all the latencies: a request the client
+ * sends late for its own reasons (its CPU) looks as if it had waited for whatever answer came before it, and the
+ * longer the round trip, the later it must be to look so; a request that does wait for an answer is counted at any.
+ * Not at a size past CHAIN_MAX_REQUESTS (the large merchant: its throughput floor is a hundred times any chain).
+ */
+async function measureChain(
+  size: SizeName,
+  wide: number,
+  s: { srv: RunningServer; rec: Recorder; delay: Latency },
+  o: BenchOptions,
+  log: (l: string) => void,
+): Promise<Chain | undefined> {
+  if (wide > CHAIN_MAX_REQUESTS) return undefined;
+  const ms = o.chainLatency ?? CHAIN_LATENCY_MS;
+  s.delay.ms = ms;
+  const runs = o.runsLatency ?? 1;
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await runSuiteOnce(s.srv, s.rec, { ...o, concurrency: wide });
+    samples.push(r.sample);
+    logRun(log, `${size} +${ms} ms`, 'unbounded', i, runs, r);
+  }
+  const length = Math.round(median(samples.map((x) => x.chain ?? 0)));
+  return {
+    length,
+    row: {
+      ...row(
+        size,
+        'unbounded',
+        `suite, no request waiting for a slot (--concurrency ${wide}): where the chain is counted`,
+        samples,
+        length * ms,
+        undefined,
+        ms,
+      ),
+      chain: length,
+    },
+  };
+}
+
+function logRun(
+  log: (l: string) => void,
+  where: string,
+  what: string,
+  i: number,
+  runs: number,
+  r: { sample: Sample; stdout: string },
+): void {
+  if (r.sample.exit_code !== 0)
+    log(
+      `[${where}] ${what} run ${i + 1} exited ${r.sample.exit_code}:\n${r.stdout
+        .split('\n')
+        .filter((l) => !/^\s+PASS /.test(l))
+        .slice(-30)
+        .join('\n')}`,
+    );
+  log(
+    `[${where}] ${what.padEnd(9)} run ${i + 1}/${runs}: ${Math.round(r.sample.wall_ms)} ms, ${r.sample.requests} requests, ${r.sample.chain} waves, peak RSS ${fmtMiB(r.sample.peak_rss_mib)}`,
+  );
+}
+
+/**
+ * One size at a simulated round trip: the whole run exhaustive at the bench's concurrency against the larger of its
+ * two floors, and a run with the CLI's defaults (the verdict a vendor gets without flags).
  * - throughput floor: requests × round trip ÷ concurrency, plus the transfer (the replay's time at no distance);
- * - dependency floor: the longest chain of round trips the run waits through one after another (bench/chain.ts)
- *   × round trip, measured in the same run with a concurrency of at least its request count, so that no request
- *   waits for a slot and every wave in it is one the run's own order imposes (fixture size: a large run has tens of
- *   thousands of requests, and its throughput floor is a hundred times any chain).
+ * - dependency floor: the size's chain (measureChain) × round trip.
  */
 async function atLatency(
   size: SizeName,
   ms: number,
   floor0: Row,
+  chain: Chain | undefined,
   s: { srv: RunningServer; rec: Recorder; delay: Latency },
   o: BenchOptions,
   log: (l: string) => void,
@@ -722,21 +805,6 @@ async function atLatency(
   const runs = o.runsLatency ?? 1;
   const full: Sample[] = [];
   const defaults: Sample[] = [];
-  const unbounded: Sample[] = [];
-  const logRun = (what: string, i: number, r: { sample: Sample; stdout: string }): void => {
-    if (r.sample.exit_code !== 0)
-      log(
-        `[${size} +${ms} ms] ${what} run ${i + 1} exited ${r.sample.exit_code}:\n${r.stdout
-          .split('\n')
-          .filter((l) => !/^\s+PASS /.test(l))
-          .slice(-30)
-          .join('\n')}`,
-      );
-    log(
-      `[${size} +${ms} ms] ${what.padEnd(9)} run ${i + 1}/${runs}: ${Math.round(r.sample.wall_ms)} ms, ${r.sample.requests} requests, ${r.sample.chain} waves, peak RSS ${fmtMiB(r.sample.peak_rss_mib)}`,
-    );
-  };
-  let wide = 0;
   for (let i = 0; i < runs; i++) {
     for (const [samples, dflt] of [
       [full, false],
@@ -744,18 +812,12 @@ async function atLatency(
     ] as const) {
       const r = await runSuiteOnce(s.srv, s.rec, o, [], dflt);
       samples.push(r.sample);
-      logRun(dflt ? 'default' : 'suite', i, r);
+      logRun(log, `${size} +${ms} ms`, dflt ? 'default' : 'suite', i, runs, r);
     }
-    // As wide as the run is long: no request of it waits for a slot.
-    wide = Math.max(wide, full.at(-1)!.requests);
-    if (wide > CHAIN_MAX_REQUESTS) continue;
-    const r = await runSuiteOnce(s.srv, s.rec, { ...o, concurrency: wide });
-    unbounded.push(r.sample);
-    logRun('unbounded', i, r);
   }
   const requests = median(full.map((x) => x.requests));
   const physical = Math.round((requests * ms) / o.concurrency + floor0.wall_ms);
-  const computed = (tool: Tool, label: string, wall: number, n: number, chain?: number): Row => ({
+  const computed = (tool: Tool, label: string, wall: number, n: number, length?: number): Row => ({
     size,
     tool,
     label,
@@ -768,7 +830,7 @@ async function atLatency(
     exit_codes: [],
     samples: [],
     latency_ms: ms,
-    ...(chain !== undefined ? { chain } : {}),
+    ...(length !== undefined ? { chain: length } : {}),
   });
   const rows: Row[] = [
     computed(
@@ -778,32 +840,19 @@ async function atLatency(
       requests,
     ),
   ];
-  let dependency: number | undefined;
-  if (unbounded.length) {
-    const chain = Math.round(median(unbounded.map((x) => x.chain ?? 0)));
-    dependency = chain * ms;
+  const dependency = chain ? chain.length * ms : undefined;
+  if (chain)
     rows.push(
       computed(
         'dependency',
-        `dependency floor: the longest chain, ${chain} round trips, × ${ms} ms (measured in the unbounded run)`,
-        dependency,
-        median(unbounded.map((x) => x.requests)),
-        chain,
+        `dependency floor: the longest chain, ${chain.length} round trips, × ${ms} ms (counted in the unbounded run)`,
+        dependency!,
+        chain.row.requests,
+        chain.length,
       ),
-      {
-        ...row(
-          size,
-          'unbounded',
-          `suite, no request waiting for a slot (--concurrency ${wide}): where the chain is measured`,
-          unbounded,
-          dependency,
-          undefined,
-          ms,
-        ),
-        chain,
-      },
     );
-  }
+  else
+    rows[0]!.note = `no dependency floor: a run of ${requests} requests that never waits for a slot would open as many connections (counted up to ${CHAIN_MAX_REQUESTS})`;
   rows.push(
     row(
       size,
@@ -824,8 +873,6 @@ async function atLatency(
       ms,
     ),
   );
-  if (!unbounded.length)
-    rows[0]!.note = `no dependency floor: a run of ${wide} requests that never waits for a slot would open as many connections (measured up to ${CHAIN_MAX_REQUESTS})`;
   return rows;
 }
 
@@ -944,7 +991,7 @@ export function formatTable(r: BenchResult): string {
   return [
     `Node ${r.machine.node}, ${r.machine.cpus} CPUs; concurrency ${r.settings.concurrency} (the CLI's default: ${r.settings.default_concurrency}); +N ms: the server holds back every response N ms (a simulated round trip); fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
     '',
-    `At +N ms a run has two floors, and its suite/floor divides by the larger: the throughput floor (requests × N ms ÷ concurrency, plus the replay's time at no distance) and the dependency floor (the longest chain of round trips × N ms). The chain is counted in a run of the same command that never waits for a slot (--concurrency at least its request count): the longest sequence of exchanges each of which reached the server after the previous one's answer had left it (bench/chain.ts).`,
+    `At +N ms a run has two floors, and its suite/floor divides by the larger: the throughput floor (requests × N ms ÷ concurrency, plus the replay's time at no distance) and the dependency floor (the longest chain of round trips × N ms). The chain is counted in runs of the same command that never wait for a slot (--concurrency at least its request count), at +${r.settings.chain_latency_ms} ms (a client late for its own reasons must be later than the round trip to look as if it waited): the longest sequence of exchanges each of which reached the server after the previous one's answer had left it (bench/chain.ts).`,
     '',
     head,
     sep,

@@ -22,6 +22,8 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
       '1',
       '--latency',
       '20',
+      '--chain-latency',
+      '50',
       '--no-dredd',
       '--out',
       out,
@@ -37,19 +39,20 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
     sizes: ['fixture'],
     runs: { fixture: 1 },
     latencies_ms: [20],
+    chain_latency_ms: 50,
   });
   expect(result.rows.map((x) => [x.size, x.tool, x.latency_ms])).toEqual([
     ['fixture', 'floor', undefined],
     ['fixture', 'suite', undefined],
     ['n/a', 'empty', undefined],
     ['n/a', 'vitest', undefined],
+    ['fixture', 'unbounded', 50],
     ['fixture', 'physical', 20],
     ['fixture', 'dependency', 20],
-    ['fixture', 'unbounded', 20],
     ['fixture', 'suite', 20],
     ['fixture', 'default', 20],
   ]);
-  const [floor, suite, empty, vitest, physical, dependency, unbounded, far, defaults] = result.rows as [
+  const [floor, suite, empty, vitest, unbounded, physical, dependency, far, defaults] = result.rows as [
     Row,
     Row,
     Row,
@@ -74,9 +77,11 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   expect(physical.runs).toBe(0);
   expect(physical.requests).toBe(far.requests);
   expect(physical.wall_ms).toBe(Math.round((far.requests * 20) / 8 + floor.wall_ms));
-  // The dependency floor: the chain counted in the run that never waits for a slot (as wide as the run is long),
-  // × the round trip; the chain is at least token → list → detail, and the run is measured against the larger floor.
-  expect(unbounded.label).toContain(`--concurrency ${far.requests}`);
+  // The dependency floor: the chain counted in the run that never waits for a slot (as wide as the run is long, at
+  // the chain's own round trip), × the row's round trip; the chain is at least token → list → detail, and the run is
+  // measured against the larger floor.
+  expect(unbounded.label).toContain(`--concurrency ${suite.requests}`);
+  expect(unbounded.ratio).toBeCloseTo(unbounded.wall_ms / (unbounded.chain! * 50), 1);
   expect(unbounded.exit_codes).toEqual([0]);
   expect(dependency.chain).toBe(unbounded.chain);
   expect(dependency.chain).toBeGreaterThanOrEqual(3);
@@ -109,7 +114,7 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
     `| fixture +20 ms | throughput floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`,
   );
   expect(r.stdout).toContain(
-    `| fixture +20 ms | dependency floor: the longest chain, ${dependency.chain} round trips, × 20 ms (measured in the unbounded run) | 0 | ${dependency.requests} | ${dependency.wall_ms} ms |`,
+    `| fixture +20 ms | dependency floor: the longest chain, ${dependency.chain} round trips, × 20 ms (counted in the unbounded run) | 0 | ${dependency.requests} | ${dependency.wall_ms} ms |`,
   );
   expect(r.stdout).toContain(`Written: ${out}`);
 }, 120_000);
