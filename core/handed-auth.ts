@@ -2,6 +2,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { ExchangeSource } from './exchange-source.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import { AUTH_PATH } from './endpoints.js';
+import { isRecord, successData } from './api.js';
 import { parseJsonExact } from './exact-json.js';
 import { learnTokens } from './issued-tokens.js';
 import type { Redactor } from './redact.js';
@@ -34,18 +35,17 @@ const fileOf = (gate: string): string => `${gate}-auth.json`;
 
 /** The answer is one the run would have taken its token from: sent without a token, a success with an app_token. */
 export function handable(r: Reply): boolean {
-  const j = r.json as { status?: unknown; code?: unknown; data?: { app_token?: unknown } } | undefined;
+  const s = successData(r);
   return (
     r.utf8 &&
-    r.jsonError === undefined &&
     r.raw === undefined &&
     r.bytes <= MAX_HANDED_BYTES &&
     r.text.length > 0 &&
     !Object.keys(r.exchange.request.headers).some((h) => h.toLowerCase() === 'open-token') &&
-    j?.status === 'SUCCESS' &&
-    j.code === 200 &&
-    typeof j.data?.app_token === 'string' &&
-    j.data.app_token !== ''
+    s.ok &&
+    isRecord(s.data) &&
+    typeof s.data.app_token === 'string' &&
+    s.data.app_token !== ''
   );
 }
 
