@@ -17,7 +17,6 @@ import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/redact.js';
 import { readProgress } from '../core/progress.js';
 import { openStartGate } from '../core/start-gate.js';
-import { handAuth, type HandedAuth } from '../core/handed-auth.js';
 import type { SuiteOptions } from './suite-runner.js';
 import { selectChecks } from './selection.js';
 import {
@@ -323,16 +322,13 @@ async function runCommand(argv: string[]): Promise<number> {
     // modules (the HTTP client) load once Vitest starts the checks' process (or gave up): before, they would delay
     // that start, and the checks wait for the preflight's verdict at the start gate anyway.
     let unverified: string[];
-    // The preflight's /auth answers, which the run starts from (core/handed-auth.ts); not with a HAR, which records
-    // the checks' process's own exchanges.
-    const handed: HandedAuth[] = [];
     const startedAt = new Date();
     const { preflight, SetupError, setupStopReport } = await Promise.race([
       workerStarting(),
       running.then(ignore, ignore),
     ]).then(() => import('./preflight.js'));
     try {
-      unverified = await preflight(config, redactor, (a) => handed.push(a));
+      unverified = await preflight(config, redactor);
     } catch (e) {
       openStartGate(startGate, false);
       await opening.then(
@@ -375,7 +371,6 @@ async function runCommand(argv: string[]): Promise<number> {
           config.concurrency,
         )
       : undefined;
-    if (harFile === undefined) handAuth(startGate, handed);
     openStartGate(startGate, true);
     const { report, closed } = await running.finally(() => {
       progress?.end();

@@ -5,7 +5,6 @@ import { describeReply, isRefusal } from '../core/assertions.js';
 import { stringifyJson } from '../core/exact-json.js';
 import { AUTH_PATH } from '../core/endpoints.js';
 import { tokensIn } from '../core/issued-tokens.js';
-import type { HandedAuth } from '../core/handed-auth.js';
 import type { Redactor } from '../core/redact.js';
 import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
 import { clientFor } from '../core/run.js';
@@ -102,13 +101,8 @@ function readAuth(r: Reply): 'accepted' | 'rate limited' | 'not the api' | 'refu
  * (SetupError) only on what is the setup's and not the server's: no answer, no API at base_url, a key pair refused
  * even when the probe the spec allows is tried, two applications that /auth and /merchant both call one merchant.
  * Returns warnings for the run's first lines (what it could not verify, what the server did that its checks judge).
- * Once it passed, hands each application's /auth answer to `hand` (the run starts from it: core/handed-auth.ts).
  */
-export async function preflight(
-  config: Config,
-  redactor: Redactor,
-  hand: (answer: HandedAuth) => void = () => undefined,
-): Promise<string[]> {
+export async function preflight(config: Config, redactor: Redactor): Promise<string[]> {
   const apps = APPS(config);
   const client = clientFor(config, redactor, { retry: { max: 0, capMs: 0 } });
   const base = redactor.redact(config.base_url);
@@ -172,8 +166,6 @@ export async function preflight(
       );
     }
     await sameMerchantStop(apps, answers, send, redactor);
-    // The first round's answers only: one the probe unlocked was sent with a token, which the run's is not.
-    for (const [i, app] of apps.entries()) if (!probes.has(app)) hand({ who: app.who, reply: answers[i]! });
     return warnings;
   } finally {
     await client.close();

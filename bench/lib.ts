@@ -643,7 +643,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             'CLI fixed cost: a run of one check (--only AUTH-01)',
             empty,
             undefined,
-            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one /auth per application, whose answer AUTH-01 judges), Vitest start, suite import, report writing`,
+            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one /auth per application), Vitest start, suite import, the token request, report writing`,
           ),
         );
         rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));

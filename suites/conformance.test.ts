@@ -8,7 +8,6 @@ import { Recorder } from '../core/recorded-source.js';
 import { HarWriter } from '../core/har.js';
 import { declareChecks } from '../core/declare-checks.js';
 import { passStartGate } from '../core/start-gate.js';
-import { HandedAuthSource, takeHandedAuth } from '../core/handed-auth.js';
 import { ALL_CHECKS } from './index.js';
 
 const only = new Set(inject('conformanceOnly'));
@@ -36,15 +35,7 @@ const recording: SourceOf | undefined = harFile
       return new Recorder(clientFor(config, r, { deadlineAt }), (x) => har!.add(x));
     }
   : undefined;
-// The preflight's /auth answers: the run's first token of each application, not asked for again.
-const handed = gate ? takeHandedAuth(gate) : [];
-const run = createRun(
-  config,
-  selected,
-  deadlineAt,
-  inject('conformanceProgressFile'),
-  recording ?? (handed.length ? (r) => new HandedAuthSource(clientFor(config, r, { deadlineAt }), handed) : undefined),
-);
+const run = createRun(config, selected, deadlineAt, inject('conformanceProgressFile'), recording);
 afterAll(async () => {
   await run.close();
   har?.close();

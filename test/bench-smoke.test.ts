@@ -70,8 +70,8 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   expect(suite.exit_codes).toEqual([0]);
   expect(vitest.exit_codes).toEqual([0]);
   expect(floor.note).toBeUndefined();
-  // The preflight's /auth of each configured application, whose answer AUTH-01 judges (no /auth of its own).
-  expect(empty.requests).toBe(2);
+  // The preflight's /auth of each configured application, and AUTH-01's own token request.
+  expect(empty.requests).toBe(3);
   // At +20 ms: the physical floor is the arithmetic of the issue (requests × round trip ÷ concurrency + the replay's
   // time), the exhaustive run is measured against it, and the defaults' run gets its verdict.
   expect(physical.runs).toBe(0);

@@ -34,15 +34,3 @@ export async function withServer<T>(
     await srv.close();
   }
 }
-
-/** A variant that answers as the server does and logs each request into `seen`: its path, and whether it carried a token. */
-export function requestLog(seen: string[]): Variant {
-  return {
-    name: 'request-log',
-    description: 'logs each request: its path, and whether it carried an open-token header',
-    delayMs: (req) => {
-      seen.push(`${req.path} ${req.headers['open-token'] === undefined ? 'without' : 'with'} a token`);
-      return 0;
-    },
-  };
-}
