@@ -206,7 +206,7 @@ export function measure(
 
 interface Recorder {
   variant: Variant;
-  /** The requests since the last take, and their spans (when each arrived and its answer ended) in the same order. */
+  /** The requests since the last take; their spans (when each arrived and its answer ended) go to spans(). */
   take(): PlannedRequest[];
   /** The spans of the requests the last take() returned. */
   spans(): Span[];
