@@ -991,8 +991,12 @@ export function formatTable(r: BenchResult): string {
   return [
     `Node ${r.machine.node}, ${r.machine.cpus} CPUs; concurrency ${r.settings.concurrency} (the CLI's default: ${r.settings.default_concurrency}); +N ms: the server holds back every response N ms (a simulated round trip); fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
     '',
-    `At +N ms a run has two floors, and its suite/floor divides by the larger: the throughput floor (requests × N ms ÷ concurrency, plus the replay's time at no distance) and the dependency floor (the longest chain of round trips × N ms). The chain is counted in runs of the same command that never wait for a slot (--concurrency at least its request count), at +${r.settings.chain_latency_ms} ms (a client late for its own reasons must be later than the round trip to look as if it waited): the longest sequence of exchanges each of which reached the server after the previous one's answer had left it (bench/chain.ts).`,
-    '',
+    ...(r.settings.latencies_ms.length
+      ? [
+          `At +N ms a run has two floors, and its suite/floor divides by the larger: the throughput floor (requests × N ms ÷ concurrency, plus the replay's time at no distance) and the dependency floor (the longest chain of round trips × N ms). The chain is counted in runs of the same command that never wait for a slot (--concurrency at least its request count), at +${r.settings.chain_latency_ms} ms (a client late for its own reasons must be later than the round trip to look as if it waited): the longest sequence of exchanges each of which reached the server after the previous one's answer had left it (bench/chain.ts).`,
+          '',
+        ]
+      : []),
     head,
     sep,
     ...lines,
