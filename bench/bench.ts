@@ -4,14 +4,14 @@
  *
  *   npm run bench -- [--sizes fixture,large[,xlarge]] [--runs-fixture 5] [--runs-large 3] [--runs-xlarge 1]
  *                    [--concurrency 8] [--seed 1]
- *                    [--latency 20,50|none] [--runs-latency 1]
+ *                    [--latency 20,50|none] [--runs-latency 1] [--chain-latency 200]
  *                    [--no-dredd] [--out bench/results/latest.json] [--doc]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../core/paths.js';
-import { formatTable, runBench, type SizeName } from './lib.js';
+import { CHAIN_LATENCY_MS, formatTable, runBench, type SizeName } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     latency: { type: 'string', default: '20,50' },
     'runs-latency': { type: 'string', default: '1' },
+    'chain-latency': { type: 'string', default: String(CHAIN_LATENCY_MS) },
     seed: { type: 'string', default: '1' },
     'no-dredd': { type: 'boolean', default: false },
     out: { type: 'string', default: join(packageRoot, 'bench', 'results', 'latest.json') },
@@ -49,6 +50,7 @@ const result = await runBench({
           .map(Number)
           .filter((n) => n > 0),
   runsLatency: Number(values['runs-latency']),
+  chainLatency: Number(values['chain-latency']),
   seed: Number(values.seed),
   dredd: !values['no-dredd'],
   log: (line) => process.stderr.write(`${line}\n`),

@@ -5,7 +5,9 @@
  * peak RSS):
  *   floor  — dist/bench/floor.js replaying exactly the requests a suite run sent (recorded by the server through a
  *            Variant hook), same concurrency, bodies parsed and schema-validated;
- *   suite  — the whole CLI (node bin/conformance.js) with all three applications configured, fixed fuzz seed;
+ *   suite  — the whole CLI (node bin/conformance.js) with all three applications configured, fixed fuzz seed; at a
+ *            simulated round trip also once with no request waiting for a slot, where the chain of round trips it
+ *            waits through one after another is counted (bench/chain.ts: the dependency floor);
  *   empty  — the CLI's fixed cost: the same command running one check (--only AUTH-01: the token request only);
  *   vitest — Vitest's own start on one trivial test file (the lower bound of any Vitest-based run);
  *   dredd  — Dredd against the API's OpenAPI document (`conformance openapi`, lowered to 2.0 by bench/openapi2.ts),
@@ -25,6 +27,7 @@ import type { FloorPlan, FloorResult, PlannedRequest } from './floor.js';
 import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
 import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from './openapi2.js';
+import { longestChain, type Span } from './chain.js';
 import { DEFAULTS } from '../core/config.js';
 
 /** xlarge (ten times large) is opt-in: `--sizes xlarge`; never in the default set. */
@@ -34,13 +37,18 @@ export type SizeName = 'fixture' | 'large' | 'xlarge';
 const SIZES: Record<SizeName, Size | undefined> = { fixture: undefined, large: LARGE, xlarge: XLARGE };
 /** Runs per size unless told otherwise. */
 const DEFAULT_RUNS: Record<SizeName, number> = { fixture: 5, large: 3, xlarge: 1 };
-export type Tool = 'floor' | 'suite' | 'empty' | 'vitest' | 'dredd' | 'physical' | 'default';
+export type Tool =
+  'floor' | 'suite' | 'empty' | 'vitest' | 'dredd' | 'physical' | 'dependency' | 'unbounded' | 'default';
 
 export interface Sample {
   wall_ms: number;
   peak_rss_mib: number | null;
   requests: number;
   exit_code: number | null;
+  /** A suite run's longest chain of exchanges each starting after the previous one ended (bench/chain.ts). */
+  chain?: number;
+  /** That chain's exchanges, `METHOD /path` (no query), first to last: what the run waited for one after another. */
+  chain_exchanges?: string[];
 }
 
 export interface Row {
@@ -50,7 +58,10 @@ export interface Row {
   runs: number;
   requests: number;
   wall_ms: number;
-  /** wall / floor wall at the same size (suite and dredd rows). */
+  /**
+   * wall / floor at the same size: the replay's wall (suite and dredd rows at no distance), max(throughput floor,
+   * dependency floor) (suite at +N ms), the dependency floor (the unbounded run).
+   */
   ratio: number | null;
   req_per_s: number | null;
   peak_rss_mib: number | null;
@@ -58,6 +69,8 @@ export interface Row {
   samples: Sample[];
   /** The round trip the reference server simulated (each response held back this long); absent: none. */
   latency_ms?: number;
+  /** The dependency floor's and the unbounded run's longest chain of round trips (median of its runs). */
+  chain?: number;
   note?: string;
 }
 
@@ -80,6 +93,8 @@ export interface BenchResult {
     large: Size;
     xlarge?: Size;
     latencies_ms: number[];
+    /** The round trip at which the chain of the dependency floor was counted. */
+    chain_latency_ms: number;
     default_concurrency: number;
   };
   rows: Row[];
@@ -96,6 +111,8 @@ export interface BenchOptions {
   latencies: number[];
   /** Runs per size at each latency (default 1: at a simulated distance the time is the physics, not noise). */
   runsLatency?: number;
+  /** The round trip of the runs where the chain is counted (default CHAIN_LATENCY_MS). */
+  chainLatency?: number;
   /** Try Dredd (installing it into a temp directory when it is not there yet). */
   dredd: boolean;
   log?: (line: string) => void;
@@ -189,7 +206,10 @@ export function measure(
 
 interface Recorder {
   variant: Variant;
+  /** The requests since the last take; their spans (when each arrived and its answer ended) go to spans(). */
   take(): PlannedRequest[];
+  /** The spans of the requests the last take() returned. */
+  spans(): Span[];
 }
 
 /** The simulated distance: every response held back `ms` (changed between the rounds of one server). */
@@ -212,6 +232,8 @@ function latency(): Latency {
 
 function recorder(): Recorder {
   let log: PlannedRequest[] = [];
+  let spans: Span[] = [];
+  let taken: Span[] = [];
   const appBySecret = new Map<string, string>([
     [CREDENTIALS.app.secret, 'app'],
     [CREDENTIALS.other_app.secret, 'other_app'],
@@ -220,7 +242,15 @@ function recorder(): Recorder {
   const variant: Variant = {
     name: 'bench-recorder',
     description: 'records each request for the floor replay; answers nothing itself',
-    raw(req: IncomingMessage, _res, world) {
+    raw(req: IncomingMessage, res, world) {
+      // The server's clock: when the request arrived and when its answer ended (sent whole, or cut off).
+      const span: Span = { start: performance.now(), end: Number.POSITIVE_INFINITY };
+      const ended = (): void => {
+        span.end = Math.min(span.end, performance.now());
+      };
+      res.once('finish', ended);
+      res.once('close', ended);
+      spans.push(span);
       fixtureTokens ??= new Set(world.fixtures.apps.flatMap((a) => a.tokens));
       const url = req.url ?? '/';
       const entry: PlannedRequest = { method: req.method ?? 'GET', url };
@@ -244,8 +274,11 @@ function recorder(): Recorder {
     take: () => {
       const l = log;
       log = [];
+      taken = spans;
+      spans = [];
       return l;
     },
+    spans: () => taken,
   };
 }
 
@@ -303,6 +336,18 @@ const XLARGE_MAX_BODY_BYTES = 1024 * 1024 * 1024;
 /** Ten times the large run may take ten times as long: past the default run deadline of 10 minutes on a slow machine. */
 const XLARGE_DEADLINE_MS = 3_600_000;
 
+/** The longest chain of a run's exchanges (requests and spans in arrival order), and what it is made of. */
+function chainOf(requests: PlannedRequest[], spans: Span[]): { chain: number; chain_exchanges: string[] } {
+  const path = longestChain(spans.map((s, i) => ({ ...s, i })));
+  return {
+    chain: path.length,
+    // A fuzzed id may be kilobytes long: a path is cut to its first 80 characters.
+    chain_exchanges: path.map(
+      ({ i }) => `${requests[i]?.method ?? '?'} ${(requests[i]?.url.split('?')[0] ?? '?').slice(0, 80)}`,
+    ),
+  };
+}
+
 async function runSuiteOnce(
   srv: RunningServer,
   rec: Recorder,
@@ -321,7 +366,13 @@ async function runSuiteOnce(
   const requests = rec.take();
   rmSync(dir, { recursive: true, force: true });
   return {
-    sample: { wall_ms: m.wall_ms, peak_rss_mib: m.peak_rss_mib, requests: requests.length, exit_code: m.code },
+    sample: {
+      wall_ms: m.wall_ms,
+      peak_rss_mib: m.peak_rss_mib,
+      requests: requests.length,
+      exit_code: m.code,
+      ...chainOf(requests, rec.spans()),
+    },
     requests,
     stdout: m.stdout + m.stderr,
   };
@@ -470,7 +521,7 @@ function row(
     requests: Math.round(requests),
     wall_ms: Math.round(wall),
     ratio:
-      floorMs && (tool === 'suite' || tool === 'dredd' || tool === 'default')
+      floorMs && (tool === 'suite' || tool === 'dredd' || tool === 'default' || tool === 'unbounded')
         ? Math.round((wall / floorMs) * 100) / 100
         : null,
     req_per_s: requests > 0 ? Math.round(requests / (wall / 1000)) : null,
@@ -478,6 +529,8 @@ function row(
     exit_codes: samples.map((s) => s.exit_code),
     samples: samples.map((s) => ({
       ...s,
+      // What a chain is made of, where the chain is the dependency floor's: elsewhere it counts waits for a slot too.
+      ...(tool === 'unbounded' ? {} : { chain_exchanges: undefined }),
       wall_ms: Math.round(s.wall_ms),
       peak_rss_mib: s.peak_rss_mib === null ? null : Math.round(s.peak_rss_mib),
     })),
@@ -595,7 +648,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         );
         rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));
       }
-      for (const ms of o.latencies) rows.push(...(await atLatency(size, ms, floorRow, { srv, rec, delay }, o, log)));
+      const chain = o.latencies.length
+        ? await measureChain(size, Math.max(...suite.map((x) => x.requests)), { srv, rec, delay }, o, log)
+        : undefined;
+      if (chain) rows.push(chain.row);
+      for (const ms of o.latencies)
+        rows.push(...(await atLatency(size, ms, floorRow, chain, { srv, rec, delay }, o, log)));
       delay.ms = 0;
       if (dredd.bin) {
         const ds: Sample[] = [];
@@ -644,6 +702,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       large: LARGE,
       ...(o.sizes.includes('xlarge') ? { xlarge: XLARGE } : {}),
       latencies_ms: o.latencies,
+      chain_latency_ms: o.chainLatency ?? CHAIN_LATENCY_MS,
       default_concurrency: DEFAULTS.concurrency,
     },
     rows,
@@ -652,15 +711,92 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   };
 }
 
+/** A run that never waits for a slot opens a connection per request in flight: measured up to this many requests. */
+const CHAIN_MAX_REQUESTS = 2000;
+/** The round trip at which the chain is counted unless told otherwise (BenchOptions.chainLatency). */
+export const CHAIN_LATENCY_MS = 200;
+
+/** The chain of a size, counted once: the runs it was counted in, at what round trip, and its median length. */
+interface Chain {
+  row: Row;
+  length: number;
+}
+
 /**
- * One size at a simulated round trip: the whole run exhaustive at the bench's concurrency against its physical floor
- * (requests × round trip ÷ concurrency, plus the transfer: the replay's time at no distance), and a run with the
- * CLI's defaults (the verdict a vendor gets without flags).
+ * The longest chain of round trips of a size's run (bench/chain.ts), counted in runs of the same command with a
+ * concurrency of at least its request count, so that no request waits for a slot and every wave is one the run's own
+ * order imposes. Counted at a long round trip (default 200 ms), once for all the latencies: a request the client
+ * sends late for its own reasons (its CPU) looks as if it had waited for whatever answer came before it, and the
+ * longer the round trip, the later it must be to look so; a request that does wait for an answer is counted at any.
+ * Not at a size past CHAIN_MAX_REQUESTS (the large merchant: its throughput floor is a hundred times any chain).
+ */
+async function measureChain(
+  size: SizeName,
+  wide: number,
+  s: { srv: RunningServer; rec: Recorder; delay: Latency },
+  o: BenchOptions,
+  log: (l: string) => void,
+): Promise<Chain | undefined> {
+  if (wide > CHAIN_MAX_REQUESTS) return undefined;
+  const ms = o.chainLatency ?? CHAIN_LATENCY_MS;
+  s.delay.ms = ms;
+  const runs = o.runsLatency ?? 1;
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await runSuiteOnce(s.srv, s.rec, { ...o, concurrency: wide });
+    samples.push(r.sample);
+    logRun(log, `${size} +${ms} ms`, 'unbounded', i, runs, r);
+  }
+  const length = Math.round(median(samples.map((x) => x.chain ?? 0)));
+  return {
+    length,
+    row: {
+      ...row(
+        size,
+        'unbounded',
+        `suite, no request waiting for a slot (--concurrency ${wide}): where the chain is counted`,
+        samples,
+        length * ms,
+        undefined,
+        ms,
+      ),
+      chain: length,
+    },
+  };
+}
+
+function logRun(
+  log: (l: string) => void,
+  where: string,
+  what: string,
+  i: number,
+  runs: number,
+  r: { sample: Sample; stdout: string },
+): void {
+  if (r.sample.exit_code !== 0)
+    log(
+      `[${where}] ${what} run ${i + 1} exited ${r.sample.exit_code}:\n${r.stdout
+        .split('\n')
+        .filter((l) => !/^\s+PASS /.test(l))
+        .slice(-30)
+        .join('\n')}`,
+    );
+  log(
+    `[${where}] ${what.padEnd(9)} run ${i + 1}/${runs}: ${Math.round(r.sample.wall_ms)} ms, ${r.sample.requests} requests, ${r.sample.chain} waves, peak RSS ${fmtMiB(r.sample.peak_rss_mib)}`,
+  );
+}
+
+/**
+ * One size at a simulated round trip: the whole run exhaustive at the bench's concurrency against the larger of its
+ * two floors, and a run with the CLI's defaults (the verdict a vendor gets without flags).
+ * - throughput floor: requests × round trip ÷ concurrency, plus the transfer (the replay's time at no distance);
+ * - dependency floor: the size's chain (measureChain) × round trip.
  */
 async function atLatency(
   size: SizeName,
   ms: number,
   floor0: Row,
+  chain: Chain | undefined,
   s: { srv: RunningServer; rec: Recorder; delay: Latency },
   o: BenchOptions,
   log: (l: string) => void,
@@ -675,44 +811,55 @@ async function atLatency(
       [defaults, true],
     ] as const) {
       const r = await runSuiteOnce(s.srv, s.rec, o, [], dflt);
-      if (r.sample.exit_code !== 0)
-        log(
-          `[${size} +${ms} ms] ${dflt ? 'default' : 'suite'} run ${i + 1} exited ${r.sample.exit_code}:\n${r.stdout
-            .split('\n')
-            .filter((l) => !/^\s+PASS /.test(l))
-            .slice(-30)
-            .join('\n')}`,
-        );
       samples.push(r.sample);
-      log(
-        `[${size} +${ms} ms] ${dflt ? 'default' : 'suite  '} run ${i + 1}/${runs}: ${Math.round(r.sample.wall_ms)} ms, ${r.sample.requests} requests, peak RSS ${fmtMiB(r.sample.peak_rss_mib)}`,
-      );
+      logRun(log, `${size} +${ms} ms`, dflt ? 'default' : 'suite', i, runs, r);
     }
   }
   const requests = median(full.map((x) => x.requests));
   const physical = Math.round((requests * ms) / o.concurrency + floor0.wall_ms);
-  const physicalRow: Row = {
+  const computed = (tool: Tool, label: string, wall: number, n: number, length?: number): Row => ({
     size,
-    tool: 'physical',
-    label: `physical floor: requests × ${ms} ms ÷ ${o.concurrency} + transfer (the replay at 0 ms)`,
+    tool,
+    label,
     runs: 0,
-    requests: Math.round(requests),
-    wall_ms: Math.round(physical),
+    requests: Math.round(n),
+    wall_ms: Math.round(wall),
     ratio: null,
-    req_per_s: Math.round(requests / (physical / 1000)),
+    req_per_s: tool === 'physical' ? Math.round(n / (wall / 1000)) : null,
     peak_rss_mib: null,
     exit_codes: [],
     samples: [],
     latency_ms: ms,
-  };
-  return [
-    physicalRow,
+    ...(length !== undefined ? { chain: length } : {}),
+  });
+  const rows: Row[] = [
+    computed(
+      'physical',
+      `throughput floor: requests × ${ms} ms ÷ ${o.concurrency} + transfer (the replay at 0 ms)`,
+      physical,
+      requests,
+    ),
+  ];
+  const dependency = chain ? chain.length * ms : undefined;
+  if (chain)
+    rows.push(
+      computed(
+        'dependency',
+        `dependency floor: the longest chain, ${chain.length} round trips, × ${ms} ms (counted in the unbounded run)`,
+        dependency!,
+        chain.row.requests,
+        chain.length,
+      ),
+    );
+  else
+    rows[0]!.note = `no dependency floor: a run of ${requests} requests that never waits for a slot would open as many connections (counted up to ${CHAIN_MAX_REQUESTS})`;
+  rows.push(
     row(
       size,
       'suite',
       `suite: whole CLI run, every detail (--max-details all), concurrency ${o.concurrency}`,
       full,
-      physical,
+      Math.max(physical, dependency ?? 0),
       undefined,
       ms,
     ),
@@ -725,7 +872,8 @@ async function atLatency(
       'no --concurrency, no --max-details: what a vendor gets without flags',
       ms,
     ),
-  ];
+  );
+  return rows;
 }
 
 /** Every run of the row finished with a verdict (exit 0): an incomplete run (exit 3) measures no whole run. */
@@ -802,9 +950,21 @@ export function targets(rows: Row[]): Target[] {
       measured: `${lds.wall_ms} ms${unless(lds)}`,
       met: lds.wall_ms <= 120_000 && whole(lds),
     });
+  const f50 = find('fixture', 'suite', 50);
+  const fp50 = find('fixture', 'physical', 50);
+  const fd50 = find('fixture', 'dependency', 50);
+  if (f50 && fp50 && fd50) {
+    const floor = Math.max(fp50.wall_ms, fd50.wall_ms);
+    out.push({
+      name: 'fixture +50 ms: exhaustive run ≤ 1.3 × max(throughput floor, dependency floor)',
+      limit: `${Math.round(1.3 * floor)} ms`,
+      measured: `${f50.wall_ms} ms (${(f50.wall_ms / floor).toFixed(2)} × ${floor === fd50.wall_ms ? 'the dependency floor' : 'the throughput floor'})${unless(f50)}`,
+      met: f50.wall_ms <= 1.3 * floor && whole(f50),
+    });
+  }
   if (les && lp)
     out.push({
-      name: 'large +50 ms: exhaustive run ≤ 1.1 × physical floor',
+      name: 'large +50 ms: exhaustive run ≤ 1.1 × throughput floor',
       limit: `${Math.round(1.1 * lp.wall_ms)} ms`,
       measured: `${les.wall_ms} ms (${(les.wall_ms / lp.wall_ms).toFixed(2)} ×)${unless(les)}`,
       met: les.wall_ms <= 1.1 * lp.wall_ms && whole(les),
@@ -820,7 +980,7 @@ export function formatTable(r: BenchResult): string {
   const sep = '|---|---|---:|---:|---:|---:|---:|---:|';
   const lines = r.rows.map(
     (x) =>
-      `| ${x.size}${x.latency_ms ? ` +${x.latency_ms} ms` : ''} | ${x.label} | ${x.runs} | ${x.requests} | ${x.wall_ms} ms | ${x.ratio === null ? '' : `${x.ratio.toFixed(2)} ×`} | ${x.req_per_s ?? ''} | ${x.tool === 'physical' ? '' : fmtMiB(x.peak_rss_mib)} |`,
+      `| ${x.size}${x.latency_ms ? ` +${x.latency_ms} ms` : ''} | ${x.label} | ${x.runs} | ${x.requests} | ${x.wall_ms} ms | ${x.ratio === null ? '' : `${x.ratio.toFixed(2)} ×`} | ${x.req_per_s ?? ''} | ${x.tool === 'physical' || x.tool === 'dependency' ? '' : fmtMiB(x.peak_rss_mib)} |`,
   );
   const t = r.targets.map(
     (x) => `- ${x.met ? 'MET' : 'NOT MET'}: ${x.name} — limit ${x.limit}, measured ${x.measured}`,
@@ -831,6 +991,12 @@ export function formatTable(r: BenchResult): string {
   return [
     `Node ${r.machine.node}, ${r.machine.cpus} CPUs; concurrency ${r.settings.concurrency} (the CLI's default: ${r.settings.default_concurrency}); +N ms: the server holds back every response N ms (a simulated round trip); fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
     '',
+    ...(r.settings.latencies_ms.length
+      ? [
+          `At +N ms a run has two floors, and its suite/floor divides by the larger: the throughput floor (requests × N ms ÷ concurrency, plus the replay's time at no distance) and the dependency floor (the longest chain of round trips × N ms). The chain is counted in runs of the same command that never wait for a slot (--concurrency at least its request count), at +${r.settings.chain_latency_ms} ms (a client late for its own reasons must be later than the round trip to look as if it waited): the longest sequence of exchanges each of which reached the server after the previous one's answer had left it (bench/chain.ts).`,
+          '',
+        ]
+      : []),
     head,
     sep,
     ...lines,

@@ -22,6 +22,8 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
       '1',
       '--latency',
       '20',
+      '--chain-latency',
+      '50',
       '--no-dredd',
       '--out',
       out,
@@ -37,17 +39,22 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
     sizes: ['fixture'],
     runs: { fixture: 1 },
     latencies_ms: [20],
+    chain_latency_ms: 50,
   });
   expect(result.rows.map((x) => [x.size, x.tool, x.latency_ms])).toEqual([
     ['fixture', 'floor', undefined],
     ['fixture', 'suite', undefined],
     ['n/a', 'empty', undefined],
     ['n/a', 'vitest', undefined],
+    ['fixture', 'unbounded', 50],
     ['fixture', 'physical', 20],
+    ['fixture', 'dependency', 20],
     ['fixture', 'suite', 20],
     ['fixture', 'default', 20],
   ]);
-  const [floor, suite, empty, vitest, physical, far, defaults] = result.rows as Array<BenchResult['rows'][number]> as [
+  const [floor, suite, empty, vitest, unbounded, physical, dependency, far, defaults] = result.rows as [
+    Row,
+    Row,
     Row,
     Row,
     Row,
@@ -70,10 +77,22 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   expect(physical.runs).toBe(0);
   expect(physical.requests).toBe(far.requests);
   expect(physical.wall_ms).toBe(Math.round((far.requests * 20) / 8 + floor.wall_ms));
-  expect(far.ratio).toBeCloseTo(far.wall_ms / physical.wall_ms, 1);
+  // The dependency floor: the chain counted in the run that never waits for a slot (as wide as the run is long, at
+  // the chain's own round trip), × the row's round trip; the chain is at least token → list → detail, and the run is
+  // measured against the larger floor.
+  expect(unbounded.label).toContain(`--concurrency ${suite.requests}`);
+  expect(unbounded.ratio).toBeCloseTo(unbounded.wall_ms / (unbounded.chain! * 50), 1);
+  expect(unbounded.exit_codes).toEqual([0]);
+  expect(dependency.chain).toBe(unbounded.chain);
+  expect(dependency.chain).toBeGreaterThanOrEqual(3);
+  expect(dependency.chain).toBeLessThan(unbounded.requests);
+  expect(dependency.wall_ms).toBe(dependency.chain! * 20);
+  expect(unbounded.samples[0]!.chain_exchanges).toHaveLength(dependency.chain!);
+  expect(unbounded.samples[0]!.chain_exchanges![0]).toBe('GET /open/auth');
+  expect(far.ratio).toBeCloseTo(far.wall_ms / Math.max(physical.wall_ms, dependency.wall_ms), 1);
   expect(far.exit_codes).toEqual([0]);
   expect(defaults.exit_codes).toEqual([0]);
-  for (const x of result.rows.filter((r) => r.tool !== 'physical')) {
+  for (const x of result.rows.filter((r) => r.tool !== 'physical' && r.tool !== 'dependency')) {
     expect(x.runs).toBe(1);
     expect(x.wall_ms).toBeGreaterThan(0);
     expect(x.peak_rss_mib).toBeGreaterThan(10);
@@ -92,7 +111,10 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
   );
   expect(r.stdout).toMatch(/Targets:\n- (MET|NOT MET): fixture: whole CLI run/);
   expect(r.stdout).toContain(
-    `| fixture +20 ms | physical floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`,
+    `| fixture +20 ms | throughput floor: requests × 20 ms ÷ 8 + transfer (the replay at 0 ms) | 0 | ${physical.requests} | ${physical.wall_ms} ms |`,
+  );
+  expect(r.stdout).toContain(
+    `| fixture +20 ms | dependency floor: the longest chain, ${dependency.chain} round trips, × 20 ms (counted in the unbounded run) | 0 | ${dependency.requests} | ${dependency.wall_ms} ms |`,
   );
   expect(r.stdout).toContain(`Written: ${out}`);
 }, 120_000);
