@@ -36,22 +36,31 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   const paths = (await dataEndpointPaths(ctx)).map((p) => p.path);
   // Before: the run's shared GETs (every other check has run on them already, and sent only GET); after: fresh ones.
   const before = await Promise.all(paths.map((path) => ctx.api.get(path)));
-  const answers: UnsafeAnswer[] = [];
-  // One at a time, in a fixed order: a server that does change state changes it the same way on every run.
+  // One at a time within a resource, in a fixed order, so a server that does change state changes it the same way on
+  // every run; the resources (merchant, dishes, seats, orders) side by side, since none's data is another's: the
+  // run's chain of round trips is one resource's requests, not all of them.
+  const byResource = new Map<string, string[]>();
   for (const path of paths) {
-    for (const method of UNSAFE_METHODS) {
-      try {
-        answers.push({
-          method,
-          path,
-          reply: await ctx.api.once(`readonly:${method}:${path}`, { method, path, token }),
-        });
-      } catch (e) {
-        if (!(e instanceof NetworkError)) throw e;
-        answers.push({ method, path, error: e.message });
-      }
-    }
+    const resource = path.split('/')[1] ?? path;
+    byResource.set(resource, [...(byResource.get(resource) ?? []), path]);
   }
+  const unsafe = async (path: string, method: (typeof UNSAFE_METHODS)[number]): Promise<UnsafeAnswer> => {
+    try {
+      return { method, path, reply: await ctx.api.once(`readonly:${method}:${path}`, { method, path, token }) };
+    } catch (e) {
+      if (!(e instanceof NetworkError)) throw e;
+      return { method, path, error: e.message };
+    }
+  };
+  const perResource = await Promise.all(
+    [...byResource.values()].map(async (own) => {
+      const out: UnsafeAnswer[] = [];
+      for (const path of own) for (const method of UNSAFE_METHODS) out.push(await unsafe(path, method));
+      return out;
+    }),
+  );
+  // Reported in the order of the paths, as before: resource by resource.
+  const answers = perResource.flat();
   const after = await Promise.all(paths.map((path) => ctx.api.once(`readonly:after:${path}`, { path, token })));
   return { paths, before, answers, after };
 }
