@@ -4,12 +4,10 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { didYouMean, orList } from './suggest.js';
 import { yaml } from './yaml.js';
 import { schemaObject, validate, type SchemaError } from './schemas.js';
+import type { KeyPair } from './auth-scheme.js';
 
-/** An application's key pair as §5.2 names it: the public key (secret) and the secret key (key). */
-export interface Credentials {
-  secret: string;
-  key: string;
-}
+/** An application's key pair as §5.2 names it (core/auth-scheme.ts). */
+export type Credentials = KeyPair;
 /** The report files a run can write besides the terminal summary. */
 export type ReportFormat = 'json' | 'junit' | 'html';
 

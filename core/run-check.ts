@@ -6,6 +6,7 @@ import { capText } from './untrusted-text.js';
 import type { Check, CheckContext, CheckResult, FuzzFailure, Requirement } from './check.js';
 import { Blocked, CheckFailure } from './check-errors.js';
 import { unrecordedRequest } from './recorded-source.js';
+import { TOKEN_HEADER } from './auth-scheme.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
   other_app: (c) =>
@@ -63,7 +64,7 @@ export function transportNotes(evidence: Exchange[]): string[] {
     const status = e.response?.status ?? 0;
     if (status >= 300 && status < 400) {
       out.add(
-        `${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the open-token stays with base_url)`,
+        `${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the ${TOKEN_HEADER} stays with base_url)`,
       );
     }
   }
