@@ -1,6 +1,7 @@
 import type { Exchange } from '../core/exchange.js';
 import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
 import type { Report } from '../core/report.js';
+import { AUTH_PATH, authQueryText, TOKEN_JQ, TOKEN_SHELL_VARS } from '../core/auth-scheme.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
@@ -10,8 +11,7 @@ import type { Report } from '../core/report.js';
 
 /** Redaction markers (`[REDACTED:token]`, `[REDACTED:public-key]`, …) become these shell variables in curl lines. */
 const SHELL_VARS: Record<string, string> = {
-  token: 'OPEN_TOKEN',
-  'other-token': 'OTHER_OPEN_TOKEN',
+  ...TOKEN_SHELL_VARS,
   'issued-token': 'ISSUED_TOKEN',
   'public-key': 'CONFORMANCE_SECRET',
   'secret-key': 'CONFORMANCE_KEY',
@@ -104,7 +104,7 @@ export function tokenCommand(
   const src = TOKEN_SOURCES[kind];
   return (
     `export ${shellVarFor(kind)}="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
-    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:${src.publicKey}]&key=[REDACTED:${src.secretKey}]`)} | jq -r .data.app_token)"`
+    `${shellWord(`${baseUrl}${AUTH_PATH}?${authQueryText(`[REDACTED:${src.publicKey}]`, `[REDACTED:${src.secretKey}]`)}`)} | jq -r ${TOKEN_JQ})"`
   );
 }
 
@@ -116,14 +116,14 @@ export function credentialSteps(lines: string[], baseUrl: string, opts: CurlOpti
   const used = new Set(lines.flatMap((l) => [...l.matchAll(/\$\{?([A-Z_]+)/g)].map((m) => m[1]!)));
   const steps: string[] = [];
   const vars = (kinds: string[]): string[] => kinds.map(shellVarFor);
-  if (used.has('OPEN_TOKEN'))
+  if (used.has(TOKEN_SHELL_VARS.token))
     steps.push(
       `# ${vars(['public-key', 'secret-key'])
         .map((v) => `$${v}`)
         .join(' and ')}: the application's key pair (app)`,
       tokenCommand(baseUrl, opts, 'token'),
     );
-  if (used.has('OTHER_OPEN_TOKEN'))
+  if (used.has(TOKEN_SHELL_VARS['other-token']))
     steps.push(
       `# ${vars(['other-public-key', 'other-secret-key'])
         .map((v) => `$${v}`)
