@@ -195,8 +195,7 @@ function addRecordedSecrets(redactor: Redactor, seen: SeenApp[]): void {
 
 /** What a skipped check needed, said of a recording: what the recording does not hold, not a flag to give. */
 const RECORDING_UNMET: Partial<Record<Requirement, string>> = {
-  other_app:
-    `not in the recording: no application of a second merchant (an ${AUTH_PATH} of another key pair, or a token whose /merchant names another merchant)`,
+  other_app: `not in the recording: no application of a second merchant (an ${AUTH_PATH} of another key pair, or a token whose /merchant names another merchant)`,
   disabled_app_keys: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
   disabled_app_token: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
 };
