@@ -358,7 +358,9 @@ export class Api {
     const s = successData(r);
     const token = s.ok ? issuedToken(s.data) : undefined;
     if (token === undefined) {
-      throw new Blocked(`no token for ${who}: ${AUTH_PATH} ${s.ok ? `carried no ${TOKEN_FIELD}` : s.why} (see AUTH-01)`);
+      throw new Blocked(
+        `no token for ${who}: ${AUTH_PATH} ${s.ok ? `carried no ${TOKEN_FIELD}` : s.why} (see AUTH-01)`,
+      );
     }
     this.shared.registerToken(token, who);
     this.tokens.set(who, { round, token });
