@@ -4,7 +4,7 @@ import { isRecord, successData } from '../core/api.js';
 import { describeReply, isRefusal } from '../core/assertions.js';
 import { stringifyJson } from '../core/exact-json.js';
 import { AUTH_PATH } from '../core/endpoints.js';
-import { authRequest, merchantField, TOKEN_HEADER } from '../core/auth-scheme.js';
+import { authRequest, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/auth-scheme.js';
 import { tokensIn } from '../core/issued-tokens.js';
 import type { Redactor } from '../core/redact.js';
 import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
@@ -23,18 +23,22 @@ interface App {
   settings: string;
 }
 
+/** Where a key pair is set, as a stop names it: its config keys, their variables, and the flags when asked. */
+const settingsOf = ({ secret, key }: (typeof CREDENTIALS)['app' | 'other_app'], flags: boolean): string =>
+  `${secret.key} / ${key.key} (${secret.env} / ${key.env}${flags ? `, --${secret.flag} / --${key.flag}` : ''})`;
+
 const APPS = (c: Config): App[] => [
   {
     who: 'app',
     creds: c.app,
-    settings: 'app.secret / app.key (CONFORMANCE_SECRET / CONFORMANCE_KEY, --secret / --key)',
+    settings: settingsOf(CREDENTIALS.app, true),
   },
   ...(c.other_app
     ? [
         {
           who: 'other_app' as const,
           creds: c.other_app,
-          settings: 'other_app.secret / other_app.key (CONFORMANCE_OTHER_SECRET / CONFORMANCE_OTHER_KEY)',
+          settings: settingsOf(CREDENTIALS.other_app, false),
         },
       ]
     : []),

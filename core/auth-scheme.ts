@@ -28,12 +28,82 @@ export interface KeyPair {
   key: string;
 }
 
-/** The applications the config names, and the config keys of their credentials (§5.1). */
-export const CREDENTIAL_KEYS = {
-  app: { secret: 'app.secret', key: 'app.key' },
-  other_app: { secret: 'other_app.secret', key: 'other_app.key' },
-  disabled_app: { secret: 'disabled_app.secret', key: 'disabled_app.key', token: 'disabled_app.token' },
-} as const;
+/** One credential as the config file (key), the command line (flag) and the environment (env) spell it. */
+export interface CredentialSetting {
+  key: string;
+  flag: string;
+  env: string;
+  /** What the value is, as --help shows it. */
+  value: 'key' | 'token';
+  help: string;
+}
+
+/**
+ * How the credentials are configured (§5.1): app's key pair, other_app's (an application of a second merchant), and
+ * disabled_app's key pair and earlier token. core/config.ts makes them options; messages name them from here.
+ */
+export const CREDENTIALS = {
+  app: {
+    secret: {
+      key: 'app.secret',
+      flag: 'secret',
+      env: 'CONFORMANCE_SECRET',
+      value: 'key',
+      help: `Application public key (sent as the ${KEY_PAIR_QUERY.publicKey} query parameter)`,
+    },
+    key: {
+      key: 'app.key',
+      flag: 'key',
+      env: 'CONFORMANCE_KEY',
+      value: 'key',
+      help: `Application secret key (sent as the ${KEY_PAIR_QUERY.secretKey} query parameter)`,
+    },
+  },
+  other_app: {
+    secret: {
+      key: 'other_app.secret',
+      flag: 'other-secret',
+      env: 'CONFORMANCE_OTHER_SECRET',
+      value: 'key',
+      help: 'Public key of an application of another merchant (isolation checks)',
+    },
+    key: {
+      key: 'other_app.key',
+      flag: 'other-key',
+      env: 'CONFORMANCE_OTHER_KEY',
+      value: 'key',
+      help: 'Secret key of that application',
+    },
+  },
+  disabled_app: {
+    secret: {
+      key: 'disabled_app.secret',
+      flag: 'disabled-secret',
+      env: 'CONFORMANCE_DISABLED_SECRET',
+      value: 'key',
+      help: 'Public key of an application the merchant has disabled',
+    },
+    key: {
+      key: 'disabled_app.key',
+      flag: 'disabled-key',
+      env: 'CONFORMANCE_DISABLED_KEY',
+      value: 'key',
+      help: 'Secret key of the disabled application',
+    },
+    token: {
+      key: 'disabled_app.token',
+      flag: 'disabled-token',
+      env: 'CONFORMANCE_DISABLED_TOKEN',
+      value: 'token',
+      help: 'A token issued to it before it was disabled',
+    },
+  },
+} as const satisfies Record<string, Record<string, CredentialSetting>>;
+
+/** Every credential setting, in the order --help and the README list them. */
+export const CREDENTIAL_SETTINGS: CredentialSetting[] = Object.values(CREDENTIALS).flatMap((a) =>
+  Object.values(a as Record<string, CredentialSetting>),
+);
 
 /** /auth's query for a key pair, public key first, as §5.2 writes it. */
 export function authQuery(pair: KeyPair): Record<string, string> {

@@ -22,13 +22,18 @@ const EXEMPT: Array<{ prefix: string; why: string }> = [
   { prefix: 'suites/rules/', why: "the rule matrix: each rule's text quotes the spec's own words (§4, §5)" },
 ];
 
-/** What spells the scheme: the endpoint, the header, the query, the token's field, a curl line's token variable. */
+/**
+ * What spells the scheme: the endpoint, the header, the query, the token's field, a curl line's token variable, and
+ * how the credentials are configured (their config keys and environment variables).
+ */
 const SPELLINGS: Array<{ name: string; pattern: RegExp }> = [
   { name: 'the token header', pattern: /open-token/i },
   { name: 'the /auth path', pattern: /\/auth\b/ },
   { name: "/auth's query", pattern: /\b(?:secret|key)=/ },
   { name: "the token's field", pattern: /\bapp_token\b/ },
   { name: "a curl line's token variable", pattern: /\bOPEN_TOKEN\b/ },
+  { name: "a credential's config key", pattern: /\b(?:other_app|disabled_app|app)\.(?:secret|key|token)\b/ },
+  { name: "a credential's variable", pattern: /\bCONFORMANCE_(?:OTHER_|DISABLED_)?(?:SECRET|KEY|TOKEN)\b/ },
 ];
 
 /** URLSearchParams' methods: a query parameter of /auth read or written by its name. */
