@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { packageRoot } from '../core/paths.js';
@@ -40,17 +40,13 @@ const SPELLINGS: Array<{ name: string; pattern: RegExp }> = [
 const QUERY_METHODS = new Set(['get', 'getAll', 'has', 'set', 'append', 'delete']);
 const QUERY_NAMES = new Set<string>(Object.values(KEY_PAIR_QUERY));
 
+/** The .ts files of the scanned folders, as paths relative to the package root ("core/http.ts"), sorted. */
 function sources(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(join(packageRoot, dir), { withFileTypes: true })) {
-      const path = `${dir}/${e.name}`;
-      if (e.isDirectory()) walk(path);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(path);
-    }
-  };
-  for (const dir of SCANNED) walk(dir);
-  return out.sort();
+  return SCANNED.flatMap((dir) =>
+    readdirSync(join(packageRoot, dir), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+      .map((name) => `${dir}/${name.split(sep).join('/')}`),
+  ).sort();
 }
 
 /**
