@@ -4,7 +4,7 @@ import { isRecord, successData } from '../core/api.js';
 import { describeReply, isRefusal } from '../core/assertions.js';
 import { stringifyJson } from '../core/exact-json.js';
 import { AUTH_PATH } from '../core/endpoints.js';
-import { authRequest, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/auth-scheme.js';
+import { authQuery, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/auth-scheme.js';
 import { tokensIn } from '../core/issued-tokens.js';
 import type { Redactor } from '../core/redact.js';
 import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
@@ -122,10 +122,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
       throw e;
     }
   };
-  const auth = (app: App, token?: string): Promise<Reply> => {
-    const { path, query } = authRequest(app.creds);
-    return send(path, query, token);
-  };
+  const auth = (app: App, token?: string): Promise<Reply> => send(AUTH_PATH, authQuery(app.creds), token);
   try {
     // Both applications at once (a round trip less at a distance); their answers are judged in order.
     const answers = await settled(apps.map((app) => auth(app)));
