@@ -11,7 +11,16 @@ import type { Requirement } from '../core/check.js';
 import type { Who } from '../core/resources.js';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
-import { AUTH_PATH } from '../core/endpoints.js';
+import {
+  AUTH_PATH,
+  authCallOf,
+  authPathAt,
+  authQueryText,
+  issuedToken,
+  merchantField,
+  TOKEN_HEADER,
+  tokenOfRequest,
+} from '../core/auth-scheme.js';
 import { inertBlock, untrustedLine } from '../core/untrusted-text.js';
 import { tool } from '../core/paths.js';
 import { summaryText } from '../reporters/terminal.js';
@@ -24,14 +33,14 @@ export const CHECK_HAR_USAGE = `Usage: conformance check-har capture.har [--base
 Judges the exchanges recorded in a HAR file (browser devtools, mitmproxy's HAR export, Playwright's recordHar, or a
 run's --record-har) by every check that can be judged from them, and sends no request. A check that needs a
 request the recording does not hold is skipped, naming it, so the verdict is PARTIAL at best. The applications are
-told apart by their key pairs in the /auth requests and the tokens /auth issued them (the application whose token
+told apart by their key pairs in the ${AUTH_PATH} requests and the tokens ${AUTH_PATH} issued them (the application whose token
 is used most is "app", a second application of another merchant "other_app"); a run's own HAR names them. A capture
-without /auth (a cached token) names them by the open-token of its requests; the recorded answers are judged all
+without ${AUTH_PATH} (a cached token) names them by the ${TOKEN_HEADER} of its requests; the recorded answers are judged all
 the same. A failed attempt (status 0) followed by its recorded retry is the client's network: set aside, counted.
-Secrets in the HAR (keys in /auth's query, open-token headers, tokens in /auth answers) are redacted in every output.
+Secrets in the HAR (keys in ${AUTH_PATH}'s query, ${TOKEN_HEADER} headers, tokens in ${AUTH_PATH} answers) are redacted in every output.
 The HAR is read as a stream; what is not a regular file, or is past 4 GiB (CONFORMANCE_MAX_HAR_BYTES), is refused.
 
-  --base-url <url>      The API's base address in the recording (default: where /auth, else the API, was called)
+  --base-url <url>      The API's base address in the recording (default: where ${AUTH_PATH}, else the API, was called)
   --report-dir <dir>    Directory for the reports (default ./conformance-report)
   --reporter <list>     Comma-separated report formats: json,junit,html (default all)
   --max-details <n|all> Judge a seeded sample of N detail records of a resource (default all that were recorded)
@@ -77,7 +86,7 @@ export class RecordingSurvey {
     } catch {
       return;
     }
-    const token = x.request.headers['open-token'];
+    const token = tokenOfRequest(x.request.headers);
     if (token) {
       if (this.uses.has(token) || this.uses.size < MAX_TRACKED) this.uses.set(token, (this.uses.get(token) ?? 0) + 1);
       const api = API_PATHS.exec(u.pathname);
@@ -87,20 +96,19 @@ export class RecordingSurvey {
         if (id !== undefined) this.merchants.set(token, id);
       }
     }
-    const secret = u.searchParams.get('secret');
-    const key = u.searchParams.get('key');
-    if (!u.pathname.endsWith(AUTH_PATH) || secret === null || key === null) return;
-    this.authBase ??= `${u.origin}${u.pathname.slice(0, -AUTH_PATH.length)}`;
+    const call = authCallOf(u);
+    if (!call) return;
+    const { secret, key } = call.pair;
+    this.authBase ??= call.base;
     const id = JSON.stringify([u.origin, u.pathname, secret, key]);
     if (!this.auths.has(id) && this.auths.size >= MAX_TRACKED) return;
     const app = this.auths.get(id) ?? { secret, key, uses: 0 };
     this.auths.set(id, app);
-    const data = x.response
-      ? (bodyJson(x.response) as { data?: { app_token?: unknown; merchant?: { id?: unknown } } } | undefined)?.data
-      : undefined;
-    if (typeof data?.app_token === 'string' && data.app_token !== '') {
-      app.token = data.app_token;
-      app.merchant = data.merchant?.id;
+    const data = x.response ? (bodyJson(x.response) as { data?: unknown } | undefined)?.data : undefined;
+    const issued = issuedToken(data);
+    if (issued !== undefined) {
+      app.token = issued;
+      app.merchant = (merchantField(data) as { id?: unknown } | undefined)?.id;
     }
   }
 
@@ -111,7 +119,7 @@ export class RecordingSurvey {
 
   /** The applications of the recording at a base URL: by their /auth requests, then by tokens no /auth issued. */
   applications(base: string): SeenApp[] {
-    const authPath = `${new URL(base).pathname.replace(/\/+$/, '')}${AUTH_PATH}`;
+    const authPath = authPathAt(base);
     const origin = new URL(base).origin;
     const apps = [...this.auths.entries()]
       .filter(([id]) => {
@@ -172,7 +180,10 @@ const noKeyPair = (who: Who): Credentials => ({
   key: `${who}-secret-key-not-in-the-recording`,
 });
 /** A request for /auth with the key pair of noKeyPair, as a skipped check's message shows it (redacted). */
-const NO_KEY_AUTH = /GET \/auth\?secret=\[REDACTED:(other-)?public-key\]&key=\[REDACTED:(?:other-)?secret-key\]\S*/g;
+const NO_KEY_AUTH = new RegExp(
+  `GET ${AUTH_PATH}\\?${authQueryText('\\[REDACTED:(other-)?public-key\\]', '\\[REDACTED:(?:other-)?secret-key\\]')}\\S*`,
+  'g',
+);
 
 /** Every secret of the recording the config does not name: other key pairs, tokens in open-token headers. */
 function addRecordedSecrets(redactor: Redactor, seen: SeenApp[]): void {
@@ -185,8 +196,7 @@ function addRecordedSecrets(redactor: Redactor, seen: SeenApp[]): void {
 
 /** What a skipped check needed, said of a recording: what the recording does not hold, not a flag to give. */
 const RECORDING_UNMET: Partial<Record<Requirement, string>> = {
-  other_app:
-    'not in the recording: no application of a second merchant (an /auth of another key pair, or a token whose /merchant names another merchant)',
+  other_app: `not in the recording: no application of a second merchant (an ${AUTH_PATH} of another key pair, or a token whose /merchant names another merchant)`,
   disabled_app_keys: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
   disabled_app_token: 'not in the recording: no disabled application (only a HAR written by --record-har names one)',
 };
@@ -199,8 +209,8 @@ function asRecorded(r: CheckRecord, tokens: Partial<Record<Who, string>>, noApp:
   const unmet = r.unmet && RECORDING_UNMET[r.unmet];
   const message = r.message.replace(NO_KEY_AUTH, (all, other?: string) => {
     const who: Who = other ? 'other_app' : 'app';
-    if (tokens[who] !== undefined) return `GET /auth of ${who} (only its token is in the recording)`;
-    return noApp ? 'GET /auth (no application: no /auth answered a token, no request carried one)' : all;
+    if (tokens[who] !== undefined) return `GET ${AUTH_PATH} of ${who} (only its token is in the recording)`;
+    return noApp ? `GET ${AUTH_PATH} (no application: no ${AUTH_PATH} answered a token, no request carried one)` : all;
   });
   return {
     ...r,
@@ -329,7 +339,7 @@ async function judgeFile(
   const base = v['base-url'] ?? survey.baseUrl();
   if (!base)
     throw new ConfigError(
-      `check-har: ${untrustedLine(file)} holds no /auth request and no request with an open-token to take the base URL from: give --base-url`,
+      `check-har: ${untrustedLine(file)} holds no ${AUTH_PATH} request and no request with an ${TOKEN_HEADER} to take the base URL from: give --base-url`,
     );
   if (!URL.canParse(base)) throw new ConfigError('check-har: --base-url is not a URL');
   const seen = survey.applications(base);
@@ -385,7 +395,7 @@ async function judgeFile(
   };
   if (!v.quiet) {
     const who = (w: Who): string =>
-      `${w}${tokens[w] !== undefined ? ' (by the token its requests carried: its /auth is not in the recording)' : ''}`;
+      `${w}${tokens[w] !== undefined ? ` (by the token its requests carried: its ${AUTH_PATH} is not in the recording)` : ''}`;
     out(
       untrustedLine(
         redactor.redact(
@@ -394,7 +404,7 @@ async function judgeFile(
       ) + '\n',
     );
     out(
-      `Applications: ${roles.app ? who('app') : 'none (no /auth answered a token, no request carried one)'}${roles.other_app ? `, ${who('other_app')}` : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,
+      `Applications: ${roles.app ? who('app') : `none (no ${AUTH_PATH} answered a token, no request carried one)`}${roles.other_app ? `, ${who('other_app')}` : ''}${roles.disabled_app ? ', disabled_app' : ''}\n`,
     );
     for (const n of notes) out(`Network: ${n}\n`);
     if (recording.beyondIndex)

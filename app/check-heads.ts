@@ -26,7 +26,7 @@ const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 /** Written by the build (npm run build), next to this module. */
 export const HEADS_FILE = join(here, 'check-heads.json');
 
-/** The hash of what decides the catalogue: every module of suites/ and the check model (its area order). */
+/** The hash of what decides the catalogue: every module of suites/, the check model (its area order), the auth scheme. */
 export function suitesHash(): string {
   const hash = createHash('sha256');
   const files: string[] = [];
@@ -38,6 +38,8 @@ export function suitesHash(): string {
   };
   walk(join(here, '..', 'suites'));
   files.push(join(here, '..', 'core', `check${ext}`));
+  // Titles name the endpoint and the header the auth scheme spells.
+  files.push(join(here, '..', 'core', `auth-scheme${ext}`));
   for (const f of files.sort()) hash.update(`${f.slice(join(here, '..').length)}\0${readFileSync(f)}\0`);
   return hash.digest('hex');
 }

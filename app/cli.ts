@@ -15,6 +15,7 @@ import {
 } from '../core/config.js';
 import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/redact.js';
+import { CREDENTIALS } from '../core/auth-scheme.js';
 import { readProgress } from '../core/progress.js';
 import { openStartGate } from '../core/start-gate.js';
 import type { SuiteOptions } from './suite-runner.js';
@@ -200,7 +201,7 @@ export function usage(): string {
 
 ${groups.join('\n\n')}
 
-Prefer CONFORMANCE_SECRET / CONFORMANCE_KEY (or \${...} in the config file) to --secret/--key: flags end up in
+Prefer ${CREDENTIALS.app.secret.env} / ${CREDENTIALS.app.key.env} (or \${...} in the config file) to --${CREDENTIALS.app.secret.flag}/--${CREDENTIALS.app.key.flag}: flags end up in
 shell history and process lists.
 
 ${exitCodesText()}`;

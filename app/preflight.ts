@@ -4,6 +4,7 @@ import { isRecord, successData } from '../core/api.js';
 import { describeReply, isRefusal } from '../core/assertions.js';
 import { stringifyJson } from '../core/exact-json.js';
 import { AUTH_PATH } from '../core/endpoints.js';
+import { authQuery, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/auth-scheme.js';
 import { tokensIn } from '../core/issued-tokens.js';
 import type { Redactor } from '../core/redact.js';
 import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
@@ -22,18 +23,22 @@ interface App {
   settings: string;
 }
 
+/** Where a key pair is set, as a stop names it: its config keys, their variables, and the flags when asked. */
+const settingsOf = ({ secret, key }: (typeof CREDENTIALS)['app' | 'other_app'], flags: boolean): string =>
+  `${secret.key} / ${key.key} (${secret.env} / ${key.env}${flags ? `, --${secret.flag} / --${key.flag}` : ''})`;
+
 const APPS = (c: Config): App[] => [
   {
     who: 'app',
     creds: c.app,
-    settings: 'app.secret / app.key (CONFORMANCE_SECRET / CONFORMANCE_KEY, --secret / --key)',
+    settings: settingsOf(CREDENTIALS.app, true),
   },
   ...(c.other_app
     ? [
         {
           who: 'other_app' as const,
           creds: c.other_app,
-          settings: 'other_app.secret / other_app.key (CONFORMANCE_OTHER_SECRET / CONFORMANCE_OTHER_KEY)',
+          settings: settingsOf(CREDENTIALS.other_app, false),
         },
       ]
     : []),
@@ -62,7 +67,7 @@ const merchantIn = (m: unknown): Merchant | undefined =>
 /** The merchant an /auth answer names (§2.6 merchant), whatever its envelope. */
 const authMerchant = (r: Reply): Merchant | undefined => {
   const d = looseData(r);
-  return merchantIn(isRecord(d) ? d.merchant : undefined);
+  return merchantIn(isRecord(d) ? merchantField(d) : undefined);
 };
 
 /** Two answers name one merchant: the same id, or the same non-empty merchant_id. */
@@ -117,8 +122,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
       throw e;
     }
   };
-  const auth = (app: App, token?: string): Promise<Reply> =>
-    send(AUTH_PATH, { secret: app.creds.secret, key: app.creds.key }, token);
+  const auth = (app: App, token?: string): Promise<Reply> => send(AUTH_PATH, authQuery(app.creds), token);
   try {
     // Both applications at once (a round trip less at a distance); their answers are judged in order.
     const answers = await settled(apps.map((app) => auth(app)));
@@ -133,7 +137,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
         ];
       if (read === 'not the api')
         throw new SetupError(
-          `no /auth endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`,
+          `no ${AUTH_PATH} endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`,
         );
     }
     const refused = apps.filter((_, i) => readAuth(answers[i]!) === 'refused');
@@ -148,7 +152,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
       for (const app of unlocked) answers[apps.indexOf(app)] = probes.get(app)!;
       if (unlocked.length)
         warnings.push(
-          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an open-token header and accepted it with one: /auth needs no token (§4 rule 3): AUTH-01, which asks without one, judges it`,
+          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an ${TOKEN_HEADER} header and accepted it with one: ${AUTH_PATH} needs no token (§4 rule 3): AUTH-01, which asks without one, judges it`,
         );
     }
     for (const [i, app] of apps.entries()) {
@@ -159,8 +163,8 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
       const probeSaid = !probe
         ? ''
         : readAuth(probe) === 'refused'
-          ? ' (and again with an open-token header)'
-          : ` (with an open-token header: ${redactor.redact(describeReply(probe))})`;
+          ? ` (and again with an ${TOKEN_HEADER} header)`
+          : ` (with an ${TOKEN_HEADER} header: ${redactor.redact(describeReply(probe))})`;
       throw new SetupError(
         `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}${probeSaid}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
       );
@@ -204,7 +208,7 @@ async function sameMerchantStop(
   if (!sameMerchant(merchants[0], merchants[1])) return;
   const other = apps[1]!;
   throw new SetupError(
-    `other_app authenticates as the same merchant as app (/auth and /merchant name merchant id ${redactor.redact(stringifyJson(merchants[0]!.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${other.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`,
+    `other_app authenticates as the same merchant as app (${AUTH_PATH} and /merchant name merchant id ${redactor.redact(stringifyJson(merchants[0]!.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${other.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`,
   );
 }
 

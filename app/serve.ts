@@ -10,6 +10,7 @@ import {
   type RunningServer,
 } from './demo.js';
 import { startSandbox } from './sandbox.js';
+import { AUTH_PATH, authQueryText, KEY_PAIR_QUERY, TOKEN_HEADER, type KeyPair } from '../core/auth-scheme.js';
 
 const FLAGS = {
   port: { type: 'string', default: '8080' },
@@ -49,12 +50,13 @@ function banner(srv: RunningServer, o: { size: string; faults: RunFault[]; seed:
     ? o.faults.map((r) => `${describeFault(r.fault)}${r.rate < 1 ? `@${r.rate}` : ''}`).join(', ')
     : 'none for the whole run';
   // The fixture's published test credentials: printed on purpose, they are nobody's secrets.
+  const pair = (c: KeyPair): string => `${KEY_PAIR_QUERY.publicKey}=${c.secret} ${KEY_PAIR_QUERY.secretKey}=${c.key}`;
   return `Sandbox: the reference server at ${srv.baseUrl}${srv.baseUrl.startsWith('https') ? `\n  TLS: its test CA is ${srv.caFile} (e.g. NODE_EXTRA_CA_CERTS=${srv.caFile})` : ''}
   Merchant 1 (${o.size}): ${mine(f.dishes)} dishes, ${mine(f.seats)} seats, ${mine(f.orders)} orders; merchant 2 is small
-Credentials it accepts (fixture test credentials; GET /auth?secret=…&key=… gives the open-token):
-  app (merchant 1):        secret=${CREDENTIALS.app.secret} key=${CREDENTIALS.app.key}
-  other_app (merchant 2):  secret=${CREDENTIALS.other_app.secret} key=${CREDENTIALS.other_app.key}
-  disabled_app:            secret=${CREDENTIALS.disabled_app.secret} key=${CREDENTIALS.disabled_app.key} token=${CREDENTIALS.disabled_app.token}
+Credentials it accepts (fixture test credentials; GET ${AUTH_PATH}?${authQueryText('…', '…')} gives the ${TOKEN_HEADER}):
+  app (merchant 1):        ${pair(CREDENTIALS.app)}
+  other_app (merchant 2):  ${pair(CREDENTIALS.other_app)}
+  disabled_app:            ${pair(CREDENTIALS.disabled_app)} token=${CREDENTIALS.disabled_app.token}
 Faults: ${faults}; seed ${o.seed}${o.ttl !== undefined ? `; tokens expire ${o.ttl} s after issue` : ''}
   per request: header ${FAULT_HEADER}: latency=MS | 500 | 429[=SECONDS] | truncate | expired-token | disabled | none
 The API as OpenAPI 3.1: conformance openapi. Ctrl-C to stop.

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { validate, type SchemaName } from '../core/schemas.js';
+import { AUTH_PATH, carryToken, tokenField } from '../core/auth-scheme.js';
 
 export interface PlannedRequest {
   method: string;
@@ -42,7 +43,7 @@ type Json = Record<string, unknown>;
 /** The schema of a successful answer's data, by endpoint (a list is validated record by record). */
 function dataSchema(apiPath: string): { schema: SchemaName; list: boolean } | undefined {
   const p = apiPath.split('?')[0]!;
-  if (p === '/auth') return { schema: 'auth-result', list: false };
+  if (p === AUTH_PATH) return { schema: 'auth-result', list: false };
   if (p === '/merchant') return { schema: 'merchant', list: false };
   if (p === '/dishes') return { schema: 'dish', list: true };
   if (p === '/seats') return { schema: 'seat', list: true };
@@ -121,8 +122,7 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
       accept: 'application/json',
       'content-type': 'application/json; charset=utf-8',
     };
-    if (r.token)
-      headers['open-token'] = 'literal' in r.token ? r.token.literal : await tokenOf(r.token.issuedTo).promise;
+    if (r.token) carryToken(headers, 'literal' in r.token ? r.token.literal : await tokenOf(r.token.issuedTo).promise);
     await gate.enter();
     try {
       let res;
@@ -142,7 +142,7 @@ export async function runFloor(plan: FloorPlan): Promise<FloorResult> {
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       if (!check(apiPath(r.url), text)) invalid++;
       if (r.issues) {
-        const token = (JSON.parse(text) as { data?: { app_token?: string } }).data?.app_token;
+        const token = tokenField((JSON.parse(text) as { data?: unknown }).data) as string | undefined;
         if (token) tokenOf(r.issues).resolve(token);
       }
       return text;

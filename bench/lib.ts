@@ -29,6 +29,7 @@ import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from './openapi2.js';
 import { longestChain, type Span } from './chain.js';
 import { DEFAULTS } from '../core/config.js';
+import { AUTH_PATH, authCallOf, TOKEN_HEADER } from '../core/auth-scheme.js';
 
 /** xlarge (ten times large) is opt-in: `--sizes xlarge`; never in the default set. */
 export type SizeName = 'fixture' | 'large' | 'xlarge';
@@ -255,11 +256,12 @@ function recorder(): Recorder {
       const url = req.url ?? '/';
       const entry: PlannedRequest = { method: req.method ?? 'GET', url };
       const q = new URL(url, 'http://x');
-      if (q.pathname.endsWith('/auth')) {
-        const app = appBySecret.get(q.searchParams.get('secret') ?? '');
-        if (app && q.searchParams.get('key')) entry.issues = app;
+      const auth = authCallOf(q);
+      if (auth) {
+        const app = appBySecret.get(auth.pair.secret);
+        if (app && auth.pair.key) entry.issues = app;
       }
-      const token = req.headers['open-token'];
+      const token = req.headers[TOKEN_HEADER];
       if (typeof token === 'string') {
         const owner = world.tokens.get(token);
         const issuedTo = owner && !fixtureTokens.has(token) ? appBySecret.get(owner.secret) : undefined;
@@ -643,7 +645,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             'CLI fixed cost: a run of one check (--only AUTH-01)',
             empty,
             undefined,
-            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one /auth per application), Vitest start, suite import, the token request, report writing`,
+            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one ${AUTH_PATH} per application), Vitest start, suite import, the token request, report writing`,
           ),
         );
         rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));

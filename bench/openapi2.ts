@@ -4,6 +4,8 @@
  * hand-kept copy. Dredd sends one request per documented response, so only the 200 answers are kept (the error
  * answers cannot be provoked with the same request); example values come from the 3.1 document's examples.
  */
+import { TOKEN_HEADER } from '../core/auth-scheme.js';
+
 type Json = Record<string, unknown>;
 
 /** JSON Schema 2020-12 → the draft-4 subset OpenAPI 2.0 and Dredd's validator take, keeping the latitude's types. */
@@ -64,7 +66,7 @@ export function openApi2ForDredd(doc: Json): Json {
       'x-example': p.in === 'query' ? PLACEHOLDER : p.example,
     }));
     if (authed)
-      params.push({ name: 'open-token', in: 'header', required: true, type: 'string', 'x-example': PLACEHOLDER });
+      params.push({ name: TOKEN_HEADER, in: 'header', required: true, type: 'string', 'x-example': PLACEHOLDER });
     params.push({
       name: 'Content-Type',
       in: 'header',

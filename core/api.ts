@@ -5,6 +5,7 @@ import { NetworkError } from './exchange.js';
 import { Blocked } from './check-errors.js';
 import type { ListPath, Resource, Sweep, Who } from './resources.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
+import { authRequest, issuedToken, TOKEN_FIELD } from './auth-scheme.js';
 import { isIdLike } from './exact-json.js';
 import { diskRecords, isDiskList } from './disk-list.js';
 import { show } from './quote.js';
@@ -157,16 +158,13 @@ export class SharedRequests {
       const renewing = (async (): Promise<string | undefined> => {
         this.authRound.set(who, (this.authRound.get(who) ?? 0) + 1);
         const c = this.config[who]!;
-        const r = await send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
+        const r = await send(authRequest(c));
         this.cache.set(this.authKey(who), Promise.resolve(r));
         const s = successData(r);
-        const token =
-          s.ok && isRecord(s.data) && typeof s.data.app_token === 'string' && s.data.app_token !== ''
-            ? s.data.app_token
-            : undefined;
+        const token = s.ok ? issuedToken(s.data) : undefined;
         if (token) this.registerToken(token, who);
         this.tokenEvents.push(
-          `the token issued to ${who} at the start of the run was refused with 401 after it had worked (first at ${where}, and GET /merchant refused it too); the run authenticated once more and ${token ? 'went on with the new token' : `got no new token (/auth ${s.ok ? 'carried no app_token' : s.why})`}`,
+          `the token issued to ${who} at the start of the run was refused with 401 after it had worked (first at ${where}, and GET /merchant refused it too); the run authenticated once more and ${token ? 'went on with the new token' : `got no new token (${AUTH_PATH} ${s.ok ? `carried no ${TOKEN_FIELD}` : s.why})`}`,
         );
         return token;
       })();
@@ -324,7 +322,7 @@ export class Api {
   /** GET /auth with an application's key pair (endpoint 1). */
   auth(who: Who = 'app'): Promise<Reply> {
     const c = this.credentials(who);
-    return this.once(this.shared.authKey(who), { path: AUTH_PATH, query: { secret: c.secret, key: c.key } });
+    return this.once(this.shared.authKey(who), authRequest(c));
   }
 
   /**
@@ -358,9 +356,11 @@ export class Api {
       throw e instanceof NetworkError ? e : new Blocked(`no token for ${who}: ${(e as Error).message}`);
     }
     const s = successData(r);
-    const token = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
-    if (typeof token !== 'string' || token === '') {
-      throw new Blocked(`no token for ${who}: /auth ${s.ok ? 'carried no app_token' : s.why} (see AUTH-01)`);
+    const token = s.ok ? issuedToken(s.data) : undefined;
+    if (token === undefined) {
+      throw new Blocked(
+        `no token for ${who}: ${AUTH_PATH} ${s.ok ? `carried no ${TOKEN_FIELD}` : s.why} (see AUTH-01)`,
+      );
     }
     this.shared.registerToken(token, who);
     this.tokens.set(who, { round, token });

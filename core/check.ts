@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Exchange, Reply, RequestSpec } from './exchange.js';
 import type { Api } from './api.js';
 import type { Sweep } from './resources.js';
+import { CREDENTIALS } from './auth-scheme.js';
 
 /** How much a rule weighs: MUST (field tables, numbered rules: gates), SHOULD (warns), INFO (observes). */
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
@@ -31,8 +32,8 @@ export type Requirement =
 /** What a requirement asks of the user, in the config's own words ("needs disabled_app.secret and …"). */
 export const REQUIREMENT_WORDS: Record<Requirement, string> = {
   other_app: 'other_app',
-  disabled_app_keys: 'disabled_app.secret and disabled_app.key',
-  disabled_app_token: 'disabled_app.token',
+  disabled_app_keys: `${CREDENTIALS.disabled_app.secret.key} and ${CREDENTIALS.disabled_app.key.key}`,
+  disabled_app_token: CREDENTIALS.disabled_app.token.key,
   unsafe_methods: 'unsafe_methods: true',
   https: 'an https:// base_url',
   fuzz: 'fuzz.runs above 0',

@@ -4,12 +4,10 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { didYouMean, orList } from './suggest.js';
 import { yaml } from './yaml.js';
 import { schemaObject, validate, type SchemaError } from './schemas.js';
+import { CREDENTIALS, CREDENTIAL_SETTINGS, type KeyPair } from './auth-scheme.js';
 
-/** An application's key pair as §5.2 names it: the public key (secret) and the secret key (key). */
-export interface Credentials {
-  secret: string;
-  key: string;
-}
+/** An application's key pair as §5.2 names it (core/auth-scheme.ts). */
+export type Credentials = KeyPair;
 /** The report files a run can write besides the terminal summary. */
 export type ReportFormat = 'json' | 'junit' | 'html';
 
@@ -157,76 +155,17 @@ export const OPTIONS: Option[] = [
     value: 'url',
     help: 'Base address of the open platform, e.g. https://host/open',
   },
-  {
-    key: 'app.secret',
-    flag: 'secret',
-    env: 'CONFORMANCE_SECRET',
+  // The credentials are the auth scheme's: core/auth-scheme.ts.
+  ...CREDENTIAL_SETTINGS.map((c): Option => ({
+    key: c.key,
+    flag: c.flag,
+    env: c.env,
     kind: 'string',
     secret: true,
     group: 'target',
-    value: 'key',
-    help: 'Application public key (sent as the secret query parameter)',
-  },
-  {
-    key: 'app.key',
-    flag: 'key',
-    env: 'CONFORMANCE_KEY',
-    kind: 'string',
-    secret: true,
-    group: 'target',
-    value: 'key',
-    help: 'Application secret key (sent as the key query parameter)',
-  },
-  {
-    key: 'other_app.secret',
-    flag: 'other-secret',
-    env: 'CONFORMANCE_OTHER_SECRET',
-    kind: 'string',
-    secret: true,
-    group: 'target',
-    value: 'key',
-    help: 'Public key of an application of another merchant (isolation checks)',
-  },
-  {
-    key: 'other_app.key',
-    flag: 'other-key',
-    env: 'CONFORMANCE_OTHER_KEY',
-    kind: 'string',
-    secret: true,
-    group: 'target',
-    value: 'key',
-    help: 'Secret key of that application',
-  },
-  {
-    key: 'disabled_app.secret',
-    flag: 'disabled-secret',
-    env: 'CONFORMANCE_DISABLED_SECRET',
-    kind: 'string',
-    secret: true,
-    group: 'target',
-    value: 'key',
-    help: 'Public key of an application the merchant has disabled',
-  },
-  {
-    key: 'disabled_app.key',
-    flag: 'disabled-key',
-    env: 'CONFORMANCE_DISABLED_KEY',
-    kind: 'string',
-    secret: true,
-    group: 'target',
-    value: 'key',
-    help: 'Secret key of the disabled application',
-  },
-  {
-    key: 'disabled_app.token',
-    flag: 'disabled-token',
-    env: 'CONFORMANCE_DISABLED_TOKEN',
-    kind: 'string',
-    secret: true,
-    group: 'target',
-    value: 'token',
-    help: 'A token issued to it before it was disabled',
-  },
+    value: c.value,
+    help: c.help,
+  })),
   {
     key: 'tls.insecure',
     flag: 'insecure',
@@ -546,10 +485,12 @@ export function resolveConfig(layers: {
   const urlProblem = baseUrlProblem(tree.base_url, origin.get('base_url')?.name ?? 'config key base_url');
   if (urlProblem) throw new ConfigError(urlProblem);
   const app = tree.app as Tree | undefined;
-  if (!app?.secret || !app?.key)
+  if (!app?.secret || !app?.key) {
+    const { secret, key } = CREDENTIALS.app;
     throw new ConfigError(
-      'missing credentials: give the application public key (--secret, CONFORMANCE_SECRET or app.secret) and secret key (--key, CONFORMANCE_KEY or app.key)',
+      `missing credentials: give the application public key (--${secret.flag}, ${secret.env} or ${secret.key}) and secret key (--${key.flag}, ${key.env} or ${key.key})`,
     );
+  }
   if (errors.length) throw schemaProblem(errors[0]!, tree, origin);
   const t = tree as Partial<Config> & Tree;
   distinctApplications(t);
@@ -589,7 +530,7 @@ export function resolveConfig(layers: {
 function distinctApplications(t: Partial<Config>): void {
   if (t.other_app?.secret !== undefined && t.other_app.secret === t.app?.secret)
     throw new ConfigError(
-      'other_app has the same public key as app: the isolation checks need the application of a second merchant (other_app.secret, CONFORMANCE_OTHER_SECRET)',
+      `other_app has the same public key as app: the isolation checks need the application of a second merchant (${CREDENTIALS.other_app.secret.key}, ${CREDENTIALS.other_app.secret.env})`,
     );
   const d = t.disabled_app;
   for (const [who, c] of [
@@ -602,9 +543,10 @@ function distinctApplications(t: Partial<Config>): void {
         : d?.key !== undefined && d.key === c?.key
           ? 'secret key'
           : undefined;
+    const disabled = CREDENTIALS.disabled_app;
     if (same)
       throw new ConfigError(
-        `disabled_app has the same ${same} as ${who}: the disabled-application checks (AUTH-09, AUTH-10) need the keys of an application the merchant has disabled (disabled_app.secret / disabled_app.key, CONFORMANCE_DISABLED_SECRET / CONFORMANCE_DISABLED_KEY)`,
+        `disabled_app has the same ${same} as ${who}: the disabled-application checks (AUTH-09, AUTH-10) need the keys of an application the merchant has disabled (${disabled.secret.key} / ${disabled.key.key}, ${disabled.secret.env} / ${disabled.key.env})`,
       );
   }
 }

@@ -23,8 +23,8 @@ export const DATA_ENDPOINTS: Endpoint[] = (Object.keys(RESOURCES) as ResourceNam
   return [own, { ...detail, of: name as Resource }];
 });
 
-/** Endpoint 1 of §4: the access credential for a key pair. */
-export const AUTH_PATH = '/auth';
+// Endpoint 1 of §4 is the auth scheme's: core/auth-scheme.ts.
+export { AUTH_PATH } from './auth-scheme.js';
 
 /** An id as the server wrote it: a number, an exact bigint past 2^53 (core/exact-json.ts), or a string. */
 export type RecordId = string | number | bigint;

@@ -27,6 +27,7 @@ import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
 import { transfer } from './transfer.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
 import { learnTokens } from './issued-tokens.js';
+import { carryToken } from './auth-scheme.js';
 
 /** The client's settings, from the run's configuration (core/run.ts clientFor). */
 export interface ClientOptions {
@@ -124,7 +125,7 @@ export class HttpClient {
     // What the client decodes: a server that codes a body anyway is decoded all the same (core/content-coding.ts).
     const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
-    if (spec.token !== undefined) headers['open-token'] = spec.token;
+    carryToken(headers, spec.token);
     if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) headers[k.toLowerCase()] = v;
     const recordRequest = { method, url, headers };
     const endpoint = (): string => endpointOf(method, spec);

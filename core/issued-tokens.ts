@@ -1,4 +1,5 @@
 import { SAFE_SECRET_LENGTH, type Redactor, type SecretKind } from './redact.js';
+import { publicKeyOfUrl, TOKEN_FIELD, TOKEN_IN_TEXT, tokenField } from './auth-scheme.js';
 
 /**
  * Every token a server issues becomes a secret the moment it is on the wire (§2.6 app_token): from the parsed
@@ -68,10 +69,10 @@ function valueForms(v: string): string[] {
  * parsed body, or each "app_token": "…" in the text of a body that does not parse (as it stands and decoded).
  */
 export function tokensIn(json: unknown, text: string | undefined): string[] {
-  const token = (json as { data?: { app_token?: unknown } } | undefined)?.data?.app_token;
+  const token = tokenField((json as { data?: unknown } | undefined)?.data);
   const found = typeof token === 'string' ? [token] : [];
-  if (json !== undefined || text === undefined || !text.includes('app_token')) return found;
-  for (const m of text.slice(0, 1 << 20).matchAll(/["']?app_token["']?\s*[:=]\s*["']?((?:[^"'\\\s,}&]|\\.)+)/g)) {
+  if (json !== undefined || text === undefined || !text.includes(TOKEN_FIELD)) return found;
+  for (const m of text.slice(0, 1 << 20).matchAll(TOKEN_IN_TEXT)) {
     const raw = m[1]!;
     let decoded = raw;
     try {
@@ -91,7 +92,7 @@ export function tokensIn(json: unknown, text: string | undefined): string[] {
 function tokenKind(redactor: Redactor, url: string): SecretKind {
   let secret: string | null = null;
   try {
-    secret = new URL(url).searchParams.get('secret');
+    secret = publicKeyOfUrl(new URL(url));
   } catch {
     /* no query: not /auth */
   }

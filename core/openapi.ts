@@ -1,5 +1,6 @@
 import { stringify as toYaml } from 'yaml';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from './endpoints.js';
+import { KEY_PAIR_QUERY, TOKEN_FIELD, TOKEN_HEADER } from './auth-scheme.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { FORMAT_PATTERNS, schemaObject, type SchemaName } from './schemas.js';
 import { tool } from './paths.js';
@@ -205,14 +206,14 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
     if (op.name === 'auth') {
       parameters.push(
         {
-          name: 'secret',
+          name: KEY_PAIR_QUERY.publicKey,
           in: 'query',
           required: true,
           description: 'Application public key (§5.2).',
           schema: { type: 'string', minLength: 1 },
         },
         {
-          name: 'key',
+          name: KEY_PAIR_QUERY.secretKey,
           in: 'query',
           required: true,
           description: 'Application secret key (§5.2).',
@@ -238,7 +239,7 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
       get: {
         operationId: op.id,
         summary: op.summary,
-        description: `Request header Content-Type: application/json; charset=utf-8 (§4; OpenAPI does not describe Content-Type as a parameter). No body.${op.name === 'auth' ? ' No open-token (§4 rule 3).' : ' Needs the open-token header (§4 rule 4).'}${op.list ? ' No query parameters (§4 rule 2).' : ''}`,
+        description: `Request header Content-Type: application/json; charset=utf-8 (§4; OpenAPI does not describe Content-Type as a parameter). No body.${op.name === 'auth' ? ` No ${TOKEN_HEADER} (§4 rule 3).` : ` Needs the ${TOKEN_HEADER} header (§4 rule 4).`}${op.list ? ' No query parameters (§4 rule 2).' : ''}`,
         tags: [op.name === 'auth' ? 'authentication' : 'data'],
         ...(op.name === 'auth' ? { security: [] } : {}),
         ...(parameters.length ? { parameters } : {}),
@@ -292,8 +293,8 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
         openToken: {
           type: 'apiKey',
           in: 'header',
-          name: 'open-token',
-          description: 'The app_token of endpoint 1 (§5.3).',
+          name: TOKEN_HEADER,
+          description: `The ${TOKEN_FIELD} of endpoint 1 (§5.3).`,
         },
       },
       schemas: { ...bundledSchemas(), ...envelopes(ops) },

@@ -27,6 +27,7 @@ import { textOnDemand } from './rendered-text.js';
 import { parseJsonBuffer } from './json-buffer.js';
 import { BIG_BODY_BYTES } from './body-sink.js';
 import { learnTokens } from './issued-tokens.js';
+import { carryToken, tokenOfRequest, withSecretKey } from './auth-scheme.js';
 import { withBom, withoutBom } from './content-coding.js';
 
 /** One recorded request and its answer, whole. Header names are lower case. */
@@ -156,7 +157,7 @@ export class Recording {
     } catch {
       return;
     }
-    const { path, rest } = requestKey(x.request.method, url, x.request.headers['open-token']);
+    const { path, rest } = requestKey(x.request.method, url, tokenOfRequest(x.request.headers));
     const typed = x.request.headers['content-type'] !== undefined;
     const found = this.answers(path, rest);
     if (found === undefined) {
@@ -312,8 +313,7 @@ export class RecordedSource implements ExchangeSource {
     if (!slot && spec.derived === 'token')
       slot = this.recording.slot(spec.method ?? 'GET', url, placeholderOf('derived-token'));
     if (!slot && spec.derived === 'key') {
-      const standIn = new URL(url);
-      standIn.searchParams.set('key', placeholderOf('derived-key'));
+      const standIn = withSecretKey(url, placeholderOf('derived-key'));
       slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token);
     }
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
@@ -332,7 +332,7 @@ export class RecordedSource implements ExchangeSource {
     const url = this.urlOf(spec);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
-    if (spec.token !== undefined) headers['open-token'] = spec.token;
+    carryToken(headers, spec.token);
     const { slot, answers } = this.answersTo(spec, url);
     const request = { method, url: url.href, headers };
     if (!answers.length) {

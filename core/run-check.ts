@@ -6,20 +6,21 @@ import { capText } from './untrusted-text.js';
 import type { Check, CheckContext, CheckResult, FuzzFailure, Requirement } from './check.js';
 import { Blocked, CheckFailure } from './check-errors.js';
 import { unrecordedRequest } from './recorded-source.js';
+import { CREDENTIALS, TOKEN_HEADER } from './auth-scheme.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
   other_app: (c) =>
     c.other_app
       ? undefined
-      : 'not configured: needs other_app (an application of a second merchant: --other-secret/--other-key)',
+      : `not configured: needs other_app (an application of a second merchant: --${CREDENTIALS.other_app.secret.flag}/--${CREDENTIALS.other_app.key.flag})`,
   disabled_app_keys: (c) =>
     c.disabled_app?.secret && c.disabled_app.key
       ? undefined
-      : 'not configured: needs disabled_app.secret and disabled_app.key (an application the merchant has disabled)',
+      : `not configured: needs ${CREDENTIALS.disabled_app.secret.key} and ${CREDENTIALS.disabled_app.key.key} (an application the merchant has disabled)`,
   disabled_app_token: (c) =>
     c.disabled_app?.token
       ? undefined
-      : 'not configured: needs disabled_app.token (a token issued before the application was disabled)',
+      : `not configured: needs ${CREDENTIALS.disabled_app.token.key} (a token issued before the application was disabled)`,
   unsafe_methods: (c) =>
     c.unsafe_methods
       ? undefined
@@ -63,7 +64,7 @@ export function transportNotes(evidence: Exchange[]): string[] {
     const status = e.response?.status ?? 0;
     if (status >= 300 && status < 400) {
       out.add(
-        `${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the open-token stays with base_url)`,
+        `${where} answered HTTP ${status} redirect to ${e.response!.headers.location ?? '(no Location)'}: not followed (the ${TOKEN_HEADER} stays with base_url)`,
       );
     }
   }

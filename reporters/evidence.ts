@@ -1,6 +1,7 @@
 import type { Exchange } from '../core/exchange.js';
 import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
 import type { Report } from '../core/report.js';
+import { AUTH_PATH, authQueryText, CREDENTIALS, TOKEN_JQ, TOKEN_SHELL_VARS } from '../core/auth-scheme.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
@@ -10,16 +11,16 @@ import type { Report } from '../core/report.js';
 
 /** Redaction markers (`[REDACTED:token]`, `[REDACTED:public-key]`, …) become these shell variables in curl lines. */
 const SHELL_VARS: Record<string, string> = {
-  token: 'OPEN_TOKEN',
-  'other-token': 'OTHER_OPEN_TOKEN',
+  ...TOKEN_SHELL_VARS,
   'issued-token': 'ISSUED_TOKEN',
-  'public-key': 'CONFORMANCE_SECRET',
-  'secret-key': 'CONFORMANCE_KEY',
-  'other-public-key': 'CONFORMANCE_OTHER_SECRET',
-  'other-secret-key': 'CONFORMANCE_OTHER_KEY',
-  'disabled-public-key': 'CONFORMANCE_DISABLED_SECRET',
-  'disabled-secret-key': 'CONFORMANCE_DISABLED_KEY',
-  'disabled-token': 'CONFORMANCE_DISABLED_TOKEN',
+  // A configured credential: the variable that configures it.
+  'public-key': CREDENTIALS.app.secret.env,
+  'secret-key': CREDENTIALS.app.key.env,
+  'other-public-key': CREDENTIALS.other_app.secret.env,
+  'other-secret-key': CREDENTIALS.other_app.key.env,
+  'disabled-public-key': CREDENTIALS.disabled_app.secret.env,
+  'disabled-secret-key': CREDENTIALS.disabled_app.key.env,
+  'disabled-token': CREDENTIALS.disabled_app.token.env,
 };
 
 const MARKER = /\[REDACTED(?::([A-Za-z0-9_-]+))?\]/g;
@@ -105,7 +106,7 @@ export function tokenCommand(
   const src = TOKEN_SOURCES[kind];
   return (
     `export ${shellVarFor(kind)}="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
-    `${shellWord(`${baseUrl}/auth?secret=[REDACTED:${src.publicKey}]&key=[REDACTED:${src.secretKey}]`)} | jq -r .data.app_token)"`
+    `${shellWord(`${baseUrl}${AUTH_PATH}?${authQueryText(`[REDACTED:${src.publicKey}]`, `[REDACTED:${src.secretKey}]`)}`)} | jq -r ${TOKEN_JQ})"`
   );
 }
 
@@ -117,23 +118,24 @@ export function credentialSteps(lines: string[], baseUrl: string, opts: CurlOpti
   const used = new Set(lines.flatMap((l) => [...l.matchAll(/\$\{?([A-Z_]+)/g)].map((m) => m[1]!)));
   const steps: string[] = [];
   const vars = (kinds: string[]): string[] => kinds.map(shellVarFor);
-  if (used.has('OPEN_TOKEN'))
+  if (used.has(TOKEN_SHELL_VARS.token))
     steps.push(
       `# ${vars(['public-key', 'secret-key'])
         .map((v) => `$${v}`)
         .join(' and ')}: the application's key pair (app)`,
       tokenCommand(baseUrl, opts, 'token'),
     );
-  if (used.has('OTHER_OPEN_TOKEN'))
+  if (used.has(TOKEN_SHELL_VARS['other-token']))
     steps.push(
       `# ${vars(['other-public-key', 'other-secret-key'])
         .map((v) => `$${v}`)
         .join(' and ')}: the key pair of the second merchant's application (other_app)`,
       tokenCommand(baseUrl, opts, 'other-token'),
     );
-  if (used.has('CONFORMANCE_DISABLED_TOKEN'))
+  const disabled = CREDENTIALS.disabled_app.token;
+  if (used.has(disabled.env))
     steps.push(
-      '# $CONFORMANCE_DISABLED_TOKEN: the token issued to the disabled application before it was disabled (disabled_app.token)',
+      `# $${disabled.env}: the token issued to the disabled application before it was disabled (${disabled.key})`,
     );
   if (used.has('ISSUED_TOKEN'))
     steps.push(

@@ -1,6 +1,16 @@
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { isRecord, refusesToken, successData } from '../core/api.js';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
+import {
+  authQuery,
+  authQueryText,
+  authRequest,
+  issuedToken,
+  KEY_PAIR_QUERY,
+  TOKEN_FIELD,
+  TOKEN_HEADER,
+  tokenField,
+} from '../core/auth-scheme.js';
 import type { Reply } from '../core/exchange.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact.js';
 import {
@@ -31,8 +41,8 @@ function badTokens(token: string, secretKey: string): Array<{ label: string; tok
   // '~' as the new last character, so a report's curl line can rebuild it as "${OPEN_TOKEN%?}~" (reporters/evidence.ts).
   const changed = token.slice(0, -1) + (token.endsWith('~') ? '-' : '~');
   return [
-    { label: 'no open-token header', token: undefined },
-    { label: 'an empty open-token header', token: '' },
+    { label: `no ${TOKEN_HEADER} header`, token: undefined },
+    { label: `an empty ${TOKEN_HEADER} header`, token: '' },
     { label: 'the real token with its last character changed', token: changed },
     { label: 'the application secret key sent as the token', token: secretKey },
   ];
@@ -148,10 +158,13 @@ interface KeyPairProbe {
 function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
   const { app, other_app: other } = ctx.config;
   const probes: KeyPairProbe[] = [
-    { label: "app's public key with a wrong secret key", query: { secret: app.secret, key: `${app.key}-wrong` } },
     {
-      label: "app's key pair swapped (secret=<secret key>&key=<public key>)",
-      query: { secret: app.key, key: app.secret },
+      label: "app's public key with a wrong secret key",
+      query: authQuery({ secret: app.secret, key: `${app.key}-wrong` }),
+    },
+    {
+      label: `app's key pair swapped (${authQueryText('<secret key>', '<public key>')})`,
+      query: authQuery({ secret: app.key, key: app.secret }),
     },
   ];
   if (app.key.length > SAFE_SECRET_LENGTH) {
@@ -163,7 +176,7 @@ function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
     ctx.secret(prefix, 'derived-key');
     probes.push({
       label: "app's public key with a prefix of its secret key",
-      query: { secret: app.secret, key: prefix },
+      query: authQuery({ secret: app.secret, key: prefix }),
       derived: 'key',
     });
   } else ctx.note(`a prefix of app's secret key: not probed, the key has ${app.key.length} characters`);
@@ -171,10 +184,16 @@ function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
     probes.push(
       {
         label: "other_app's public key with a wrong secret key",
-        query: { secret: other.secret, key: `${other.key}-wrong` },
+        query: authQuery({ secret: other.secret, key: `${other.key}-wrong` }),
       },
-      { label: "app's public key with other_app's secret key", query: { secret: app.secret, key: other.key } },
-      { label: "other_app's public key with app's secret key", query: { secret: other.secret, key: app.key } },
+      {
+        label: "app's public key with other_app's secret key",
+        query: authQuery({ secret: app.secret, key: other.key }),
+      },
+      {
+        label: "other_app's public key with app's secret key",
+        query: authQuery({ secret: other.secret, key: app.key }),
+      },
     );
   return probes;
 }
@@ -207,25 +226,25 @@ const unauth = DATA_ENDPOINTS.map((ep) => ({
 export const authChecks = defineChecks('auth', [
   {
     id: 'AUTH-01',
-    title: '/auth issues a token for a valid key pair, with no open-token header',
+    title: `${AUTH_PATH} issues a token for a valid key pair, with no ${TOKEN_HEADER} header`,
     level: 'MUST',
     spec: '§4 endpoint 1, §4 rule 3, §5.2, §2.6',
     async run(ctx) {
       const r = await ctx.api.auth();
       const data = expectSuccess(ctx, r, `GET ${AUTH_PATH} with a valid key pair`);
-      const token = isRecord(data) ? data.app_token : undefined;
+      const token = tokenField(data);
       if (typeof token !== 'string' || token === '')
-        ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string app_token in data, got ${show(token)}`);
+        ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string ${TOKEN_FIELD} in data, got ${show(token)}`);
       // Such a token is a word as much as a secret: it is hidden in what the server sent, not in the tool's own text.
       if (typeof token === 'string' && token.length < SAFE_SECRET_LENGTH)
         ctx.note(
-          `the issued app_token has ${token.length} characters, too few to redact safely everywhere: it is redacted in server data (evidence, quoted values) but may remain readable in the tool's own text`,
+          `the issued ${TOKEN_FIELD} has ${token.length} characters, too few to redact safely everywhere: it is redacted in server data (evidence, quoted values) but may remain readable in the tool's own text`,
         );
     },
   },
   {
     id: 'AUTH-02',
-    title: '/auth answers the access credential result of §2.6, for every configured application',
+    title: `${AUTH_PATH} answers the access credential result of §2.6, for every configured application`,
     level: 'MUST',
     spec: '§2.6, §2.5',
     async run(ctx) {
@@ -240,7 +259,7 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-03',
-    title: '/auth echoes app_secret as the public key and app_key as the secret key, for every configured application',
+    title: `${AUTH_PATH} echoes app_secret as the public key and app_key as the secret key, for every configured application`,
     level: 'MUST',
     spec: '§2.6',
     async run(ctx) {
@@ -269,7 +288,7 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-04',
-    title: 'The merchant in /auth equals the merchant of /merchant, for every configured application',
+    title: `The merchant in ${AUTH_PATH} equals the merchant of /merchant, for every configured application`,
     level: 'MUST',
     spec: '§2.6, §4 endpoint 2, §1',
     async run(ctx) {
@@ -284,7 +303,7 @@ export const authChecks = defineChecks('auth', [
         const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
         if (diff.length)
           problems.push(
-            `${who}: the merchant of /auth and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`,
+            `${who}: the merchant of ${AUTH_PATH} and of /merchant differ in ${diff.map((k) => `${k} (${show(a[k], 40)} vs ${show(m[k], 40)})`).join(', ')}`,
           );
         keys.push(...diff.map((k) => (who === 'app' ? `merchant.${k}` : `${who}:merchant.${k}`)));
       }
@@ -307,22 +326,23 @@ export const authChecks = defineChecks('auth', [
       );
       if (found.length)
         ctx.fail(
-          `with the token from /auth, expected the data, got a refusal: ${found.items.join('; ')}`,
+          `with the token from ${AUTH_PATH}, expected the data, got a refusal: ${found.items.join('; ')}`,
           found.fingerprints,
         );
     },
   },
   {
     id: 'AUTH-06',
-    title: '/auth without secret or without key is refused with 400 or 401 and no token',
+    title: `${AUTH_PATH} without ${KEY_PAIR_QUERY.publicKey} or without ${KEY_PAIR_QUERY.secretKey} is refused with 400 or 401 and no token`,
     level: 'MUST',
     spec: '§4 endpoint 1, §7',
     mintsTokens: true,
     async run(ctx) {
       const { secret, key } = ctx.config.app;
+      const { publicKey, secretKey } = KEY_PAIR_QUERY;
       const cases = [
-        ['without key', { secret }],
-        ['without secret', { key }],
+        [`without ${secretKey}`, { [publicKey]: secret }],
+        [`without ${publicKey}`, { [secretKey]: key }],
         ['with neither', {}],
       ] as const;
       // Sent at once (no request depends on another), judged in this order.
@@ -332,8 +352,7 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-07',
-    title:
-      "/auth refuses a key pair that is not the application's own with 401 and no token, for every configured application",
+    title: `${AUTH_PATH} refuses a key pair that is not the application's own with 401 and no token, for every configured application`,
     level: 'MUST',
     spec: '§5.2, §5.4, §7',
     mintsTokens: true,
@@ -360,28 +379,28 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-08',
-    title: '/auth with an unknown public key is refused with 401 and no token',
+    title: `${AUTH_PATH} with an unknown public key is refused with 401 and no token`,
     level: 'MUST',
     spec: '§5.4, §7',
     mintsTokens: true,
     run: (ctx) =>
       expectAuthRefused(
         ctx,
-        { secret: 'conformance-unknown-public-key', key: ctx.config.app.key },
+        authQuery({ secret: 'conformance-unknown-public-key', key: ctx.config.app.key }),
         'with an unknown public key',
         [401],
       ),
   },
   {
     id: 'AUTH-09',
-    title: '/auth refuses a disabled application with 401',
+    title: `${AUTH_PATH} refuses a disabled application with 401`,
     level: 'MUST',
     spec: '§5.5, §7',
     requires: ['disabled_app_keys'],
     run: (ctx) =>
       expectAuthRefused(
         ctx,
-        { secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! },
+        authQuery({ secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! }),
         "with the disabled application's keys",
         [401],
       ),
@@ -413,31 +432,30 @@ export const authChecks = defineChecks('auth', [
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).
   {
     id: 'INFO-AUTH-TOKEN',
-    title: 'Whether /auth issues a new token on every call, and whether the earlier token still works',
+    title: `Whether ${AUTH_PATH} issues a new token on every call, and whether the earlier token still works`,
     level: 'INFO',
     spec: '§5.2, §5.6',
     mintsTokens: true,
     async run(ctx) {
       const c = ctx.config.app;
       const mint = async (): Promise<string | undefined> => {
-        const s = successData(await ctx.send({ path: AUTH_PATH, query: { secret: c.secret, key: c.key } }));
-        const t = s.ok && isRecord(s.data) ? s.data.app_token : undefined;
-        return typeof t === 'string' && t !== '' ? t : undefined;
+        const s = successData(await ctx.send(authRequest(c)));
+        return s.ok ? issuedToken(s.data) : undefined;
       };
       const renewals = ctx.api.tokenEvents.length ? `; during the run: ${ctx.api.tokenEvents.join('; ')}` : '';
       const first = await mint();
       const second = first === undefined ? undefined : await mint();
       if (first === undefined || second === undefined)
-        return ctx.observe(`a /auth call carried no app_token${renewals}`);
+        return ctx.observe(`a ${AUTH_PATH} call carried no ${TOKEN_FIELD}${renewals}`);
       // Tokens are never shown, only whether they are equal and still accepted.
-      if (second === first) return ctx.observe(`the same token on every /auth call${renewals}`);
+      if (second === first) return ctx.observe(`the same token on every ${AUTH_PATH} call${renewals}`);
       const old = await ctx.send({ path: '/merchant', token: first });
       const fate = successData(old).ok
         ? 'the earlier token still works'
         : refusesToken(old)
           ? 'the earlier token is refused (401) once a new one is issued'
           : `the earlier token then gets ${describeReply(old)}`;
-      ctx.observe(`a new token on every /auth call; ${fate}${renewals}`);
+      ctx.observe(`a new token on every ${AUTH_PATH} call; ${fate}${renewals}`);
     },
   },
 ]);

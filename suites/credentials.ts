@@ -10,6 +10,7 @@ import { isRecord, successData } from '../core/api.js';
 import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
+import { TOKEN_FIELD, TOKEN_PATH } from '../core/auth-scheme.js';
 import { NetworkError } from '../core/exchange.js';
 import { eachElement, isDiskList, isLongList } from '../core/disk-list.js';
 
@@ -205,7 +206,7 @@ async function replies(
 }
 
 /** /auth's own fields: data.app_secret and data.app_key echo the key pair, data.app_token is the token (§2.6). */
-const AUTH_FIELDS = new Set(['data.app_secret', 'data.app_key', 'data.app_token']);
+const AUTH_FIELDS = new Set(['data.app_secret', 'data.app_key', TOKEN_PATH]);
 
 /**
  * Key names of credential material: anything with "password" in it, or a name ending in secret, token, api key, app
@@ -224,7 +225,7 @@ export const credentialChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§2.6, §1, §5.2',
     sweeps: ['dishes:app', 'seats:app'],
-    title: "No response carries a configured key or an issued token, except /auth's app_secret, app_key and app_token",
+    title: `No response carries a configured key or an issued token, except ${AUTH_PATH}'s app_secret, app_key and ${TOKEN_FIELD}`,
     async run(ctx) {
       const secrets = credentialsOf(ctx);
       const leak = leakPattern(secrets);
@@ -249,7 +250,7 @@ export const credentialChecks = defineChecks('auth', [
       if (!n) throw new Blocked('no successful answer to read (see AUTH-01, AUTH-05)');
       if (found.length)
         ctx.fail(
-          `${found.length} place${found.length > 1 ? 's' : ''} where a response carries a credential (only /auth's app_secret, app_key and app_token may): ${found.slice(0, 5).join('; ')}${found.length > 5 ? `; … and ${found.length - 5} more` : ''}`,
+          `${found.length} place${found.length > 1 ? 's' : ''} where a response carries a credential (only ${AUTH_PATH}'s app_secret, app_key and ${TOKEN_FIELD} may): ${found.slice(0, 5).join('; ')}${found.length > 5 ? `; … and ${found.length - 5} more` : ''}`,
           [...keys],
         );
     },

@@ -7,6 +7,7 @@ import { show } from '../core/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { judgedApplications } from './support/tenants.js';
 import { LIST_PATHS } from '../core/resources.js';
+import { AUTH_PATH } from '../core/endpoints.js';
 
 /**
  * The successful answers of endpoints 1–7, each fetched once per run; and the second merchant's answers to /auth,
@@ -18,14 +19,14 @@ async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; 
   const others = judgedApplications(ctx).filter((a) => a.who !== 'app');
   const theirs = await Promise.all(
     others.flatMap((a) => [
-      ctx.api.authAnswer(a.who).then((reply) => (reply ? [{ path: `/auth${a.suffix}`, reply }] : [])),
+      ctx.api.authAnswer(a.who).then((reply) => (reply ? [{ path: `${AUTH_PATH}${a.suffix}`, reply }] : [])),
       ...['/merchant', ...LIST_PATHS].map((p) =>
         ctx.api.get(p, a.who).then((reply) => [{ path: `${p}${a.suffix}`, reply }]),
       ),
     ]),
   );
   const auth = await ctx.api.authAnswer();
-  return [...(auth ? [{ path: '/auth', reply: auth }] : []), ...replies, ...theirs.flat()];
+  return [...(auth ? [{ path: AUTH_PATH, reply: auth }] : []), ...replies, ...theirs.flat()];
 }
 
 /** The checks of the success envelope every data answer is wrapped in (§2.1). */

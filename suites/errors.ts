@@ -4,6 +4,7 @@ import { isRecord, successData } from '../core/api.js';
 import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
+import { KEY_PAIR_QUERY } from '../core/auth-scheme.js';
 import { carriesData, describeReply, envelopeCode, expectError } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { formatErrors, validate } from '../core/schemas.js';
@@ -97,9 +98,9 @@ export async function noTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
 
 /** /auth with neither secret nor key (§4 endpoint 1: both required). */
 export async function authWithoutParams(ctx: CheckContext): Promise<ErrorProbe> {
-  const request = `GET ${AUTH_PATH} without secret and key`;
+  const request = `GET ${AUTH_PATH} without ${KEY_PAIR_QUERY.publicKey} and ${KEY_PAIR_QUERY.secretKey}`;
   return {
-    kind: 'missing /auth parameters',
+    kind: `missing ${AUTH_PATH} parameters`,
     request,
     key: request,
     reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }),

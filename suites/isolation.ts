@@ -5,7 +5,7 @@ import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Who } from '..
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { describeReply, envelopeCode } from '../core/assertions.js';
 import { show } from '../core/quote.js';
-import { detailPath } from '../core/endpoints.js';
+import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
 import { isIdLike } from '../core/exact-json.js';
 import { eachElement } from '../core/disk-list.js';
@@ -33,7 +33,7 @@ async function tenants(ctx: CheckContext, me: Side, other: Side): Promise<{ mine
     // The configuration, not the server, says who is who: other_app is an application of a second merchant. A server
     // that names one merchant for both would otherwise turn every isolation check off by its own word.
     ctx.fail(
-      `/auth names the same merchant (id ${show(mine.id)}, merchant_id ${show(mine.merchantId)}) for app and for other_app, which is configured as an application of a second merchant: the server answers one application with the other's merchant, so nothing can be kept apart (§1). Judgement: the configuration is trusted; if both applications really belong to one merchant, configure other_app with an application of another merchant`,
+      `${AUTH_PATH} names the same merchant (id ${show(mine.id)}, merchant_id ${show(mine.merchantId)}) for app and for other_app, which is configured as an application of a second merchant: the server answers one application with the other's merchant, so nothing can be kept apart (§1). Judgement: the configuration is trusted; if both applications really belong to one merchant, configure other_app with an application of another merchant`,
       ['tenants:same-merchant'],
     );
   }

@@ -69,6 +69,7 @@ const decoded = (p: string): string => {
   }
 };
 
+/** Mutants that each break one failure branch of one check (proof per way, issue #27), each caught by that check alone. */
 export const branchMutants: Mutant[] = [
   // The "refusal carries data" branch of each /auth refusal check, apart (judgeAuthRefusal's for AUTH-06, -08, -09;
   // AUTH-07's own).

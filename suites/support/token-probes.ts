@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { RequestSpec } from '../../core/exchange.js';
 import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
 import { DATA_ENDPOINTS } from '../../core/endpoints.js';
+import { TOKEN_HEADER } from '../../core/auth-scheme.js';
 
 /**
  * Wrong credentials generated from the real ones (§4 rule 4, §5.3, §5.4): not a few hand-picked values, but every way
@@ -115,8 +116,8 @@ export const VALUE_WAYS: ValueWay[] = [
 export const CARRIER_WAYS: CarrierWay[] = [
   {
     kind: 'carrier',
-    name: 'the real token in the query string as open-token, no header',
-    request: (path, token) => ({ path, query: { 'open-token': token } }),
+    name: `the real token in the query string as ${TOKEN_HEADER}, no header`,
+    request: (path, token) => ({ path, query: { [TOKEN_HEADER]: token } }),
   },
   {
     kind: 'carrier',
@@ -125,15 +126,15 @@ export const CARRIER_WAYS: CarrierWay[] = [
   },
   {
     kind: 'carrier',
-    name: 'the real token in an Authorization: Bearer header, no open-token',
+    name: `the real token in an Authorization: Bearer header, no ${TOKEN_HEADER}`,
     codes: [401],
     request: (path, token) => ({ path, headers: { authorization: `Bearer ${token}` } }),
   },
   {
     kind: 'carrier',
-    name: 'the real token in a cookie named open-token, no header',
+    name: `the real token in a cookie named ${TOKEN_HEADER}, no header`,
     codes: [401],
-    request: (path, token) => ({ path, headers: { cookie: `open-token=${token}` } }),
+    request: (path, token) => ({ path, headers: { cookie: `${TOKEN_HEADER}=${token}` } }),
   },
 ];
 
