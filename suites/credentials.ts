@@ -191,14 +191,12 @@ async function replies(
     for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
     if (who !== 'app') continue;
     for (const resource of DETAIL_RESOURCES) {
-      const ids = await ctx.api.detailIds(resource).then(
-        (s) => s.ids,
-        (e: unknown) => {
-          if (e instanceof Blocked || e instanceof NetworkError) return [];
-          throw e;
-        },
-      );
-      await ctx.api.each(ids, (id) => take(`GET ${detailPath(resource, id)}`, who, () => ctx.api.detail(resource, id)));
+      const details = await ctx.api.details(resource).catch((e: unknown) => {
+        if (e instanceof Blocked || e instanceof NetworkError) return [];
+        throw e;
+      });
+      for await (const { id, reply } of details)
+        await take(`GET ${detailPath(resource, id)}`, who, () => Promise.resolve(reply));
     }
   }
   return n;
@@ -222,7 +220,7 @@ export const credentialChecks = defineChecks('auth', [
     id: 'SEC-01',
     level: 'MUST',
     spec: '§2.6, §1, §5.2',
-    sweeps: ['dishes:app', 'seats:app'],
+    reads: ['dishes:app', 'seats:app'],
     title: "No response carries a configured key or an issued token, except /auth's app_secret, app_key and app_token",
     async run(ctx) {
       const secrets = credentialsOf(ctx);
@@ -257,7 +255,7 @@ export const credentialChecks = defineChecks('auth', [
     id: 'SEC-02',
     level: 'SHOULD',
     spec: '§1, §2.2–§2.5',
-    sweeps: ['dishes:app', 'seats:app'],
+    reads: ['dishes:app', 'seats:app'],
     title:
       'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
     async run(ctx) {
