@@ -224,6 +224,47 @@ const ISO_04: CheckDeclaration = {
   run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
 };
 
+/** What is known of the other merchant: who it is, and its records by id. */
+interface TheirData extends Record<Noun, ReadonlyMap<string, Rec>> {
+  tenant: Tenant;
+  /** Their order_number by id (theirOrderNumbers). */
+  orders: ReadonlyMap<string, unknown>;
+}
+
+/** One of my orders, looked into: is it theirs, or does it sit at their seat or embed their dish? */
+function theirsInOrder(
+  o: Rec,
+  t: TheirData,
+  other: Side,
+  says: (path: string, text: string, key: string) => void,
+): void {
+  const leaked =
+    ownerMark(o, t.tenant) ??
+    (t.orders.has(String(o.id)) && sameJson(o.order_number, t.orders.get(String(o.id)))
+      ? 'the same order_number as theirs'
+      : undefined);
+  // A leaked order: its seat and dishes come with it.
+  if (leaked)
+    return says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id));
+  const seat = o.seat;
+  const seatWhy = isRecord(seat) ? theirRecord('seat', seat, t.seat, t.tenant) : undefined;
+  if (isRecord(seat) && seatWhy)
+    says(
+      '/orders',
+      `: order ${show(o.id)} sits at ${other.label}'s seat ${show(seat.id)} (${seatWhy})`,
+      `${recordKey('order', o.id)}:${recordKey('seat', seat.id)}`,
+    );
+  for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
+    const why = isRecord(d) ? theirRecord('dish', d, t.dish, t.tenant) : undefined;
+    if (isRecord(d) && why)
+      says(
+        '/orders',
+        `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`,
+        `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`,
+      );
+  }
+}
+
 /** ISO-02/04: nothing in my responses is the other merchant's record or carries its user_id or merchant_id. */
 async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, other: Side): Promise<void> {
   const { mine, theirs } = await tenants(ctx, me, other);
@@ -271,36 +312,9 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
   if (myOrders) {
     looked++;
     const theirOrders = await theirOrderNumbers(await listOf(ctx, '/orders', other), mine, myOrders);
-    await everyRecord(myOrders, (o) => {
-      const leaked =
-        ownerMark(o, theirs) ??
-        (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id)))
-          ? 'the same order_number as theirs'
-          : undefined);
-      // A leaked order: its seat and dishes come with it.
-      if (leaked)
-        return says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id));
-      const seat = o.seat;
-      if (isRecord(seat)) {
-        const why = theirRecord('seat', seat, theirLists.seat, theirs);
-        if (why)
-          says(
-            '/orders',
-            `: order ${show(o.id)} sits at ${other.label}'s seat ${show(seat.id)} (${why})`,
-            `${recordKey('order', o.id)}:${recordKey('seat', seat.id)}`,
-          );
-      }
-      for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
-        if (!isRecord(d)) continue;
-        const why = theirRecord('dish', d, theirLists.dish, theirs);
-        if (why)
-          says(
-            '/orders',
-            `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`,
-            `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`,
-          );
-      }
-    });
+    await everyRecord(myOrders, (o) =>
+      theirsInOrder(o, { ...theirLists, tenant: theirs, orders: theirOrders }, other, says),
+    );
   }
 
   if (!looked) throw new Blocked(`no response of ${me.label} to look into`);
