@@ -134,14 +134,12 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   // first, all at once within the client's cap, and fc.check judges from the answers (far from the server, one case
   // after another is one round trip per case); only shrinking, after a failure, asks for new ids.
   if (!path) {
-    const cases = fc.sample(arb, { seed, numRuns: runs });
-    const ids = new Map(
-      cases.flatMap((c): Array<[string, [Target, string]]> => [
-        [keyOf(dishes.t, c.dish_id), [dishes.t, c.dish_id]],
-        [keyOf(seats.t, c.seat_id), [seats.t, c.seat_id]],
-      ]),
-    );
-    for await (const { item, reply } of ctx.api.ask([...ids.values()], ([t, raw]) => requestFor(t, raw, token)))
+    const asked = new Map<string, [Target, string]>();
+    for (const c of fc.sample(arb, { seed, numRuns: runs })) {
+      asked.set(keyOf(dishes.t, c.dish_id), [dishes.t, c.dish_id]);
+      asked.set(keyOf(seats.t, c.seat_id), [seats.t, c.seat_id]);
+    }
+    for await (const { item, reply } of ctx.api.ask([...asked.values()], ([t, raw]) => requestFor(t, raw, token)))
       verdicts.set(keyOf(...item), verdict(...item, reply));
   }
   const details = await fc.check(property, { seed, numRuns: runs, ...(path ? { path } : {}) });
