@@ -7,7 +7,7 @@ import type { ListPath, Resource, Sweep, Who } from './resources.js';
 import { AUTH_PATH, detailPath, type RecordId } from './endpoints.js';
 import { authRequest, issuedToken, TOKEN_FIELD } from './auth-scheme.js';
 import { isIdLike } from './exact-json.js';
-import { diskRecords, isDiskList } from './disk-list.js';
+import { diskRecords, eachElement, isDiskList } from './disk-list.js';
 import { show } from './quote.js';
 import { RequestTally } from './progress.js';
 
@@ -16,6 +16,15 @@ export type Rec = Record<string, unknown>;
 
 /** True for a JSON object (not null, not an array): the only values whose fields a check may read. */
 export const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * For every record of a list, in its order: judge (synchronously; what it keeps, it keeps on its own). A long list
+ * (a large merchant's 50,000 orders, or one read from disk) is walked once for every check that asks in the same
+ * turn, letting requests in flight be answered meanwhile (core/disk-list.ts).
+ */
+export function everyRecord<T>(list: readonly T[], judge: (record: T, i: number) => void): Promise<void> {
+  return eachElement(list, judge);
+}
 
 /** The records of each list reply's data array (replies are read-only to checks, so this never goes stale). */
 const recordsOf = new WeakMap<unknown[], Rec[]>();
@@ -34,15 +43,68 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
 }
 
 /**
+ * The checks that read one sweep's details (those that declare it in Check.reads) and what each has read: a detail
+ * is kept until every reader still running has read it, then let go (a large merchant has 40,000 details).
+ */
+class DetailReaders {
+  /** Per reader still running: the details still kept that it has read. */
+  private readonly readBy = new Map<string, Set<string>>();
+  /** Per detail still kept: how many of the readers still running have not read it yet. */
+  private readonly unread = new Map<string, number>();
+
+  constructor(readers: Iterable<string>) {
+    for (const id of readers) this.readBy.set(id, new Set());
+  }
+
+  /** Whether a check is a reader still running. */
+  has(reader: string): boolean {
+    return this.readBy.has(reader);
+  }
+
+  /** A reader read a detail: true when no running reader is left to read it (it can be let go). */
+  read(key: string, reader: string): boolean {
+    const mine = this.readBy.get(reader);
+    // Not a reader of this sweep (or one that has ended), or a second read of the same id (a list repeats an id).
+    if (!mine || mine.has(key)) return false;
+    const left = (this.unread.get(key) ?? this.readBy.size) - 1;
+    if (left > 0) {
+      this.unread.set(key, left);
+      mine.add(key);
+      return false;
+    }
+    this.forget(key);
+    return true;
+  }
+
+  /** A reader has ended: the details kept that it alone was still to read, now let go. */
+  finished(reader: string): string[] {
+    const mine = this.readBy.get(reader);
+    if (!mine) return [];
+    this.readBy.delete(reader);
+    const gone: string[] = [];
+    for (const [key, left] of this.unread) {
+      if (mine.has(key)) continue;
+      if (left > 1) this.unread.set(key, left - 1);
+      else gone.push(key);
+    }
+    for (const key of gone) this.forget(key);
+    return gone;
+  }
+
+  private forget(key: string): void {
+    this.unread.delete(key);
+    for (const keys of this.readBy.values()) keys.delete(key);
+  }
+}
+
+/**
  * Requests every check shares, sent once per run and memoized: the tokens, the lists, the details.
  * One instance per run; each check sees it through an Api view that records what it used.
  */
 export class SharedRequests {
   private readonly cache = new Map<string, Promise<Reply>>();
-  /** Per sweep: one bit per reader (a check that declares it), and the bits of the readers still running. */
-  private readonly sweepReaders = new Map<Sweep, { bit: Map<string, number>; unfinished: number }>();
-  /** Per detail still cached: its sweep, and the bits of the sweep's readers that have read it. */
-  private readonly detailReads = new Map<string, { sweep: Sweep; readBy: number }>();
+  /** What each check declared it reads (Check.reads): the details it will read, kept for it until it has. */
+  private readonly readers = new Map<Sweep, DetailReaders>();
 
   /**
    * Token lifetime is not shown (§5.6): a server may end an application's tokens (a new one issued, an expiry).
@@ -59,19 +121,14 @@ export class SharedRequests {
   /** What the run has sent and still plans to send (the CLI's progress line). */
   readonly tally: RequestTally;
 
-  /** readers: per sweep, the ids of the checks of this run that declare it (and will run). */
+  /** readers: per sweep, the ids of the checks of this run that declare they read it (and will run). */
   constructor(
     readonly config: Config,
     readonly client: ExchangeSource,
     readers = new Map<Sweep, Set<string>>(),
   ) {
     this.tally = new RequestTally(new Set(readers.keys()));
-    for (const [sweep, ids] of readers) {
-      // Bits, not a Set per detail: 40,000 details each held until their last reader had read them.
-      if (ids.size > 30) throw new Error(`sweep ${sweep} has ${ids.size} readers; at most 30 are tracked`);
-      const bit = new Map([...ids].map((id, i) => [id, 1 << i]));
-      this.sweepReaders.set(sweep, { bit, unfinished: (1 << ids.size) - 1 });
-    }
+    for (const [sweep, ids] of readers) this.readers.set(sweep, new DetailReaders(ids));
   }
 
   /** Every request of the run's checks goes out here, so the tally counts it. */
@@ -203,31 +260,18 @@ export class SharedRequests {
   /** A detail of a sweep, read by a check: kept until every unfinished reader of the sweep has read it. */
   readDetail(sweep: Sweep, key: string, spec: RequestSpec, reader: string): Promise<Reply> {
     const reply = this.once(key, spec, true);
-    const readers = this.sweepReaders.get(sweep);
-    const bit = readers?.bit.get(reader);
-    if (readers && bit !== undefined && readers.unfinished & bit) {
-      let r = this.detailReads.get(key);
-      if (!r) this.detailReads.set(key, (r = { sweep, readBy: 0 }));
-      r.readBy |= bit;
-      this.forgetIfRead(key, r, readers.unfinished);
-    }
+    if (this.readers.get(sweep)?.read(key, reader)) this.cache.delete(key);
     return reply;
+  }
+
+  /** Whether a check named the sweep in its Check.reads (and so is one of the readers the run waits for). */
+  declares(checkId: string, sweep: Sweep): boolean {
+    return this.readers.get(sweep)?.has(checkId) ?? false;
   }
 
   /** A check has ended: the details it will never read are no longer kept for it. */
   finished(checkId: string): void {
-    for (const [sweep, readers] of this.sweepReaders) {
-      const bit = readers.bit.get(checkId);
-      if (bit === undefined || !(readers.unfinished & bit)) continue;
-      readers.unfinished &= ~bit;
-      for (const [key, r] of this.detailReads) if (r.sweep === sweep) this.forgetIfRead(key, r, readers.unfinished);
-    }
-  }
-
-  private forgetIfRead(key: string, r: { readBy: number }, unfinished: number): void {
-    if ((r.readBy & unfinished) !== unfinished) return;
-    this.cache.delete(key);
-    this.detailReads.delete(key);
+    for (const readers of this.readers.values()) for (const key of readers.finished(checkId)) this.cache.delete(key);
   }
 
   /** The requests as one check sees them: what it uses joins its evidence, what it reads of a sweep counts as read. */
@@ -375,7 +419,7 @@ export class Api {
 
   /**
    * A GET of a data endpoint with the application's token, shared by every check; read as part of a sweep (see
-   * Check.sweeps), the reply is let go once every reader of the sweep has read it.
+   * Check.reads), the reply is let go once every reader of the sweep has read it.
    */
   async get(path: string, who: Who = 'app', sweep?: Sweep): Promise<Reply> {
     // Asked before each of 40,000 details: no await (and no promise) once the check holds the token.
@@ -472,36 +516,92 @@ export class Api {
   }
 
   /**
-   * Runs fn over every item with a bounded number in flight (twice the request concurrency, so the client's gate
-   * stays fed). Never one promise per item at once: 20,000 suspended request chains per check would hold hundreds
-   * of MB and cost more in garbage collection than the requests themselves. The first failure stops new items.
+   * The details the run reads of a resource with an application's token: every listed id, or the max_details
+   * sample. Iterate it to read each detail (`for await (const { id, reply } of details)`); the check must name the
+   * sweep in its Check.reads, so the run keeps each reply until every reader has read it, and no longer.
    */
-  async each<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-    // A few workers taking the next index: p-map did the same with several promises and a Set per item, which cost
-    // 0.2 s of a large merchant's 40,000 details.
-    let next = 0;
-    let failed = false;
-    const worker = async (): Promise<void> => {
-      while (!failed && next < items.length) {
-        try {
-          await fn(items[next++]!);
-        } catch (e) {
-          failed = true;
-          throw e;
-        }
-      }
+  async details(resource: Resource, who: Who = 'app'): Promise<Details> {
+    const sweep: Sweep = `${resource}:${who}`;
+    if (!this.shared.declares(this.checkId, sweep))
+      throw new Error(`${this.checkId} reads the details of ${sweep} but does not name them in its reads`);
+    const sample = await this.detailIds(resource, who);
+    const lanes = this.lanes();
+    return {
+      ...sample,
+      [Symbol.asyncIterator]: () =>
+        answered(sample.ids, (id) => this.detail(resource, id, who), lanes)[Symbol.asyncIterator](),
     };
-    const lanes = Math.min(items.length, Math.max(1, this.shared.config.concurrency * 2));
-    await Promise.all(Array.from({ length: lanes }, worker));
   }
 
-  /** The check will send this many requests of its own, one per record (the progress line plans them now). */
-  willSend(requests: number): void {
-    this.shared.tally.promise(requests);
+  /**
+   * Requests of the check's own, one per item (`request` builds it), answered as they come: iterate the result to
+   * judge each (`for await (const { item, reply } of answers)`). The progress line plans them all at once.
+   */
+  ask<T>(items: readonly T[], request: (item: T) => RequestSpec): AsyncIterable<{ item: T; reply: Reply }> {
+    this.shared.tally.promise(items.length);
+    const pairs = answered(items, (item) => this.send(request(item)), this.lanes());
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const { id: item, reply } of pairs) yield { item, reply };
+      },
+    };
+  }
+
+  /** Requests a check keeps in flight: twice the request concurrency, so the client's gate stays fed. */
+  private lanes(): number {
+    return Math.max(1, this.shared.config.concurrency * 2);
   }
 
   /** GET /:resource/:id with the application's token, read as part of the sweep (resource, who). */
   detail(resource: Resource, id: RecordId, who: Who = 'app'): Promise<Reply> {
     return this.get(detailPath(resource, id), who, `${resource}:${who}`);
+  }
+}
+
+/** The details a check reads of one resource: which ids (all, or a seeded sample), and their replies as they come. */
+export interface Details extends AsyncIterable<{ id: RecordId; reply: Reply }> {
+  ids: RecordId[];
+  /** How many ids the list holds (more than ids.length when sampled). */
+  total: number;
+  sampled: boolean;
+}
+
+/**
+ * The answers to one request per item, `lanes` in flight at a time, in the order they come back. Never one promise
+ * per item at once: 20,000 suspended request chains per check would hold hundreds of MB and cost more in garbage
+ * collection than the requests themselves. The next request goes out before an answer is handed on, so the lanes
+ * stay busy while the check judges it; a failure ends the iteration (the requests in flight are left to finish).
+ */
+async function* answered<T>(
+  items: readonly T[],
+  send: (item: T) => Promise<Reply>,
+  lanes: number,
+): AsyncGenerator<{ id: T; reply: Reply }> {
+  type Settled = { id: T; reply: Reply } | { id: T; error: unknown };
+  const ready: Settled[] = [];
+  let wake: (() => void) | undefined;
+  let next = 0;
+  let pending = 0;
+  const start = (): void => {
+    const id = items[next++]!;
+    pending++;
+    const settle = (s: Settled): void => {
+      pending--;
+      ready.push(s);
+      wake?.();
+    };
+    send(id).then(
+      (reply) => settle({ id, reply }),
+      (error: unknown) => settle({ id, error }),
+    );
+  };
+  while (next < items.length && pending < lanes) start();
+  while (ready.length || pending) {
+    if (!ready.length) await new Promise<void>((r) => (wake = r));
+    wake = undefined;
+    const s = ready.shift()!;
+    if ('error' in s) throw s.error;
+    if (next < items.length) start();
+    yield s;
   }
 }

@@ -107,10 +107,11 @@ export interface Check {
   area: Area;
   requires?: Requirement[];
   /**
-   * The detail sweeps this check reads (through api.detail). A large merchant has 20,000 details: the run keeps
-   * each reply only until every check that declares its sweep has read it, then lets it go.
+   * The details this check reads through api.details, named as `<resource>:<application>`, e.g.
+   * `reads: ['dishes:app']` for every dish detail with app's token. The run sends each detail once and keeps its
+   * reply only until every check that names it has read it (a large merchant has 40,000 details).
    */
-  sweeps?: Sweep[];
+  reads?: Sweep[];
   /**
    * Calls /auth with a configured application's keys, so a server may issue a token (a broken one even for wrong
    * keys) and, since token lifetime is not shown (§5.6), end the run's earlier one. Such checks run after every

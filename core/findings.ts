@@ -23,13 +23,6 @@ export class Findings {
     return this.count;
   }
 
-  /** Adds the findings of another collection after these, as if each had been added here in its order (same bounds). */
-  append(other: Findings): void {
-    for (const text of other.items) if (this.items.length < FINDINGS_KEPT) this.items.push(text);
-    this.count += other.count;
-    for (const f of other.keys) if (this.keys.size < FINGERPRINTS_KEPT) this.keys.add(f);
-  }
-
   /** The fingerprints of every finding, sorted and without repeats (order of discovery is not stable). */
   get fingerprints(): string[] {
     return [...this.keys].sort();

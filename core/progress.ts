@@ -10,15 +10,17 @@ export interface RequestProgress {
   /** Requests that have come back or failed. */
   settled: number;
   /**
-   * Requests planned: those sent, plus the detail requests of the sweeps still to send. Known once every sweep's
-   * list is in (until then undefined); it can still grow by the few requests of checks that decide as they go.
+   * Requests planned: those sent, plus the detail requests still to send of the details the checks read (their
+   * Check.reads), plus the requests of their own checks have said they will send (api.ask). Known once the list of
+   * every detail read is in (until then undefined); it can still grow by the few requests of checks that decide as
+   * they go.
    */
   planned?: number;
 }
 
 /**
- * Counts the run's requests and the detail requests its sweeps will send (a sweep's size is known once its list is
- * in). One per run, in the worker.
+ * Counts the run's requests and plans those to come: one per detail the checks declare they read (Check.reads; how
+ * many is known once its list is in), and those of their own the checks ask for (api.ask). One per run, in the worker.
  */
 export class RequestTally {
   private sent = 0;
@@ -28,8 +30,8 @@ export class RequestTally {
   private promised = 0;
   private readonly sweepSizes = new Map<string, number>();
 
-  /** sweeps: the detail sweeps that some check of the run reads (their sizes come with planSweep). */
-  constructor(private readonly sweeps: ReadonlySet<string>) {}
+  /** reads: the details some check of the run declares it reads (Check.reads; their sizes come with planSweep). */
+  constructor(private readonly reads: ReadonlySet<string>) {}
 
   /** A request goes out; `detail` when it is the first request for a detail of a sweep. */
   track<T>(reply: Promise<T>, detail = false): Promise<T> {
@@ -45,19 +47,19 @@ export class RequestTally {
 
   /** The number of details a sweep reads (all the ids of its list, or the max_details sample), once known. */
   planSweep(sweep: string, details: number): void {
-    if (this.sweeps.has(sweep) && !this.sweepSizes.has(sweep)) this.sweepSizes.set(sweep, details);
+    if (this.reads.has(sweep) && !this.sweepSizes.has(sweep)) this.sweepSizes.set(sweep, details);
   }
 
   /**
-   * A check is about to send this many requests of its own, one per record of a sweep (e.g. the other merchant's
-   * ids asked for with my token): planned now, so the estimate of the time left counts them before they go out.
+   * A check is about to send this many requests of its own (api.ask: e.g. the other merchant's ids asked for with
+   * my token): planned now, so the estimate of the time left counts them before they go out.
    */
   promise(requests: number): void {
     this.promised += requests;
   }
 
   snapshot(): RequestProgress {
-    const known = [...this.sweeps].every((s) => this.sweepSizes.has(s));
+    const known = [...this.reads].every((s) => this.sweepSizes.has(s));
     let details = 0;
     for (const n of this.sweepSizes.values()) details += n;
     return {

@@ -33,7 +33,7 @@ function sweepReaders(checks: Check[], config: Config): Map<Sweep, Set<string>> 
   const readers = new Map<Sweep, Set<string>>();
   for (const c of checks) {
     if (unmetRequirement(c, config)) continue;
-    for (const s of c.sweeps ?? []) {
+    for (const s of c.reads ?? []) {
       let set = readers.get(s);
       if (!set) readers.set(s, (set = new Set()));
       set.add(c.id);

@@ -1,18 +1,18 @@
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
-import { isRecord, type Rec } from '../core/api.js';
+import { everyRecord, isRecord, type Rec } from '../core/api.js';
 import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Resource } from '../core/resources.js';
 import { show } from '../core/quote.js';
 import { detailPath } from '../core/endpoints.js';
 import { idKey, isIdLike, isIntegerValue } from '../core/exact-json.js';
 import { NetworkError } from '../core/exchange.js';
-import { eachElement } from '../core/disk-list.js';
 import {
   byId,
   compareRecords,
   sameJson,
   describeDiffs,
   detailRecord,
+  recordIn,
   fieldValid,
   Findings,
   optionalList,
@@ -92,7 +92,7 @@ const CONS_01: CheckDeclaration = {
   id: 'CONS-01',
   level: 'MUST',
   spec: '§2.2, §2.3, §4 endpoints 4 and 6',
-  sweeps: ['dishes:app', 'seats:app'],
+  reads: ['dishes:app', 'seats:app'],
   title: 'GET /dishes/X and GET /seats/X answer the record with id X',
   run: detailIdsMatch,
 };
@@ -103,33 +103,33 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
   const skips = new Skips();
   let checked = 0;
   for (const resource of DETAIL_RESOURCES) {
-    const s = await ctx.api.detailIds(resource).catch((e: unknown) => {
+    const details = await ctx.api.details(resource).catch((e: unknown) => {
       if (e instanceof NetworkError) throw e;
       ctx.note(`/${resource}: ${(e as Error).message}`);
       return undefined;
     });
-    if (!s) continue;
-    sampledNote(ctx, resource, s);
-    checked += s.ids.length;
-    await ctx.api.each(s.ids, async (id) => {
-      const d = await detailRecord(ctx, resource, id);
+    if (!details) continue;
+    sampledNote(ctx, resource, details);
+    checked += details.ids.length;
+    for await (const { id, reply } of details) {
+      const d = recordIn(reply);
       // No record, or a malformed id: the detail check's finding.
       if (!d)
-        return skips.add(
+        skips.add(
           `the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`,
           detailPath(resource, id),
         );
-      if (!fieldValid(nounOf(resource), 'id', d.id))
-        return skips.add(
+      else if (!fieldValid(nounOf(resource), 'id', d.id))
+        skips.add(
           `the detail's id is malformed (see ${RESOURCES[resource].detail.checks}-02)`,
           detailPath(resource, id),
         );
-      if (!sameId(d.id, id))
+      else if (!sameId(d.id, id))
         found.add(
           `GET ${detailPath(resource, id)} answered ${nounOf(resource)} ${show(d.id)} instead of ${nounOf(resource)} ${id}`,
           recordKey(nounOf(resource), id, 'id'),
         );
-    });
+    }
   }
   if (!checked) throw new Blocked('no dish or seat ids to ask for (see DISH-01, SEAT-01)');
   skips.flush(ctx);
@@ -141,7 +141,7 @@ const CONS_02: CheckDeclaration = {
   id: 'CONS-02',
   level: 'MUST',
   spec: '§2.2, §4 endpoints 3 and 4',
-  sweeps: ['dishes:app'],
+  reads: ['dishes:app'],
   title: 'Every dish of GET /dishes equals its GET /dishes/:id field by field',
   run: (ctx) => listEqualsDetail(ctx, 'dishes'),
 };
@@ -149,7 +149,7 @@ const CONS_03: CheckDeclaration = {
   id: 'CONS-03',
   level: 'MUST',
   spec: '§2.3, §4 endpoints 5 and 6',
-  sweeps: ['seats:app'],
+  reads: ['seats:app'],
   title: 'Every seat of GET /seats equals its GET /seats/:id field by field',
   run: (ctx) => listEqualsDetail(ctx, 'seats'),
 };
@@ -158,31 +158,33 @@ const CONS_03: CheckDeclaration = {
 async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<void> {
   const kind = nounOf(resource);
   const list = byId(await ctx.api.list(`/${resource}`));
-  const s = await ctx.api.detailIds(resource);
-  sampledNote(ctx, resource, s);
+  const details = await ctx.api.details(resource);
+  sampledNote(ctx, resource, details);
   const found = new Findings();
   const remarks = new Remarks();
   const skips = new Skips();
-  await ctx.api.each(s.ids, async (id) => {
+  for await (const { id, reply } of details) {
     const item = list.get(String(id));
-    const d = await detailRecord(ctx, resource, id);
-    if (!item) return skips.add('not a record in the list', `${kind} ${id}`);
-    if (!d)
-      return skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
-    if (!sameId(d.id, id)) return skips.add('the detail answers another id (see CONS-01)', `${kind} ${id}`);
-    const c = compareRecords(kind, item, d);
-    if (c.diffs.length)
-      found.add(
-        `${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`,
-        ...fieldKeys(c.diffs, (f) => recordKey(kind, id, f)),
-      );
-    remarks.add(`${kind} ${id}`, c, `GET /${resource}`, `GET ${detailPath(resource, id)}`);
-  });
+    const d = recordIn(reply);
+    if (!item) skips.add('not a record in the list', `${kind} ${id}`);
+    else if (!d)
+      skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
+    else if (!sameId(d.id, id)) skips.add('the detail answers another id (see CONS-01)', `${kind} ${id}`);
+    else {
+      const c = compareRecords(kind, item, d);
+      if (c.diffs.length)
+        found.add(
+          `${kind} ${id}: ${describeDiffs(c.diffs, 'list', 'detail')}`,
+          ...fieldKeys(c.diffs, (f) => recordKey(kind, id, f)),
+        );
+      remarks.add(`${kind} ${id}`, c, `GET /${resource}`, `GET ${detailPath(resource, id)}`);
+    }
+  }
   remarks.flush(ctx);
   skips.flush(ctx);
   if (found.length)
     ctx.fail(
-      found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, s.ids.length),
+      found.summary(`${resource} differ between GET /${resource} and GET /${resource}/:id`, details.ids.length),
       found.fingerprints,
     );
 }
@@ -206,7 +208,7 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     // A Set of every id and counts of the repeated ones only: 500,000 orders' ids as numbers, not a count each.
     const seen = new Set<number | string>();
     const repeated = new Map<number | string, number>();
-    await eachElement(items, (i) => {
+    await everyRecord(items, (i) => {
       if (!isIdLike(i.id)) return;
       const k = idKey(i.id);
       if (seen.has(k)) repeated.set(k, (repeated.get(k) ?? 1) + 1);
@@ -291,7 +293,7 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
       found.add(`seat ${show(s.id)} has merchant_id ${show(s.merchant_id)}`, recordKey('seat', s.id, 'merchant_id'));
   }
   // §2.4: order.merchant_id "can be an empty string".
-  await eachElement((await optionalList(ctx, '/orders')) ?? [], (o) => {
+  await everyRecord((await optionalList(ctx, '/orders')) ?? [], (o) => {
     if (!fieldValid('order', 'merchant_id', o.merchant_id)) {
       skips.add('merchant_id is not a string (see ORD-01)', `order ${show(o.id)}`);
       return;
@@ -332,7 +334,7 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let noSeatObject = 0;
-  await eachElement(all, (o) => {
+  await everyRecord(all, (o) => {
     if (!fieldValid('order', 'seat_id', o.seat_id)) {
       skips.add('seat_id is not an int (see ORD-01)', `order ${show(o.id)}`);
       return;
@@ -460,7 +462,7 @@ const CONS_08: CheckDeclaration = {
 async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
   const embedded: EmbeddedRecords = (each) =>
-    eachElement(all, (o) => {
+    everyRecord(all, (o) => {
       const seat = o.seat;
       // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
       if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id)) each({ o, rec: seat, id: String(seat.id) });
@@ -488,7 +490,7 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let lines = 0;
-  await eachElement(await orders(ctx), (o) => {
+  await everyRecord(await orders(ctx), (o) => {
     if (!Array.isArray(o.dishes)) {
       skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
       return;
@@ -532,7 +534,7 @@ async function orderDishesEqualDishes(ctx: CheckContext): Promise<void> {
   const all = await orders(ctx);
   // The lines that cannot be compared are said once, on the first pass.
   const embedded: EmbeddedRecords = (each, first) =>
-    eachElement(all, (o) => {
+    everyRecord(all, (o) => {
       if (!Array.isArray(o.dishes)) {
         if (first) skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
         return;
@@ -594,7 +596,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
     };
     sides.push({ resource, listed, refs, ref });
   }
-  await eachElement(all, (o) => {
+  await everyRecord(all, (o) => {
     for (const { resource, ref } of sides) {
       if (resource === 'dishes') {
         for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
@@ -660,7 +662,7 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   let compared = 0;
   let nonNumeric = 0;
-  await eachElement(all, (o) => {
+  await everyRecord(all, (o) => {
     const sid = seatIdOf(o);
     if (sid === undefined || !fieldValid('order', 'order_table_number', o.order_table_number)) return;
     // An embedded seat of another id is CONS-07's finding; without an embedded seat, the listed one is used.

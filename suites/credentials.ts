@@ -6,13 +6,13 @@
  */
 import { defineChecks, type CheckContext } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
-import { isRecord, successData } from '../core/api.js';
+import { everyRecord, isRecord, successData } from '../core/api.js';
 import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../core/resources.js';
 import type { Reply } from '../core/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { TOKEN_FIELD, TOKEN_PATH } from '../core/auth-scheme.js';
 import { NetworkError } from '../core/exchange.js';
-import { eachElement, isDiskList, isLongList } from '../core/disk-list.js';
+import { isDiskList, isLongList } from '../core/disk-list.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),
@@ -71,7 +71,7 @@ interface Suspicion {
  * millions of members, and building their paths costs several times a parse) for the few trees that show a finding.
  * SEC-01 and SEC-02 read the same replies: the first to ask looks for both, and the other reads what it found (one
  * walk of a 65 MB list instead of two). A list read from disk is read in the pass the checks woken by its arrival
- * share (eachElement), not in one of its own. Nothing is gathered: the distinct strings of ten times the large
+ * share (everyRecord), not in one of its own. Nothing is gathered: the distinct strings of ten times the large
  * merchant's /orders held 28 MB, and one regular expression per string costs less than adding it to a Set.
  */
 function suspicion(tree: unknown, leak: RegExp | undefined): Promise<Suspicion> {
@@ -131,7 +131,7 @@ async function lookAt(tree: unknown, leak: RegExp | undefined): Promise<Suspicio
   };
   look(tree);
   for (const list of longLists)
-    await eachElement(list, (rec) => {
+    await everyRecord(list, (rec) => {
       if (!done()) look(rec);
     });
   return found;
@@ -192,14 +192,12 @@ async function replies(
     for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
     if (who !== 'app') continue;
     for (const resource of DETAIL_RESOURCES) {
-      const ids = await ctx.api.detailIds(resource).then(
-        (s) => s.ids,
-        (e: unknown) => {
-          if (e instanceof Blocked || e instanceof NetworkError) return [];
-          throw e;
-        },
-      );
-      await ctx.api.each(ids, (id) => take(`GET ${detailPath(resource, id)}`, who, () => ctx.api.detail(resource, id)));
+      const details = await ctx.api.details(resource).catch((e: unknown) => {
+        if (e instanceof Blocked || e instanceof NetworkError) return [];
+        throw e;
+      });
+      for await (const { id, reply } of details)
+        await take(`GET ${detailPath(resource, id)}`, who, () => Promise.resolve(reply));
     }
   }
   return n;
@@ -224,7 +222,7 @@ export const credentialChecks = defineChecks('auth', [
     id: 'SEC-01',
     level: 'MUST',
     spec: '§2.6, §1, §5.2',
-    sweeps: ['dishes:app', 'seats:app'],
+    reads: ['dishes:app', 'seats:app'],
     title: `No response carries a configured key or an issued token, except ${AUTH_PATH}'s app_secret, app_key and ${TOKEN_FIELD}`,
     async run(ctx) {
       const secrets = credentialsOf(ctx);
@@ -259,7 +257,7 @@ export const credentialChecks = defineChecks('auth', [
     id: 'SEC-02',
     level: 'SHOULD',
     spec: '§1, §2.2–§2.5',
-    sweeps: ['dishes:app', 'seats:app'],
+    reads: ['dishes:app', 'seats:app'],
     title:
       'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
     async run(ctx) {

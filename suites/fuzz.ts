@@ -11,6 +11,7 @@ import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './su
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { isIdLike } from '../core/exact-json.js';
 import type { RecordId } from '../core/endpoints.js';
+import type { Reply, RequestSpec } from '../core/exchange.js';
 
 /**
  * Fuzzed dish_id and seat_id (issue 3 "Fuzzing with fast-check", §4 endpoints 4 and 6, §7). Property: every answer
@@ -34,8 +35,11 @@ interface Target {
   theirs?: Tenant;
 }
 
-/** Judges one answer; undefined when it is one the spec allows. */
-async function judge(ctx: CheckContext, t: Target, raw: string, token: string): Promise<string | undefined> {
+/** The request for one fuzzed id: the raw path segment, with the run's token. */
+const requestFor = (t: Target, raw: string, token: string): RequestSpec => ({ path: `/${t.resource}/${raw}`, token });
+
+/** The verdict on one answer; undefined when it is one the spec allows. */
+function verdict(t: Target, raw: string, r: Reply): string | undefined {
   const noun = nounOf(t.resource);
   const path = `/${t.resource}/${raw}`;
   const asked = `${JSON.stringify(decodedSegment(raw))}${namedId(raw) === undefined ? ' (names no id)' : ''}`;
@@ -43,9 +47,6 @@ async function judge(ctx: CheckContext, t: Target, raw: string, token: string): 
     namedId(raw) === undefined
       ? 'expected an error with code 400 or 404'
       : `expected ${noun} ${namedId(raw)} or an error with code 400 or 404`;
-  let r;
-  // No response is no evidence: the NetworkError ends the property, and the check is incomplete (see fuzzIds).
-  r = await ctx.send({ path, token });
   if (r.jsonError !== undefined || !isRecord(r.json))
     return `GET ${path} for ${noun} id ${asked} answered ${describeReply(r)}: not a JSON envelope; ${expected}`;
   const j = r.json;
@@ -115,27 +116,31 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     dish_id: segmentArbitrary(dishes.mine, dishes.other),
     seat_id: segmentArbitrary(seats.mine, seats.other),
   });
-  // Each id is asked for once: the property, its shrinks and the concurrent first pass share the answers.
-  const answers = new Map<string, Promise<string | undefined>>();
-  const judged = (t: Target, raw: string): Promise<string | undefined> => {
-    const key = `${t.resource}/${raw}`;
-    let p = answers.get(key);
-    if (!p) answers.set(key, (p = judge(ctx, t, raw, token)));
-    return p;
+  // Each id is judged once: the property and its shrinks share the verdicts.
+  const verdicts = new Map<string, string | undefined>();
+  const keyOf = (t: Target, raw: string): string => `${t.resource}/${raw}`;
+  const judged = async (t: Target, raw: string): Promise<string | undefined> => {
+    const key = keyOf(t, raw);
+    // No response is no evidence: the NetworkError ends the property, and the check is incomplete.
+    if (!verdicts.has(key)) verdicts.set(key, verdict(t, raw, await ctx.send(requestFor(t, raw, token))));
+    return verdicts.get(key);
   };
   const property = fc.asyncProperty(arb, async ({ dish_id, seat_id }) => {
     const [d, s] = await Promise.all([judged(dishes.t, dish_id), judged(seats.t, seat_id)]);
     if (d ?? s) throw new FuzzFinding([d, s].filter(Boolean).join('; '));
   });
   const { seed, runs, path } = ctx.config.fuzz;
-  // fast-check runs a property one case after another; far from the server that is one round trip per case. The
-  // cases of a seed are known in advance (fc.sample draws exactly what fc.check will), so they go out concurrently
-  // within the client's cap first, and fc.check then judges from the answers; only shrinking, after a failure,
-  // asks for new ids one at a time.
+  // The cases of a seed are known in advance (fc.sample draws exactly what fc.check will): their ids are asked for
+  // first, all at once within the client's cap, and fc.check judges from the answers (far from the server, one case
+  // after another is one round trip per case); only shrinking, after a failure, asks for new ids.
   if (!path) {
-    await ctx.api.each(fc.sample(arb, { seed, numRuns: runs }), async (c) => {
-      await Promise.all([judged(dishes.t, c.dish_id), judged(seats.t, c.seat_id)]);
-    });
+    const asked = new Map<string, [Target, string]>();
+    for (const c of fc.sample(arb, { seed, numRuns: runs })) {
+      asked.set(keyOf(dishes.t, c.dish_id), [dishes.t, c.dish_id]);
+      asked.set(keyOf(seats.t, c.seat_id), [seats.t, c.seat_id]);
+    }
+    for await (const { item, reply } of ctx.api.ask([...asked.values()], ([t, raw]) => requestFor(t, raw, token)))
+      verdicts.set(keyOf(...item), verdict(...item, reply));
   }
   const details = await fc.check(property, { seed, numRuns: runs, ...(path ? { path } : {}) });
   if (path) ctx.note(`replayed fuzz path ${path} (seed ${seed})`);

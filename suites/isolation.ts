@@ -1,15 +1,15 @@
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
 import { Blocked } from '../core/check-errors.js';
-import { isRecord, successData, type Rec } from '../core/api.js';
-import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Who } from '../core/resources.js';
+import { everyRecord, isRecord, successData, type Rec } from '../core/api.js';
+import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Resource, type Who } from '../core/resources.js';
+import type { RecordId } from '../core/endpoints.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
 import { describeReply, envelopeCode } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { AUTH_PATH, detailPath } from '../core/endpoints.js';
 import { NetworkError } from '../core/exchange.js';
 import { isIdLike } from '../core/exact-json.js';
-import { eachElement } from '../core/disk-list.js';
-import { byId, detailRecord, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS } from './support/compare.js';
+import { byId, recordIn, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS } from './support/compare.js';
 
 /**
  * §1 "Every data endpoint returns data belonging to the merchant that owns the application credential": with
@@ -97,11 +97,11 @@ async function theirOrderNumbers(
   let wanted: Set<string> | undefined;
   if (items && myOrders && myOrders.length < items.length) {
     const ids = (wanted = new Set<string>());
-    await eachElement(myOrders, (o) => {
+    await everyRecord(myOrders, (o) => {
       if (isIdLike(o.id)) ids.add(String(o.id));
     });
   }
-  await eachElement(items ?? [], (o) => {
+  await everyRecord(items ?? [], (o) => {
     if (orderMark(o, mine)) return;
     const k = isIdLike(o.id) ? String(o.id) : undefined;
     if (k !== undefined && !m.has(k) && (!wanted || wanted.has(k))) m.set(k, o.order_number);
@@ -142,9 +142,9 @@ const ISO_03: CheckDeclaration = {
 async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): Promise<void> {
   const { mine: myTenant, theirs } = await tenants(ctx, me, other);
   const found = new Findings();
-  let probed = 0;
-  // Which ids to ask for, every resource's before any is asked: the progress line plans them all at once.
-  const plan = [];
+  // Which ids to ask for, every resource's, then one request of my own for each.
+  const asked: Array<{ resource: Resource; noun: Noun; id: RecordId }> = [];
+  const notAsked: string[] = [];
   for (const resource of DETAIL_RESOURCES) {
     const noun = nounOf(resource);
     const theirList = await listOf(ctx, `/${resource}`, other);
@@ -155,53 +155,45 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
     if (sampled) ctx.note(`asked for a seeded sample of ${ids.length} of ${other.label}'s ${total} ${resource}`);
     // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my list)
     // is mine to read.
-    const asked = ids.filter((id) => {
+    let shared = 0;
+    for (const id of ids) {
       const own = mine.get(String(id));
-      return theirById.has(String(id)) && !(own && !theirRecord(noun, own, theirById, theirs));
-    });
-    plan.push({ resource, noun, asked, shared: ids.length - asked.length });
-  }
-  ctx.api.willSend(plan.reduce((n, p) => n + p.asked.length, 0));
-  for (const { resource, noun, asked, shared } of plan) {
-    // Each of these requests is sent once in a run, by this check alone: not kept for others to reuse.
-    const token = await ctx.api.token(me.who);
-    await ctx.api.each(asked, async (id) => {
-      probed++;
-      const path = detailPath(resource, id);
-      const head = `GET ${path} with ${me.label}'s token`;
-      // No response is no evidence either way (and not a refusal): it propagates, and the check is incomplete.
-      const reply = await ctx.send({ path, token });
-      const s = successData(reply);
-      if (s.ok) {
-        const d = s.data;
-        const mark = isRecord(d) ? ownerMark(d, theirs) : undefined;
-        found.add(
-          isRecord(d) && sameId(d.id, id)
-            ? `${head} answered ${other.label}'s ${noun} ${id}${mark ? ` (${mark})` : ''}`
-            : `${head} answered SUCCESS (data ${show(d, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`,
-          recordKey(noun, id),
-        );
-        return;
-      }
-      const data = isRecord(reply.json) ? reply.json.data : undefined;
-      const mark = isRecord(data) ? ownerMark(data, theirs) : undefined;
-      if (mark)
-        found.add(
-          `${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`,
-          recordKey(noun, id),
-        );
-      else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number)) {
-        found.add(
-          `${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`,
-          recordKey(noun, id),
-        );
-      }
-    });
+      if (theirById.has(String(id)) && !(own && !theirRecord(noun, own, theirById, theirs)))
+        asked.push({ resource, noun, id });
+      else shared++;
+    }
     if (shared)
-      ctx.note(
+      notAsked.push(
         `${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`,
       );
   }
+  // Each of these requests is sent once in a run, by this check alone: not kept for others to reuse. No response is
+  // no evidence either way (and not a refusal): it ends the check as incomplete.
+  const token = asked.length ? await ctx.api.token(me.who) : '';
+  const answers = ctx.api.ask(asked, ({ resource, id }) => ({ path: detailPath(resource, id), token }));
+  for await (const { item, reply } of answers) {
+    const { resource, noun, id } = item;
+    const head = `GET ${detailPath(resource, id)} with ${me.label}'s token`;
+    const s = successData(reply);
+    const data = s.ok ? s.data : isRecord(reply.json) ? reply.json.data : undefined;
+    const mark = isRecord(data) ? ownerMark(data, theirs) : undefined;
+    if (s.ok)
+      found.add(
+        isRecord(data) && sameId(data.id, id)
+          ? `${head} answered ${other.label}'s ${noun} ${id}${mark ? ` (${mark})` : ''}`
+          : `${head} answered SUCCESS (data ${show(data, 60)}) for ${other.label}'s ${noun} ${id}; expected an error with code 400 or 404`,
+        recordKey(noun, id),
+      );
+    else if (mark)
+      found.add(`${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`, recordKey(noun, id));
+    else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number))
+      found.add(
+        `${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`,
+        recordKey(noun, id),
+      );
+  }
+  for (const text of notAsked) ctx.note(text);
+  const probed = asked.length;
   if (!probed)
     throw new Blocked(
       `${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`,
@@ -218,7 +210,7 @@ const ISO_02: CheckDeclaration = {
   level: 'MUST',
   spec: '§1, §4 endpoints 2–7',
   requires: ['other_app'],
-  sweeps: ['dishes:app', 'seats:app'],
+  reads: ['dishes:app', 'seats:app'],
   title: "Merchant A's responses carry none of merchant B's records, user_id or merchant_id",
   run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, A, B),
 };
@@ -227,67 +219,63 @@ const ISO_04: CheckDeclaration = {
   level: 'MUST',
   spec: '§1, §4 endpoints 2–7',
   requires: ['other_app'],
-  sweeps: ['dishes:other_app', 'seats:other_app'],
+  reads: ['dishes:other_app', 'seats:other_app'],
   title: "Merchant B's responses carry none of merchant A's records, user_id or merchant_id",
   run: (ctx) => myResponsesCarryNothingOfTheirs(ctx, B, A),
 };
 
+/** What is known of the other merchant: who it is, and its records by id. */
+interface TheirData extends Record<Noun, ReadonlyMap<string, Rec>> {
+  tenant: Tenant;
+  /** Their order_number by id (theirOrderNumbers). */
+  orders: ReadonlyMap<string, unknown>;
+}
+
+/** One of my orders, looked into: is it theirs, or does it sit at their seat or embed their dish? */
+function theirsInOrder(
+  o: Rec,
+  t: TheirData,
+  other: Side,
+  says: (path: string, text: string, key: string) => void,
+): void {
+  const leaked =
+    ownerMark(o, t.tenant) ??
+    (t.orders.has(String(o.id)) && sameJson(o.order_number, t.orders.get(String(o.id)))
+      ? 'the same order_number as theirs'
+      : undefined);
+  // A leaked order: its seat and dishes come with it.
+  if (leaked)
+    return says('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id));
+  const seat = o.seat;
+  const seatWhy = isRecord(seat) ? theirRecord('seat', seat, t.seat, t.tenant) : undefined;
+  if (isRecord(seat) && seatWhy)
+    says(
+      '/orders',
+      `: order ${show(o.id)} sits at ${other.label}'s seat ${show(seat.id)} (${seatWhy})`,
+      `${recordKey('order', o.id)}:${recordKey('seat', seat.id)}`,
+    );
+  for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
+    const why = isRecord(d) ? theirRecord('dish', d, t.dish, t.tenant) : undefined;
+    if (isRecord(d) && why)
+      says(
+        '/orders',
+        `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`,
+        `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`,
+      );
+  }
+}
+
 /** ISO-02/04: nothing in my responses is the other merchant's record or carries its user_id or merchant_id. */
 async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, other: Side): Promise<void> {
   const { mine, theirs } = await tenants(ctx, me, other);
+  const theirLists: Record<Noun, ReadonlyMap<string, Rec>> = {
+    dish: theirRecords(await listOf(ctx, '/dishes', other), mine),
+    seat: theirRecords(await listOf(ctx, '/seats', other), mine),
+  };
   const found = new Findings();
-  // My orders are gone over while the details are read (ten times a large merchant's 500,000 orders take seconds,
-  // read in the pass the checks woken by their arrival share); what they show is said after the details, as before.
-  const inOrders = new Findings();
-  const saysIn =
-    (f: Findings) =>
-    (path: string, text: string, key: string): void =>
-      f.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`, `GET ${path}:${key}`);
-  const says = saysIn(found);
-  const myOrders = listOf(ctx, '/orders', me);
-  const [theirDishes, theirSeats, theirOrders] = await Promise.all([
-    listOf(ctx, '/dishes', other).then((l) => theirRecords(l, mine)),
-    listOf(ctx, '/seats', other).then((l) => theirRecords(l, mine)),
-    Promise.all([listOf(ctx, '/orders', other), myOrders]).then(([l, my]) => theirOrderNumbers(l, mine, my)),
-  ]);
-  const theirLists: Record<Noun, ReadonlyMap<string, Rec>> = { dish: theirDishes, seat: theirSeats };
+  const says = (path: string, text: string, key: string): void =>
+    found.add(`GET ${path} with ${me.label}'s token${text.startsWith(':') ? '' : ' '}${text}`, `GET ${path}:${key}`);
   let looked = 0;
-  const saysInOrders = saysIn(inOrders);
-  const ordersLooked = myOrders.then((orders) =>
-    orders
-      ? eachElement(orders, (o) => {
-          const leaked =
-            ownerMark(o, theirs) ??
-            (theirOrders.has(String(o.id)) && sameJson(o.order_number, theirOrders.get(String(o.id)))
-              ? 'the same order_number as theirs'
-              : undefined);
-          if (leaked) {
-            saysInOrders('/orders', `lists ${other.label}'s order ${show(o.id)} (${leaked})`, recordKey('order', o.id));
-            return;
-          } // its seat and dishes come with it
-          if (isRecord(o.seat)) {
-            const why = theirRecord('seat', o.seat, theirSeats, theirs);
-            if (why)
-              saysInOrders(
-                '/orders',
-                `: order ${show(o.id)} sits at ${other.label}'s seat ${show(o.seat.id)} (${why})`,
-                `${recordKey('order', o.id)}:${recordKey('seat', o.seat.id)}`,
-              );
-          }
-          for (const d of Array.isArray(o.dishes) ? o.dishes : []) {
-            if (!isRecord(d)) continue;
-            const why = theirRecord('dish', d, theirDishes, theirs);
-            if (why)
-              saysInOrders(
-                '/orders',
-                `: order ${show(o.id)} embeds ${other.label}'s dish ${show(d.id)} (${why})`,
-                `${recordKey('order', o.id)}:${recordKey('dish', d.id)}`,
-              );
-          }
-        }).then(() => true)
-      : false,
-  );
-  ordersLooked.catch(() => undefined); // awaited below; a failure meanwhile is not an unhandled rejection
 
   try {
     const m = await ctx.api.merchant(me.who);
@@ -313,16 +301,22 @@ async function myResponsesCarryNothingOfTheirs(ctx: CheckContext, me: Side, othe
       if (why) says(`/${resource}`, `lists ${other.label}'s ${noun} ${show(i.id)} (${why})`, recordKey(noun, i.id));
     }
     // The details of the run (the same sample as DISH-02/SEAT-02): each must be mine too.
-    const { ids } = await ctx.api.detailIds(resource, me.who);
-    await ctx.api.each(ids, async (id) => {
-      const d = await detailRecord(ctx, resource, id, me.who);
+    for await (const { id, reply } of await ctx.api.details(resource, me.who)) {
+      const d = recordIn(reply);
       const mark = d && ownerMark(d, theirs);
       if (mark) says(`/${resource}/:id`, `answered a ${noun} of ${other.label} (${mark})`, recordKey(noun, id));
-    });
+    }
   }
 
-  if (await ordersLooked) looked++;
-  found.append(inOrders);
+  const myOrders = await listOf(ctx, '/orders', me);
+  if (myOrders) {
+    looked++;
+    const theirOrders = await theirOrderNumbers(await listOf(ctx, '/orders', other), mine, myOrders);
+    await everyRecord(myOrders, (o) =>
+      theirsInOrder(o, { ...theirLists, tenant: theirs, orders: theirOrders }, other, says),
+    );
+  }
+
   if (!looked) throw new Blocked(`no response of ${me.label} to look into`);
   if (found.length)
     ctx.fail(

@@ -5,8 +5,8 @@ import { formatErrors, isValid, validate } from '../core/schemas.js';
 import { answeredData, expectShape, expectShapes, expectSuccess, records } from '../core/assertions.js';
 import { show } from '../core/quote.js';
 import { Findings } from '../core/findings.js';
-import { eachElement } from '../core/disk-list.js';
 import { Blocked } from '../core/check-errors.js';
+import { everyRecord } from '../core/api.js';
 import type { Reply } from '../core/exchange.js';
 import { judgedApplications, type Judged } from './support/tenants.js';
 
@@ -55,35 +55,30 @@ function detailShape(id: string, resource: Resource, spec: string): CheckDeclara
     id,
     level: 'MUST',
     spec,
-    sweeps: [`${resource}:app`],
+    reads: [`${resource}:app`],
     title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id`,
     async run(ctx) {
-      const { ids, total, sampled } = await ctx.api.detailIds(resource);
-      if (sampled)
-        ctx.note(`checked a seeded sample of ${ids.length} of ${total} ${resource} (seed ${ctx.config.fuzz.seed})`);
+      const details = await ctx.api.details(resource);
+      if (details.sampled)
+        ctx.note(
+          `checked a seeded sample of ${details.ids.length} of ${details.total} ${resource} (seed ${ctx.config.fuzz.seed})`,
+        );
       const found = new Findings();
       let firstData: unknown;
-      await ctx.api.each(ids, async (itemId) => {
-        const path = detailPath(resource, itemId);
-        const reply = await ctx.api.detail(resource, itemId);
+      for await (const { id, reply } of details) {
+        const path = detailPath(resource, id);
         const data = expectSuccess(ctx, reply, `GET ${path}`);
-        if (itemId === ids[0]) firstData = data;
+        if (id === details.ids[0]) firstData = data;
         const errors = validate(schema, data, '/data');
         if (errors.length)
           found.add(
             `GET ${path}: ${formatErrors(errors, 3)}`,
-            ...(errors.map((e) => `${noun}:${String(itemId)}${e.path.replace(/^\/data/, '')}`) as [
-              string,
-              ...string[],
-            ]),
+            ...(errors.map((e) => `${noun}:${String(id)}${e.path.replace(/^\/data/, '')}`) as [string, ...string[]]),
           );
-      });
+      }
       if (found.length)
-        ctx.fail(
-          `${found.length} of ${ids.length} details do not match the ${noun} shape: ${found.items.slice(0, 5).join('; ')}`,
-          found.fingerprints,
-        );
-      const first = ids[0];
+        ctx.fail(found.summary(`details do not match the ${noun} shape`, details.ids.length), found.fingerprints);
+      const first = details.ids[0];
       if (first !== undefined) expectShape(ctx, schema, firstData, `GET ${detailPath(resource, first)}`);
     },
   };
@@ -130,7 +125,7 @@ export const resourceChecks: Check[] = [
         for (const app of judgedApplications(ctx)) {
           const orders = records(await ctx.api.list('/orders', app.who));
           orderCount += orders.length;
-          await eachElement(orders, (o, i) => {
+          await everyRecord(orders, (o, i) => {
             if (problemCount >= 3) {
               if (!isValid('device#/$defs/complete', o.device)) problemCount++;
               return;

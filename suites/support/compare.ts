@@ -1,12 +1,12 @@
 import type { CheckContext } from '../../core/check.js';
 import { isRecord, successData, type Rec } from '../../core/api.js';
-import type { ListPath, Noun, Resource, Who } from '../../core/resources.js';
+import type { ListPath, Noun, Resource } from '../../core/resources.js';
 import { show } from '../../core/quote.js';
 import { validate } from '../../core/schemas.js';
 import { isIdLike } from '../../core/exact-json.js';
 import { isDiskList } from '../../core/disk-list.js';
 import type { RecordId } from '../../core/endpoints.js';
-import { NetworkError } from '../../core/exchange.js';
+import { NetworkError, type Reply } from '../../core/exchange.js';
 export { Findings, recordKey } from '../../core/findings.js';
 
 /**
@@ -133,19 +133,19 @@ export function describeDiffs(diffs: FieldDiff[], sideA: string, sideB: string):
   return diffs.map((d) => `${sideA} has ${d.field} ${show(d.a, 60)}, ${sideB} has ${show(d.b, 60)}`).join('; ');
 }
 
+/** The record a detail answered, or undefined when it answered none: that is the detail check's finding. */
+export function recordIn(reply: Reply): Rec | undefined {
+  const s = successData(reply);
+  return s.ok && isRecord(s.data) ? s.data : undefined;
+}
+
 /**
- * The detail record of an id through the run's sweep of details (fetched once per run, with DISH-02/SEAT-02),
- * or undefined when the detail did not answer a record: that is the detail check's finding, not consistency's.
+ * The detail record of an id outside the run's sweeps (one the list lacks), or undefined when the detail did not
+ * answer a record: that is the detail check's finding, not consistency's.
  */
-export async function detailRecord(
-  ctx: CheckContext,
-  resource: Resource,
-  id: RecordId,
-  who: Who = 'app',
-): Promise<Rec | undefined> {
+export async function detailRecord(ctx: CheckContext, resource: Resource, id: RecordId): Promise<Rec | undefined> {
   try {
-    const s = successData(await ctx.api.detail(resource, id, who));
-    return s.ok && isRecord(s.data) ? s.data : undefined;
+    return recordIn(await ctx.api.detail(resource, id));
   } catch (e) {
     if (e instanceof NetworkError) throw e; // no response: the check cannot finish (incomplete), not a skip
     return undefined;
