@@ -4,6 +4,7 @@ import { createVitest, type Vitest } from 'vitest/node';
 import type { Config } from '../core/config.js';
 import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
+import { deadlineWords } from '../core/run.js';
 import {
   buildReport,
   unfinishedOf,
@@ -151,10 +152,7 @@ async function runSuite(
   const t0 = performance.now();
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {
-    setTimeout(
-      () => r(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`),
-      Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS,
-    ).unref();
+    setTimeout(() => r(deadlineWords(config)), Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS).unref();
   });
   const run = vitest.start().then(
     () => undefined,
@@ -182,7 +180,7 @@ async function runSuite(
   if (stopped) await closed;
 
   // The engine ended at the deadline on its own (before the runner's grace ran out): its checks say so.
-  stopped ??= deadlineStop(collector.records, opts.deadlineAt);
+  stopped ??= deadlineStop(config, collector.records, opts.deadlineAt);
   // Every selected check is in the report: one that never reported did not finish, and the report says why.
   const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';
   for (const c of opts.selected.filter((s) => !collector.has(s.id)))
@@ -209,13 +207,9 @@ async function runSuite(
   return { report, closed };
 }
 
-/** The engine's deadline words when a check of the run did not finish for it (the run ended past deadlineAt). */
-function deadlineStop(records: readonly CheckRecord[], deadlineAt: number): string | undefined {
-  if (Date.now() < deadlineAt) return undefined;
-  const cut = records.find(
-    (r) => r.status === 'incomplete' && r.message.startsWith("not finished: the run's deadline"),
-  );
-  return cut?.message.slice('not finished: '.length);
+/** The deadline's words when the run ended past it with checks it cut short (the engine stopped on its own). */
+function deadlineStop(config: Config, records: readonly CheckRecord[], deadlineAt: number): string | undefined {
+  return Date.now() >= deadlineAt && records.some((r) => r.status === 'incomplete') ? deadlineWords(config) : undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import { setQuoteFilter } from './quote.js';
 import { writeProgress } from './progress.js';
 import { redactorFor, type Redactor } from './redact.js';
 import { checkRecord, unfinishedRecord, type CheckRecord } from './report.js';
-import { clientFor, type SourceOf } from './run.js';
+import { clientFor, deadlineWords, type SourceOf } from './run.js';
 import type { Sweep } from './resources.js';
 
 /** A step of a run: its checks run all at once (concurrent) or one by one; a phase starts when the one before ended. */
@@ -140,10 +140,7 @@ export async function runChecks(
   const onAbort = (): void => stop(reasonText(opts.signal?.reason));
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(
-    () => stop(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`),
-    Math.max(0, deadlineAt - Date.now()) + DEADLINE_GRACE_MS,
-  );
+  const timer = setTimeout(() => stop(deadlineWords(config)), Math.max(0, deadlineAt - Date.now()) + DEADLINE_GRACE_MS);
   timer.unref?.();
 
   const one = async (c: Check): Promise<void> => {
@@ -165,6 +162,13 @@ export async function runChecks(
     opts.signal?.removeEventListener('abort', onAbort);
   }
 
+  // Ended past the deadline with checks the client's deadline cut short: the run was stopped by it all the same.
+  if (
+    stopReason === undefined &&
+    Date.now() >= deadlineAt &&
+    [...records.values()].some((r) => r.status === 'incomplete')
+  )
+    stopReason = deadlineWords(config);
   const errors: string[] = [];
   if (stopReason !== undefined) {
     const left = checks.filter((c) => !records.has(c.id));

@@ -24,3 +24,7 @@ export function clientFor(
 
 /** Where a run's exchanges come from, given the run's redactor: live HTTP unless a recording is given. */
 export type SourceOf = (redactor: Redactor) => ExchangeSource;
+
+/** Why a run ended at its deadline, as every output says it. */
+export const deadlineWords = (config: Pick<Config, 'deadline_ms'>): string =>
+  `the run's deadline (deadline_ms ${config.deadline_ms}) passed`;
