@@ -32,6 +32,7 @@ import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } f
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLine, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
+import { dropEarlyWorker, forkEarlyWorker } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
 
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -279,6 +280,8 @@ async function runCommand(argv: string[]): Promise<number> {
     config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
   }
 
+  // The checks' process starts loading now, beside Vitest's own load and the preflight (app/early-worker.ts).
+  forkEarlyWorker();
   // The whole run, preflight included, ends by deadline_ms from here.
   const deadlineAt = Date.now() + config.deadline_ms;
   const interruption = interruptions();
@@ -372,6 +375,7 @@ async function runCommand(argv: string[]): Promise<number> {
     await closed;
     return report.exit_code;
   } finally {
+    dropEarlyWorker();
     interruption.dispose();
     await stop?.();
   }

@@ -1,6 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { createVitest, type Vitest } from 'vitest/node';
+import type { ChildProcess } from 'node:child_process';
+import { createVitest, type PoolOptions, type PoolWorker, type Vitest } from 'vitest/node';
+import { takeEarlyWorker } from './early-worker.js';
+import type { WorkerEnvMessage } from '../suites/checks-worker.js';
 import type { Config } from '../core/config.js';
 import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
@@ -22,20 +25,6 @@ import { ATTESTATION_FILE, BADGE_FILE } from '../core/attestation.js';
 /** The compiled Vitest entry of a run (the CLI always runs from dist/). */
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
 
-/**
- * Node flags of the checks' process. Old-space growth is slowed (1.6× per step, not V8's several times what is
- * live), so a large merchant's run collects more often and stays under 400 MiB RSS instead of growing past 500;
- * it is no limit (none of these is). The checks run in a child process (Vitest's forks pool): if a hostile body ever
- * exhausts its memory, the child dies, not the CLI, and the report of what finished is still written (exit 3).
- */
-export const WORKER_FLAGS = [
-  '--heap-growing-percent=60',
-  // Started at the size loading Vitest and the checks takes, not grown to it by a dozen collections on the way:
-  // fixture run 610 → 582 ms, large 5.7 → 5.4 s, the same peak RSS (alternating runs).
-  '--min-semi-space-size=8',
-  '--initial-old-space-size=64',
-];
-
 /** How the CLI runs its selected checks through Vitest (openSuite). */
 export interface RunnerOptions {
   /** The checks to run (the CLI has resolved --only and --skip against the catalogue). */
@@ -56,6 +45,61 @@ export interface RunnerOptions {
   progressFile?: string;
   /** --record-har: the file the run's exchanges are written to (HAR 1.2, secrets replaced by placeholders). */
   recordHar?: string;
+}
+
+/** Our pool: Vitest's documented custom-pool API, over the checks' process the CLI started early. */
+const CHECKS_POOL = 'conformance-checks';
+/** Time a stopped checks' process gets to exit before it is killed. */
+const KILL_AFTER_MS = 1_000;
+
+/**
+ * The worker of our pool (Vitest's PoolWorker interface): the checks' process of app/early-worker.ts, which speaks
+ * Vitest's worker protocol through `vitest/worker` (suites/checks-worker.ts). Its flags are ours (WORKER_FLAGS);
+ * the environment Vitest gives its workers is sent to it before Vitest's first message.
+ */
+class ChecksPoolWorker implements PoolWorker {
+  readonly name = CHECKS_POOL;
+  private child: ChildProcess | undefined;
+
+  constructor(private readonly options: PoolOptions) {}
+
+  private get process(): ChildProcess {
+    if (!this.child) throw new Error('the checks process is not running');
+    return this.child;
+  }
+
+  on(event: string, callback: (arg: unknown) => void): void {
+    this.process.on(event, callback);
+  }
+
+  off(event: string, callback: (arg: unknown) => void): void {
+    this.process.off(event, callback);
+  }
+
+  send(message: Parameters<PoolWorker['send']>[0]): void {
+    this.process.send(message);
+  }
+
+  deserialize(data: unknown): unknown {
+    return data;
+  }
+
+  async start(): Promise<void> {
+    this.child ??= takeEarlyWorker();
+    const env: WorkerEnvMessage = { conformanceWorkerEnv: this.options.env };
+    this.child.send(env);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    const kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+    child.kill();
+    await exited;
+    clearTimeout(kill);
+  }
 }
 
 /**
@@ -101,8 +145,8 @@ export async function openSuite(config: Config, opts: RunnerOptions): Promise<Op
       exclude: [],
       watch: false,
       reporters: [collector],
-      pool: 'forks',
-      execArgv: WORKER_FLAGS,
+      // The checks' process is ours (its flags: WORKER_FLAGS in app/early-worker.ts).
+      pool: { name: CHECKS_POOL, createPoolWorker: (o) => new ChecksPoolWorker(o) },
       // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
       // cost of a run). Only the entry file goes through Vitest's runner.
       server: {

@@ -74,8 +74,8 @@ describe.concurrent('verdicts you can trust', () => {
   });
 
   test('a wrong secret key stops before any check: one line naming the key settings, exit 3, a report of nothing judged', async () => {
-    // The checks' process starts while the preflight runs (here a slow one: time enough for it to load), and waits
-    // for the preflight's verdict: none of its requests may go out.
+    // Vitest is created while the preflight runs (here a slow one) and started only once it passed: none of the
+    // checks' requests may go out.
     const seen: string[] = [];
     const counter: Variant = {
       name: 'request-log',
