@@ -133,30 +133,37 @@ export function declareChecks(
           }))
         : [{ name: phase.name, checks: phase.checks }];
     for (const group of groups) {
-      describe(group.name, { concurrent: true }, () => {
+      // As the engine runs them: a test of a one-by-one phase starts when the one before ended, and waits for its
+      // own check only (library mode's testTimeout is per check, as it always was).
+      describe(group.name, { concurrent: phase.concurrent }, () => {
         for (const check of group.checks) {
           const meta = {
             check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area },
           };
-          test(`${check.id} ${check.title}`, { meta }, async ({ task, skip, annotate, signal }) => {
-            if (opts.stopOnCancel) signal.addEventListener('abort', () => records.stop(signal.reason), { once: true });
-            const result = await records.record(task);
-            task.meta.result = result;
-            if (opts.info) task.meta.run = opts.info();
-            // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
-            // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
-            const message = untrustedLine(result.message);
-            if (result.status === 'skipped') skip(message);
-            // Incomplete (no usable response) is no pass either: nothing was judged.
-            if (
-              result.status === 'error' ||
-              result.status === 'incomplete' ||
-              (result.status === 'failed' && check.level === 'MUST')
-            )
-              throw new Error(message);
-            if (result.status === 'failed')
-              await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
-          });
+          test(
+            `${check.id} ${check.title}`,
+            { meta, concurrent: phase.concurrent },
+            async ({ task, skip, annotate, signal }) => {
+              if (opts.stopOnCancel)
+                signal.addEventListener('abort', () => records.stop(signal.reason), { once: true });
+              const result = await records.record(task);
+              task.meta.result = result;
+              if (opts.info) task.meta.run = opts.info();
+              // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
+              // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
+              const message = untrustedLine(result.message);
+              if (result.status === 'skipped') skip(message);
+              // Incomplete (no usable response) is no pass either: nothing was judged.
+              if (
+                result.status === 'error' ||
+                result.status === 'incomplete' ||
+                (result.status === 'failed' && check.level === 'MUST')
+              )
+                throw new Error(message);
+              if (result.status === 'failed')
+                await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
+            },
+          );
         }
       });
     }
