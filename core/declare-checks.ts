@@ -126,7 +126,7 @@ export function declareChecks(
 ): void {
   for (const phase of phasesOf(selected)) {
     const groups =
-      phase.name === 'read-only'
+      phase.name === 'areas'
         ? [...new Set(phase.checks.map((c) => c.area))].map((a) => ({
             name: a,
             checks: phase.checks.filter((c) => c.area === a),

@@ -16,7 +16,11 @@ import { checkRecord, unfinishedRecord, type CheckRecord } from './report.js';
 import { clientFor, deadlineWords, type SourceOf } from './run.js';
 import type { Sweep } from './resources.js';
 
-/** A step of a run: its checks run all at once (concurrent) or one by one; a phase starts when the one before ended. */
+/**
+ * A step of a run: its checks run all at once (concurrent) or one by one; a phase starts when the one before ended.
+ * Named 'areas' (every area's checks that call no /auth and send no unsafe method), 'readonly', 'token-minting' and
+ * 'token-minting profile'.
+ */
 export interface Phase {
   name: string;
   concurrent: boolean;
@@ -36,7 +40,7 @@ export function phasesOf(checks: readonly Check[]): Phase[] {
   const profileOrder = (c: Check): number => (c.area === 'auth' ? 1 : 0);
   return [
     {
-      name: 'read-only',
+      name: 'areas',
       concurrent: true,
       checks: AREAS.filter((a) => a !== 'readonly').flatMap((a) =>
         checks.filter((c) => c.area === a && !c.mintsTokens),
@@ -155,6 +159,8 @@ export async function runChecks(
       else for (const c of phase.checks) await one(c);
     }
   })();
+  // Stopped: the checks still running end on their own, heard by no one.
+  phases.catch(() => undefined);
   try {
     await Promise.race([phases, stopped]);
   } finally {
