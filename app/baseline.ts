@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { yaml } from '../core/yaml.js';
 import { ConfigError, fileProblem } from '../core/config.js';
 import { didYouMean } from '../core/suggest.js';
-import { judge, outcomeOf, type CheckRecord, type Report } from '../core/report.js';
+import { checkRecord, judge, type BaselineMark, type CheckRecord, type Report } from '../core/report.js';
 import { formatErrors, validate } from '../core/schemas.js';
 import { readReport } from './diff.js';
 import { untrustedLine } from '../core/untrusted-text.js';
@@ -84,26 +84,30 @@ export function legacyWarnings(entries: BaselineEntry[], file: string): string[]
 }
 
 /**
- * Marks one check record by the baseline (in place: the CLI marks records as they stream in, before the run's report
- * is built), and derives its outcome again by the one rule (outcomeOf). The verdict is never decided here: judge
- * (core/report.ts) derives it from the marked records, so a known MUST failure is NOT CONFORMANT — NO NEW FAILURES,
- * never CONFORMANT. Skipped, incomplete and errored checks are left alone: nothing is known about them.
+ * One check record marked by the baseline: a new record, its outcome derived by the one rule (checkRecord in
+ * core/report.ts). The verdict is never decided here: judge (core/report.ts) derives it from the marked records, so
+ * a known MUST failure is NOT CONFORMANT — NO NEW FAILURES, never CONFORMANT. Skipped, incomplete and errored checks
+ * are left unmarked: nothing is known about them.
  */
-export function markRecord(rec: CheckRecord, entries: ReadonlyMap<string, BaselineEntry>, today = todayUtc()): void {
-  const e = entries.get(rec.id);
-  delete rec.baseline;
-  if (e) {
-    const extra = e.expires ? { expires: e.expires } : {};
-    if (rec.status === 'passed') rec.baseline = { state: 'stale', reason: e.reason, ...extra };
-    else if (rec.status === 'failed') {
-      const listed = e.fingerprints ? new Set(e.fingerprints) : undefined;
-      const fresh = listed ? (rec.fingerprints ?? [rec.id]).filter((f) => !listed.has(f)) : [];
-      if (e.expires && e.expires < today) rec.baseline = { state: 'expired', reason: e.reason, ...extra };
-      else if (fresh.length) rec.baseline = { state: 'new', reason: e.reason, ...extra, new_fingerprints: fresh };
-      else rec.baseline = { state: 'known', reason: e.reason, ...extra };
-    }
-  }
-  rec.outcome = outcomeOf(rec);
+export function markRecord(
+  rec: CheckRecord,
+  entries: ReadonlyMap<string, BaselineEntry>,
+  today = todayUtc(),
+): CheckRecord {
+  return checkRecord(rec, rec, baselineMark(rec, entries.get(rec.id), today));
+}
+
+/** What a baseline entry says of a check's record, or undefined (not listed, or nothing known of it). */
+function baselineMark(rec: CheckRecord, e: BaselineEntry | undefined, today: string): BaselineMark | undefined {
+  if (!e) return undefined;
+  const extra = e.expires ? { expires: e.expires } : {};
+  if (rec.status === 'passed') return { state: 'stale', reason: e.reason, ...extra };
+  if (rec.status !== 'failed') return undefined;
+  const listed = e.fingerprints ? new Set(e.fingerprints) : undefined;
+  const fresh = listed ? (rec.fingerprints ?? [rec.id]).filter((f) => !listed.has(f)) : [];
+  if (e.expires && e.expires < today) return { state: 'expired', reason: e.reason, ...extra };
+  if (fresh.length) return { state: 'new', reason: e.reason, ...extra, new_fingerprints: fresh };
+  return { state: 'known', reason: e.reason, ...extra };
 }
 
 /** The entries by check id, for marking records and for keeping reasons when the baseline is written again. */
@@ -113,11 +117,7 @@ export const entryMap = (entries: BaselineEntry[]): Map<string, BaselineEntry> =
 /** The report with every check marked and its verdict, exit code and counts judged again (coverage stays). */
 export function applyBaseline(report: Report, entries: BaselineEntry[], today = todayUtc()): Report {
   const map = entryMap(entries);
-  const checks = report.checks.map((c) => {
-    const r = { ...c };
-    markRecord(r, map, today);
-    return r;
-  });
+  const checks = report.checks.map((c) => markRecord(c, map, today));
   return judge({ ...report, checks }, { coverage: report.coverage });
 }
 

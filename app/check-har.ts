@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config.js';
-import { createRun } from '../core/run.js';
+import { runChecks } from '../core/engine.js';
 import { bodyBytes, MAX_REQUESTS, RecordedSource, Recording, type RecordedExchange } from '../core/recorded-source.js';
 import { HarError, type HarRoles } from '../core/har.js';
 import { readHarStream, type HarStreamResult } from '../core/har-stream.js';
 import type { Requirement } from '../core/check.js';
 import type { Who } from '../core/resources.js';
-import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
+import { buildReport, checkRecord, type CheckRecord, type Report } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
 import {
   AUTH_PATH,
@@ -212,18 +212,18 @@ function asRecorded(r: CheckRecord, tokens: Partial<Record<Who, string>>, noApp:
     if (tokens[who] !== undefined) return `GET ${AUTH_PATH} of ${who} (only its token is in the recording)`;
     return noApp ? `GET ${AUTH_PATH} (no application: no ${AUTH_PATH} answered a token, no request carried one)` : all;
   });
-  return {
+  return checkRecord(r, {
     ...r,
     message: unmet ?? message,
     ...(r.fuzz
       ? { fuzz: { ...r.fuzz, replay: 'the recorded exchanges (check-har sends nothing and takes no seed)' } }
       : {}),
-  };
+  });
 }
 
 /**
- * Runs every check over the recording, one at a time in the order of a run (the unsafe methods, then the checks
- * that call /auth again, last), so that a request asked twice gets its recorded answers in order.
+ * Runs every check over the recording through the engine, one at a time in the order of a run (the unsafe methods,
+ * then the checks that call /auth again, last), so that a request asked twice gets its recorded answers in order.
  */
 async function judgeRecording(
   config: Config,
@@ -231,37 +231,14 @@ async function judgeRecording(
   seen: SeenApp[],
   tokens: Partial<Record<Who, string>>,
 ): Promise<{ records: CheckRecord[]; redactor: Redactor }> {
-  const phase = (c: (typeof ALL_CHECKS)[number]): number => (c.mintsTokens ? 2 : c.area === 'readonly' ? 1 : 0);
-  const ordered = [...ALL_CHECKS].sort((a, b) => phase(a) - phase(b));
-  const run = createRun(
+  const { records, redactor } = await runChecks(
     config,
-    ordered,
-    Date.now() + config.deadline_ms,
-    undefined,
+    ALL_CHECKS,
     (r) => new RecordedSource(recording, config.base_url, r, { tokens, maxBodyBytes: config.max_body_bytes }),
+    { sequential: true, onRedactor: (r) => addRecordedSecrets(r, seen) },
   );
-  addRecordedSecrets(run.redactor, seen);
-  const records: CheckRecord[] = [];
-  try {
-    for (const c of ordered)
-      records.push(
-        asRecorded(
-          withOutcome({
-            id: c.id,
-            title: c.title,
-            level: c.level,
-            spec: c.spec,
-            area: c.area,
-            ...(await run.check(c)),
-          }),
-          tokens,
-          !seen.some((a) => a.token !== undefined),
-        ),
-      );
-  } finally {
-    await run.close();
-  }
-  return { records, redactor: run.redactor };
+  const noApp = !seen.some((a) => a.token !== undefined);
+  return { records: records.map((r) => asRecorded(r, tokens, noApp)), redactor };
 }
 
 /** Reads the HAR as a stream into a recording (in `dir`), surveying its applications as it goes. */

@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Check, Status } from '../core/check.js';
 import type { Config } from '../core/config.js';
-import { clientFor, createRun } from '../core/run.js';
+import { clientFor } from '../core/run.js';
+import { runChecks } from '../core/engine.js';
 import { Recorder, type RecordedExchange } from '../core/recorded-source.js';
 import { demoConfig, startReferenceServer } from './demo.js';
 import { MUTANTS, type Mutant } from '../reference/mutants/index.js';
@@ -33,27 +34,21 @@ export async function recordCheck(check: Check, variants: Variant[]): Promise<Ch
   const server = await startReferenceServer({ https: true, variants });
   const cfg = demoConfig(server, RECORDING_SETTINGS);
   let recorder: Recorder | undefined;
-  const run = createRun(
-    cfg,
-    [check],
-    Date.now() + cfg.deadline_ms,
-    undefined,
-    (r) => (recorder = new Recorder(clientFor(cfg, r))),
-  );
   try {
-    const result = await run.check(check);
+    const {
+      records: [result],
+    } = await runChecks(cfg, [check], (r) => (recorder = new Recorder(clientFor(cfg, r))));
     return {
       check: check.id,
       variant: variants.map((v) => v.name).join('+') || 'reference',
-      status: result.status,
-      message: result.message,
-      ...(result.fingerprints ? { fingerprints: result.fingerprints } : {}),
+      status: result!.status,
+      message: result!.message,
+      ...(result!.fingerprints ? { fingerprints: result!.fingerprints } : {}),
       config: { ...cfg, tls: { insecure: false } },
       // Without their times: a recording changes only when what was exchanged did.
       exchanges: recorder!.exchanges.map(({ started_at: _t, ...x }) => x),
     };
   } finally {
-    await run.close();
     await server.close();
   }
 }

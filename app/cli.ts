@@ -17,8 +17,7 @@ import { tool } from '../core/paths.js';
 import { redactorFor } from '../core/redact.js';
 import { CREDENTIALS } from '../core/auth-scheme.js';
 import { readProgress } from '../core/progress.js';
-import { openStartGate } from '../core/start-gate.js';
-import type { SuiteOptions } from './suite-runner.js';
+import type { RunnerOptions } from './suite-runner.js';
 import { selectChecks } from './selection.js';
 import {
   ceilingLines,
@@ -34,7 +33,7 @@ import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } f
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLine, untrustedLines } from '../core/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
-import { dropEarlyWorker, forkEarlyWorker, workerStarting } from './early-worker.js';
+import { dropEarlyWorker, forkEarlyWorker } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
 
 /** The exit codes every command shares: 0 conformant or passed, 1 a MUST failure, 2 usage, 3 could not judge. */
@@ -284,7 +283,7 @@ async function runCommand(argv: string[]): Promise<number> {
     config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
   }
 
-  // The checks' process starts loading now, beside Vitest's own load (app/early-worker.ts).
+  // The checks' process starts loading now, beside Vitest's own load and the preflight (app/early-worker.ts).
   forkEarlyWorker();
   // The whole run, preflight included, ends by deadline_ms from here.
   const deadlineAt = Date.now() + config.deadline_ms;
@@ -295,12 +294,11 @@ async function runCommand(argv: string[]): Promise<number> {
     const baseline = entries && entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
-    // The run's scratch folder: the start gate, and the worker's count of requests for the progress line.
+    // The run's scratch folder: the worker's count of requests for the progress line.
     const runDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
-    const startGate = join(runDir, 'start');
     const progressFile = quiet ? undefined : join(runDir, 'requests.json');
     let progress: Progress | undefined;
-    const suiteOptions: SuiteOptions = {
+    const runnerOptions: RunnerOptions = {
       selected,
       catalogue: heads,
       strict: config.strict,
@@ -309,31 +307,21 @@ async function runCommand(argv: string[]): Promise<number> {
       redactor,
       ...(progressFile ? { progressFile } : {}),
       ...(harFile !== undefined ? { recordHar: harFile } : {}),
-      startGate,
-      onRecord: (r) => {
-        if (baseline) markRecord(r, baseline);
-        progress?.finished();
-      },
+      ...(baseline ? { mark: (r) => markRecord(r, baseline) } : {}),
+      onRecord: () => progress?.finished(),
     };
-    // Vitest is loaded, created and started while the preflight waits for the server (most of a small run's fixed
-    // cost): its process loads the checks, which then wait at the start gate for the preflight's verdict.
+    // Vitest is loaded and created while the preflight waits for the server (most of a small run's fixed cost); it
+    // starts the checks once the preflight passed.
     const runner = import('./suite-runner.js');
-    const opening = runner.then((m) => m.openSuite(config, suiteOptions));
-    const running = opening.then((o) => o.run());
-    running.catch(() => undefined);
-    // Preflight: every configured application authenticates, or the run stops here with one line (exit 3). Its
-    // modules (the HTTP client) load once Vitest starts the checks' process (or gave up): before, they would delay
-    // that start, and the checks wait for the preflight's verdict at the start gate anyway.
+    const opening = runner.then((m) => m.openSuite(config, runnerOptions));
+    opening.catch(() => undefined);
+    // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     let unverified: string[];
     const startedAt = new Date();
-    const { preflight, SetupError, setupStopReport } = await Promise.race([
-      workerStarting(),
-      running.then(ignore, ignore),
-    ]).then(() => import('./preflight.js'));
+    const { preflight, SetupError, setupStopReport } = await import('./preflight.js');
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
-      openStartGate(startGate, false);
       await opening.then(
         (o) => o.close(),
         () => undefined,
@@ -352,7 +340,7 @@ async function runCommand(argv: string[]): Promise<number> {
     }
     // Until Vitest is created its own signal handlers exit at once; from the first line on, a signal ends the run
     // with the report of what finished.
-    await opening;
+    const running = (await opening).run();
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
@@ -374,7 +362,6 @@ async function runCommand(argv: string[]): Promise<number> {
           config.concurrency,
         )
       : undefined;
-    openStartGate(startGate, true);
     const { report, closed } = await running.finally(() => {
       progress?.end();
       rmSync(runDir, { recursive: true, force: true });
@@ -396,8 +383,6 @@ async function runCommand(argv: string[]): Promise<number> {
     await stop?.();
   }
 }
-
-const ignore = (): void => undefined;
 
 /** Creates --record-har's file (empty) before the run, or stops with a usage error: no request is sent. */
 async function prepareRecording(file: string): Promise<void> {

@@ -1,15 +1,17 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { createVitest, ForksPoolWorker, type Vitest } from 'vitest/node';
-import { adoptEarlyWorker, WORKER_FLAGS } from './early-worker.js';
+import { createVitest, type PoolOptions, type PoolWorker, type Vitest } from 'vitest/node';
+import { takeEarlyWorker } from './early-worker.js';
+import type { WorkerEnvMessage } from '../suites/checks-worker.js';
 import type { Config } from '../core/config.js';
 import { redactedConfig } from '../core/config.js';
 import { packageRoot } from '../core/paths.js';
+import { deadlineWords } from '../core/run.js';
 import {
   buildReport,
   unfinishedOf,
-  withOutcome,
+  unfinishedRecord,
   type CatalogueEntry,
   type CheckRecord,
   type Report,
@@ -23,7 +25,8 @@ import { ATTESTATION_FILE, BADGE_FILE } from '../core/attestation.js';
 /** The compiled Vitest entry of a run (the CLI always runs from dist/). */
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
 
-export interface SuiteOptions {
+/** How the CLI runs its selected checks through Vitest (openSuite). */
+export interface RunnerOptions {
   /** The checks to run (the CLI has resolved --only and --skip against the catalogue). */
   selected: CheckHead[];
   /** Every check of the suite: coverage counts the MUST checks that did not run. */
@@ -33,33 +36,76 @@ export interface SuiteOptions {
   deadlineAt: number;
   /** Resolves with a reason when the run must stop early (SIGINT, SIGTERM). */
   interrupted: Promise<string>;
+  /** Each check's record as it arrives (the progress line). */
   onRecord?: (r: CheckRecord) => void;
+  /** Marks each record before the report is built (--baseline: app/baseline.ts markRecord). */
+  mark?: (r: CheckRecord) => CheckRecord;
   redactor: Redactor;
   /** Where the checks' process keeps its count of requests sent and planned (core/progress.ts). */
   progressFile?: string;
   /** --record-har: the file the run's exchanges are written to (HAR 1.2, secrets replaced by placeholders). */
   recordHar?: string;
-  /** Where the CLI opens the start gate (core/start-gate.ts) once its preflight passed; no gate: checks start at once. */
-  startGate?: string;
 }
 
-/** The pool of the checks' process: Vitest's forks pool, which adopts the process the CLI started early. */
-const EARLY_POOL = 'conformance-forks';
+/** Our pool: Vitest's documented custom-pool API, over the checks' process the CLI started early. */
+const CHECKS_POOL = 'conformance-checks';
+/** Time a stopped checks' process gets to exit before it is killed. */
+const KILL_AFTER_MS = 1_000;
 
-/** Vitest's forks worker, whose process is the early one (app/early-worker.ts) when that is the one it would start. */
-class EarlyForksPoolWorker extends ForksPoolWorker {
-  override readonly name = EARLY_POOL;
-  override async start(): Promise<void> {
-    const child = adoptEarlyWorker(this.entrypoint, this.execArgv, this.env);
-    // Vitest's start() forks only when it holds no process yet.
-    if (child) (this as unknown as { _fork?: ChildProcess })._fork = child;
-    return super.start();
+/**
+ * The worker of our pool (Vitest's PoolWorker interface): the checks' process of app/early-worker.ts, which speaks
+ * Vitest's worker protocol through `vitest/worker` (suites/checks-worker.ts). Its flags are ours (WORKER_FLAGS);
+ * the environment Vitest gives its workers is sent to it before Vitest's first message.
+ */
+class ChecksPoolWorker implements PoolWorker {
+  readonly name = CHECKS_POOL;
+  private child: ChildProcess | undefined;
+
+  constructor(private readonly options: PoolOptions) {}
+
+  private get process(): ChildProcess {
+    if (!this.child) throw new Error('the checks process is not running');
+    return this.child;
+  }
+
+  on(event: string, callback: (arg: unknown) => void): void {
+    this.process.on(event, callback);
+  }
+
+  off(event: string, callback: (arg: unknown) => void): void {
+    this.process.off(event, callback);
+  }
+
+  send(message: Parameters<PoolWorker['send']>[0]): void {
+    this.process.send(message);
+  }
+
+  deserialize(data: unknown): unknown {
+    return data;
+  }
+
+  async start(): Promise<void> {
+    this.child ??= takeEarlyWorker();
+    const env: WorkerEnvMessage = { conformanceWorkerEnv: this.options.env };
+    this.child.send(env);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    const kill = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+    child.kill();
+    await exited;
+    clearTimeout(kill);
   }
 }
 
 /**
- * After the deadline: time given to checks to end on their own (their requests are stopped at the deadline), then
- * to the runner to cancel and to close. Together under a second, whatever the checks are doing.
+ * After the deadline: time given to checks to end on their own (their requests are stopped at the deadline, and the
+ * engine calls what is left incomplete 200 ms later), then to the runner to cancel and to close. Together under a
+ * second, whatever the checks are doing.
  */
 const GRACE_MS = 400;
 const CANCEL_MS = 300;
@@ -83,9 +129,10 @@ export interface OpenSuite {
 
 /**
  * Creates Vitest for a run (one worker, no per-file isolation) without starting it, so the CLI can do this while its
- * preflight waits for the server: loading and creating Vitest is most of a small run's fixed cost.
+ * preflight waits for the server: loading and creating Vitest is most of a small run's fixed cost. Nothing of the
+ * run starts before `run`: the CLI calls it once the preflight passed.
  */
-export async function openSuite(config: Config, opts: SuiteOptions): Promise<OpenSuite> {
+export async function openSuite(config: Config, opts: RunnerOptions): Promise<OpenSuite> {
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
   const signalsBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   const vitest = await createVitest(
@@ -98,8 +145,8 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
       exclude: [],
       watch: false,
       reporters: [collector],
-      pool: { name: EARLY_POOL, createPoolWorker: (o) => new EarlyForksPoolWorker(o) },
-      execArgv: WORKER_FLAGS,
+      // The checks' process is ours (its flags: WORKER_FLAGS in app/early-worker.ts).
+      pool: { name: CHECKS_POOL, createPoolWorker: (o) => new ChecksPoolWorker(o) },
       // The suite's own modules are compiled JavaScript: loaded natively, not through Vite's transform (the fixed
       // cost of a run). Only the entry file goes through Vitest's runner.
       server: {
@@ -121,7 +168,6 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
         conformanceDeadlineAt: opts.deadlineAt,
         ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}),
         ...(opts.recordHar ? { conformanceRecordHar: resolve(opts.recordHar) } : {}),
-        ...(opts.startGate ? { conformanceStartGate: opts.startGate } : {}),
       },
     },
     { logLevel: 'silent', clearScreen: false },
@@ -142,7 +188,7 @@ export async function openSuite(config: Config, opts: SuiteOptions): Promise<Ope
  */
 async function runSuite(
   config: Config,
-  opts: SuiteOptions,
+  opts: RunnerOptions,
   vitest: Vitest,
   collector: ResultCollector,
 ): Promise<{ report: Report; closed: Promise<void> }> {
@@ -150,10 +196,7 @@ async function runSuite(
   const t0 = performance.now();
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {
-    setTimeout(
-      () => r(`the run's deadline (deadline_ms ${config.deadline_ms}) passed`),
-      Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS,
-    ).unref();
+    setTimeout(() => r(deadlineWords(config)), Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS).unref();
   });
   const run = vitest.start().then(
     () => undefined,
@@ -180,30 +223,22 @@ async function runSuite(
   // may still hear from checks that end while it closes.
   if (stopped) await closed;
 
+  // The engine ended at the deadline on its own (before the runner's grace ran out): its checks say so.
+  stopped ??= deadlineStop(config, collector.records, opts.deadlineAt);
   // Every selected check is in the report: one that never reported did not finish, and the report says why.
   const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';
-  const unfinished = opts.selected.filter((c) => !collector.has(c.id));
-  for (const c of unfinished) {
-    collector.add(
-      withOutcome({
-        ...c,
-        status: 'incomplete' as const,
-        message: `not finished: ${why}`,
-        evidence: [],
-        notes: [],
-        duration_ms: 0,
-      }),
-    );
-  }
+  for (const c of opts.selected.filter((s) => !collector.has(s.id)))
+    collector.add(unfinishedRecord(c, `not finished: ${why}`));
   // The one count of unfinished checks (the report model's): those that never reported and those that reported
   // that they could not finish alike, as the verdict's reason and the summary's list count them.
   if (stopped)
     collector.errors.push(
       `${stopped}: ${unfinishedOf({ checks: collector.records }).length} of ${opts.selected.length} checks did not finish`,
     );
+  const checks = opts.mark ? collector.records.map(opts.mark) : collector.records;
 
   const report = buildReport({
-    checks: collector.records,
+    checks,
     baseUrl: opts.redactor.redact(config.base_url),
     startedAt: started,
     durationMs: performance.now() - t0,
@@ -214,6 +249,11 @@ async function runSuite(
     errors: collector.errors,
   });
   return { report, closed };
+}
+
+/** The deadline's words when the run ended past it with checks it cut short (the engine stopped on its own). */
+function deadlineStop(config: Config, records: readonly CheckRecord[], deadlineAt: number): string | undefined {
+  return Date.now() >= deadlineAt && records.some((r) => r.status === 'incomplete') ? deadlineWords(config) : undefined;
 }
 
 /**

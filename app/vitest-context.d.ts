@@ -2,6 +2,13 @@ import type { Config } from '../core/config.js';
 import type { CheckResult, Level, Area } from '../core/check.js';
 import type { RunInfo } from '../core/declare-checks.js';
 
+/**
+ * Everything that crosses the process boundary of a run, in one place. The CLI (app/suite-runner.ts) starts Vitest,
+ * whose forks pool runs the checks in a process of its own; to it go the ProvidedContext values below (Vitest's
+ * provide/inject); from it come the tests' meta (TaskMeta below: each check's record, read by reporters/collect.ts)
+ * and, through the file conformanceProgressFile names, the count of requests for the progress line
+ * (core/progress.ts). Nothing else passes between the two.
+ */
 declare module 'vitest' {
   export interface ProvidedContext {
     conformanceConfig: Config;
@@ -11,8 +18,6 @@ declare module 'vitest' {
     conformanceDeadlineAt: number;
     /** Where the worker keeps its count of requests sent and planned (core/progress.ts) for the CLI's progress line. */
     conformanceProgressFile?: string;
-    /** Where the CLI says whether the checks may start (core/start-gate.ts): its preflight runs meanwhile. */
-    conformanceStartGate?: string;
     /** --record-har: where the worker writes the run's exchanges as HAR 1.2, secrets replaced by placeholders. */
     conformanceRecordHar?: string;
   }
@@ -21,6 +26,7 @@ declare module 'vitest' {
 declare module '@vitest/runner' {
   interface TaskMeta {
     check?: { id: string; title: string; level: Level; spec: string; area: Area };
+    /** The check's record as the engine made it (core/engine.ts). */
     result?: CheckResult;
     /** Library mode: the run's target, fuzz seed and redacted config, for a reporter in the main process. */
     run?: RunInfo;

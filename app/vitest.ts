@@ -11,9 +11,10 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { ConfigError, resolveConfig, redactedConfig, type Config } from '../core/config.js';
 import { untrustedLine } from '../core/untrusted-text.js';
-import { createRun } from '../core/run.js';
+import { runChecks } from '../core/engine.js';
 import { redactorFor } from '../core/redact.js';
-import { declareChecks, selectChecks, type ConformanceRun, type RunInfo } from '../core/declare-checks.js';
+import { CheckRecords, declareChecks, type RunInfo } from '../core/declare-checks.js';
+import { selectChecks } from './selection.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { assertSupportedVitest } from './vitest-version.js';
 
@@ -46,15 +47,26 @@ export function conformanceSuite(
   config: ConformanceConfig | (() => ConformanceConfig | Promise<ConformanceConfig>),
   options: SuiteOptions = {},
 ): void {
-  const selected = selectChecks(ALL_CHECKS, options.only ?? []);
-  let run: ConformanceRun | undefined;
+  let selected;
+  try {
+    selected = selectChecks(ALL_CHECKS, options.only ?? [], []);
+  } catch (e) {
+    // A pattern that names no check is a mistake in the test file: said when it is collected, as the CLI says it.
+    if (e instanceof ConfigError) throw new Error(untrustedLine(`conformanceSuite: ${e.message}`));
+    throw e;
+  }
+  let resolved: Config | undefined;
   let info: RunInfo | undefined;
+  // The engine starts when the first check's test runs, on the checks whose tests Vitest runs (filters, shards).
+  const records = new CheckRecords(selected, (checks, opts) => {
+    if (!resolved) throw new Error('conformanceSuite: the run was not created (its beforeAll failed)');
+    return runChecks(resolved, checks, undefined, { ...opts, deadlineAt: Date.now() + resolved.deadline_ms });
+  });
   // Which call of the file this is: the reporter gives each call its own report (one run, one target).
   const suite = { name: options.name ?? 'conformance', call: calls++ };
   describe(suite.name, { meta: { suite } }, () => {
     beforeAll(async () => {
       const tree = typeof config === 'function' ? await config() : config;
-      let resolved: Config;
       try {
         resolved = resolveConfig({ file: tree, env: {}, flags: {} });
       } catch (e) {
@@ -68,17 +80,9 @@ export function conformanceSuite(
         config: redactedConfig(resolved),
         strict: resolved.strict,
       };
-      run = createRun(resolved, selected, Date.now() + resolved.deadline_ms);
     });
-    afterAll(() => run?.close());
-    declareChecks(
-      selected,
-      () => {
-        if (!run) throw new Error('conformanceSuite: the run was not created (its beforeAll failed)');
-        return run;
-      },
-      () => info!,
-    );
+    afterAll(() => records.ended());
+    declareChecks(selected, records, { info: () => info! });
   });
 }
 

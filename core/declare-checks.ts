@@ -1,12 +1,9 @@
-import { describe, test } from 'vitest';
-import { AREAS, type Check, type CheckResult } from './check.js';
+import { describe, test, type RunnerTestCase, type RunnerTestFile, type RunnerTestSuite } from 'vitest';
+import type { Check } from './check.js';
+import type { EngineOptions, EngineResult } from './engine.js';
+import { phasesOf } from './engine.js';
+import type { CheckRecord } from './report.js';
 import { untrustedLine } from './untrusted-text.js';
-
-/** A conformance run as the declared tests use it (core/run.ts createRun). */
-export interface ConformanceRun {
-  check(c: Check): Promise<CheckResult>;
-  close(): Promise<void>;
-}
 
 /** What the report needs to know of a run, carried on each test's meta so a reporter in another process has it. */
 export interface RunInfo {
@@ -16,72 +13,159 @@ export interface RunInfo {
   strict: boolean;
 }
 
-/** The checks named by --only (ids, or prefixes ending in *); all when none is named. */
-export function selectChecks(all: Check[], only: string[]): Check[] {
-  return only.length
-    ? all.filter((c) => only.some((p) => c.id === p || (p.endsWith('*') && c.id.startsWith(p.slice(0, -1)))))
-    : all;
+/** Starts the engine (core/engine.ts runChecks) on the checks whose tests will run, with the adapter's options. */
+export type StartChecks = (
+  checks: Check[],
+  opts: Required<Pick<EngineOptions, 'signal' | 'onRecord'>>,
+) => Promise<EngineResult>;
+
+interface Waiting {
+  promise: Promise<CheckRecord>;
+  resolve(r: CheckRecord): void;
+  reject(e: unknown): void;
 }
 
 /**
- * Declares one Vitest test per check, grouped by area: the CLI's entry (suites/conformance.test.ts) and library mode
- * (app/vitest.ts) both declare through here. A test's outcome follows the check's level: a MUST failure, a check
- * that could not finish (incomplete) or an error of the suite fails the test; a SHOULD failure is a warning annotation on a passing test (it never gates); a skip
- * carries its reason. The whole result travels in task.meta for the reporters.
- *
- * Every area runs at once, each check as soon as what it needs has arrived (requests are capped by the client,
- * not by grouping). Only 'readonly' waits until all else is done and runs its checks one by one: its unsafe
- * methods are the one thing that may change a broken server's data, and no other check may read that change.
- * Last come the checks that call /auth again (Check.mintsTokens): a server may end the run's token when it issues a
- * new one (§5.6), and by then no other check needs it. The MUST and SHOULD ones first, all at once: they only judge
- * their own /auth answers. Then the profile's (INFO), one by one, since they use the run's token before calling
- * /auth; its own token-lifetime probe very last.
- * @param run the run, asked for when a test starts (library mode creates it in a beforeAll)
+ * The engine's run as the declared tests see it: started when the first test asks for its record (Vitest has
+ * chosen by then which tests run: filters, shards, .only), on the checks of the tests that will run; each test then
+ * waits for its own check's record.
  */
-export function declareChecks(selected: Check[], run: () => ConformanceRun, info?: () => RunInfo): void {
-  const profileOrder = (c: Check): number => (c.area === 'auth' ? 1 : 0);
-  const phases: Array<{ area: string; concurrent: boolean; checks: Check[] }> = [
-    ...AREAS.filter((a) => a !== 'readonly').map((a) => ({
-      area: a,
-      concurrent: true,
-      checks: selected.filter((c) => c.area === a && !c.mintsTokens),
-    })),
-    { area: 'readonly', concurrent: false, checks: selected.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
-    { area: 'token-minting', concurrent: true, checks: selected.filter((c) => c.mintsTokens && c.level !== 'INFO') },
-    {
-      area: 'token-minting profile',
-      concurrent: false,
-      checks: selected
-        .filter((c) => c.mintsTokens && c.level === 'INFO')
-        .sort((a, b) => profileOrder(a) - profileOrder(b)),
-    },
-  ];
-  for (const { area, concurrent, checks } of phases) {
-    if (!checks.length) continue;
-    describe(area, { concurrent }, () => {
-      for (const check of checks) {
-        const meta = {
-          check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area },
-        };
-        test(`${check.id} ${check.title}`, { meta, concurrent }, async ({ task, skip, annotate }) => {
-          const result = await run().check(check);
-          task.meta.result = result;
-          if (info) task.meta.run = info();
-          // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
-          // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
-          const message = untrustedLine(result.message);
-          if (result.status === 'skipped') skip(message);
-          // Incomplete (no usable response) is no pass either: nothing was judged.
-          if (
-            result.status === 'error' ||
-            result.status === 'incomplete' ||
-            (result.status === 'failed' && check.level === 'MUST')
-          )
-            throw new Error(message);
-          if (result.status === 'failed')
-            await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
+export class CheckRecords {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly controller = new AbortController();
+  private started: Promise<EngineResult> | undefined;
+
+  /** @param start the engine's run; it may throw (library mode: the config was not resolved) */
+  constructor(
+    private readonly selected: readonly Check[],
+    private readonly start: StartChecks,
+  ) {}
+
+  private entry(id: string): Waiting {
+    let w = this.waiting.get(id);
+    if (!w) {
+      let resolve!: (r: CheckRecord) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<CheckRecord>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      promise.catch(() => undefined);
+      this.waiting.set(id, (w = { promise, resolve, reject }));
+    }
+    return w;
+  }
+
+  /** The record of the test's check, once the engine has it; the first call starts the engine. */
+  record(task: Readonly<RunnerTestCase>): Promise<CheckRecord> {
+    const id = task.meta.check!.id;
+    if (!this.started) {
+      const runs = testsToRun(task.file, task.meta.suite?.call);
+      const checks = this.selected.filter((c) => runs.has(c.id));
+      try {
+        this.started = this.start(checks, {
+          signal: this.controller.signal,
+          onRecord: (r) => this.entry(r.id).resolve(r),
         });
+      } catch (e) {
+        this.started = Promise.reject(e);
       }
-    });
+      this.started.then(
+        (r) => {
+          for (const rec of r.records) this.entry(rec.id).resolve(rec);
+          // A check whose test runs but that the engine was not given: never happens; the test must not hang.
+          for (const w of this.waiting.values()) w.reject(new Error('the run ended without this check'));
+        },
+        (e: unknown) => {
+          for (const w of this.waiting.values()) w.reject(e);
+        },
+      );
+    }
+    return this.entry(id).promise;
+  }
+
+  /** Stops the run: every check not finished is incomplete, with this reason (a cancelled Vitest run). */
+  stop(reason: unknown): void {
+    this.controller.abort(reason);
+  }
+
+  /** Resolves once the run has ended (started or not). */
+  async ended(): Promise<void> {
+    await this.started?.catch(() => undefined);
+  }
+}
+
+/** The check ids of the tests of a file that Vitest will run (of one conformanceSuite call in library mode). */
+function testsToRun(file: Readonly<RunnerTestFile>, call: number | undefined): Set<string> {
+  const ids = new Set<string>();
+  const walk = (s: Readonly<RunnerTestSuite | RunnerTestFile>): void => {
+    for (const t of s.tasks) {
+      if (t.type === 'suite') walk(t);
+      else if (t.meta.check && t.meta.suite?.call === call && t.mode !== 'skip' && t.mode !== 'todo')
+        ids.add(t.meta.check.id);
+    }
+  };
+  walk(file);
+  return ids;
+}
+
+/**
+ * Declares one Vitest test per check, grouped by phase and area (core/engine.ts phasesOf): the CLI's entry
+ * (suites/conformance.test.ts) and library mode (app/vitest.ts) both declare through here. The engine runs the
+ * checks in its own order; each test waits for its check's record. A test's outcome follows the check's level: a
+ * MUST failure, a check that could not finish (incomplete) or an error of the suite fails the test; a SHOULD failure
+ * is a warning annotation on a passing test (it never gates); a skip carries its reason. The whole result travels
+ * in task.meta for the reporters.
+ * @param stopOnCancel a cancelled Vitest run (the CLI's deadline or a signal) stops the engine; library mode leaves
+ *   it alone (a test's own timeout must not end the others' checks)
+ */
+export function declareChecks(
+  selected: Check[],
+  records: CheckRecords,
+  opts: { info?: () => RunInfo; stopOnCancel?: boolean } = {},
+): void {
+  for (const phase of phasesOf(selected)) {
+    const groups =
+      phase.name === 'areas'
+        ? [...new Set(phase.checks.map((c) => c.area))].map((a) => ({
+            name: a,
+            checks: phase.checks.filter((c) => c.area === a),
+          }))
+        : [{ name: phase.name, checks: phase.checks }];
+    for (const group of groups) {
+      // As the engine runs them: a test of a one-by-one phase starts when the one before ended, and waits for its
+      // own check only (library mode's testTimeout is per check, as it always was).
+      describe(group.name, { concurrent: phase.concurrent }, () => {
+        for (const check of group.checks) {
+          const meta = {
+            check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area },
+          };
+          test(
+            `${check.id} ${check.title}`,
+            { meta, concurrent: phase.concurrent },
+            async ({ task, skip, annotate, signal }) => {
+              if (opts.stopOnCancel)
+                signal.addEventListener('abort', () => records.stop(signal.reason), { once: true });
+              const result = await records.record(task);
+              task.meta.result = result;
+              if (opts.info) task.meta.run = opts.info();
+              // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
+              // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
+              const message = untrustedLine(result.message);
+              if (result.status === 'skipped') skip(message);
+              // Incomplete (no usable response) is no pass either: nothing was judged.
+              if (
+                result.status === 'error' ||
+                result.status === 'incomplete' ||
+                (result.status === 'failed' && check.level === 'MUST')
+              )
+                throw new Error(message);
+              if (result.status === 'failed')
+                await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
+            },
+          );
+        }
+      });
+    }
   }
 }

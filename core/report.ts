@@ -218,6 +218,30 @@ export function withOutcome<T extends Omit<CheckRecord, 'outcome'>>(c: T): T & {
   return { ...c, outcome: outcomeOf(c) };
 }
 
+/** What a report says of a check besides its result: its declaration. */
+export type CheckHead = Pick<CheckRecord, 'id' | 'title' | 'level' | 'spec' | 'area'>;
+
+/**
+ * A check's record: its declaration, its result and (a baseline) its mark, with the outcome derived. Every record of
+ * every run path (the engine, the CLI's runner, the reporters, check-har, the baseline) is made here.
+ */
+export function checkRecord(head: CheckHead, result: CheckResult, baseline?: BaselineMark): CheckRecord {
+  // A record passed as the result (the baseline marks a record again) brings its old mark and outcome: dropped.
+  const { baseline: _old, outcome: _o, ...rest } = result as CheckResult & { baseline?: unknown; outcome?: unknown };
+  const record = { id: head.id, title: head.title, level: head.level, spec: head.spec, area: head.area, ...rest };
+  return { ...record, outcome: outcomeOf({ ...record, baseline }), ...(baseline ? { baseline } : {}) };
+}
+
+/** The record of a check that never gave a result: incomplete (it did not finish) or error (its test broke). */
+export function unfinishedRecord(
+  head: CheckHead,
+  message: string,
+  status: 'incomplete' | 'error' = 'incomplete',
+  durationMs = 0,
+): CheckRecord {
+  return checkRecord(head, { status, message, evidence: [], notes: [], duration_ms: durationMs });
+}
+
 /** A check of the run that stops a verdict: the suite broke on it, or a MUST check could not finish. */
 export const blocksVerdict = (c: Pick<CheckRecord, 'outcome' | 'level'>): boolean =>
   c.outcome === 'error' || (c.outcome === 'incomplete' && c.level === 'MUST');

@@ -1,5 +1,5 @@
 import type { Reporter, TestCase, TestModule, SerializedError } from 'vitest/node';
-import { withOutcome, type CheckRecord } from '../core/report.js';
+import { checkRecord, unfinishedRecord, type CheckRecord } from '../core/report.js';
 import type { Redactor } from '../core/redact.js';
 
 /**
@@ -59,29 +59,19 @@ export class ResultCollector implements Reporter {
 function toRecord(test: TestCase, redactor: Redactor): CheckRecord | undefined {
   const meta = test.meta();
   if (!meta.check) return undefined;
-  if (meta.result) return withOutcome({ ...meta.check, ...meta.result });
+  if (meta.result) return checkRecord(meta.check, meta.result);
   const r = test.result();
   // Our test skips itself only after writing its result: a test skipped without one was never run (the run was
   // cancelled at its deadline or by a signal), so it did not finish; a test that failed without one broke.
   if (r.state === 'skipped' || r.state === 'pending') {
-    return withOutcome({
-      ...meta.check,
-      status: 'incomplete' as const,
-      message: redactor.redact(
-        `not finished: ${r.state === 'skipped' && r.note ? r.note : 'the run was stopped before this check ran'}`,
-      ),
-      evidence: [],
-      notes: [],
-      duration_ms: 0,
-    });
+    const why = r.state === 'skipped' && r.note ? r.note : 'the run was stopped before this check ran';
+    return unfinishedRecord(meta.check, redactor.redact(`not finished: ${why}`));
   }
   const why = r.state === 'failed' ? r.errors?.map((e) => e.message).join('; ') : 'did not run';
-  return withOutcome({
-    ...meta.check,
-    status: 'error' as const,
-    message: redactor.redact(`the check did not complete: ${why ?? 'unknown reason'}`),
-    evidence: [],
-    notes: [],
-    duration_ms: Math.round(test.diagnostic()?.duration ?? 0),
-  });
+  return unfinishedRecord(
+    meta.check,
+    redactor.redact(`the check did not complete: ${why ?? 'unknown reason'}`),
+    'error',
+    Math.round(test.diagnostic()?.duration ?? 0),
+  );
 }

@@ -1,13 +1,14 @@
 /**
- * The Vitest entry of a conformance run: one test per check, grouped by area. The CLI starts Vitest on this file
- * alone and provides the run's config; the checks themselves are declared as data in the area modules.
+ * The Vitest entry of a conformance run: one test per check (core/declare-checks.ts), over one run of the engine
+ * (core/engine.ts). The CLI starts Vitest on this file alone once its preflight passed; what it hands over comes
+ * through Vitest's provide (app/vitest-context.d.ts names all that crosses).
  */
 import { afterAll, inject } from 'vitest';
-import { clientFor, createRun, type SourceOf } from '../core/run.js';
+import { clientFor, type SourceOf } from '../core/run.js';
+import { runChecks } from '../core/engine.js';
 import { Recorder } from '../core/recorded-source.js';
 import { HarWriter } from '../core/har.js';
-import { declareChecks } from '../core/declare-checks.js';
-import { passStartGate } from '../core/start-gate.js';
+import { CheckRecords, declareChecks } from '../core/declare-checks.js';
 import { ALL_CHECKS } from './index.js';
 
 const only = new Set(inject('conformanceOnly'));
@@ -15,10 +16,8 @@ const selected = ALL_CHECKS.filter((c) => only.has(c.id));
 
 const config = inject('conformanceConfig');
 const deadlineAt = inject('conformanceDeadlineAt');
-const gate = inject('conformanceStartGate');
-// Loaded while the CLI's preflight ran; no check starts before its verdict.
-if (gate && !(await passStartGate(gate, deadlineAt))) throw new Error('the preflight stopped the run: no check ran');
 const harFile = inject('conformanceRecordHar');
+const progressFile = inject('conformanceProgressFile');
 // --record-har: the run's own client, each exchange it answers written to the HAR as it happens (the CLI checked the
 // path before the first request). A recording problem (a full disk, a path gone) never changes the verdict: the
 // writer stops and empties the file, and the CLI says nothing was written.
@@ -35,10 +34,12 @@ const recording: SourceOf | undefined = harFile
       return new Recorder(clientFor(config, r, { deadlineAt }), (x) => har!.add(x));
     }
   : undefined;
-const run = createRun(config, selected, deadlineAt, inject('conformanceProgressFile'), recording);
+const records = new CheckRecords(selected, (checks, opts) =>
+  runChecks(config, checks, recording, { ...opts, deadlineAt, ...(progressFile ? { progressFile } : {}) }),
+);
 afterAll(async () => {
-  await run.close();
+  await records.ended();
   har?.close();
 });
 
-declareChecks(selected, () => run);
+declareChecks(selected, records, { stopOnCancel: true });

@@ -74,8 +74,8 @@ describe.concurrent('verdicts you can trust', () => {
   });
 
   test('a wrong secret key stops before any check: one line naming the key settings, exit 3, a report of nothing judged', async () => {
-    // The checks' process starts while the preflight runs (here a slow one: time enough for it to load), and waits
-    // for the preflight's verdict: none of its requests may go out.
+    // Vitest is created while the preflight runs (here a slow one) and started only once it passed: none of the
+    // checks' requests may go out.
     const seen: string[] = [];
     const counter: Variant = {
       name: 'request-log',
@@ -342,14 +342,19 @@ describe.concurrent('verdicts you can trust', () => {
     slowDown(srv, 150);
     try {
       let pid = 0;
+      let checking = false;
       const running = runCli(targetArgs(srv), {
         env: targetEnv,
         onSpawn: (p) => {
           pid = p;
         },
+        // The checks' process starts early (app/early-worker.ts): it runs checks once the CLI says it is checking.
+        onStdout: (s) => {
+          checking ||= s.includes(': checking ');
+        },
       });
       let child = '';
-      for (let i = 0; i < 100 && !child; i++) {
+      for (let i = 0; i < 100 && !(child && checking); i++) {
         await new Promise((r) => setTimeout(r, 100));
         try {
           child =
@@ -361,7 +366,7 @@ describe.concurrent('verdicts you can trust', () => {
         }
       }
       expect(child).not.toBe('');
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 1000));
       process.kill(Number(child), 'SIGKILL');
       const run = await running;
       expect(run.code).toBe(3);

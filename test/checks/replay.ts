@@ -1,8 +1,9 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Check, CheckResult } from '../../core/check.js';
+import type { Check } from '../../core/check.js';
 import type { Config } from '../../core/config.js';
-import { createRun } from '../../core/run.js';
+import { runChecks } from '../../core/engine.js';
+import type { CheckRecord } from '../../core/report.js';
 import { RecordedSource, type RecordedExchange } from '../../core/recorded-source.js';
 import type { CheckRecording } from '../../app/check-recordings.js';
 
@@ -19,22 +20,12 @@ export function recordingsOf(id: string): CheckRecordings {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CheckRecordings) : {};
 }
 
-/** Runs one check over recorded exchanges: nothing is sent, whatever the check asks for. */
+/** Runs one check over recorded exchanges through the engine: nothing is sent, whatever the check asks for. */
 export async function replay(
   check: Check,
   config: Config,
   exchanges: readonly RecordedExchange[],
-): Promise<CheckResult> {
-  const run = createRun(
-    config,
-    [check],
-    Date.now() + config.deadline_ms,
-    undefined,
-    (r) => new RecordedSource(exchanges, config.base_url, r),
-  );
-  try {
-    return await run.check(check);
-  } finally {
-    await run.close();
-  }
+): Promise<CheckRecord> {
+  const { records } = await runChecks(config, [check], (r) => new RecordedSource(exchanges, config.base_url, r));
+  return records[0]!;
 }

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runChecks } from '../core/engine.js';
+import type { Check } from '../core/check.js';
+import type { CheckRecord } from '../core/report.js';
+import { demoConfig } from '../app/demo.js';
+import { startReferenceServer, type RunningServer } from '../reference/server.js';
+import { ALL_CHECKS } from '../suites/index.js';
+
+/**
+ * The engine (core/engine.ts) on the real reference server: the order of its phases as a run shows it, and a run cut
+ * short (its deadline, an interruption) ends at once with every unfinished check incomplete, none failed.
+ */
+
+let srv: RunningServer;
+beforeAll(async () => {
+  srv = await startReferenceServer({ https: true });
+});
+afterAll(() => srv.close());
+
+/** Every response of the server comes `ms` later, while `on` says so. */
+function slowDown(s: RunningServer, ms: number): () => void {
+  const [handler] = s.server.listeners('request') as Array<(...a: unknown[]) => void>;
+  let on = true;
+  s.server.removeAllListeners('request');
+  s.server.on('request', (req, res) => {
+    if (on) setTimeout(() => handler!.call(s.server, req, res), ms);
+    else handler!.call(s.server, req, res);
+  });
+  return () => {
+    on = false;
+  };
+}
+
+const config = () => demoConfig(srv, { fuzz: { runs: 5, seed: 7 } });
+
+describe.sequential('the engine', () => {
+  test('runs the phases in order: read-only checks together, readonly one by one, token-minting checks after every other, the profile last', async () => {
+    const spans = new Map<string, { start: number; end: number }>();
+    const { records, errors } = await runChecks(config(), ALL_CHECKS, undefined, {
+      onStart: (c) => spans.set(c.id, { start: performance.now(), end: Infinity }),
+      onRecord: (r) => (spans.get(r.id)!.end = performance.now()),
+    });
+    expect(errors).toEqual([]);
+    // The reference server conforms: no check fails, every one ran and ended.
+    expect(records.filter((r) => r.outcome === 'failed' || r.outcome === 'warned' || r.outcome === 'error')).toEqual(
+      [],
+    );
+    expect(records.map((r) => r.id)).toEqual(ALL_CHECKS.map((c) => c.id));
+    const of = (pick: (c: Check) => boolean) => ALL_CHECKS.filter(pick).map((c) => ({ id: c.id, ...spans.get(c.id)! }));
+    const readOnly = of((c) => !c.mintsTokens && c.area !== 'readonly');
+    const unsafe = of((c) => !c.mintsTokens && c.area === 'readonly');
+    const minting = of((c) => !!c.mintsTokens && c.level !== 'INFO');
+    const profile = of((c) => !!c.mintsTokens && c.level === 'INFO');
+    expect([readOnly, unsafe, minting, profile].map((p) => p.length > 1)).toEqual([true, true, true, true]);
+    const lastEnd = (p: typeof readOnly) => Math.max(...p.map((s) => s.end));
+    const firstStart = (p: typeof readOnly) => Math.min(...p.map((s) => s.start));
+    // Read-only checks start together; the next phase only after every one of them ended, and so on.
+    expect(Math.max(...readOnly.map((s) => s.start)) - firstStart(readOnly)).toBeLessThan(
+      lastEnd(readOnly) - firstStart(readOnly),
+    );
+    expect(firstStart(unsafe)).toBeGreaterThanOrEqual(lastEnd(readOnly));
+    expect(firstStart(minting)).toBeGreaterThanOrEqual(lastEnd(unsafe));
+    expect(firstStart(profile)).toBeGreaterThanOrEqual(lastEnd(minting));
+    // One by one: each readonly and profile check starts after the one before ended; the token-lifetime probe last.
+    for (const p of [unsafe, profile]) {
+      const inTurn = [...p].sort((a, b) => a.start - b.start);
+      for (let i = 1; i < inTurn.length; i++) expect(inTurn[i]!.start).toBeGreaterThanOrEqual(inTurn[i - 1]!.end);
+    }
+    const lastStarted = [...profile].sort((a, b) => a.start - b.start).at(-1)!.id;
+    expect(lastStarted).toBe(
+      ALL_CHECKS.filter((c) => c.mintsTokens && c.level === 'INFO' && c.area === 'auth').at(-1)!.id,
+    );
+  });
+
+  const neverFailed = (records: CheckRecord[]): void => {
+    expect(
+      records.filter((r) => r.status === 'failed' || r.status === 'error').map((r) => `${r.id}: ${r.message}`),
+    ).toEqual([]);
+  };
+
+  test('at the deadline every unfinished check is incomplete, never failed, and the run ends at once', async () => {
+    const fast = slowDown(srv, 400);
+    try {
+      const t0 = Date.now();
+      const { records, errors } = await runChecks(config(), ALL_CHECKS, undefined, { deadlineAt: t0 + 600 });
+      expect(Date.now() - t0).toBeLessThan(600 + 800);
+      neverFailed(records);
+      expect(records).toHaveLength(ALL_CHECKS.length);
+      const unfinished = records.filter((r) => r.status === 'incomplete');
+      expect(unfinished.length).toBeGreaterThan(ALL_CHECKS.length / 2);
+      expect(unfinished.every((r) => /deadline|not finished|could not finish/.test(r.message))).toBe(true);
+      expect(errors).toEqual([
+        expect.stringMatching(/^the run's deadline .* passed: \d+ of \d+ checks did not finish$/),
+      ]);
+    } finally {
+      fast();
+    }
+  });
+
+  test('an interruption (AbortSignal) ends the run at once: what did not finish is incomplete with its reason', async () => {
+    const fast = slowDown(srv, 400);
+    try {
+      const stop = new AbortController();
+      const t0 = Date.now();
+      setTimeout(() => stop.abort('interrupted by SIGINT'), 300);
+      const { records, errors } = await runChecks(config(), ALL_CHECKS, undefined, { signal: stop.signal });
+      expect(Date.now() - t0).toBeLessThan(300 + 500);
+      neverFailed(records);
+      const unfinished = records.filter((r) => r.status === 'incomplete');
+      expect(unfinished.length).toBeGreaterThan(ALL_CHECKS.length / 2);
+      expect(unfinished.every((r) => r.message === 'not finished: interrupted by SIGINT')).toBe(true);
+      expect(errors).toEqual([
+        `interrupted by SIGINT: ${unfinished.length} of ${ALL_CHECKS.length} checks did not finish`,
+      ]);
+    } finally {
+      fast();
+    }
+  });
+});
