@@ -2,10 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { readReportFile } from './diff.js';
-import { ConfigError } from '../core/config.js';
-import { tool } from '../core/paths.js';
-import { VERDICT_WORD } from '../core/report.js';
-import { untrustedLine } from '../core/untrusted-text.js';
+import { ConfigError } from '../core/config/config.js';
+import { tool } from '../core/base/paths.js';
+import { VERDICT_WORD } from '../core/model/report.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
 import {
   ATTESTATION_FILE,
   ATTESTED_REPORT_FILES,
@@ -15,7 +15,7 @@ import {
   statementBytes,
   statementOf,
   type DigestedName,
-} from '../core/attestation.js';
+} from '../core/model/attestation.js';
 import { renderHtml } from '../reporters/html.js';
 
 const USAGE = `Usage: conformance attest [report.json] (--key KEY.pem | --keyless) [--subject NAME=sha256:DIGEST ...] [--out FILE]

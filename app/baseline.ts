@@ -1,13 +1,13 @@
 import { commandArgs } from './command-args.js';
 import { writeOutputFile } from './output-file.js';
 import { existsSync, readFileSync } from 'node:fs';
-import { yaml } from '../core/yaml.js';
-import { ConfigError, fileProblem } from '../core/config.js';
-import { didYouMean } from '../core/suggest.js';
-import { checkRecord, judge, type BaselineMark, type CheckRecord, type Report } from '../core/report.js';
-import { formatErrors, validate } from '../core/schemas.js';
+import { yaml } from '../core/config/yaml.js';
+import { ConfigError, fileProblem } from '../core/config/config.js';
+import { didYouMean } from '../core/config/suggest.js';
+import { checkRecord, judge, type BaselineMark, type CheckRecord, type Report } from '../core/model/report.js';
+import { formatErrors, validate } from '../core/spec/schemas.js';
 import { readReport } from './diff.js';
-import { untrustedLine } from '../core/untrusted-text.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
 
 /**
  * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures
@@ -85,7 +85,7 @@ export function legacyWarnings(entries: BaselineEntry[], file: string): string[]
 
 /**
  * One check record marked by the baseline: a new record, its outcome derived by the one rule (checkRecord in
- * core/report.ts). The verdict is never decided here: judge (core/report.ts) derives it from the marked records, so
+ * core/model/report.ts). The verdict is never decided here: judge (core/model/report.ts) derives it from the marked records, so
  * a known MUST failure is NOT CONFORMANT — NO NEW FAILURES, never CONFORMANT. Skipped, incomplete and errored checks
  * are left unmarked: nothing is known about them.
  */

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ALL_CHECKS } from '../suites/index.js';
-import { OPTIONS } from '../core/config.js';
-import { REQUIREMENT_WORDS } from '../core/check.js';
+import { OPTIONS } from '../core/config/config.js';
+import { REQUIREMENT_WORDS } from '../core/model/check.js';
 
 /** The README's check catalogue, generated from the declarations. */
 export function catalogueMarkdown(): string {

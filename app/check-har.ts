@@ -2,15 +2,15 @@ import { commandArgs } from './command-args.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config.js';
-import { runChecks } from '../core/engine.js';
-import { bodyBytes, MAX_REQUESTS, RecordedSource, Recording, type RecordedExchange } from '../core/recorded-source.js';
-import { HarError, type HarRoles } from '../core/har.js';
-import { readHarStream, type HarStreamResult } from '../core/har-stream.js';
-import type { Requirement } from '../core/check.js';
-import type { Who } from '../core/resources.js';
-import { buildReport, checkRecord, type CheckRecord, type Report } from '../core/report.js';
-import type { Redactor } from '../core/redact.js';
+import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config/config.js';
+import { runChecks } from '../core/engine/engine.js';
+import { bodyBytes, MAX_REQUESTS, RecordedSource, Recording, type RecordedExchange } from '../core/session/recorded-source.js';
+import { HarError, type HarRoles } from '../core/session/har.js';
+import { readHarStream, type HarStreamResult } from '../core/session/har-stream.js';
+import type { Requirement } from '../core/model/check.js';
+import type { Who } from '../core/spec/resources.js';
+import { buildReport, checkRecord, type CheckRecord, type Report } from '../core/model/report.js';
+import type { Redactor } from '../core/redact/redact.js';
 import {
   AUTH_PATH,
   authCallOf,
@@ -20,9 +20,9 @@ import {
   merchantField,
   TOKEN_HEADER,
   tokenOfRequest,
-} from '../core/auth-scheme.js';
-import { inertBlock, untrustedLine } from '../core/untrusted-text.js';
-import { tool } from '../core/paths.js';
+} from '../core/spec/auth-scheme.js';
+import { inertBlock, untrustedLine } from '../core/redact/untrusted-text.js';
+import { tool } from '../core/base/paths.js';
 import { summaryText } from '../reporters/terminal.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { writeReportDir } from './suite-runner.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Area, Level } from '../core/check.js';
+import type { Area, Level } from '../core/model/check.js';
 
 /** What the CLI knows of a check before it runs: enough to select it, list it and report it as not finished. */
 export interface CheckHead {
@@ -37,9 +37,9 @@ export function suitesHash(): string {
     }
   };
   walk(join(here, '..', 'suites'));
-  files.push(join(here, '..', 'core', `check${ext}`));
+  files.push(join(here, '..', 'core', 'model', `check${ext}`));
   // Titles name the endpoint and the header the auth scheme spells.
-  files.push(join(here, '..', 'core', `auth-scheme${ext}`));
+  files.push(join(here, '..', 'core', 'spec', `auth-scheme${ext}`));
   for (const f of files.sort()) hash.update(`${f.slice(join(here, '..').length)}\0${readFileSync(f)}\0`);
   return hash.digest('hex');
 }

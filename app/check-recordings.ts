@@ -1,15 +1,15 @@
 /**
  * The recordings the checks' unit tests read (test/checks/): for each check, the exchanges it makes against the
  * conforming reference server (its pass) and against a mutant that breaks its rule (its fail), captured once with
- * `npm run recordings` and replayed by the tests through core/recorded-source.ts, with no server.
+ * `npm run recordings` and replayed by the tests through core/session/recorded-source.ts, with no server.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Check, Status } from '../core/check.js';
-import type { Config } from '../core/config.js';
-import { clientFor } from '../core/run.js';
-import { runChecks } from '../core/engine.js';
-import { Recorder, type RecordedExchange } from '../core/recorded-source.js';
+import type { Check, Status } from '../core/model/check.js';
+import type { Config } from '../core/config/config.js';
+import { clientFor } from '../core/engine/run.js';
+import { runChecks } from '../core/engine/engine.js';
+import { Recorder, type RecordedExchange } from '../core/session/recorded-source.js';
 import { demoConfig, startReferenceServer } from './demo.js';
 import { MUTANTS, type Mutant } from '../reference/mutants/index.js';
 import type { Variant } from '../reference/server.js';

@@ -12,11 +12,11 @@ import {
   type Config,
   type Option,
   type OptionGroup,
-} from '../core/config.js';
-import { tool } from '../core/paths.js';
-import { redactorFor } from '../core/redact.js';
-import { CREDENTIALS } from '../core/auth-scheme.js';
-import { readProgress } from '../core/progress.js';
+} from '../core/config/config.js';
+import { tool } from '../core/base/paths.js';
+import { redactorFor } from '../core/redact/redact.js';
+import { CREDENTIALS } from '../core/spec/auth-scheme.js';
+import { readProgress } from '../core/session/progress.js';
 import type { RunnerOptions } from './suite-runner.js';
 import { selectChecks } from './selection.js';
 import {
@@ -28,10 +28,10 @@ import {
   setColour,
   summaryText,
 } from '../reporters/terminal.js';
-import { didYouMean } from '../core/suggest.js';
+import { didYouMean } from '../core/config/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
-import { inertBlock, untrustedLine, untrustedLines } from '../core/untrusted-text.js';
+import { inertBlock, untrustedLine, untrustedLines } from '../core/redact/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
 import { dropEarlyWorker, forkEarlyWorker } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
@@ -386,7 +386,7 @@ async function runCommand(argv: string[]): Promise<number> {
 
 /** Creates --record-har's file (empty) before the run, or stops with a usage error: no request is sent. */
 async function prepareRecording(file: string): Promise<void> {
-  const { prepareHarFile, HarError } = await import('../core/har.js');
+  const { prepareHarFile, HarError } = await import('../core/session/har.js');
   try {
     prepareHarFile(file);
   } catch (e) {

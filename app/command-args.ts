@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError } from '../core/config.js';
-import { didYouMean } from '../core/suggest.js';
+import { ConfigError } from '../core/config/config.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 /**
  * Thrown by commandArgs when a subcommand is asked for --help or -h: the CLI prints the usage and exits 0, whatever

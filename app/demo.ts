@@ -1,5 +1,5 @@
-import type { Config } from '../core/config.js';
-import { DEFAULTS } from '../core/config.js';
+import type { Config } from '../core/config/config.js';
+import { DEFAULTS } from '../core/config/config.js';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 

@@ -2,7 +2,7 @@ import { commandArgs } from './command-args.js';
 import { mkdirSync } from 'node:fs';
 import { writeOutputFile } from './output-file.js';
 import { basename, dirname, resolve } from 'node:path';
-import { ConfigError } from '../core/config.js';
+import { ConfigError } from '../core/config/config.js';
 import { readReport, reportFileOf } from './diff.js';
 import {
   OUTCOME_ORDER,
@@ -15,8 +15,8 @@ import {
   type Outcome,
   type Report,
   type Verdict,
-} from '../core/report.js';
-import { tool } from '../core/paths.js';
+} from '../core/model/report.js';
+import { tool } from '../core/base/paths.js';
 import { oneLine } from '../reporters/terminal.js';
 
 /**

@@ -1,9 +1,9 @@
 import { commandArgs } from './command-args.js';
 import { writeOutputFile } from './output-file.js';
-import { valueError } from '../core/config.js';
-import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
+import { valueError } from '../core/config/config.js';
+import { openApiDocument, serializeOpenApi } from '../core/spec/openapi.js';
 import { fixtureExamples } from './demo.js';
-import { untrustedLine } from '../core/untrusted-text.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
 
 /** The document with the reference fixtures' answers as examples: what `conformance openapi` writes. */
 export function packagedOpenApi(format: 'yaml' | 'json' = 'yaml'): string {

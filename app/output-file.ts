@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { ConfigError, fileProblem } from '../core/config.js';
+import { ConfigError, fileProblem } from '../core/config/config.js';
 
 /**
  * Writes a file the user named (--out): a path that cannot be written is the user's to fix, one line and exit 2

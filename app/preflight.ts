@@ -1,14 +1,14 @@
-import { redactedConfig, type Config, type Credentials } from '../core/config.js';
-import { NetworkError, type Reply } from '../core/exchange.js';
-import { isRecord, successData } from '../core/api.js';
-import { describeReply, isRefusal } from '../core/assertions.js';
-import { stringifyJson } from '../core/exact-json.js';
-import { AUTH_PATH } from '../core/endpoints.js';
-import { authQuery, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/auth-scheme.js';
-import { tokensIn } from '../core/issued-tokens.js';
-import type { Redactor } from '../core/redact.js';
-import { buildReport, type CatalogueEntry, type Report } from '../core/report.js';
-import { clientFor } from '../core/run.js';
+import { redactedConfig, type Config, type Credentials } from '../core/config/config.js';
+import { NetworkError, type Reply } from '../core/transport/exchange.js';
+import { isRecord, successData } from '../core/session/api.js';
+import { describeReply, isRefusal } from '../core/model/assertions.js';
+import { stringifyJson } from '../core/base/exact-json.js';
+import { AUTH_PATH } from '../core/spec/endpoints.js';
+import { authQuery, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
+import { tokensIn } from '../core/transport/issued-tokens.js';
+import type { Redactor } from '../core/redact/redact.js';
+import { buildReport, type CatalogueEntry, type Report } from '../core/model/report.js';
+import { clientFor } from '../core/engine/run.js';
 
 /**
  * A setup problem found before any check ran: the target cannot be reached, /auth is not where base_url says, or
@@ -77,7 +77,7 @@ const sameMerchant = (a: Merchant | undefined, b: Merchant | undefined): boolean
   ((a.id !== undefined && a.id !== null && a.id === b.id) ||
     (typeof a.merchant_id === 'string' && a.merchant_id !== '' && a.merchant_id === b.merchant_id));
 
-/** The first non-empty token an answer carries, anywhere the suite recognises one (core/issued-tokens.ts). */
+/** The first non-empty token an answer carries, anywhere the suite recognises one (core/transport/issued-tokens.ts). */
 const tokenOf = (r: Reply): string | undefined => tokensIn(r.json, r.text).find((t) => t !== '');
 
 /** True when the answer is no API envelope at all, or says the interface is unknown (§7 code 404). */

@@ -1,5 +1,5 @@
-import { ConfigError } from '../core/config.js';
-import { didYouMean } from '../core/suggest.js';
+import { ConfigError } from '../core/config/config.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 /** An id pattern of --only / --skip: an exact check id, or a prefix ending in * (e.g. ISO-*). */
 const matches = (pattern: string, id: string): boolean =>

@@ -1,5 +1,5 @@
 import { commandArgs } from './command-args.js';
-import { ConfigError, valueError } from '../core/config.js';
+import { ConfigError, valueError } from '../core/config/config.js';
 import {
   CREDENTIALS,
   FAULT_HEADER,
@@ -10,7 +10,7 @@ import {
   type RunningServer,
 } from './demo.js';
 import { startSandbox } from './sandbox.js';
-import { AUTH_PATH, authQueryText, KEY_PAIR_QUERY, TOKEN_HEADER, type KeyPair } from '../core/auth-scheme.js';
+import { AUTH_PATH, authQueryText, KEY_PAIR_QUERY, TOKEN_HEADER, type KeyPair } from '../core/spec/auth-scheme.js';
 
 const FLAGS = {
   port: { type: 'string', default: '8080' },

@@ -4,9 +4,9 @@ import { bundleFromJSON, bundleToJSON, type SerializedBundle } from '@sigstore/b
 import { CIContextProvider, DSSEBundleBuilder, type Signer } from '@sigstore/sign';
 import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import { TrustedRoot } from '@sigstore/protobuf-specs';
-import { ConfigError } from '../core/config.js';
-import { PAYLOAD_TYPE, sha256 } from '../core/attestation.js';
-import { Redactor } from '../core/redact.js';
+import { ConfigError } from '../core/config/config.js';
+import { PAYLOAD_TYPE, sha256 } from '../core/model/attestation.js';
+import { Redactor } from '../core/redact/redact.js';
 
 /**
  * Signing and checking an attestation with Sigstore's own libraries, no home-made crypto: a DSSE envelope in a

@@ -4,10 +4,10 @@ import type { ChildProcess } from 'node:child_process';
 import { createVitest, type PoolOptions, type PoolWorker, type Vitest } from 'vitest/node';
 import { takeEarlyWorker } from './early-worker.js';
 import type { WorkerEnvMessage } from '../suites/checks-worker.js';
-import type { Config } from '../core/config.js';
-import { redactedConfig } from '../core/config.js';
-import { packageRoot } from '../core/paths.js';
-import { deadlineWords } from '../core/run.js';
+import type { Config } from '../core/config/config.js';
+import { redactedConfig } from '../core/config/config.js';
+import { packageRoot } from '../core/base/paths.js';
+import { deadlineWords } from '../core/engine/run.js';
 import {
   buildReport,
   unfinishedOf,
@@ -15,12 +15,12 @@ import {
   type CatalogueEntry,
   type CheckRecord,
   type Report,
-} from '../core/report.js';
-import type { Redactor } from '../core/redact.js';
+} from '../core/model/report.js';
+import type { Redactor } from '../core/redact/redact.js';
 import type { CheckHead } from './check-heads.js';
-import { ResultCollector } from '../reporters/collect.js';
+import { ResultCollector } from './result-collector.js';
 import { REPORT_FILES, writeReports } from '../reporters/index.js';
-import { ATTESTATION_FILE, BADGE_FILE } from '../core/attestation.js';
+import { ATTESTATION_FILE, BADGE_FILE } from '../core/model/attestation.js';
 
 /** The compiled Vitest entry of a run (the CLI always runs from dist/). */
 const ENTRY = join(packageRoot, 'dist', 'suites', 'conformance.test.js');
@@ -41,7 +41,7 @@ export interface RunnerOptions {
   /** Marks each record before the report is built (--baseline: app/baseline.ts markRecord). */
   mark?: (r: CheckRecord) => CheckRecord;
   redactor: Redactor;
-  /** Where the checks' process keeps its count of requests sent and planned (core/progress.ts). */
+  /** Where the checks' process keeps its count of requests sent and planned (core/session/progress.ts). */
   progressFile?: string;
   /** --record-har: the file the run's exchanges are written to (HAR 1.2, secrets replaced by placeholders). */
   recordHar?: string;

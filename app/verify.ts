@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
-import { ConfigError, fileProblem } from '../core/config.js';
-import { tool } from '../core/paths.js';
-import { VERDICT_WORD, type Verdict } from '../core/report.js';
-import { formatErrors, validate } from '../core/schemas.js';
-import { untrustedLine } from '../core/untrusted-text.js';
+import { ConfigError, fileProblem } from '../core/config/config.js';
+import { tool } from '../core/base/paths.js';
+import { VERDICT_WORD, type Verdict } from '../core/model/report.js';
+import { formatErrors, validate } from '../core/spec/schemas.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
 import {
   ATTESTED_REPORT_FILES,
   CONFIG_NAMES,
@@ -17,8 +17,8 @@ import {
   shippedSpecSha256,
   suiteOf,
   type ConformanceStatement,
-} from '../core/attestation.js';
-import { MAX_REPORT_BYTES, readRegularBytes } from '../core/regular-file.js';
+} from '../core/model/attestation.js';
+import { MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
 import type { VerifyWith } from './signing.js';
 
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]

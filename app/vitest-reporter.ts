@@ -1,13 +1,13 @@
 import { join, relative, resolve } from 'node:path';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Reporter, SerializedError, TestCase, TestModule, Vitest } from 'vitest/node';
-import { ResultCollector } from '../reporters/collect.js';
+import { ResultCollector } from './result-collector.js';
 import { REPORT_FILES, writeReports } from '../reporters/index.js';
-import { buildReport, VERDICT_WORD } from '../core/report.js';
-import { Redactor } from '../core/redact.js';
-import { untrustedLine } from '../core/untrusted-text.js';
+import { buildReport, VERDICT_WORD } from '../core/model/report.js';
+import { Redactor } from '../core/redact/redact.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
 import { assertSupportedVitest } from './vitest-version.js';
-import type { ReportFormat } from '../core/config.js';
+import type { ReportFormat } from '../core/config/config.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 /** Where the library reporter writes and which formats. */

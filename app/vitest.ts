@@ -4,16 +4,16 @@
  *   import { conformanceSuite } from 'restaurant-open-platform-conformance/vitest';
  *   conformanceSuite(() => ({ base_url: server.baseUrl, app: { secret, key } }));
  *
- * One test per check, with the CLI's outcomes and levels (core/declare-checks.ts); add ConformanceReporter
+ * One test per check, with the CLI's outcomes and levels (suites/declare-checks.ts); add ConformanceReporter
  * (restaurant-open-platform-conformance/reporter) to the project's reporters for the CLI's report files. Vitest's own
  * --shard, --merge-reports, filters and watch mode apply as to any test.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { ConfigError, resolveConfig, redactedConfig, type Config } from '../core/config.js';
-import { untrustedLine } from '../core/untrusted-text.js';
-import { runChecks } from '../core/engine.js';
-import { redactorFor } from '../core/redact.js';
-import { CheckRecords, declareChecks, type RunInfo } from '../core/declare-checks.js';
+import { ConfigError, resolveConfig, redactedConfig, type Config } from '../core/config/config.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
+import { runChecks } from '../core/engine/engine.js';
+import { redactorFor } from '../core/redact/redact.js';
+import { CheckRecords, declareChecks, type RunInfo } from '../suites/declare-checks.js';
 import { selectChecks } from './selection.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { assertSupportedVitest } from './vitest-version.js';

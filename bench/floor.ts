@@ -1,7 +1,7 @@
 /**
  * The floor of a conformance run: a bare undici script that sends exactly the requests a suite run sent (recorded
  * by the reference server), at the same concurrency, and parses and schema-validates every body through
- * core/schemas.ts (compiled once). Nothing else: no Vitest, no evidence, no redaction, no report.
+ * core/spec/schemas.ts (compiled once). Nothing else: no Vitest, no evidence, no redaction, no report.
  *
  * It keeps only the dependencies any client has: a request carrying an issued token waits for that token's /auth,
  * and a detail request (/dishes/:id, /seats/:id) with a valid token waits for its list, where the ids come from.
@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { validate, type SchemaName } from '../core/schemas.js';
-import { AUTH_PATH, carryToken, tokenField } from '../core/auth-scheme.js';
+import { validate, type SchemaName } from '../core/spec/schemas.js';
+import { AUTH_PATH, carryToken, tokenField } from '../core/spec/auth-scheme.js';
 
 export interface PlannedRequest {
   method: string;

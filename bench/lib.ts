@@ -20,16 +20,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import { startReferenceServer, warmLists, type RunningServer, type Variant } from '../reference/server.js';
 import { CREDENTIALS, FIXTURE_ENV, LARGE, XLARGE, type Size } from '../reference/fixtures.js';
 import type { FloorPlan, FloorResult, PlannedRequest } from './floor.js';
-import { openApiDocument, serializeOpenApi } from '../core/openapi.js';
+import { openApiDocument, serializeOpenApi } from '../core/spec/openapi.js';
 import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from './openapi2.js';
 import { longestChain, type Span } from './chain.js';
-import { DEFAULTS } from '../core/config.js';
-import { AUTH_PATH, authCallOf, TOKEN_HEADER } from '../core/auth-scheme.js';
+import { DEFAULTS } from '../core/config/config.js';
+import { AUTH_PATH, authCallOf, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 
 /** xlarge (ten times large) is opt-in: `--sizes xlarge`; never in the default set. */
 export type SizeName = 'fixture' | 'large' | 'xlarge';

@@ -1,10 +1,10 @@
 /**
- * The OpenAPI 3.1 document (core/openapi.ts) lowered to OpenAPI 2.0 for Dredd 14, whose parsers read 2.0 and parts of
+ * The OpenAPI 3.1 document (core/spec/openapi.ts) lowered to OpenAPI 2.0 for Dredd 14, whose parsers read 2.0 and parts of
  * 3.0 but not 3.1: so the bench's Dredd figure is taken against the same source as `conformance openapi`, with no
  * hand-kept copy. Dredd sends one request per documented response, so only the 200 answers are kept (the error
  * answers cannot be provoked with the same request); example values come from the 3.1 document's examples.
  */
-import { TOKEN_HEADER } from '../core/auth-scheme.js';
+import { TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { ErrorCode, OpenApiExamples, OperationName } from '../core/openapi.js';
+import type { ErrorCode, OpenApiExamples, OperationName } from '../core/spec/openapi.js';
 import { route, World, type ApiRequest } from './server.js';
 import { baseFixtures, CREDENTIALS } from './fixtures.js';
 

@@ -1,11 +1,11 @@
-import type { Exchange } from '../core/exchange.js';
-import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
-import type { Report } from '../core/report.js';
-import { AUTH_PATH, authQueryText, CREDENTIALS, TOKEN_JQ, TOKEN_SHELL_VARS } from '../core/auth-scheme.js';
+import type { Exchange } from '../core/transport/exchange.js';
+import { parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
+import type { Report } from '../core/model/report.js';
+import { AUTH_PATH, authQueryText, CREDENTIALS, TOKEN_JQ, TOKEN_SHELL_VARS } from '../core/spec/auth-scheme.js';
 
 /**
  * Evidence as people read it, shared by the HTML and JUnit reports: a copy-pasteable curl command, a pretty body,
- * a plain-text rendering of an exchange. Everything here is already redacted (core/run-check.ts redacts the
+ * a plain-text rendering of an exchange. Everything here is already redacted (core/engine/run-check.ts redacts the
  * evidence a check keeps).
  */
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { Level } from '../core/check.js';
-import type { Redactor } from '../core/redact.js';
+import type { Level } from '../core/model/check.js';
+import type { Redactor } from '../core/redact/redact.js';
 import {
   findingsOf,
   OUTCOME_ORDER,
@@ -13,8 +13,8 @@ import {
   type Outcome,
   type Report,
   type Verdict,
-} from '../core/report.js';
-import { untrustedLine } from '../core/untrusted-text.js';
+} from '../core/model/report.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
 
 /**
  * GitHub Actions niceties: `::error` annotations for failed MUST checks (GITHUB_ACTIONS=true) and a Markdown job

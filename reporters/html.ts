@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AREAS, type Level } from '../core/check.js';
-import type { Exchange } from '../core/exchange.js';
+import { AREAS, type Level } from '../core/model/check.js';
+import type { Exchange } from '../core/transport/exchange.js';
 import {
   findingsOf,
   isObservation,
@@ -16,9 +16,9 @@ import {
   type Outcome,
   type Report,
   type Verdict,
-} from '../core/report.js';
+} from '../core/model/report.js';
 import { credentialSteps, curlCommand, curlOptionsOf, prettyBody, sizeNote, type CurlOptions } from './evidence.js';
-import { citedKeys, shippedSections } from '../core/spec-text.js';
+import { citedKeys, shippedSections } from '../core/spec/spec-text.js';
 import { html, trusted, type Html } from './html-escape.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ReportFormat } from '../core/config.js';
-import type { Report } from '../core/report.js';
+import type { ReportFormat } from '../core/config/config.js';
+import type { Report } from '../core/model/report.js';
 import { writeJsonReport } from './json.js';
 import { writeJunitReport } from './junit.js';
 import { writeHtmlReport } from './html.js';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VERDICT_WORD, type Report } from '../core/report.js';
+import { VERDICT_WORD, type Report } from '../core/model/report.js';
 
 /**
  * report.json: the whole result model; the other reports and `conformance diff` read it back. The verdict's words

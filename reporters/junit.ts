@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AREAS } from '../core/check.js';
-import { blocksVerdict, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/report.js';
+import { AREAS } from '../core/model/check.js';
+import { blocksVerdict, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/model/report.js';
 import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
 
 /**

@@ -1,4 +1,4 @@
-import { AREAS, type Area, type Level } from '../core/check.js';
+import { AREAS, type Area, type Level } from '../core/model/check.js';
 import {
   findingsOf,
   isObservation,
@@ -13,9 +13,9 @@ import {
   type Outcome,
   type Report,
   type Verdict,
-} from '../core/report.js';
-import { untrustedLine } from '../core/untrusted-text.js';
-import type { RequestProgress } from '../core/progress.js';
+} from '../core/model/report.js';
+import { untrustedLine } from '../core/redact/untrusted-text.js';
+import type { RequestProgress } from '../core/session/progress.js';
 import { curlOptionsOf, exchangeText } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
@@ -49,7 +49,7 @@ const VERDICT_COLOUR: Record<Verdict, number> = {
 
 const word = (o: Outcome): string => paint(COLOUR[o], OUTCOMES[o].word.padEnd(10));
 
-/** Server text on one terminal line (see core/untrusted-text.ts): every line that quotes the server goes through it. */
+/** Server text on one terminal line (see core/redact/untrusted-text.ts): every line that quotes the server goes through it. */
 export const oneLine = (s: string): string => untrustedLine(s);
 
 /** Outcomes whose line says why the check judged nothing: skipped (blocked, not configured), not finished, broke. */
@@ -140,7 +140,7 @@ export class Progress {
   /**
    * The time left, when the plan is known and requests are moving: the planned requests at the recent rate, then
    * the checks still unfinished. Those are mostly the ones that run one at a time at the end (unsafe methods, /auth
-   * again: see core/engine.ts), whose few requests each go out in turn, each taking the server's latency:
+   * again: see core/engine/engine.ts), whose few requests each go out in turn, each taking the server's latency:
    * the requests in flight over the rate (Little's law), those in flight counted up to the client's concurrency (the
    * rest wait in its queue, which a request sent in turn does not).
    */

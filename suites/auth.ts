@@ -1,6 +1,6 @@
-import { defineChecks, type CheckContext } from '../core/check.js';
-import { isRecord, refusesToken, successData } from '../core/api.js';
-import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/endpoints.js';
+import { defineChecks, type CheckContext } from '../core/model/check.js';
+import { isRecord, refusesToken, successData } from '../core/session/api.js';
+import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from '../core/spec/endpoints.js';
 import {
   authQuery,
   authQueryText,
@@ -10,9 +10,9 @@ import {
   TOKEN_FIELD,
   TOKEN_HEADER,
   tokenField,
-} from '../core/auth-scheme.js';
-import type { Reply } from '../core/exchange.js';
-import { SAFE_SECRET_LENGTH } from '../core/redact.js';
+} from '../core/spec/auth-scheme.js';
+import type { Reply } from '../core/transport/exchange.js';
+import { SAFE_SECRET_LENGTH } from '../core/redact/redact.js';
 import {
   carriesData,
   describeReply,
@@ -21,13 +21,13 @@ import {
   expectShape,
   expectSuccess,
   isRefusal,
-} from '../core/assertions.js';
-import { show } from '../core/quote.js';
+} from '../core/model/assertions.js';
+import { show } from '../core/redact/quote.js';
 import { sensitiveValues, leakedValue } from './support/leaks.js';
 import { dataEndpointPaths, endpointPath } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 import { judgedApplications } from './support/tenants.js';
-import { Findings } from '../core/findings.js';
+import { Findings } from '../core/model/findings.js';
 import fc from 'fast-check';
 import { CARRIER_WAYS, PATH_WAYS, VALUE_WAYS, waysAt } from './support/token-probes.js';
 

@@ -31,10 +31,10 @@ init({
 
 // The checks' modules and the API's precompiled validators, loaded while nothing waits for this process.
 const [{ isValid }] = await Promise.all([
-  import('../core/schemas.js'),
+  import('../core/spec/schemas.js'),
   import('./index.js'),
-  import('../core/engine.js'),
-  import('../core/recorded-source.js'),
-  import('../core/har.js'),
+  import('../core/engine/engine.js'),
+  import('../core/session/recorded-source.js'),
+  import('../core/session/har.js'),
 ]);
 isValid('envelope.success', {});

@@ -1,14 +1,14 @@
 /**
- * The Vitest entry of a conformance run: one test per check (core/declare-checks.ts), over one run of the engine
- * (core/engine.ts). The CLI starts Vitest on this file alone once its preflight passed; what it hands over comes
+ * The Vitest entry of a conformance run: one test per check (suites/declare-checks.ts), over one run of the engine
+ * (core/engine/engine.ts). The CLI starts Vitest on this file alone once its preflight passed; what it hands over comes
  * through Vitest's provide (app/vitest-context.d.ts names all that crosses).
  */
 import { afterAll, inject } from 'vitest';
-import { clientFor, type SourceOf } from '../core/run.js';
-import { runChecks } from '../core/engine.js';
-import { Recorder } from '../core/recorded-source.js';
-import { HarWriter } from '../core/har.js';
-import { CheckRecords, declareChecks } from '../core/declare-checks.js';
+import { clientFor, type SourceOf } from '../core/engine/run.js';
+import { runChecks } from '../core/engine/engine.js';
+import { Recorder } from '../core/session/recorded-source.js';
+import { HarWriter } from '../core/session/har.js';
+import { CheckRecords, declareChecks } from './declare-checks.js';
 import { ALL_CHECKS } from './index.js';
 
 const only = new Set(inject('conformanceOnly'));

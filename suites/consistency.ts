@@ -1,11 +1,11 @@
-import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
-import { Blocked } from '../core/check-errors.js';
-import { everyRecord, isRecord, type Rec } from '../core/api.js';
-import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Resource } from '../core/resources.js';
-import { show } from '../core/quote.js';
-import { detailPath } from '../core/endpoints.js';
-import { idKey, isIdLike, isIntegerValue } from '../core/exact-json.js';
-import { NetworkError } from '../core/exchange.js';
+import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/model/check.js';
+import { Blocked } from '../core/session/check-errors.js';
+import { everyRecord, isRecord, type Rec } from '../core/session/api.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Resource } from '../core/spec/resources.js';
+import { show } from '../core/redact/quote.js';
+import { detailPath } from '../core/spec/endpoints.js';
+import { idKey, isIdLike, isIntegerValue } from '../core/base/exact-json.js';
+import { NetworkError } from '../core/transport/exchange.js';
 import {
   byId,
   compareRecords,
@@ -390,7 +390,7 @@ interface Embedded {
 
 /**
  * The embedded records of the orders, handed one at a time, afresh at each call (`first`: the first call). Never
- * gathered into one array: each would keep its order, and a list read from disk (core/disk-list.ts) would be held
+ * gathered into one array: each would keep its order, and a list read from disk (core/transport/disk-list.ts) would be held
  * whole after all.
  */
 type EmbeddedRecords = (each: (e: Embedded) => void, first: boolean) => Promise<void>;

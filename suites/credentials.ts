@@ -4,15 +4,15 @@
  * or an issued token anywhere else is a leak (MUST); a record that carries credential material of its own (a
  * password hash, a field named like a secret or a token) is one a builder should not publish (SHOULD).
  */
-import { defineChecks, type CheckContext } from '../core/check.js';
-import { Blocked } from '../core/check-errors.js';
-import { everyRecord, isRecord, successData } from '../core/api.js';
-import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../core/resources.js';
-import type { Reply } from '../core/exchange.js';
-import { AUTH_PATH, detailPath } from '../core/endpoints.js';
-import { TOKEN_FIELD, TOKEN_PATH } from '../core/auth-scheme.js';
-import { NetworkError } from '../core/exchange.js';
-import { isDiskList, isLongList } from '../core/disk-list.js';
+import { defineChecks, type CheckContext } from '../core/model/check.js';
+import { Blocked } from '../core/session/check-errors.js';
+import { everyRecord, isRecord, successData } from '../core/session/api.js';
+import { DETAIL_RESOURCES, endpointLabel, RESOURCE_PATHS, type Who } from '../core/spec/resources.js';
+import type { Reply } from '../core/transport/exchange.js';
+import { AUTH_PATH, detailPath } from '../core/spec/endpoints.js';
+import { TOKEN_FIELD, TOKEN_PATH } from '../core/spec/auth-scheme.js';
+import { NetworkError } from '../core/transport/exchange.js';
+import { isDiskList, isLongList } from '../core/transport/disk-list.js';
 
 /**
  * Visits every member of a JSON tree; the path is built only when asked for (a 65 MB list has millions of members),

@@ -1,13 +1,13 @@
-import { defineChecks, type CheckContext } from '../core/check.js';
-import { isRecord } from '../core/api.js';
-import type { Reply } from '../core/exchange.js';
-import { formatErrors, validate } from '../core/schemas.js';
-import { describeReply, isRefusal } from '../core/assertions.js';
-import { show } from '../core/quote.js';
+import { defineChecks, type CheckContext } from '../core/model/check.js';
+import { isRecord } from '../core/session/api.js';
+import type { Reply } from '../core/transport/exchange.js';
+import { formatErrors, validate } from '../core/spec/schemas.js';
+import { describeReply, isRefusal } from '../core/model/assertions.js';
+import { show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { judgedApplications } from './support/tenants.js';
-import { LIST_PATHS } from '../core/resources.js';
-import { AUTH_PATH } from '../core/endpoints.js';
+import { LIST_PATHS } from '../core/spec/resources.js';
+import { AUTH_PATH } from '../core/spec/endpoints.js';
 
 /**
  * The successful answers of endpoints 1–7, each fetched once per run; and the second merchant's answers to /auth,

@@ -1,16 +1,16 @@
-import { defineChecks, type CheckContext } from '../core/check.js';
-import { Blocked, CheckFailure } from '../core/check-errors.js';
-import { isRecord, successData } from '../core/api.js';
-import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource } from '../core/resources.js';
-import type { Reply } from '../core/exchange.js';
-import { AUTH_PATH, detailPath } from '../core/endpoints.js';
-import { KEY_PAIR_QUERY } from '../core/auth-scheme.js';
-import { carriesData, describeReply, envelopeCode, expectError } from '../core/assertions.js';
-import { show } from '../core/quote.js';
-import { formatErrors, validate } from '../core/schemas.js';
+import { defineChecks, type CheckContext } from '../core/model/check.js';
+import { Blocked, CheckFailure } from '../core/session/check-errors.js';
+import { isRecord, successData } from '../core/session/api.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource } from '../core/spec/resources.js';
+import type { Reply } from '../core/transport/exchange.js';
+import { AUTH_PATH, detailPath } from '../core/spec/endpoints.js';
+import { KEY_PAIR_QUERY } from '../core/spec/auth-scheme.js';
+import { carriesData, describeReply, envelopeCode, expectError } from '../core/model/assertions.js';
+import { show } from '../core/redact/quote.js';
+import { formatErrors, validate } from '../core/spec/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
-import { Findings } from '../core/findings.js';
+import { Findings } from '../core/model/findings.js';
 import { errorPhrase, grouped } from './support/observations.js';
 
 /**
@@ -148,7 +148,7 @@ const isSuccessEnvelope = (r: Reply): boolean => successData(r).ok;
 /**
  * GET of each list endpoint with query parameters (§4 rule 2). Each probe waits for the run's shared GET of its list:
  * a conforming server answers it the same list, and two copies of a large merchant's 70 MB /orders arriving at once
- * could not both be held while they arrive (core/body-sink.ts): one would go to disk and back.
+ * could not both be held while they arrive (core/transport/body-sink.ts): one would go to disk and back.
  */
 export async function listQueryProbes(ctx: CheckContext): Promise<Array<{ path: string; plain: Reply; query: Reply }>> {
   const token = await ctx.api.token();

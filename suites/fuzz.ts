@@ -1,17 +1,17 @@
 import fc from 'fast-check';
-import { defineChecks, type Check, type CheckContext } from '../core/check.js';
-import { Blocked } from '../core/check-errors.js';
-import { isRecord, successData, type Rec } from '../core/api.js';
-import { nounOf, type Resource } from '../core/resources.js';
-import { describeReply } from '../core/assertions.js';
-import { show } from '../core/quote.js';
-import { formatErrors, validate } from '../core/schemas.js';
-import { NetworkError } from '../core/exchange.js';
+import { defineChecks, type Check, type CheckContext } from '../core/model/check.js';
+import { Blocked } from '../core/session/check-errors.js';
+import { isRecord, successData, type Rec } from '../core/session/api.js';
+import { nounOf, type Resource } from '../core/spec/resources.js';
+import { describeReply } from '../core/model/assertions.js';
+import { show } from '../core/redact/quote.js';
+import { formatErrors, validate } from '../core/spec/schemas.js';
+import { NetworkError } from '../core/transport/exchange.js';
 import { decodedSegment, isExactlyThatId, namedId, segmentArbitrary } from './support/fuzz-ids.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
-import { isIdLike } from '../core/exact-json.js';
-import type { RecordId } from '../core/endpoints.js';
-import type { Reply, RequestSpec } from '../core/exchange.js';
+import { isIdLike } from '../core/base/exact-json.js';
+import type { RecordId } from '../core/spec/endpoints.js';
+import type { Reply, RequestSpec } from '../core/transport/exchange.js';
 
 /**
  * Fuzzed dish_id and seat_id (issue 3 "Fuzzing with fast-check", §4 endpoints 4 and 6, §7). Property: every answer

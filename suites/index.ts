@@ -1,5 +1,5 @@
-import type { Check } from '../core/check.js';
-import { AREAS } from '../core/check.js';
+import type { Check } from '../core/model/check.js';
+import { AREAS } from '../core/model/check.js';
 import { authChecks } from './auth.js';
 import { envelopeChecks } from './envelope.js';
 import { resourceChecks } from './resources.js';

@@ -1,14 +1,14 @@
-import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
-import { Blocked } from '../core/check-errors.js';
-import { everyRecord, isRecord, successData, type Rec } from '../core/api.js';
-import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Resource, type Who } from '../core/resources.js';
-import type { RecordId } from '../core/endpoints.js';
+import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/model/check.js';
+import { Blocked } from '../core/session/check-errors.js';
+import { everyRecord, isRecord, successData, type Rec } from '../core/session/api.js';
+import { DETAIL_RESOURCES, nounOf, type ListPath, type Noun, type Resource, type Who } from '../core/spec/resources.js';
+import type { RecordId } from '../core/spec/endpoints.js';
 import { ownerMark, tenantOf, type Tenant } from './support/tenants.js';
-import { describeReply, envelopeCode } from '../core/assertions.js';
-import { show } from '../core/quote.js';
-import { AUTH_PATH, detailPath } from '../core/endpoints.js';
-import { NetworkError } from '../core/exchange.js';
-import { isIdLike } from '../core/exact-json.js';
+import { describeReply, envelopeCode } from '../core/model/assertions.js';
+import { show } from '../core/redact/quote.js';
+import { AUTH_PATH, detailPath } from '../core/spec/endpoints.js';
+import { NetworkError } from '../core/transport/exchange.js';
+import { isIdLike } from '../core/base/exact-json.js';
 import { byId, recordIn, Findings, recordKey, sameId, sameJson, sameText, SPEC_FIELDS } from './support/compare.js';
 
 /**
@@ -85,7 +85,7 @@ function theirRecords(
 
 /**
  * Their orders' order_number by id, as theirRecords would pair them (the first record of an id, mine left out):
- * only the number is compared, so a list read from disk (core/disk-list.ts) is not held whole. Only my orders' ids
+ * only the number is compared, so a list read from disk (core/transport/disk-list.ts) is not held whole. Only my orders' ids
  * are looked up: when I have fewer orders, theirs are kept for those ids only (500,000 of theirs against a few).
  */
 async function theirOrderNumbers(

@@ -1,8 +1,8 @@
-import { defineChecks, type CheckContext } from '../core/check.js';
-import { isRecord, successData } from '../core/api.js';
-import { NetworkError, type Reply } from '../core/exchange.js';
-import { describeReply } from '../core/assertions.js';
-import { jsonText, show } from '../core/quote.js';
+import { defineChecks, type CheckContext } from '../core/model/check.js';
+import { isRecord, successData } from '../core/session/api.js';
+import { NetworkError, type Reply } from '../core/transport/exchange.js';
+import { describeReply } from '../core/model/assertions.js';
+import { jsonText, show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { sameJson } from './support/compare.js';
 import { errorPhrase, grouped } from './support/observations.js';

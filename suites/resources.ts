@@ -1,13 +1,13 @@
-import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/check.js';
-import { RESOURCES, type Resource } from '../core/resources.js';
-import { detailPath } from '../core/endpoints.js';
-import { formatErrors, isValid, validate } from '../core/schemas.js';
-import { answeredData, expectShape, expectShapes, expectSuccess, records } from '../core/assertions.js';
-import { show } from '../core/quote.js';
-import { Findings } from '../core/findings.js';
-import { Blocked } from '../core/check-errors.js';
-import { everyRecord } from '../core/api.js';
-import type { Reply } from '../core/exchange.js';
+import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/model/check.js';
+import { RESOURCES, type Resource } from '../core/spec/resources.js';
+import { detailPath } from '../core/spec/endpoints.js';
+import { formatErrors, isValid, validate } from '../core/spec/schemas.js';
+import { answeredData, expectShape, expectShapes, expectSuccess, records } from '../core/model/assertions.js';
+import { show } from '../core/redact/quote.js';
+import { Findings } from '../core/model/findings.js';
+import { Blocked } from '../core/session/check-errors.js';
+import { everyRecord } from '../core/session/api.js';
+import type { Reply } from '../core/transport/exchange.js';
 import { judgedApplications, type Judged } from './support/tenants.js';
 
 const NOT_ANSWERED = Symbol('not answered');

@@ -4,9 +4,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULTS } from '../core/config.js';
-import { packageRoot } from '../core/paths.js';
-import type { Report } from '../core/report.js';
+import { DEFAULTS } from '../core/config/config.js';
+import { packageRoot } from '../core/base/paths.js';
+import type { Report } from '../core/model/report.js';
 import { REPORT_FILES } from '../reporters/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import {

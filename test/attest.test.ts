@@ -17,10 +17,10 @@ import {
   statementBytes,
   statementOf,
   type ConformanceStatement,
-} from '../core/attestation.js';
-import { VERDICT_WORD, type Report } from '../core/report.js';
+} from '../core/model/attestation.js';
+import { VERDICT_WORD, type Report } from '../core/model/report.js';
 import { signStatement } from '../app/signing.js';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import { assertBundleLatest, bundleFromJSON } from '@sigstore/bundle';
 import { parse } from 'yaml';
 import { spawnSync } from 'node:child_process';

@@ -2,16 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { packageRoot } from '../core/paths.js';
-import { AUTH_PATH, KEY_PAIR_QUERY, MERCHANT_FIELD, TOKEN_FIELD, TOKEN_HEADER } from '../core/auth-scheme.js';
+import { packageRoot } from '../core/base/paths.js';
+import { AUTH_PATH, KEY_PAIR_QUERY, MERCHANT_FIELD, TOKEN_FIELD, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 
 /**
- * The auth seam holds: how this API authenticates (§5) is spelled in core/auth-scheme.ts and nowhere else in the code,
+ * The auth seam holds: how this API authenticates (§5) is spelled in core/spec/auth-scheme.ts and nowhere else in the code,
  * so a change of the scheme is a change of that file (docs/contributing-auth-scheme.md names the few others).
  */
 
 /** The one module that spells the scheme. */
-const SEAM = 'core/auth-scheme.ts';
+const SEAM = 'core/spec/auth-scheme.ts';
 
 /** Folders whose code must ask the seam. Not scanned: reference/ (the server implements the API), test/, spec/. */
 const SCANNED = ['core', 'app', 'suites', 'reporters', 'bench'];
@@ -40,7 +40,7 @@ const SPELLINGS: Array<{ name: string; pattern: RegExp }> = [
 const QUERY_METHODS = new Set(['get', 'getAll', 'has', 'set', 'append', 'delete']);
 const QUERY_NAMES = new Set<string>(Object.values(KEY_PAIR_QUERY));
 
-/** The .ts files of the scanned folders, as paths relative to the package root ("core/http.ts"), sorted. */
+/** The .ts files of the scanned folders, as paths relative to the package root ("core/transport/http.ts"), sorted. */
 function sources(): string[] {
   return SCANNED.flatMap((dir) =>
     readdirSync(join(packageRoot, dir), { recursive: true, encoding: 'utf8' })

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect, test } from 'vitest';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import type { BenchResult, Row } from '../bench/lib.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BigBodies, BodySink, Lane, type BodyPool } from '../core/body-sink.js';
+import { BigBodies, BodySink, Lane, type BodyPool } from '../core/transport/body-sink.js';
 
 const MiB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'body-sink-test-'));

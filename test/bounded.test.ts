@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { MAX_SCHEMA_ERRORS, isValid, undeclaredFields, validate } from '../core/schemas.js';
-import { jsonText, show } from '../core/quote.js';
-import { Findings, recordKey } from '../core/findings.js';
+import { MAX_SCHEMA_ERRORS, isValid, undeclaredFields, validate } from '../core/spec/schemas.js';
+import { jsonText, show } from '../core/redact/quote.js';
+import { Findings, recordKey } from '../core/model/findings.js';
 import { sameJson } from '../suites/support/compare.js';
-import { capText } from '../core/untrusted-text.js';
+import { capText } from '../core/redact/untrusted-text.js';
 
 /** Issue 12, items 2, 6 and 10 as pure functions: what the server sends never makes work or output unbounded. */
 

@@ -27,8 +27,8 @@ test('the README shows the catalogue, the settings and the mutation score as the
 test('the spec shipped with the package is the project spec, and every § a check cites exists in it', async () => {
   const { existsSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { packageRoot } = await import('../core/paths.js');
-  const { citedKeys, shippedSections, SPEC_FILE } = await import('../core/spec-text.js');
+  const { packageRoot } = await import('../core/base/paths.js');
+  const { citedKeys, shippedSections, SPEC_FILE } = await import('../core/spec/spec-text.js');
   const shared = join(packageRoot, '..', 'shared', 'spec', 'open-platform-api.md');
   if (existsSync(shared))
     expect(readFileSync(SPEC_FILE, 'utf8'), 'spec/ must be a copy of ../shared/spec: copy it again').toBe(

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { Report } from '../core/report.js';
+import type { Report } from '../core/model/report.js';
 
 // `npm run build` first: the CLI runs from dist/.
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { packageRoot, tool } from '../core/paths.js';
+import { packageRoot, tool } from '../core/base/paths.js';
 
 /** The command line keeps the conventions people expect of one (issue 15, item 5). */
 describe.concurrent('command-line conventions', () => {

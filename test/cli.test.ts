@@ -5,7 +5,7 @@ import { runCli } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { MUTANTS } from '../reference/mutants/index.js';
-import { validate } from '../core/schemas.js';
+import { validate } from '../core/spec/schemas.js';
 
 const SECRETS = CONFIGURED_SECRETS;
 

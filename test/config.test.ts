@@ -2,9 +2,9 @@ import { describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
-import { packageRoot } from '../core/paths.js';
-import { ConfigError, OPTIONS, readConfigFile, resolveConfig } from '../core/config.js';
-import { schemaObject } from '../core/schemas.js';
+import { packageRoot } from '../core/base/paths.js';
+import { ConfigError, OPTIONS, readConfigFile, resolveConfig } from '../core/config/config.js';
+import { schemaObject } from '../core/spec/schemas.js';
 
 describe('config', () => {
   test('config.example.yaml is a valid config once its ${...} references are set, and documents every key', () => {

@@ -3,16 +3,16 @@ import fc from 'fast-check';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { BodyDecoder, BomCut, codingsOf, withoutBom, type Coding } from '../core/content-coding.js';
-import { NetworkError } from '../core/exchange.js';
-import { Redactor } from '../core/redact.js';
-import { isDiskList } from '../core/disk-list.js';
+import { BodyDecoder, BomCut, codingsOf, withoutBom, type Coding } from '../core/transport/content-coding.js';
+import { NetworkError } from '../core/transport/exchange.js';
+import { Redactor } from '../core/redact/redact.js';
+import { isDiskList } from '../core/transport/disk-list.js';
 
-// Bodies from 4 MiB on that spill to disk are read as disk lists here (core/disk-list.ts reads this once, on import).
+// Bodies from 4 MiB on that spill to disk are read as disk lists here (core/transport/disk-list.ts reads this once, on import).
 vi.hoisted(() => {
   process.env.CONFORMANCE_DISK_LIST_BYTES = String(4 * 1024 * 1024);
 });
-const { HttpClient } = await import('../core/http.js');
+const { HttpClient } = await import('../core/transport/http.js');
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const code = (coding: Coding | 'deflate-raw', body: Buffer): Buffer =>

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { FIXTURE_ENV } from '../reference/fixtures.js';
-import { resolveConfig, type Config } from '../core/config.js';
-import { redactorFor } from '../core/redact.js';
-import { clientFor } from '../core/run.js';
-import { SharedRequests, type Api } from '../core/api.js';
-import type { HttpClient } from '../core/http.js';
-import type { Sweep } from '../core/resources.js';
+import { resolveConfig, type Config } from '../core/config/config.js';
+import { redactorFor } from '../core/redact/redact.js';
+import { clientFor } from '../core/engine/run.js';
+import { SharedRequests, type Api } from '../core/session/api.js';
+import type { HttpClient } from '../core/transport/http.js';
+import type { Sweep } from '../core/spec/resources.js';
 
 /**
  * The details a check names in Check.reads are sent once and kept until every reader still running has read them,

@@ -5,7 +5,7 @@ import { startReferenceServer, type RunningServer } from '../reference/server.js
 import { MUTANTS } from '../reference/mutants/index.js';
 
 /**
- * Lists read record by record from their spilled file (core/disk-list.ts) judge exactly as lists parsed whole: the
+ * Lists read record by record from their spilled file (core/transport/disk-list.ts) judge exactly as lists parsed whole: the
  * same outcomes, messages and notes, failures included. The threshold (256 MiB) is lowered for the second run, so a
  * merchant whose /orders (about 17 MB) spills to disk has it read as a disk list.
  */

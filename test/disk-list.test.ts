@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
-import { diskRecords, eachElement, isDiskList, readDiskList, readSpilledList } from '../core/disk-list.js';
-import { hasBigInt, parseJsonExact, stringifyJson } from '../core/exact-json.js';
+import { diskRecords, eachElement, isDiskList, readDiskList, readSpilledList } from '../core/transport/disk-list.js';
+import { hasBigInt, parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'disk-list-test-'));
 let n = 0;
@@ -38,7 +38,7 @@ async function expectSameOrUnsure(text: string, block: number): Promise<boolean>
 
 const block = fc.integer({ min: 1, max: 40 });
 
-describe('readDiskList: a spilled list read record by record (core/disk-list.ts)', () => {
+describe('readDiskList: a spilled list read record by record (core/transport/disk-list.ts)', () => {
   test('any envelope, compact or indented, in blocks of any size: JSON.parse’s value, never unsure', async () => {
     await fc.assert(
       fc.asyncProperty(envelope, fc.constantFrom(undefined, 1, '\t'), block, async (env, indent, b) => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runChecks } from '../core/engine.js';
-import type { Check } from '../core/check.js';
-import type { CheckRecord } from '../core/report.js';
+import { runChecks } from '../core/engine/engine.js';
+import type { Check } from '../core/model/check.js';
+import type { CheckRecord } from '../core/model/report.js';
 import { demoConfig } from '../app/demo.js';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { ALL_CHECKS } from '../suites/index.js';
 
 /**
- * The engine (core/engine.ts) on the real reference server: the order of its phases as a run shows it, and a run cut
+ * The engine (core/engine/engine.ts) on the real reference server: the order of its phases as a run shows it, and a run cut
  * short (its deadline, an interruption) ends at once with every unfinished check incomplete, none failed.
  */
 

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { hasLongDigitRun, idKey, parseJsonExact, stringifyJson, withNumbers } from '../core/exact-json.js';
-import { parseJsonBuffer } from '../core/json-buffer.js';
-import { validate } from '../core/schemas.js';
-import { show } from '../core/quote.js';
-import { detailPath } from '../core/endpoints.js';
+import { hasLongDigitRun, idKey, parseJsonExact, stringifyJson, withNumbers } from '../core/base/exact-json.js';
+import { parseJsonBuffer } from '../core/transport/json-buffer.js';
+import { validate } from '../core/spec/schemas.js';
+import { show } from '../core/redact/quote.js';
+import { detailPath } from '../core/spec/endpoints.js';
 import { byId, sameId } from '../suites/support/compare.js';
 
 const SNOWFLAKE = '1300000000000000101';
 
-describe('exact integers (core/exact-json.ts): ids past 2^53 are never rounded', () => {
+describe('exact integers (core/base/exact-json.ts): ids past 2^53 are never rounded', () => {
   test('integers past 2^53 arrive as exact bigints; every other number is the number JSON.parse gives', () => {
     const v = parseJsonExact(
       `{"id":${SNOWFLAKE},"neg":-9007199254740993,"safe":9007199254740991,"price":38.5,"f":12345678901234567.5,"s":"${SNOWFLAKE}"}`,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { timeFormats, validate } from '../core/schemas.js';
+import { timeFormats, validate } from '../core/spec/schemas.js';
 
 /** The spec's words on formats (README "The spec's latitude"), each reading pinned by examples either way. */
 describe('formats say only what the spec says', () => {

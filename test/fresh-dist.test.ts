@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import { distStaleness, ensureFreshDist } from './helpers/fresh-dist.js';
 
 /** A tiny project: tsconfig files, sources under core/, and (optionally) their outputs in dist/, all at time t. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { Gate } from '../core/pacing.js';
+import { Gate } from '../core/transport/pacing.js';
 
 test('the gate wakes its waiters in order, never lets more than its limit in, through a queue that never empties', async () => {
   await fc.assert(

@@ -1,4 +1,4 @@
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import { ensureFreshDist } from './helpers/fresh-dist.js';
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
-import { yaml } from '../core/yaml.js';
+import { yaml } from '../core/config/yaml.js';
 import { expectNoControls } from './helpers/ci-log.js';
 
 /**

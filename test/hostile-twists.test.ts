@@ -9,10 +9,10 @@ import { xmllint } from './helpers/xmllint.js';
 import type { RunningServer, Variant } from '../reference/server.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import * as T from '../reference/hostile-twists.js';
-import { validate } from '../core/schemas.js';
-import { HttpClient } from '../core/http.js';
-import { NetworkError } from '../core/exchange.js';
-import { Redactor } from '../core/redact.js';
+import { validate } from '../core/spec/schemas.js';
+import { HttpClient } from '../core/transport/http.js';
+import { NetworkError } from '../core/transport/exchange.js';
+import { Redactor } from '../core/redact/redact.js';
 import { startReferenceServer } from '../reference/server.js';
 
 /**

@@ -10,10 +10,10 @@ import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
 import * as H from '../reference/hostile.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { validate } from '../core/schemas.js';
-import { HttpClient } from '../core/http.js';
-import { NetworkError } from '../core/exchange.js';
-import { Redactor } from '../core/redact.js';
+import { validate } from '../core/spec/schemas.js';
+import { HttpClient } from '../core/transport/http.js';
+import { NetworkError } from '../core/transport/exchange.js';
+import { Redactor } from '../core/redact/redact.js';
 import { startReferenceServer } from '../reference/server.js';
 
 /**
@@ -378,7 +378,7 @@ describe.concurrent('the HTTP client against a hostile server', () => {
       redactor: new Redactor(),
     });
 
-  // Alone: the client forgives time its own event loop was busy (core/timeouts.ts), and the big bodies parsed
+  // Alone: the client forgives time its own event loop was busy (core/transport/timeouts.ts), and the big bodies parsed
   // by the test beside it would make this one's timeouts, whose duration is asserted, forgiven.
   test.sequential(
     'an endpoint that stopped answering is not sent more requests after 3 timeouts in a row',

@@ -11,11 +11,11 @@ import { xmllint } from './helpers/xmllint.js';
 import { bigReport } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
 import { renderHtml } from '../reporters/html.js';
-import { findingsOf, OUTCOMES } from '../core/report.js';
+import { findingsOf, OUTCOMES } from '../core/model/report.js';
 import { MUTANTS } from '../reference/mutants/index.js';
-import { packageRoot } from '../core/paths.js';
-import { validate } from '../core/schemas.js';
-import type { Report } from '../core/report.js';
+import { packageRoot } from '../core/base/paths.js';
+import { validate } from '../core/spec/schemas.js';
+import type { Report } from '../core/model/report.js';
 
 const OUTPUT = join(packageRoot, 'test', 'output');
 const README_SHOT = join(packageRoot, 'docs', 'report-screenshot.png');

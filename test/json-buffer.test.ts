@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
-import { parseJsonBuffer } from '../core/json-buffer.js';
-import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
+import { parseJsonBuffer } from '../core/transport/json-buffer.js';
+import { parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
 
 /**
  * The same value with the same key order, or the same error message, as JSON.parse of the decoded bytes (with
@@ -25,7 +25,7 @@ function expectSameAsJsonParse(text: string): void {
   expect(actual).toEqual(expected);
 }
 
-describe('parseJsonBuffer: JSON.parse of a big body, element by element (core/json-buffer.ts)', () => {
+describe('parseJsonBuffer: JSON.parse of a big body, element by element (core/transport/json-buffer.ts)', () => {
   test('any envelope, compact or indented, parses to the same value with the same key order', () => {
     fc.assert(
       fc.property(envelope, fc.constantFrom(undefined, 1, 2, '\t'), (env, indent) => {

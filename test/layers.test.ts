@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 
 /**
  * The layers of the code base and what each may import: schemas ← core ← suites, reporters, reference ← app.
@@ -17,7 +17,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   app: ['app', 'suites', 'reporters', 'reference', 'core', 'schemas'],
 };
 
-/** Source files of the layers, as paths relative to the package root ("core/http.ts"). */
+/** Source files of the layers, as paths relative to the package root ("core/transport/http.ts"). */
 function sources(): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
@@ -46,6 +46,36 @@ function importGraph(files: string[]): Map<string, string[]> {
 }
 
 const layerOf = (path: string): string => path.split('/')[0]!;
+
+/**
+ * The core's sub-layers, lowest first: each folder may import itself and the folders before it, never one after.
+ * base (package paths, exact JSON) ← spec (the spec's vocabulary, schemas, the auth scheme) ← config ← redact (what
+ * may leave the process) ← transport (one HTTP client and its memory) ← session (shared requests, tokens,
+ * recordings) ← model (checks, findings, the report) ← engine (runs checks into records).
+ */
+const CORE_SUB_LAYERS = ['base', 'spec', 'config', 'redact', 'transport', 'session', 'model', 'engine'] as const;
+
+/** A core file's sub-layer ("core/transport/http.ts" → "transport"); undefined outside core/ or at its top. */
+const subLayerOf = (path: string): string | undefined => {
+  const parts = path.split('/');
+  return parts[0] === 'core' && parts.length > 2 ? parts[1] : undefined;
+};
+
+/** Files allowed to import Vitest: the adapters that declare checks as tests and run them (everything else is plain). */
+const VITEST_ADAPTERS = /^(app\/|suites\/(conformance\.test|checks-worker|declare-checks)\.ts$)/;
+
+/** Each file's bare imports (package names), for the rules on Vitest and on the package importing itself. */
+function bareImports(files: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(packageRoot, file), 'utf8'), true, true);
+    out.set(
+      file,
+      importedFiles.map((i) => i.fileName).filter((n) => !n.startsWith('.') && !n.startsWith('node:')),
+    );
+  }
+  return out;
+}
 
 /** Every import cycle, each as one closed path "a.ts → b.ts → a.ts" through a strongly connected component. */
 function cycles(graph: Map<string, string[]>): string[] {
@@ -117,6 +147,38 @@ describe('layers', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  test('every core file sits in a sub-layer, and no sub-layer imports one above it', () => {
+    const loose = [...graph.keys()].filter((f) => layerOf(f) === 'core' && subLayerOf(f) === undefined);
+    expect(loose).toEqual([]);
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = subLayerOf(file);
+      if (from === undefined) continue;
+      for (const t of targets) {
+        const to = subLayerOf(t);
+        const rank = (s: string | undefined): number => CORE_SUB_LAYERS.indexOf(s as (typeof CORE_SUB_LAYERS)[number]);
+        if (to === undefined || rank(to) === -1 || rank(from) === -1 || rank(to) > rank(from))
+          upward.push(
+            `${file} imports ${t} (${from} may import ${CORE_SUB_LAYERS.slice(0, rank(from) + 1).join(', ')})`,
+          );
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  test('Vitest only in the adapters, and no file imports the package by its own name', () => {
+    const name = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { name: string }).name;
+    const wrong: string[] = [];
+    for (const [file, specs] of bareImports(sources())) {
+      for (const s of specs) {
+        if ((s === 'vitest' || s.startsWith('vitest/')) && !VITEST_ADAPTERS.test(file))
+          wrong.push(`${file} imports ${s}`);
+        if (s === name || s.startsWith(`${name}/`)) wrong.push(`${file} imports its own package as ${s}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   test('no import cycles, type-only imports included', () => {

@@ -12,8 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot, tool } from '../core/paths.js';
-import type { Report } from '../core/report.js';
+import { packageRoot, tool } from '../core/base/paths.js';
+import type { Report } from '../core/model/report.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { withServer } from './helpers/target.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
-import { ListScan } from '../core/list-scan.js';
-import { parseJsonExact, stringifyJson } from '../core/exact-json.js';
+import { ListScan } from '../core/transport/list-scan.js';
+import { parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
 
 /** The body fed to a scan that keeps its elements, cut into blocks at the given sizes (cycled). */
 function scanKept(bytes: Buffer, cuts: number[]): unknown {
@@ -20,7 +20,7 @@ function scanKept(bytes: Buffer, cuts: number[]): unknown {
 
 const cuts = fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 6 });
 
-describe('ListScan keeping its elements: a body parsed as it arrives (core/list-scan.ts)', () => {
+describe('ListScan keeping its elements: a body parsed as it arrives (core/transport/list-scan.ts)', () => {
   test('any envelope, cut anywhere: JSON.parse’s value with the same key order, never unsure', () => {
     fc.assert(
       fc.property(envelope, fc.constantFrom(undefined, 1, '\t'), cuts, (env, indent, c) => {

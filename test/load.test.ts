@@ -3,10 +3,10 @@ import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { loadMeter, peakRate, rateLimited, unavailable } from '../reference/hostile.js';
 import { startReferenceServer } from '../reference/server.js';
-import { HttpClient } from '../core/http.js';
-import { retryAfterMs } from '../core/pacing.js';
-import { Redactor } from '../core/redact.js';
-import { validate } from '../core/schemas.js';
+import { HttpClient } from '../core/transport/http.js';
+import { retryAfterMs } from '../core/transport/pacing.js';
+import { Redactor } from '../core/redact/redact.js';
+import { validate } from '../core/spec/schemas.js';
 
 /**
  * The load the suite puts on a server, measured by the server: most requests in flight at once and the most

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/report.js';
+import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/model/report.js';
 import { mergeReports, mergedText, type MergedReport } from '../app/merge.js';
-import { validate } from '../core/schemas.js';
+import { validate } from '../core/spec/schemas.js';
 import { runCli } from './helpers/cli.js';
 
 function rec(id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST'): CheckRecord {

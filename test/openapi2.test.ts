@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { openApiDocument } from '../core/openapi.js';
+import { openApiDocument } from '../core/spec/openapi.js';
 import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from '../bench/openapi2.js';
 

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import { runCli } from './helpers/cli.js';
 import { installTarball, npm, packTarball } from './helpers/pack.js';
 

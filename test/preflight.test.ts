@@ -8,7 +8,7 @@ import { MUTANTS } from '../reference/mutants/index.js';
 import { AUTH_NAMES_MERCHANT_1_FOR_OTHER_APP } from '../reference/variants.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import type { Variant } from '../reference/server.js';
-import { validate } from '../core/schemas.js';
+import { validate } from '../core/spec/schemas.js';
 
 /**
  * Issue 23: the preflight stops a run only for what is the setup's (no answer, no API at base_url, a key pair

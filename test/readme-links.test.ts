@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 
 // The README is the manual of the installed package: every file it points at must be in the tarball. The shipped set
 // comes from package.json `files` and the work tree (npm pack --dry-run would cost seconds); test/pack.test.ts checks
@@ -58,7 +58,7 @@ test('the shipped-file rule itself tells a shipped file from one that is not', (
   expect(shipped('schemas/config.schema.json')).toBe(true);
   expect(shipped('dist/app/vitest.js')).toBe(true);
   expect(shipped('examples/')).toBe(true);
-  expect(shipped('core/http.ts')).toBe(false);
+  expect(shipped('core/transport/http.ts')).toBe(false);
   expect(shipped('test/library.test.ts')).toBe(false);
   expect(shipped('CONTRIBUTING.md')).toBe(false);
   expect(shipped('schemas/no-such.schema.json')).toBe(false);

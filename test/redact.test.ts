@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { Redactor, neutralizeMarkers } from '../core/redact.js';
-import { untrustedLine, untrustedLines, inertBlock } from '../core/untrusted-text.js';
+import { Redactor, neutralizeMarkers } from '../core/redact/redact.js';
+import { untrustedLine, untrustedLines, inertBlock } from '../core/redact/untrusted-text.js';
 
 /** Every legal JSON escaping of a string: each character as itself, as \uXXXX (lower or upper hex) or short. */
 function jsonEscaped(s: string, mode: 'u-lower' | 'u-upper' | 'php'): string {

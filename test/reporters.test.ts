@@ -8,7 +8,7 @@ import { renderHtml } from '../reporters/html.js';
 import { renderJunit, xmlAttr, xmlText } from '../reporters/junit.js';
 import { annotations, escapeData, escapeProperty, stepSummary } from '../reporters/github.js';
 import { oneLine, summaryText } from '../reporters/terminal.js';
-import { Redactor } from '../core/redact.js';
+import { Redactor } from '../core/redact/redact.js';
 import { applyBaseline, baselineFromReport, legacyWarnings, parseBaseline } from '../app/baseline.js';
 import { diffReports, diffText } from '../app/diff.js';
 import {
@@ -18,10 +18,10 @@ import {
   VERDICT_WORD,
   type Report,
   type Verdict,
-} from '../core/report.js';
-import { packageRoot } from '../core/paths.js';
-import type { Level } from '../core/check.js';
-import { validate } from '../core/schemas.js';
+} from '../core/model/report.js';
+import { packageRoot } from '../core/base/paths.js';
+import type { Level } from '../core/model/check.js';
+import { validate } from '../core/spec/schemas.js';
 import { PAYLOADS } from '../reference/variants-hostile-content.js';
 import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
 import { xmllint } from './helpers/xmllint.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { requestTarget } from '../core/transfer.js';
+import { requestTarget } from '../core/transport/transfer.js';
 
 const chars = fc.constantFrom(...'abcXYZ019/_~%=&?+-.#@:;, "<>^`{|}\\é😀'.split(''));
 

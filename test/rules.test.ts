@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { rulesMarkdown, RULES_DOC } from '../app/rules-doc.js';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/base/paths.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { LATITUDE_VARIANTS } from '../reference/variants.js';
 import { ALL_CHECKS } from '../suites/index.js';
@@ -15,8 +15,8 @@ import {
   waysAt,
 } from '../suites/support/token-probes.js';
 import { runCli } from './helpers/cli.js';
-import { DEFAULTS } from '../core/config.js';
-import { DATA_ENDPOINTS } from '../core/endpoints.js';
+import { DEFAULTS } from '../core/config/config.js';
+import { DATA_ENDPOINTS } from '../core/spec/endpoints.js';
 import { CELLS, cellsOf, RULES, WAYS, type Proof } from '../suites/rules/index.js';
 import { MUTANTS_OF_WAY } from '../suites/rules/tokens.js';
 

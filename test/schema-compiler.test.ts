@@ -9,7 +9,7 @@ import {
   PRECOMPILED_DIR,
   schemaDocuments,
   writeStandaloneModules,
-} from '../core/schema-compiler.js';
+} from '../core/spec/schema-compiler.js';
 import { fixtureExamples } from '../reference/examples.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 

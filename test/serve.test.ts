@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { BIN } from './helpers/cli.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
-import { validate } from '../core/schemas.js';
-import { HttpClient } from '../core/http.js';
-import { NetworkError } from '../core/exchange.js';
-import { Redactor } from '../core/redact.js';
+import { validate } from '../core/spec/schemas.js';
+import { HttpClient } from '../core/transport/http.js';
+import { NetworkError } from '../core/transport/exchange.js';
+import { Redactor } from '../core/redact/redact.js';
 
 interface Sandbox {
   baseUrl: string;

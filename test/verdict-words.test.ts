@@ -9,9 +9,9 @@ import { launchChromium, open } from './helpers/browser.js';
 import { xmllint } from './helpers/xmllint.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
-import { VERDICT_MEANING, VERDICT_WORD, type Report, type Verdict } from '../core/report.js';
-import { packageRoot } from '../core/paths.js';
-import { validate } from '../core/schemas.js';
+import { VERDICT_MEANING, VERDICT_WORD, type Report, type Verdict } from '../core/model/report.js';
+import { packageRoot } from '../core/base/paths.js';
+import { validate } from '../core/spec/schemas.js';
 
 /**
  * Issue 23, items 1 and 7: every output says the verdict in the model's words and claims no more than the run

@@ -7,7 +7,7 @@ import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { LARGE } from '../reference/fixtures.js';
 import { startReferenceServer, type RunningServer, type Variant } from '../reference/server.js';
-import { validate } from '../core/schemas.js';
+import { validate } from '../core/spec/schemas.js';
 
 /**
  * The verdict is the product (issue 10): a run that could not judge never says CONFORMANT or NOT CONFORMANT, a setup

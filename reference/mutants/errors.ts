@@ -1,8 +1,8 @@
 import type { Mutant } from './types.js';
 import { onPath, pathIs, withData } from '../kit.js';
 import type { ApiReply, ApiRequest, World } from '../server.js';
-import { AUTH_PATH } from '../../core/endpoints.js';
-import { DETAIL_RESOURCES, LIST_PATHS, RESOURCE_PATHS, RESOURCES, type Resource } from '../../core/resources.js';
+import { AUTH_PATH } from '../../core/spec/endpoints.js';
+import { DETAIL_RESOURCES, LIST_PATHS, RESOURCE_PATHS, RESOURCES, type Resource } from '../../core/spec/resources.js';
 
 /** The interfaces of §4 (below the base path); anything else is an unknown interface (§7 code 404). */
 const KNOWN = new RegExp(

@@ -1,4 +1,4 @@
-import { AUTH_PATH, DATA_ENDPOINTS } from '../../core/endpoints.js';
+import { AUTH_PATH, DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
 import { PATH_WAYS } from '../support/token-probes.js';
 import type { Place } from './model.js';
 

@@ -1,5 +1,5 @@
-import { DATA_ENDPOINTS } from '../../core/endpoints.js';
-import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
+import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
+import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
 import {
   at,
   by,

@@ -1,6 +1,6 @@
-import { DEFAULTS } from '../../core/config.js';
-import { DATA_ENDPOINTS } from '../../core/endpoints.js';
-import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
+import { DEFAULTS } from '../../core/config/config.js';
+import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
+import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
 import { CARRIER_WAYS, PATH_WAYS, RUNS_PER_WAY, VALUE_WAYS, waysAt } from '../support/token-probes.js';
 import {
   at,

@@ -1,13 +1,13 @@
-import type { CheckContext } from '../../core/check.js';
-import { isRecord, successData, type Rec } from '../../core/api.js';
-import type { ListPath, Noun, Resource } from '../../core/resources.js';
-import { show } from '../../core/quote.js';
-import { validate } from '../../core/schemas.js';
-import { isIdLike } from '../../core/exact-json.js';
-import { isDiskList } from '../../core/disk-list.js';
-import type { RecordId } from '../../core/endpoints.js';
-import { NetworkError, type Reply } from '../../core/exchange.js';
-export { Findings, recordKey } from '../../core/findings.js';
+import type { CheckContext } from '../../core/model/check.js';
+import { isRecord, successData, type Rec } from '../../core/session/api.js';
+import type { ListPath, Noun, Resource } from '../../core/spec/resources.js';
+import { show } from '../../core/redact/quote.js';
+import { validate } from '../../core/spec/schemas.js';
+import { isIdLike } from '../../core/base/exact-json.js';
+import { isDiskList } from '../../core/transport/disk-list.js';
+import type { RecordId } from '../../core/spec/endpoints.js';
+import { NetworkError, type Reply } from '../../core/transport/exchange.js';
+export { Findings, recordKey } from '../../core/model/findings.js';
 
 /**
  * Field-by-field comparison of two renderings of the same record (a list item and its detail, an embedded dish
@@ -57,7 +57,7 @@ export function sameJson(x: unknown, y: unknown): boolean {
     if (a === b) continue;
     if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
     if (Array.isArray(a) !== Array.isArray(b)) return false;
-    // A list read from disk (core/disk-list.ts) is compared record by record, never read whole at once.
+    // A list read from disk (core/transport/disk-list.ts) is compared record by record, never read whole at once.
     if (isDiskList(a) || isDiskList(b)) {
       const [xs, ys] = [a as unknown[], b as unknown[]];
       if (xs.length !== ys.length) return false;

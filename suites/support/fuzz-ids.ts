@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { RecordId } from '../../core/endpoints.js';
+import type { RecordId } from '../../core/spec/endpoints.js';
 
 /**
  * Generated dish_id / seat_id path segments (issue 3, "Fuzzing with fast-check"). A generated value is the raw

@@ -1,7 +1,7 @@
-import type { CheckContext } from '../../core/check.js';
-import { isRecord } from '../../core/api.js';
-import { show } from '../../core/quote.js';
-import { NetworkError } from '../../core/exchange.js';
+import type { CheckContext } from '../../core/model/check.js';
+import { isRecord } from '../../core/session/api.js';
+import { show } from '../../core/redact/quote.js';
+import { NetworkError } from '../../core/transport/exchange.js';
 
 /**
  * Distinctive values of the merchant's own records (merchant id and e-mail, dish names, order numbers, seat

@@ -2,10 +2,10 @@
  * Phrasing for the implementation profile: the INFO checks that record what the server chose where the spec leaves
  * it open ("not shown"). They never fail; their observation is the message.
  */
-import type { CheckContext } from '../../core/check.js';
-import { isRecord, successData } from '../../core/api.js';
-import { NetworkError, type Reply } from '../../core/exchange.js';
-import { show } from '../../core/quote.js';
+import type { CheckContext } from '../../core/model/check.js';
+import { isRecord, successData } from '../../core/session/api.js';
+import { NetworkError, type Reply } from '../../core/transport/exchange.js';
+import { show } from '../../core/redact/quote.js';
 
 /** "code 404 over HTTP 404, status \"ERROR\", msg \"…\"" — an error answer in a phrase. */
 export function errorPhrase(r: Reply, withMsg = false): string {

@@ -1,6 +1,6 @@
-import type { CheckContext } from '../../core/check.js';
-import { DATA_ENDPOINTS, type Endpoint } from '../../core/endpoints.js';
-import { Blocked } from '../../core/check-errors.js';
+import type { CheckContext } from '../../core/model/check.js';
+import { DATA_ENDPOINTS, type Endpoint } from '../../core/spec/endpoints.js';
+import { Blocked } from '../../core/session/check-errors.js';
 
 /** The concrete path of an endpoint: a detail endpoint gets a real id taken from its list (§4). */
 export async function endpointPath(ctx: CheckContext, ep: Endpoint): Promise<string> {

@@ -1,7 +1,7 @@
-import type { CheckContext } from '../../core/check.js';
-import { isRecord, successData, type Rec } from '../../core/api.js';
-import type { Who } from '../../core/resources.js';
-import { show } from '../../core/quote.js';
+import type { CheckContext } from '../../core/model/check.js';
+import { isRecord, successData, type Rec } from '../../core/session/api.js';
+import type { Who } from '../../core/spec/resources.js';
+import { show } from '../../core/redact/quote.js';
 
 /** A merchant's identity: its id (records' user_id, §2.2, §2.3) and its merchant_id (§2.3, §2.4). */
 export interface Tenant {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import type { RequestSpec } from '../../core/exchange.js';
-import { SAFE_SECRET_LENGTH } from '../../core/redact.js';
-import { DATA_ENDPOINTS } from '../../core/endpoints.js';
-import { TOKEN_HEADER } from '../../core/auth-scheme.js';
+import type { RequestSpec } from '../../core/transport/exchange.js';
+import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
+import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
+import { TOKEN_HEADER } from '../../core/spec/auth-scheme.js';
 
 /**
  * Wrong credentials generated from the real ones (§4 rule 4, §5.3, §5.4): not a few hand-picked values, but every way

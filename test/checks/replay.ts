@@ -1,10 +1,10 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Check } from '../../core/check.js';
-import type { Config } from '../../core/config.js';
-import { runChecks } from '../../core/engine.js';
-import type { CheckRecord } from '../../core/report.js';
-import { RecordedSource, type RecordedExchange } from '../../core/recorded-source.js';
+import type { Check } from '../../core/model/check.js';
+import type { Config } from '../../core/config/config.js';
+import { runChecks } from '../../core/engine/engine.js';
+import type { CheckRecord } from '../../core/model/report.js';
+import { RecordedSource, type RecordedExchange } from '../../core/session/recorded-source.js';
 import type { CheckRecording } from '../../app/check-recordings.js';
 
 /** Where each check's recordings live: <check id>.json, written by `npm run recordings` (app/check-recordings.ts). */

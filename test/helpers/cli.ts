@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../core/paths.js';
-import type { Report } from '../../core/report.js';
+import { packageRoot } from '../../core/base/paths.js';
+import type { Report } from '../../core/model/report.js';
 
 export const BIN = join(packageRoot, 'bin', 'conformance.js');
 

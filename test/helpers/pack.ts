@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/base/paths.js';
 
 /** The package's name, as a user installs it. */
 export const PACKAGE_NAME = 'restaurant-open-platform-conformance';

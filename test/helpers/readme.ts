@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/base/paths.js';
 import { staleBlocks } from '../../app/readme-blocks.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { Exchange } from '../../core/exchange.js';
-import { buildReport, withOutcome, type CheckRecord, type Report } from '../../core/report.js';
-import type { Area, Level, Status } from '../../core/check.js';
+import type { Exchange } from '../../core/transport/exchange.js';
+import { buildReport, withOutcome, type CheckRecord, type Report } from '../../core/model/report.js';
+import type { Area, Level, Status } from '../../core/model/check.js';
 
-/** A recorded exchange as core/http.ts writes it (already redacted). */
+/** A recorded exchange as core/transport/http.ts writes it (already redacted). */
 export function exchange(
   over: { url?: string; status?: number; body?: string; headers?: Record<string, string>; error?: string } = {},
 ): Exchange {

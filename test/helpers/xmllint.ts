@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/base/paths.js';
 
 export const JUNIT_XSD = join(packageRoot, 'schemas', 'junit.xsd');
 

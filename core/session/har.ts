@@ -1,0 +1,263 @@
+/**
+ * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) to and from recorded exchanges: what browser devtools,
+ * mitmproxy's HAR export and Playwright's recordHar write, and what a run writes with --record-har.
+ */
+import { placeholderOf, type Redactor } from '../redact/redact.js';
+import type { RecordedExchange } from './recorded-source.js';
+import type { Credentials } from '../config/config.js';
+import { closeSync, openSync, truncateSync, writeSync } from 'node:fs';
+import { fileProblem } from '../config/config.js';
+import { tool } from '../base/paths.js';
+
+interface HarHeader {
+  name: string;
+  value: string;
+}
+/** A HAR entry as far as it is read (every field may be missing or of another type: the file is untrusted). */
+export interface HarEntry {
+  startedDateTime?: string;
+  time?: number;
+  request?: { method?: string; url?: string; headers?: HarHeader[] };
+  response?: {
+    status?: number;
+    headers?: HarHeader[];
+    _error?: string;
+    content?: { size?: number; mimeType?: string; text?: string; encoding?: string; _file?: string };
+  };
+  _error?: string;
+}
+
+/** What a run wrote beside its exchanges (log._conformance): which placeholders stand for which application. */
+export interface HarRoles {
+  app?: Credentials;
+  other_app?: Credentials;
+  disabled_app?: Partial<Credentials> & { token?: string };
+  fuzz?: { runs: number; seed: number };
+}
+
+/** The file is not a HAR (not JSON, no log.entries). */
+export class HarError extends Error {}
+
+/** Header lists as the rest of the suite has them: lower-case names, repeated headers joined, HTTP/2 pseudo-headers out. */
+function headerMap(list: HarHeader[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of Array.isArray(list) ? list : []) {
+    if (typeof h?.name !== 'string' || typeof h.value !== 'string' || h.name.startsWith(':')) continue;
+    const k = h.name.toLowerCase();
+    // defineProperty: a header named __proto__ stays an own key.
+    Object.defineProperty(out, k, {
+      value: Object.hasOwn(out, k) ? `${out[k]}, ${h.value}` : h.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+const isHttpUrl = (url: string): boolean => {
+  try {
+    return /^https?:$/.test(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * One HAR entry as a recorded exchange, or why it is left out (not an HTTP request, no body recorded). A body the
+ * stream reader kept in a file (core/session/har-stream.ts) comes as `file`, its bytes decoded.
+ */
+export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: string): RecordedExchange | string {
+  const method = e?.request?.method;
+  const url = e?.request?.url;
+  if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url))
+    return `entry ${i}: not an HTTP request`;
+  const request = { method: method.toUpperCase(), url, headers: headerMap(e!.request!.headers) };
+  const time = typeof e!.time === 'number' && e!.time >= 0 ? { duration_ms: Math.round(e!.time) } : {};
+  const status = e!.response?.status;
+  const error = e!.response?._error ?? e!._error;
+  // Devtools records a request that got no answer (refused, reset, blocked) with status 0.
+  if (typeof status !== 'number' || status <= 0)
+    return { request, error: typeof error === 'string' && error ? error : 'no response', ...time };
+  const c = e!.response!.content ?? {};
+  let body: { body: string; encoding?: 'base64'; file?: string };
+  if (file !== undefined) body = { body: '', file };
+  else if (typeof c.text === 'string')
+    body = c.encoding === 'base64' ? { body: c.text, encoding: 'base64' } : { body: c.text };
+  else if (c.size === 0) body = { body: '' };
+  else
+    return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
+  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
+}
+
+/** Text with every secret the redactor knows replaced by its kind's placeholder. */
+function hider(redactor: Redactor): (s: string) => string {
+  return (s) => redactor.replaceSecrets(s, placeholderOf);
+}
+
+/**
+ * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
+ * so that check-har still tells the applications apart; roles say which placeholders are which application's.
+ * Written an entry at a time as the run goes (`add`), so a run of many or long bodies is never held whole nor one
+ * string (V8's longest is 512 MiB). A secret is known before an exchange that carries it is recorded: a token is
+ * learned from the answer that issues it, a derived value is registered before it is sent.
+ */
+export class HarWriter {
+  private fd: number | undefined;
+  private entries = 0;
+  private readonly hide: (s: string) => string;
+  private readonly started = new Date().toISOString();
+  /** Why the recording stopped (a write failed): the file is then emptied, and the run goes on unchanged. */
+  failed: string | undefined;
+
+  constructor(
+    private readonly file: string,
+    redactor: Redactor,
+    roles: HarRoles,
+  ) {
+    this.hide = hider(redactor);
+    const hideRoles = (c: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
+      c && Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? this.hide(v) : v]));
+    const head = JSON.stringify({
+      version: '1.2',
+      creator: { name: tool.name, version: tool.version },
+      _conformance: {
+        app: hideRoles(roles.app as unknown as Record<string, unknown>),
+        other_app: hideRoles(roles.other_app as unknown as Record<string, unknown>),
+        disabled_app: hideRoles(roles.disabled_app),
+        fuzz: roles.fuzz,
+      },
+    });
+    this.write(() => {
+      this.fd = openSync(file, 'w');
+      writeSync(this.fd, `{"log":${head.slice(0, -1)},"entries":[`);
+    });
+  }
+
+  /** Appends one exchange (nothing once a write failed). */
+  add(x: RecordedExchange): void {
+    if (this.fd === undefined) return;
+    const text = JSON.stringify(this.entryOf(x));
+    this.write(() => writeSync(this.fd!, `${this.entries++ ? ',' : ''}${text}`));
+  }
+
+  /** Ends the HAR; a recording that failed leaves an empty file (the CLI says nothing was written). */
+  close(): void {
+    if (this.fd !== undefined) this.write(() => writeSync(this.fd!, ']}}'));
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private write(step: () => void): void {
+    try {
+      step();
+    } catch (e) {
+      this.failed = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      if (this.fd !== undefined) closeSync(this.fd);
+      this.fd = undefined;
+      try {
+        truncateSync(this.file, 0);
+      } catch {
+        /* gone: the CLI says nothing was written */
+      }
+    }
+  }
+
+  private entryOf(x: RecordedExchange): unknown {
+    const hide = this.hide;
+    const headers = (h: Record<string, string>): HarHeader[] =>
+      Object.entries(h).map(([name, value]) => ({ name: hide(name), value: hide(value) }));
+    const url = hide(x.request.url);
+    let query: HarHeader[] = [];
+    try {
+      query = [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+    } catch {
+      /* kept as it is */
+    }
+    const request = {
+      method: x.request.method,
+      url,
+      httpVersion: 'HTTP/1.1',
+      headers: headers(x.request.headers),
+      queryString: query,
+      cookies: [],
+      headersSize: -1,
+      bodySize: 0,
+    };
+    const time = x.duration_ms ?? 0;
+    const base = {
+      startedDateTime: x.started_at ?? this.started,
+      time,
+      request,
+      cache: {},
+      timings: { send: 0, wait: time, receive: 0 },
+    };
+    if (!x.response)
+      return {
+        ...base,
+        response: {
+          status: 0,
+          statusText: '',
+          httpVersion: 'HTTP/1.1',
+          headers: [],
+          cookies: [],
+          content: { size: 0, mimeType: '' },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: -1,
+          _error: hide(x.error ?? 'no response'),
+        },
+      };
+    const r = x.response;
+    // The body as the client read it: decoded from any content coding (HAR 1.2: content.text is the decoded
+    // body; the Content-Encoding header stays, as browsers record it), so its secrets are found and replaced.
+    // Bytes that are not UTF-8 stay base64; their secrets are found in a Latin-1 reading, byte for byte.
+    const content =
+      r.encoding === 'base64'
+        ? {
+            text: Buffer.from(hide(Buffer.from(r.body, 'base64').toString('latin1')), 'latin1').toString('base64'),
+            encoding: 'base64',
+          }
+        : { text: hide(r.body) };
+    const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
+    return {
+      ...base,
+      response: {
+        status: r.status,
+        statusText: '',
+        httpVersion: 'HTTP/1.1',
+        headers: headers(r.headers),
+        cookies: [],
+        content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
+        redirectURL: r.headers.location ? hide(r.headers.location) : '',
+        headersSize: -1,
+        bodySize: size,
+      },
+    };
+  }
+}
+
+/** Writes a whole run's exchanges as one HAR file (see HarWriter); a write that fails throws. */
+export function writeHarFile(
+  file: string,
+  exchanges: readonly RecordedExchange[],
+  redactor: Redactor,
+  roles: HarRoles,
+): void {
+  const writer = new HarWriter(file, redactor, roles);
+  for (const x of exchanges) writer.add(x);
+  writer.close();
+  if (writer.failed) throw new HarError(`cannot write ${file}: ${writer.failed}`);
+}
+
+/**
+ * Makes sure --record-har can write its file before the run sends a request: the file is created (empty) now, and
+ * a path that cannot be written is a usage error (HarError) that costs no request.
+ */
+export function prepareHarFile(file: string): void {
+  try {
+    closeSync(openSync(file, 'w'));
+  } catch (e) {
+    throw new HarError(`--record-har ${file}: cannot write there: ${fileProblem(e)}`);
+  }
+}

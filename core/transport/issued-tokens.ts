@@ -1,0 +1,101 @@
+import { SAFE_SECRET_LENGTH, type Redactor, type SecretKind } from '../redact/redact.js';
+import { publicKeyOfUrl, TOKEN_FIELD, TOKEN_IN_TEXT, tokenField } from '../spec/auth-scheme.js';
+
+/**
+ * Every token a server issues becomes a secret the moment it is on the wire (§2.6 app_token): from the parsed
+ * body, and from the text of a body that does not parse (cut short, trailing bytes, not quite JSON), where any
+ * "app_token": "…" is taken, decoded when it is a complete JSON string, as it stands (to the cut) otherwise.
+ */
+export function learnTokens(
+  redactor: Redactor,
+  json: unknown,
+  text: string | undefined,
+  url: string,
+  headers?: Readonly<Record<string, string | string[] | undefined>>,
+): void {
+  const tokens = tokensIn(json, text);
+  if (tokens.length) {
+    const kind = tokenKind(redactor, url);
+    for (const t of tokens) redactor.add(t, kind);
+  }
+  // A token handed out in a header or a cookie (a refreshed token, a session) is as secret as app_token, whoever
+  // it was meant for.
+  if (headers) for (const t of tokensInHeaders(headers)) redactor.add(t, 'issued-token');
+}
+
+/** Header and cookie names that carry a credential: a token, a session, an authorization. */
+const CREDENTIAL_NAME = /token|session|auth|jwt|bearer|credential|secret|api[-_]?key/i;
+/** Headers named so that carry no credential of their own: a challenge, a scheme, a URL. */
+const NOT_A_CREDENTIAL = new Set(['www-authenticate', 'proxy-authenticate', 'authentication-info']);
+
+/**
+ * Credentials an answer's headers hand out: the value of a header named like one (`x-refreshed-token: …`, with a
+ * scheme word such as "Bearer" taken off) and the value of a cookie named like one (`set-cookie: session_token=…`).
+ */
+export function tokensInHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): string[] {
+  const found: string[] = [];
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    const lower = name.toLowerCase();
+    if (lower === 'set-cookie') {
+      for (const v of values.flatMap((c) => c.split(/\n|,(?=\s*[^;=\s]+=)/))) {
+        const m = /^\s*([^=;\s]+)=([^;]*)/.exec(v);
+        if (m && CREDENTIAL_NAME.test(m[1]!)) found.push(...valueForms(m[2]!));
+      }
+      continue;
+    }
+    if (NOT_A_CREDENTIAL.has(lower) || !CREDENTIAL_NAME.test(lower)) continue;
+    for (const v of values) found.push(...valueForms(v.replace(/^\s*(?:bearer|token|basic)\s+/i, '')));
+  }
+  // A credential is one word of some length: an expiry time, a count or a date in such a header is none.
+  return found.filter((t) => t.length >= SAFE_SECRET_LENGTH && !/\s/.test(t));
+}
+
+/** A value as it stands, and decoded when it is percent-encoded or quoted (as a cookie value may be). */
+function valueForms(v: string): string[] {
+  const trimmed = v.trim().replace(/^"(.*)"$/, '$1');
+  let decoded = trimmed;
+  try {
+    decoded = decodeURIComponent(trimmed);
+  } catch {
+    /* not percent-encoded: as it stands */
+  }
+  return decoded === trimmed ? [trimmed] : [trimmed, decoded];
+}
+
+/**
+ * The tokens an answer carries, whatever else is wrong with it (its envelope, its status): data.app_token of the
+ * parsed body, or each "app_token": "…" in the text of a body that does not parse (as it stands and decoded).
+ */
+export function tokensIn(json: unknown, text: string | undefined): string[] {
+  const token = tokenField((json as { data?: unknown } | undefined)?.data);
+  const found = typeof token === 'string' ? [token] : [];
+  if (json !== undefined || text === undefined || !text.includes(TOKEN_FIELD)) return found;
+  for (const m of text.slice(0, 1 << 20).matchAll(TOKEN_IN_TEXT)) {
+    const raw = m[1]!;
+    let decoded = raw;
+    try {
+      decoded = JSON.parse(`"${raw}"`) as string;
+    } catch {
+      /* not a JSON string: taken as it stands */
+    }
+    found.push(raw, decoded);
+  }
+  return found;
+}
+
+/**
+ * Whose token an answer carries, by the public key its request sent (the /auth query's secret): app's, other_app's,
+ * or some other key pair's (a refused one, the disabled application's).
+ */
+function tokenKind(redactor: Redactor, url: string): SecretKind {
+  let secret: string | null = null;
+  try {
+    secret = publicKeyOfUrl(new URL(url));
+  } catch {
+    /* no query: not /auth */
+  }
+  const of = secret === null ? undefined : redactor.kindOf(secret);
+  return of === 'other-public-key' ? 'other-token' : of === 'public-key' || secret === null ? 'token' : 'issued-token';
+}
