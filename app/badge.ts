@@ -7,7 +7,13 @@ import { ConfigError } from '../core/config/config.js';
 import { VERDICT_WORD, type Verdict } from '../core/model/report.js';
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
-import { ATTESTATION_FILE, BADGE_FILE, PAYLOAD_TYPE, suiteOf, type ConformanceStatement } from '../core/model/attestation.js';
+import {
+  ATTESTATION_FILE,
+  BADGE_FILE,
+  PAYLOAD_TYPE,
+  suiteOf,
+  type ConformanceStatement,
+} from '../core/model/attestation.js';
 
 const USAGE = `Usage: conformance badge [ATTESTATION | report.json] [--out FILE]
 Writes an SVG badge (Shields.io style) with the verdict word and the suite version, for a README. From an attestation

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config/config.js';
 import { runChecks } from '../core/engine/engine.js';
-import { bodyBytes, MAX_REQUESTS, RecordedSource, Recording, type RecordedExchange } from '../core/session/recorded-source.js';
+import {
+  bodyBytes,
+  MAX_REQUESTS,
+  RecordedSource,
+  Recording,
+  type RecordedExchange,
+} from '../core/session/recorded-source.js';
 import { HarError, type HarRoles } from '../core/session/har.js';
 import { readHarStream, type HarStreamResult } from '../core/session/har-stream.js';
 import type { Requirement } from '../core/model/check.js';

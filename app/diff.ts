@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { readReportBytes } from '../core/base/regular-file.js';
 import { ConfigError, fileProblem } from '../core/config/config.js';
 import { commandArgs } from './command-args.js';
-import { outcomeOf, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/model/report.js';
+import {
+  outcomeOf,
+  OUTCOMES,
+  VERDICT_WORD,
+  type CheckRecord,
+  type Outcome,
+  type Report,
+} from '../core/model/report.js';
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { oneLine } from '../reporters/terminal.js';
 

@@ -1,7 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AREAS } from '../core/model/check.js';
-import { blocksVerdict, OUTCOMES, VERDICT_WORD, type CheckRecord, type Outcome, type Report } from '../core/model/report.js';
+import {
+  blocksVerdict,
+  OUTCOMES,
+  VERDICT_WORD,
+  type CheckRecord,
+  type Outcome,
+  type Report,
+} from '../core/model/report.js';
 import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
 
 /**

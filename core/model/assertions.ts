@@ -3,7 +3,14 @@ import { diskRecords, eachElement, isDiskList } from '../transport/disk-list.js'
 import { Blocked } from '../session/check-errors.js';
 import type { Reply } from '../transport/exchange.js';
 import { isRecord, successData, type Rec } from '../session/api.js';
-import { formatErrors, isValid, undeclaredFields, validate, type SchemaName, type SchemaError } from '../spec/schemas.js';
+import {
+  formatErrors,
+  isValid,
+  undeclaredFields,
+  validate,
+  type SchemaName,
+  type SchemaError,
+} from '../spec/schemas.js';
 import { filtered, show } from '../redact/quote.js';
 
 /** What an answer was, in one phrase: "HTTP 500, code 500, status \"ERROR\"". */
