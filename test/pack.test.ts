@@ -65,7 +65,7 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
 
 // Vitest is a peer dependency: npm installs no second copy beside the user's, and a Vitest outside the supported
 // range is refused by name (Vitest 3 used to fail deep inside with "Cannot read properties of undefined").
-test('library mode names the supported Vitest range in a project on Vitest 3', async () => {
+test('the lowest Vitest of the supported range runs the CLI and library mode; Vitest 3 is refused by name', async () => {
   const { SUPPORTED_VITEST } = await import('../app/vitest-version.js');
   const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
     peerDependencies: Record<string, string>;
@@ -75,16 +75,29 @@ test('library mode names the supported Vitest range in a project on Vitest 3', a
   expect(pkg.dependencies.vitest).toBeUndefined();
   const { dir, tarball } = packTarball();
   installTarball(tarball, dir);
+  cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
+  cpSync(join(packageRoot, 'examples', 'vitest-library', 'vitest.config.mjs'), join(dir, 'vitest.config.mjs'));
+  const library = (): ReturnType<typeof spawnSync> =>
+    spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
+    });
+  // The lowest Vitest of the range (the newest is the one the first test installs): the CLI's custom pool and
+  // library mode use only public API that it has.
+  const lowest = SUPPORTED_VITEST.match(/^>=(\d+\.\d+\.\d+)/)![1]!;
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `vitest@${lowest}`], dir);
+  const cli = await runCli(['--demo', '--only', 'AUTH-*', '--only', 'DISH-*', '--fuzz-runs', '5'], { cwd: dir, bin: 'npx' });
+  expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+  expect(cli.report?.checks.filter((c) => c.status === 'passed').length).toBeGreaterThan(5);
+  const onLowest = library();
+  expect(onLowest.status, `${String(onLowest.stdout)}${String(onLowest.stderr)}`).toBe(0);
+  expect(String(onLowest.stdout)).toContain('Conformance: CONFORMANT');
   // The user's project pins Vitest 3; npm refuses the peer conflict unless told to go on, as a user would.
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--legacy-peer-deps', 'vitest@3.2.7'], dir);
-  cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
-  const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 120_000,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
-  });
-  const out = lib.stdout + lib.stderr;
+  const lib = library();
+  const out = `${String(lib.stdout)}${String(lib.stderr)}`;
   expect(lib.status, out).not.toBe(0);
   expect(out).toContain(`library mode supports Vitest ${SUPPORTED_VITEST}; this project runs Vitest 3.2.7`);
   expect(out).not.toMatch(/Cannot read properties of undefined/);
