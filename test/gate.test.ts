@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { Gate } from '../core/transport/pacing.js';
+import { chainAnswered, Gate, inRequestChain } from '../core/transport/pacing.js';
 
 test('the gate wakes its waiters in order, never lets more than its limit in, through a queue that never empties', async () => {
   await fc.assert(
@@ -24,5 +24,30 @@ test('the gate wakes its waiters in order, never lets more than its limit in, th
       expect(most).toBe(Math.min(limit, n));
     }),
     { numRuns: 30 },
+  );
+});
+
+test('a chain further along is served before one that has just begun; first come first served within a priority', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 40 }), async (progress) => {
+      const gate = new Gate(1);
+      await gate.enter(); // the one slot is taken: every chain below waits
+      const order: number[] = [];
+      const waiting = progress.map((answered, i) =>
+        inRequestChain(async () => {
+          for (let k = 0; k < answered; k++) chainAnswered();
+          await gate.enter();
+          order.push(i);
+          gate.leave();
+        }),
+      );
+      gate.leave();
+      await Promise.all(waiting);
+      // Served by answers so far (capped: far along is far along), then in the order they came.
+      const rank = (i: number): number => Math.min(progress[i]!, 7);
+      const expected = progress.map((_, i) => i).sort((a, b) => rank(b) - rank(a) || a - b);
+      expect(order).toEqual(expected);
+    }),
+    { numRuns: 50 },
   );
 });

@@ -15,6 +15,7 @@ import { describeError, STALE_CONNECTION } from './network-errors.js';
 import {
   BREAKER_TIMEOUTS,
   Breaker,
+  chainAnswered,
   endpointOf,
   Gate,
   RETRY_BUDGET_TIMEOUTS,
@@ -299,6 +300,7 @@ export class HttpClient {
     } finally {
       if (flight) this.timeouts.end(flight);
       this.gate.leave();
+      chainAnswered();
     }
   }
 

@@ -2,7 +2,33 @@
  * When a request may start: the concurrency cap and rate pacing (Gate), the breaker for endpoints that stopped
  * answering, and the 429 retry policy (Retry-After, the run's budget for waits).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestSpec } from './exchange.js';
+
+/**
+ * How far along its work a chain of requests is: the requests already answered to the code that sends (a check, in
+ * core/engine/run-check.ts). The gate serves the furthest-along first: a check that sends one request after another
+ * (a fuzz case after the list, a probe after its token) would otherwise queue behind every leaf request of the run
+ * at each step, and the run would take its chain × the queue instead of its chain × one round trip.
+ */
+export interface RequestChain {
+  answered: number;
+}
+const chains = new AsyncLocalStorage<RequestChain>();
+
+/** Runs `fn` as one chain of requests (see RequestChain); requests sent outside any chain are served first-come. */
+export function inRequestChain<T>(fn: () => Promise<T>): Promise<T> {
+  return chains.run({ answered: 0 }, fn);
+}
+
+/** Counts an answer to the chain the current code belongs to (the HTTP client calls it as an answer arrives). */
+export function chainAnswered(): void {
+  const chain = chains.getStore();
+  if (chain) chain.answered++;
+}
+
+/** Priorities the gate tells apart: past this many answers a chain is simply far along (a sweep of 20,000 details). */
+const PRIORITIES = 8;
 
 /** 429 handling unless configured: at most 3 retries, each waiting Retry-After capped at 60 s. */
 export const RETRY_DEFAULTS = { max: 3, capMs: 60_000 };
@@ -15,12 +41,15 @@ export const RETRY_BUDGET_TIMEOUTS = 3;
 /** Consecutive timeouts on one endpoint after which further requests to it are not sent (see Breaker). */
 export const BREAKER_TIMEOUTS = 3;
 
-/** Most requests in flight at once, and a minimum spacing between starts when a rate is set. */
+/**
+ * Most requests in flight at once, and a minimum spacing between starts when a rate is set. Waiters are served by
+ * their chain's progress (RequestChain: the furthest-along first), first come first served within one priority.
+ */
 export class Gate {
   private active = 0;
-  private readonly waiting: Array<(() => void) | undefined> = [];
-  /** Index of the next waiter: Array.shift() is O(n), and a large merchant queues 20,000 detail requests here. */
-  private head = 0;
+  /** One queue per priority; index = answers so far, capped at PRIORITIES - 1. */
+  private readonly queues = Array.from({ length: PRIORITIES }, () => new WaitQueue());
+  private waiters = 0;
   private nextStart = 0;
   private pausedUntil = 0;
   constructor(
@@ -39,8 +68,11 @@ export class Gate {
   }
 
   async enter(): Promise<void> {
-    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
-    else this.active++;
+    if (this.active >= this.limit) {
+      const priority = Math.min(chains.getStore()?.answered ?? 0, PRIORITIES - 1);
+      this.waiters++;
+      await new Promise<void>((r) => this.queues[priority]!.push(r));
+    } else this.active++;
     if (this.pausedUntil > Date.now()) {
       // Re-check after waking: another 429 may have pushed the pause further while this request slept.
       while (this.pausedUntil > Date.now()) await sleep(this.pausedUntil - Date.now());
@@ -56,13 +88,34 @@ export class Gate {
   }
 
   leave(): void {
-    let next: (() => void) | undefined;
-    if (this.head < this.waiting.length) {
-      next = this.waiting[this.head];
-      // Let the woken waiter go: while checks keep the queue from ever emptying, a slot kept for each request of a
-      // run held 12 MB at ten times the large merchant.
-      this.waiting[this.head++] = undefined;
+    if (!this.waiters) {
+      this.active--;
+      return;
     }
+    this.waiters--;
+    for (let p = PRIORITIES - 1; p >= 0; p--) {
+      const next = this.queues[p]!.shift();
+      if (next) return next();
+    }
+  }
+}
+
+/** A first-in first-out queue of waiters that lets each woken one go (see shift). */
+class WaitQueue {
+  private readonly waiting: Array<(() => void) | undefined> = [];
+  /** Index of the next waiter: Array.shift() is O(n), and a large merchant queues 20,000 detail requests here. */
+  private head = 0;
+
+  push(waiter: () => void): void {
+    this.waiting.push(waiter);
+  }
+
+  shift(): (() => void) | undefined {
+    if (this.head >= this.waiting.length) return undefined;
+    const next = this.waiting[this.head];
+    // Let the woken waiter go: while checks keep the queue from ever emptying, a slot kept for each request of a
+    // run held 12 MB at ten times the large merchant.
+    this.waiting[this.head++] = undefined;
     if (this.head === this.waiting.length) {
       this.waiting.length = 0;
       this.head = 0;
@@ -70,8 +123,7 @@ export class Gate {
       this.waiting.splice(0, this.head);
       this.head = 0;
     }
-    if (next) next();
-    else this.active--;
+    return next;
   }
 }
 
