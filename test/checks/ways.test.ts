@@ -35,3 +35,37 @@ describe('UNAUTH-*: a refusal that carries data fails, with the code right', () 
     });
   }
 });
+
+describe("ISO-02/04: /merchant answering the other merchant's record fails, though no list leaks", () => {
+  const A = { label: 'merchant A', id: 1, merchant_id: 'MCH20240001' };
+  const B = { label: 'merchant B', id: 2, merchant_id: 'MCH20240002' };
+  for (const [id, me, other] of [
+    ['ISO-02', A, B],
+    ['ISO-04', B, A],
+  ] as const) {
+    for (const [how, leak] of [
+      ['by id', { id: other.id }],
+      ['by merchant_id', { merchant_id: other.merchant_id }],
+    ] as const)
+      test(`${id}, ${how}`, async () => {
+        const r = await replayChanged(
+          id,
+          (x) => requestOf(x).line === 'GET /merchant',
+          (json) => {
+            const j = json as { data: Record<string, unknown> };
+            expect(j.data).toMatchObject({ id: me.id, merchant_id: me.merchant_id });
+            return { ...j, data: { ...j.data, ...leak } };
+          },
+        );
+        const shown: { id: number; merchant_id: string } = Object.assign(
+          { id: me.id, merchant_id: me.merchant_id },
+          leak,
+        );
+        expect(r.status).toBe('failed');
+        expect(r.message).toContain(
+          `GET /merchant with ${me.label}'s token answered ${other.label}'s merchant record (id ${shown.id}, merchant_id "${shown.merchant_id}")`,
+        );
+        expect(r.fingerprints).toEqual(['GET /merchant:merchant']);
+      });
+  }
+});
