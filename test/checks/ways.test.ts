@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../../suites/index.js';
 import { recordingsOf, replay } from './replay.js';
-import { requestOf, withAnswers } from './altered.js';
+import { issuedToken, requestOf, withAnswers, withBodies } from './altered.js';
 
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 
@@ -68,4 +68,41 @@ describe("ISO-02/04: /merchant answering the other merchant's record fails, thou
         expect(r.fingerprints).toEqual(['GET /merchant:merchant']);
       });
   }
+});
+
+describe('ENV-01: every success is judged, for each application, however it breaks', () => {
+  const rec = () => recordingsOf('ENV-01').pass!;
+  const answer = (line: string, who: 'app' | 'other_app') => {
+    const token = issuedToken(rec().exchanges, rec().config[who]!.key);
+    return (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line && requestOf(x).token === token;
+  };
+  const judge = (exchanges: ReturnType<typeof withBodies>) => replay(check('ENV-01'), rec().config, exchanges);
+
+  test("a byte order mark before the JSON, in other_app's answer too", async () => {
+    for (const [who, shown] of [
+      ['app', 'GET /seats'],
+      ['other_app', "GET /seats with other_app's token"],
+    ] as const) {
+      const r = await judge(withBodies(rec().exchanges, answer('GET /seats', who), (b) => `\uFEFF${b}`));
+      expect(r.status, who).toBe('failed');
+      expect(r.message).toBe(
+        `expected {status: "SUCCESS", code: 200, data} on every success: ${shown}: the body starts with a byte order mark (U+FEFF), which a JSON sender MUST NOT add (RFC 8259 §8.1; the answers are JSON, §1)`,
+      );
+    }
+  });
+
+  test('a body that is not JSON', async () => {
+    const r = await judge(withBodies(rec().exchanges, answer('GET /merchant', 'app'), () => '<html>ok</html>'));
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      'expected {status: "SUCCESS", code: 200, data} on every success: GET /merchant: HTTP 200 with a body that is not JSON ("<html>ok</html>")',
+    );
+  });
+
+  test('a refusal is not judged as a success', async () => {
+    const r = await judge(
+      withAnswers(rec().exchanges, answer('GET /orders', 'other_app'), () => ({ status: 'ERROR', code: 401 }), 401),
+    );
+    expect(r.status).toBe('passed');
+  });
 });
