@@ -106,3 +106,130 @@ describe('ENV-01: every success is judged, for each application, however it brea
     expect(r.status).toBe('passed');
   });
 });
+
+/** A recorded request chosen by its path and query string ("GET /auth?key=…"), by its start. */
+const starting =
+  (line: string) =>
+  (x: Parameters<typeof requestOf>[0]): boolean =>
+    requestOf(x).line.startsWith(line);
+const refusalWith = (data: unknown) => (json: unknown) => ({ ...(json as object), data });
+
+describe('the /auth refusals: each way a refusal can be wrong', () => {
+  test('AUTH-06: a success, a refusal carrying a token, an error body that is no error envelope, one that is no JSON', async () => {
+    const r = await replayChanged(
+      'AUTH-06',
+      (x) => requestOf(x).line === 'GET /auth',
+      () => ({
+        status: 'SUCCESS',
+        code: 200,
+        data: { app_token: 'tok' },
+      }),
+      200,
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toContain(
+      'GET /auth with neither: expected code 400 or 401, got HTTP 200, code 200, status "SUCCESS"',
+    );
+    const carried = await replayChanged('AUTH-06', starting('GET /auth?key='), refusalWith({ merchant: 1 }));
+    expect(carried.message).toBe('GET /auth without secret: the refusal carries data {"merchant":1}');
+    const noEnvelope = await replayChanged('AUTH-06', starting('GET /auth?secret='), (j) => ({
+      ...(j as object),
+      status: 'SUCCESS',
+    }));
+    expect(noEnvelope.message).toMatch(
+      /^GET \/auth without key: the error body is not an error envelope \(§7\): \/status /,
+    );
+    const rec = recordingsOf('AUTH-06').pass!;
+    const notJson = await replay(
+      check('AUTH-06'),
+      rec.config,
+      withBodies(rec.exchanges, starting('GET /auth?secret='), () => 'no'),
+    );
+    expect(notJson.message).toMatch(
+      /^GET \/auth without key: expected an error envelope with code 400 or 401, got HTTP 400 with a body that is not JSON \("no"\)/,
+    );
+  });
+
+  test('AUTH-06: a refusal with a mismatched HTTP status passes, noted', async () => {
+    const r = await replayChanged('AUTH-06', starting('GET /auth?key='), (j) => j, 500);
+    expect(r.status).toBe('passed');
+    expect(r.notes).toContain('GET /auth without secret: HTTP 500 with envelope code 400');
+  });
+
+  test("AUTH-07: a refusal carrying data, for other_app's pair too", async () => {
+    const r = await replayChanged(
+      'AUTH-07',
+      starting('GET /auth?secret=pk_test_blue_lotus_K3p9&key=sk_test_golden'),
+      refusalWith([1]),
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      "GET /auth must refuse every key pair that is not an application's own (§5.4: code 401, no token): other_app's public key with app's secret key: the refusal carries data [1]",
+    );
+    expect(r.fingerprints).toEqual(["other_app's public key with app's secret key"]);
+  });
+
+  test("AUTH-10: the disabled application's token refused, but with data", async () => {
+    const token = recordingsOf('AUTH-10').pass!.config.disabled_app!.token!;
+    const r = await replayChanged(
+      'AUTH-10',
+      (x) => requestOf(x).line === 'GET /orders' && requestOf(x).token === token,
+      refusalWith([{ id: 5001 }]),
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      "expected code 401 for the disabled application's token, got GET /orders: the refusal carries data",
+    );
+    expect(r.fingerprints).toEqual(['GET /orders']);
+  });
+});
+
+describe("/auth's answer: each member judged", () => {
+  const authData = (change: (d: Record<string, unknown>) => Record<string, unknown>) => (json: unknown) => {
+    const j = json as { data: Record<string, unknown> };
+    return { ...j, data: change(j.data) };
+  };
+
+  test('AUTH-01: an empty token fails; a short one is noted', async () => {
+    const empty = await replayChanged(
+      'AUTH-01',
+      starting('GET /auth'),
+      authData((d) => ({ ...d, app_token: '' })),
+    );
+    expect(empty.message).toBe('GET /auth: expected a non-empty string app_token in data, got ""');
+    const short = await replayChanged(
+      'AUTH-01',
+      starting('GET /auth'),
+      authData((d) => ({ ...d, app_token: 'tok1' })),
+    );
+    expect(short.status).toBe('passed');
+    expect(short.notes.join()).toContain('the issued app_token has 4 characters, too few to redact safely everywhere');
+  });
+
+  test('AUTH-03: app_secret alone, app_key alone', async () => {
+    const secret = await replayChanged(
+      'AUTH-03',
+      starting('GET /auth'),
+      authData((d) => ({ ...d, app_secret: 'x' })),
+    );
+    expect(secret.message).toBe('GET /auth: app_secret is "x", expected the public key sent as secret');
+    expect(secret.fingerprints).toEqual(['app_secret']);
+    const key = await replayChanged(
+      'AUTH-03',
+      starting('GET /auth'),
+      authData((d) => ({ ...d, app_key: 'y' })),
+    );
+    expect(key.message).toBe('GET /auth: app_key is "y", expected the secret key sent as key');
+    expect(key.fingerprints).toEqual(['app_key']);
+  });
+
+  test("AUTH-04: other_app's merchants differ", async () => {
+    const r = await replayChanged(
+      'AUTH-04',
+      starting('GET /auth?secret=pk_test_blue_lotus'),
+      authData((d) => ({ ...d, merchant: { ...(d.merchant as object), phone: '1' } })),
+    );
+    expect(r.message).toBe('other_app: the merchant of /auth and of /merchant differ in phone ("1" vs null)');
+    expect(r.fingerprints).toEqual(['other_app:merchant.phone']);
+  });
+});
