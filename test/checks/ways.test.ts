@@ -233,3 +233,57 @@ describe("/auth's answer: each member judged", () => {
     expect(r.fingerprints).toEqual(['other_app:merchant.phone']);
   });
 });
+
+describe("the shape checks: each application's answer judged, a refusal or an empty list said", () => {
+  const tokenOf = (id: string, who: 'app' | 'other_app') => {
+    const rec = recordingsOf(id).pass!;
+    return issuedToken(rec.exchanges, rec.config[who]!.key);
+  };
+  const asked = (id: string, line: string, who: 'app' | 'other_app') => {
+    const token = tokenOf(id, who);
+    return (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line && requestOf(x).token === token;
+  };
+  const refused = () => ({ status: 'ERROR', code: 401 });
+
+  test("DISH-01: other_app's list refused is noted, app's still judged; app's data null fails", async () => {
+    const r = await replayChanged('DISH-01', asked('DISH-01', 'GET /dishes', 'other_app'), refused, 401);
+    expect(r.status).toBe('passed');
+    expect(r.notes).toContain(
+      `GET /dishes with other_app's token was refused (HTTP 401, code 401, status "ERROR"), so its data could not be judged (AUTH-05 reports the refusal)`,
+    );
+    const none = await replayChanged('DISH-01', asked('DISH-01', 'GET /dishes', 'app'), refusalWith(null));
+    expect(none.message).toBe('GET /dishes: expected data to be an array, got null');
+    const one = await replayChanged('DISH-01', asked('DISH-01', 'GET /dishes', 'other_app'), (j) => ({
+      ...(j as object),
+      data: { id: 201 },
+    }));
+    expect(one.message).toBe("GET /dishes with other_app's token: expected data to be an array, got object");
+  });
+
+  test("SEAT-01: other_app's empty list is noted", async () => {
+    const r = await replayChanged('SEAT-01', asked('SEAT-01', 'GET /seats', 'other_app'), refusalWith([]));
+    expect(r.status).toBe('passed');
+    expect(r.notes).toContain(
+      "GET /seats with other_app's token is empty: the record checks built on it had nothing to check",
+    );
+  });
+
+  test("MER-01: other_app's /merchant with no envelope is noted; app's that is an array fails", async () => {
+    const rec = recordingsOf('MER-01').pass!;
+    const r = await replay(
+      check('MER-01'),
+      rec.config,
+      withBodies(rec.exchanges, asked('MER-01', 'GET /merchant', 'other_app'), () => '[]'),
+    );
+    expect(r.status).toBe('passed');
+    expect(r.notes).toContain(
+      "GET /merchant with other_app's token answered no envelope with data (HTTP 200 with JSON that is not an object ([])), so its data could not be judged (ENV-01 reports the envelope)",
+    );
+    const list = await replayChanged('MER-01', asked('MER-01', 'GET /merchant', 'app'), (j) => ({
+      ...(j as { data: unknown }),
+      data: [(j as { data: unknown }).data],
+    }));
+    expect(list.message).toBe('GET /merchant: expected one merchant record at /data, got an array of 1');
+    expect(list.fingerprints).toEqual(['merchant:array']);
+  });
+});
