@@ -287,3 +287,89 @@ describe("the shape checks: each application's answer judged, a refusal or an em
     expect(list.fingerprints).toEqual(['merchant:array']);
   });
 });
+
+describe('the error checks: each way an error answer can be wrong', () => {
+  const tokenless = (line: string) => (x: Parameters<typeof requestOf>[0]) =>
+    requestOf(x).line === line && requestOf(x).token === undefined;
+  const withToken = (line: string) => (x: Parameters<typeof requestOf>[0]) =>
+    requestOf(x).line === line && requestOf(x).token !== undefined;
+
+  test('ERR-01: the answer without a token carries data; 401 there is accepted', async () => {
+    const r = await replayChanged('ERR-01', tokenless('GET /conformance-unknown-interface'), refusalWith([1]));
+    expect(r.message).toBe('GET /conformance-unknown-interface without a token: the error carries data');
+    const auth = await replayChanged('ERR-01', tokenless('GET /conformance-unknown-interface'), () => ({
+      status: 'ERROR',
+      code: 401,
+    }));
+    expect(auth.status).toBe('passed');
+  });
+
+  test('ERR-02: an error carrying data, an error with another code, each with its id kind as fingerprint', async () => {
+    const data = await replayChanged('ERR-02', withToken('GET /dishes/conformance-unknown-id'), refusalWith({ id: 1 }));
+    expect(data.message).toBe(
+      'GET /dishes/conformance-unknown-id (an id that is not in /dishes): the error carries data {"id":1}',
+    );
+    expect(data.fingerprints).toEqual(['GET /dishes/:unknown-text-id']);
+    const code = await replayChanged('ERR-02', withToken('GET /dishes/1000104'), (j) => ({
+      ...(j as object),
+      code: 500,
+    }));
+    expect(code.message).toBe(
+      'GET /dishes/1000104 (an id that is not in /dishes): expected code 400 or 404, got HTTP 404, code 500, status "ERROR"',
+    );
+    expect(code.fingerprints).toEqual(['GET /dishes/:unknown-number-id']);
+  });
+
+  test('ERR-04: an error body that is not JSON, one with a string code', async () => {
+    const rec = recordingsOf('ERR-04').pass!;
+    const r = await replay(
+      check('ERR-04'),
+      rec.config,
+      withBodies(rec.exchanges, tokenless('GET /seats/11'), () => 'denied'),
+    );
+    expect(r.message).toBe(
+      'expected every error body to be an envelope {status: not "SUCCESS", code: integer}: GET /seats/11 without a token: HTTP 401 with a body that is not JSON ("denied")',
+    );
+    expect(r.fingerprints).toEqual(['GET /seats/:id without a token']);
+    const code = await replayChanged('ERR-04', tokenless('GET /auth'), (j) => ({ ...(j as object), code: '400' }));
+    expect(code.message).toMatch(
+      /^expected every error body to be an envelope \{status: not "SUCCESS", code: integer\}: GET \/auth without secret and key: \/code must be integer.* \(got HTTP 400, code "400", status "ERROR"\)$/,
+    );
+  });
+
+  test('ERR-05: an HTTP status other than 200 and the envelope code is observed, by request', async () => {
+    const r = await replayChanged('ERR-05', tokenless('GET /orders'), (j) => j, 403);
+    expect(r.status).toBe('passed');
+    expect(r.observation).toBe(
+      'HTTP statuses other than 200 and other than the envelope code: GET /orders without a token: HTTP 403 with envelope code 401',
+    );
+  });
+
+  test('ERR-06: a 400 passes; other data fails as applied; a 500 fails; a plain list that fails is noted', async () => {
+    const q = '?page=2&limit=1&per_page=1&conformance_probe=1';
+    const refused = await replayChanged(
+      'ERR-06',
+      withToken(`GET /seats${q}`),
+      () => ({ status: 'ERROR', code: 400 }),
+      400,
+    );
+    expect(refused.status).toBe('passed');
+    const applied = await replayChanged('ERR-06', withToken(`GET /dishes${q}`), refusalWith([]));
+    expect(applied.message).toBe(
+      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /dishes${q} answered SUCCESS with other data than GET /dishes (twice, before and after): the parameters were applied, and §4 rule 2 accepts none (judgement: ignoring them answers the same data; a list that changes between requests could also differ)`,
+    );
+    expect(applied.fingerprints).toEqual(['GET /dishes?query:applied']);
+    const crashed = await replayChanged(
+      'ERR-06',
+      withToken(`GET /orders${q}`),
+      () => ({ status: 'ERROR', code: 500 }),
+      500,
+    );
+    expect(crashed.message).toBe(
+      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /orders${q}: HTTP 500, code 500, status "ERROR"`,
+    );
+    expect(crashed.fingerprints).toEqual(['GET /orders?query']);
+    const plain = await replayChanged('ERR-06', withToken('GET /seats'), () => ({ status: 'ERROR', code: 500 }), 500);
+    expect(plain.notes).toContain('GET /seats does not answer SUCCESS even without parameters; not judged here');
+  });
+});
