@@ -373,3 +373,80 @@ describe('the error checks: each way an error answer can be wrong', () => {
     expect(plain.notes).toContain('GET /seats does not answer SUCCESS even without parameters; not judged here');
   });
 });
+
+describe('the consistency checks: each way records can disagree, and what is not compared said', () => {
+  type Order = Record<string, unknown> & { id: number; dishes: Array<Record<string, unknown>> };
+  const orders = (change: (os: Order[]) => Order[]) => (json: unknown) => {
+    const j = json as { data: Order[] };
+    return { ...j, data: change(structuredClone(j.data)) };
+  };
+  const listOf = (path: string) => (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === path;
+
+  test('CONS-04: an id three times', async () => {
+    const r = await replayChanged('CONS-04', listOf('GET /seats'), (j) => {
+      const d = (j as { data: unknown[] }).data;
+      return { ...(j as object), data: [...d, d[0], d[0]] };
+    });
+    expect(r.message).toBe('1 id is repeated within a list: GET /seats lists id 11 3 times');
+    expect(r.fingerprints).toEqual(['GET /seats:11']);
+  });
+
+  test("CONS-06: an order's merchant_id (an empty one passes, one that is not a string is not compared)", async () => {
+    const r = await replayChanged(
+      'CONS-06',
+      listOf('GET /orders'),
+      orders((os) => os.map((o) => (o.id === 5003 ? { ...o, merchant_id: 'MCH9' } : o))),
+    );
+    expect(r.message).toBe(
+      '1 record carries another merchant_id than GET /merchant ("MCH20240001"): order 5003 has merchant_id "MCH9"',
+    );
+    expect(r.fingerprints).toEqual(['order:5003:merchant_id']);
+    const skipped = await replayChanged(
+      'CONS-06',
+      listOf('GET /orders'),
+      orders((os) => os.map((o) => (o.id === 5003 ? { ...o, merchant_id: 7 } : o))),
+    );
+    expect(skipped.status).toBe('passed');
+    expect(skipped.notes).toContain('not compared, 1: merchant_id is not a string (see ORD-01): order 5003');
+  });
+
+  test('CONS-07: seat_id 0 with a seat fails; a seat_id with no seat object is noted', async () => {
+    const zero = await replayChanged(
+      'CONS-07',
+      listOf('GET /orders'),
+      orders((os) => os.map((o) => (o.id === 5001 ? { ...o, seat_id: 0 } : o))),
+    );
+    expect(zero.message).toBe(
+      '1 of 3 orders disagree with their own seat: order 5001 has seat_id 0 (no seat) but its seat is seat 11',
+    );
+    expect(zero.fingerprints).toEqual(['order:5001:seat_id']);
+    const none = await replayChanged(
+      'CONS-07',
+      listOf('GET /orders'),
+      orders((os) => os.map((o) => (o.id === 5002 ? { ...o, seat: null } : o))),
+    );
+    expect(none.status).toBe('passed');
+    expect(none.notes).toContain('1 order(s) name a seat_id but carry no seat object: nothing to compare');
+  });
+
+  test('CONS-09: pivot.dish_id naming another dish; lines that cannot be compared are noted', async () => {
+    const r = await replayChanged(
+      'CONS-09',
+      listOf('GET /orders'),
+      orders((os) =>
+        os.map((o) =>
+          o.id === 5002
+            ? { ...o, dishes: o.dishes.map((d) => ({ ...d, pivot: { ...(d.pivot as object), dish_id: 105 } })) }
+            : o.id === 5003
+              ? { ...o, dishes: 'none' as unknown as Order['dishes'] }
+              : o,
+        ),
+      ),
+    );
+    expect(r.message).toBe(
+      '1 of 3 order lines have a pivot that names another order or dish: order 5002, dish 104: pivot.dish_id is 105',
+    );
+    expect(r.fingerprints).toEqual(['order:5002:dish:104:pivot.dish_id']);
+    expect(r.notes).toContain('not compared, 1: dishes is not an array (see ORD-01): order 5003');
+  });
+});
