@@ -450,3 +450,36 @@ describe('the consistency checks: each way records can disagree, and what is not
     expect(r.notes).toContain('not compared, 1: dishes is not an array (see ORD-01): order 5003');
   });
 });
+
+describe("ISO-01: each way merchant B's id can resolve with merchant A's token", () => {
+  const detail = (line: string) => (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line;
+  const head = "GET /seats/21 with merchant A's token";
+  const failed = (finding: string) =>
+    `1 of the 3 dish and seat ids of merchant B (other_app) asked for with the token of merchant A (app) were not refused: ${finding}`;
+
+  test('SUCCESS with another record, an error carrying their record, an error with another code', async () => {
+    const other = await replayChanged(
+      'ISO-01',
+      detail('GET /seats/21'),
+      () => ({ status: 'SUCCESS', code: 200, data: [] }),
+      200,
+    );
+    expect(other.message).toBe(
+      failed(`${head} answered SUCCESS (data []) for merchant B's seat 21; expected an error with code 400 or 404`),
+    );
+    expect(other.fingerprints).toEqual(['seat:21']);
+    const carried = await replayChanged('ISO-01', detail('GET /seats/21'), (j) => ({
+      ...(j as object),
+      data: { id: 21, user_id: 2 },
+    }));
+    expect(carried.message).toBe(failed(`${head} answered an error that carries merchant B's seat 21 (user_id 2)`));
+    const code = await replayChanged('ISO-01', detail('GET /seats/21'), () => ({ status: 'ERROR', code: 500 }), 500);
+    expect(code.message).toBe(
+      failed(
+        `${head} (merchant B's seat 21): expected an error with code 400 or 404, got HTTP 500, code 500, status "ERROR"`,
+      ),
+    );
+    const refused = await replayChanged('ISO-01', detail('GET /seats/21'), () => ({ status: 'ERROR', code: 400 }), 400);
+    expect(refused.status).toBe('passed');
+  });
+});
