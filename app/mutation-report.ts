@@ -74,11 +74,15 @@ function originalText(source: string, m: MutantResult): string {
 }
 
 /**
- * A survivor's key for its verdict: its file, mutator, original text and replacement, not its line or Stryker's id,
- * so a verdict holds while code above it moves, and is dropped when the mutated code itself changes.
+ * A survivor's key for its verdict: its file, the text of the line it starts on, its mutator, original text and
+ * replacement, not its line number or Stryker's id, so a verdict holds while code above it moves, and is dropped when
+ * the mutated line itself changes. The line tells apart the same expression mutated the same way in two places.
  */
-function survivorKey(file: string, mutator: string, original: string, replacement: string): string {
-  return createHash('sha256').update([file, mutator, original, replacement].join('\0')).digest('hex').slice(0, 10);
+function survivorKey(file: string, line: string, mutator: string, original: string, replacement: string): string {
+  return createHash('sha256')
+    .update([file, line, mutator, original, replacement].join('\0'))
+    .digest('hex')
+    .slice(0, 10);
 }
 
 /** The verdicts of the survivors' page: its hand-written table rows "| `key` | equivalent or gap | why |". */
@@ -102,7 +106,8 @@ export function mutationFigures(report: MutationTestResult, verdicts: Map<string
       if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
       const original = originalText(result.source, m);
       const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').trim();
-      const key = survivorKey(file, m.mutatorName, original, replacement);
+      const line = result.source.split('\n')[m.location.start.line - 1]!.replace(/\s+/g, ' ').trim();
+      const key = survivorKey(file, line, m.mutatorName, original, replacement);
       survivors.push({
         key,
         file,
