@@ -483,3 +483,60 @@ describe("ISO-01: each way merchant B's id can resolve with merchant A's token",
     expect(refused.status).toBe('passed');
   });
 });
+
+describe('the transport checks: each header and origin way', () => {
+  const withContentType = (line: string, value: string | undefined) => {
+    const rec = recordingsOf('TRANS-01').pass!;
+    let changed = 0;
+    const exchanges = rec.exchanges.map((x) => {
+      if (!requestOf(x).line.startsWith(line) || !x.response) return x;
+      changed++;
+      const { 'content-type': _, ...headers } = x.response.headers;
+      return {
+        ...x,
+        response: { ...x.response, headers: value === undefined ? headers : { ...headers, 'content-type': value } },
+      };
+    });
+    expect(changed).toBeGreaterThan(0);
+    return replay(check('TRANS-01'), rec.config, exchanges);
+  };
+  const lead = 'expected Content-Type application/json (charset utf-8 or none), got ';
+
+  test('TRANS-01: a charset that is not UTF-8, no header at all; a +json type, a quoted UTF-8 and other parameters pass', async () => {
+    const latin = await withContentType('GET /auth', 'application/json; charset=iso-8859-1');
+    expect(latin.message).toBe(
+      `${lead}GET /auth: Content-Type "application/json; charset=iso-8859-1" names charset "iso-8859-1", not UTF-8`,
+    );
+    const none = await withContentType('GET /conformance-unknown-interface', undefined);
+    expect(none.message).toBe(`${lead}GET /conformance-unknown-interface: no Content-Type header`);
+    for (const ok of [
+      'application/problem+json',
+      'application/json; charset="UTF-8"',
+      'Application/JSON; boundary=x; charset=utf8',
+    ])
+      expect((await withContentType('GET /merchant', ok)).status, ok).toBe('passed');
+  });
+
+  test('TRANS-03: a plain HTTP origin that is not the API is observed; one serving data without a token fails', async () => {
+    const rec = recordingsOf('TRANS-03').pass!;
+    const answered = (status: number, body: string) =>
+      rec.exchanges.map((x) => ({
+        request: x.request,
+        response: { status, headers: { 'content-type': 'text/html' }, body },
+      }));
+    const html = await replay(check('TRANS-03'), rec.config, answered(400, '<html>plain</html>'));
+    expect(html.status).toBe('passed');
+    expect(html.observation).toBe(
+      'plain HTTP answers HTTP 400 with a body that is not JSON ("<html>plain</html>"), not the API',
+    );
+    const data = await replay(
+      check('TRANS-03'),
+      rec.config,
+      answered(200, '{"status":"SUCCESS","code":200,"data":{"id":1}}'),
+    );
+    expect(data.status).toBe('failed');
+    expect(data.message).toMatch(
+      /^GET http:\/\/127\.0\.0\.1:\d+\/open\/merchant over plain HTTP, without a token: expected no merchant data, got HTTP 200, code 200, status "SUCCESS" with data \{"id":1\}$/,
+    );
+  });
+});
