@@ -540,3 +540,51 @@ describe('the transport checks: each header and origin way', () => {
     );
   });
 });
+
+describe('the credential checks: each place and kind of credential', () => {
+  const inRecord = (id: string, line: string, who: 'app' | 'other_app', field: Record<string, unknown>) => {
+    const rec = recordingsOf(id).pass!;
+    const token = issuedToken(rec.exchanges, rec.config[who]!.key);
+    return replay(
+      check(id),
+      rec.config,
+      withAnswers(
+        rec.exchanges,
+        (x) => requestOf(x).line === line && requestOf(x).token === token,
+        (json) => {
+          const j = json as { data: Array<Record<string, unknown>> | Record<string, unknown> };
+          const data = Array.isArray(j.data)
+            ? j.data.map((r, i) => (i === 0 ? { ...r, ...field } : r))
+            : { ...j.data, ...field };
+          return { ...j, data };
+        },
+      ),
+    );
+  };
+
+  test("SEC-01: a key in a list record of other_app's, a token in a detail", async () => {
+    const { config } = recordingsOf('SEC-01').pass!;
+    const key = await inRecord('SEC-01', 'GET /seats', 'other_app', { remark: `key ${config.app.key}` });
+    expect(key.message).toBe(
+      "1 place where a response carries a credential (only /auth's app_secret, app_key and app_token may): GET /seats (other_app) carries app's secret key in data[0].remark",
+    );
+    expect(key.fingerprints).toEqual(['GET /seats (other_app) data[].remark']);
+    const disabled = await inRecord('SEC-01', 'GET /dishes/104', 'app', { note: config.disabled_app!.token! });
+    expect(disabled.message).toMatch(/GET \/dishes\/104 carries disabled_app's token in data\.note$/);
+  });
+
+  test('SEC-02: a password hash in a value, a field named like a secret; an empty one passes', async () => {
+    const hash = `$2b$12$${'a'.repeat(53)}`;
+    const r = await inRecord('SEC-02', 'GET /orders', 'app', { note: hash });
+    expect(r.message).toBe(
+      "records should carry no credential material (judgement: named by the field's name or a password-hash value; what it holds is not shown): GET /orders data[].note: a password hash",
+    );
+    expect(r.fingerprints).toEqual(['GET /orders data[].note']);
+    const named = await inRecord('SEC-02', 'GET /dishes', 'other_app', { client_secret: 'x' });
+    expect(named.message).toMatch(
+      /: GET \/dishes \(other_app\) data\[\]\.client_secret: a field named like credential material$/,
+    );
+    const empty = await inRecord('SEC-02', 'GET /seats', 'app', { api_key: '', token_count: 3 });
+    expect(empty.status).toBe('passed');
+  });
+});
