@@ -588,3 +588,69 @@ describe('the credential checks: each place and kind of credential', () => {
     expect(empty.status).toBe('passed');
   });
 });
+
+describe('list against detail (CONS-01/02/05): what differs, what is only latitude, what cannot be compared', () => {
+  const detail = (line: string) => (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line;
+  const record = (change: (d: Record<string, unknown>) => unknown) => (json: unknown) => {
+    const j = json as { data: Record<string, unknown> };
+    return { ...j, data: change(j.data) };
+  };
+
+  test('CONS-01: a detail with no record and one with a malformed id are noted, not failed', async () => {
+    const none = await replayChanged(
+      'CONS-01',
+      detail('GET /seats/12'),
+      record(() => null),
+    );
+    expect(none.status).toBe('passed');
+    expect(none.notes).toContain('not compared, 1: the detail answers no record (see SEAT-02): /seats/12');
+    const malformed = await replayChanged(
+      'CONS-01',
+      detail('GET /dishes/102'),
+      record((d) => ({ ...d, id: 'x' })),
+    );
+    expect(malformed.notes).toContain("not compared, 1: the detail's id is malformed (see DISH-02): /dishes/102");
+  });
+
+  test('CONS-03: a number as a numeric string is latitude, noted; two fields differing are one finding with two keys', async () => {
+    const latitude = await replayChanged(
+      'CONS-03',
+      detail('GET /seats/11'),
+      record((d) => ({ ...d, status: String(d.status) })),
+    );
+    expect(latitude.status).toBe('passed');
+    expect(latitude.notes.join('\n')).toMatch(
+      /^number vs numeric string, both allowed \(issue 2 latitude\): seat 11: /m,
+    );
+    const two = await replayChanged(
+      'CONS-03',
+      detail('GET /seats/13'),
+      record((d) => ({ ...d, table_number: 'T9', remark: 'moved' })),
+    );
+    expect(two.status).toBe('failed');
+    expect(two.message).toMatch(/^1 of 3 seats differ between GET \/seats and GET \/seats\/:id: seat 13: /);
+    expect(two.fingerprints).toEqual(['seat:13:remark', 'seat:13:table_number']);
+  });
+
+  test("CONS-05: a dish's user_id, and one that is not an int noted", async () => {
+    const list = (change: (rs: Array<Record<string, unknown>>) => unknown) => (json: unknown) => {
+      const j = json as { data: Array<Record<string, unknown>> };
+      return { ...j, data: change(j.data) };
+    };
+    const r = await replayChanged(
+      'CONS-05',
+      detail('GET /dishes'),
+      list((rs) => rs.map((d, i) => (i === 1 ? { ...d, user_id: 2 } : d))),
+    );
+    expect(r.message).toMatch(
+      /^1 of 7 records do not carry the merchant's id \(GET \/merchant id is 1\): dish \d+ has user_id 2$/,
+    );
+    const skipped = await replayChanged(
+      'CONS-05',
+      detail('GET /seats'),
+      list((rs) => rs.map((d, i) => (i === 0 ? { ...d, user_id: '1' } : d))),
+    );
+    expect(skipped.status).toBe('passed');
+    expect(skipped.notes).toContain('not compared, 1: user_id is not an int (see SEAT-01): seat 11');
+  });
+});
