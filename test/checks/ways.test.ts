@@ -654,3 +654,40 @@ describe('list against detail (CONS-01/02/05): what differs, what is only latitu
     expect(skipped.notes).toContain('not compared, 1: user_id is not an int (see SEAT-01): seat 11');
   });
 });
+
+describe('RO-01: what the GET after the unsafe methods can show', () => {
+  /** The nth recorded GET of a path (1: before the unsafe methods, 2: after). */
+  const nth = (line: string, n: number) => {
+    let seen = 0;
+    return (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line && ++seen === n;
+  };
+  const lead =
+    'after POST, PUT, PATCH and DELETE to /merchant, /dishes, /dishes/101, /seats, /seats/11, /orders, expected the same data through GET as before, got: ';
+  const tail = ' (the comparison assumes no other client changes the merchant during the run)';
+
+  test('a list with records gone, changed and new; a record with a field changed; a failure after', async () => {
+    const rec = recordingsOf('RO-01').pass!;
+    let exchanges = withAnswers(rec.exchanges, nth('GET /seats', 2), (json) => {
+      const j = json as { data: Array<Record<string, unknown>> };
+      const [first, , ...rest] = j.data;
+      return { ...j, data: [{ ...first, remark: 'moved' }, ...rest, { id: 99 }] };
+    });
+    exchanges = withAnswers(exchanges, nth('GET /merchant', 2), (json) => {
+      const j = json as { data: Record<string, unknown> };
+      return { ...j, data: { ...j.data, name: 'Renamed' } };
+    });
+    exchanges = withAnswers(exchanges, nth('GET /orders', 2), () => ({ status: 'ERROR', code: 500 }), 500);
+    const r = await replay(check('RO-01'), rec.config, exchanges);
+    expect(r.message).toBe(
+      `${lead}GET /merchant: fields changed: name "Golden Dragon 金龙酒家" → "Renamed" | GET /seats: record 11 changed: remark "Window, 4 seats" → "moved"; record 12 is gone; record 99 is new | GET /orders answered SUCCESS before and HTTP 500, code 500, status "ERROR" after${tail}`,
+    );
+  });
+
+  test('a GET that failed before is noted, not compared', async () => {
+    const r = await replayChanged('RO-01', nth('GET /dishes/101', 1), () => ({ status: 'ERROR', code: 500 }), 500);
+    expect(r.status).toBe('passed');
+    expect(r.notes.some((n) => n.startsWith('GET /dishes/101 did not succeed before the unsafe requests ('))).toBe(
+      true,
+    );
+  });
+});
