@@ -691,3 +691,71 @@ describe('RO-01: what the GET after the unsafe methods can show', () => {
     );
   });
 });
+
+describe('the shared judgements (core/assertions.ts): how an answer is described, what is a refusal', () => {
+  const rec = (id: string) => recordingsOf(id).pass!;
+  const sole = (id: string, line: string, token: boolean) => (x: Parameters<typeof requestOf>[0]) =>
+    requestOf(x).line === line && (requestOf(x).token !== undefined) === token;
+  const answered = (id: string, chosen: Parameters<typeof withBodies>[1], status: number, body: string, headers = {}) =>
+    replay(
+      check(id),
+      rec(id).config,
+      withBodies(rec(id).exchanges, chosen, () => body, status).map((x) =>
+        chosen(x) && x.response
+          ? { ...x, response: { ...x.response, headers: { ...x.response.headers, ...headers } } }
+          : x,
+      ),
+    );
+
+  test('a redirect names where it pointed; JSON that is not an object says so', async () => {
+    const moved = await answered('ERR-01', sole('ERR-01', 'GET /conformance-unknown-interface', true), 302, '', {
+      location: '/login',
+    });
+    expect(moved.message).toContain('got HTTP 302 (a redirect to /login, not followed) with a body that is not JSON');
+    const list = await answered('ERR-01', sole('ERR-01', 'GET /conformance-unknown-interface', true), 404, '[1]');
+    expect(list.message).toContain('got HTTP 404 with JSON that is not an object ([1])');
+  });
+
+  test('a refusal is HTTP 401/403 whatever the body, or the error envelope over HTTP 200 (AUTH-05)', async () => {
+    const html = await answered('AUTH-05', sole('AUTH-05', 'GET /seats', true), 401, '<html>login</html>');
+    expect(html.message).toBe(
+      'with the token from /auth, expected the data, got a refusal: GET /seats: HTTP 401 with a body that is not JSON ("<html>login</html>")',
+    );
+    const forbidden = await answered('AUTH-05', sole('AUTH-05', 'GET /orders', true), 403, '');
+    expect(forbidden.fingerprints).toEqual(['GET /orders']);
+    const envelope = await answered(
+      'AUTH-05',
+      sole('AUTH-05', 'GET /merchant', true),
+      200,
+      '{"status":"ERROR","code":401}',
+    );
+    expect(envelope.message).toBe(
+      'with the token from /auth, expected the data, got a refusal: GET /merchant: HTTP 200, code 401, status "ERROR"',
+    );
+    const broken = await answered(
+      'AUTH-05',
+      sole('AUTH-05', 'GET /dishes', true),
+      200,
+      '{"status":"success","code":"200","data":[]}',
+    );
+    expect(broken.status, 'a malformed success is no refusal (ENV-01 judges it)').toBe('passed');
+  });
+
+  test("a success expected and a refusal found: AUTH-01's wording, and a shape check blocked naming AUTH-05", async () => {
+    const auth = await answered('AUTH-01', starting('GET /auth'), 401, '{"status":"ERROR","code":401}');
+    expect(auth.message).toBe(
+      'GET /auth with a valid key pair: expected status "SUCCESS" and code 200, got HTTP 401, code 401, status "ERROR"',
+    );
+    const token = issuedToken(rec('DISH-01').exchanges, rec('DISH-01').config.app.key);
+    const blocked = await answered(
+      'DISH-01',
+      (x) => requestOf(x).line === 'GET /dishes' && requestOf(x).token === token,
+      401,
+      '{"status":"ERROR","code":401}',
+    );
+    expect(blocked.status).not.toBe('passed');
+    expect(blocked.message).toBe(
+      'blocked: GET /dishes was refused (HTTP 401, code 401, status "ERROR"), so its data could not be judged (AUTH-05 reports the refusal)',
+    );
+  });
+});
