@@ -32,6 +32,18 @@ export const README_BLOCKS: Record<string, () => string> = {
   'mutation-score': mutationScoreMarkdown,
 };
 
+/** The README's block of the checks' own mutation score (Stryker), apart from README_BLOCKS: see writeStrykerScoreBlock. */
+export const STRYKER_SCORE_BLOCK = 'stryker-score';
+
+/**
+ * Writes the checks' own mutation score into the README; returns true when it changed. `npm run mutation` calls it
+ * with the score of Stryker's report (app/mutation-report.ts), not `npm run readme`: that report is not in the
+ * repository and takes half an hour to make, so the block is not among README_BLOCKS, which a test compares.
+ */
+export function writeStrykerScoreBlock(root: string, markdown: string): boolean {
+  return writeBlock(join(root, 'README.md'), STRYKER_SCORE_BLOCK, markdown);
+}
+
 /** The blocks of a README text that differ from what the code generates (empty when it is current). */
 export function staleBlocks(text: string): string[] {
   return Object.entries(README_BLOCKS)
