@@ -147,7 +147,7 @@ export function strykerScoreMarkdown(f: MutationFigures): string {
     `**Checks' code under Stryker: ${f.score.toFixed(1)} % of ${judged} non-equivalent mutants killed** ` +
     `(${f.killed} killed, ${f.timeout} timed out, ${f.survived} survived, ${f.noCoverage} run by no test; ` +
     `${f.equivalent} more are equivalent, ${f.ignored} static ones not run, ${f.invalid} invalid) by the per-check ` +
-    `unit tests, over \`suites/\` and the check helpers; the survivors and why each survives: ` +
+    `unit tests, over the checks' code and the helpers they judge with; the survivors and why each survives: ` +
     `[\`docs/mutation.md\`](docs/mutation.md).\n`
   );
 }

@@ -206,17 +206,17 @@ describe("/auth's answer: each member judged", () => {
     expect(short.notes.join()).toContain('the issued app_token has 4 characters, too few to redact safely everywhere');
   });
 
-  test('AUTH-03: app_secret alone, app_key alone', async () => {
+  test("AUTH-03: app's app_secret alone, app_key alone", async () => {
     const secret = await replayChanged(
       'AUTH-03',
-      starting('GET /auth'),
+      starting('GET /auth?secret=pk_test_golden_dragon'),
       authData((d) => ({ ...d, app_secret: 'x' })),
     );
     expect(secret.message).toBe('GET /auth: app_secret is "x", expected the public key sent as secret');
     expect(secret.fingerprints).toEqual(['app_secret']);
     const key = await replayChanged(
       'AUTH-03',
-      starting('GET /auth'),
+      starting('GET /auth?secret=pk_test_golden_dragon'),
       authData((d) => ({ ...d, app_key: 'y' })),
     );
     expect(key.message).toBe('GET /auth: app_key is "y", expected the secret key sent as key');
