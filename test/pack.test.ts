@@ -88,7 +88,10 @@ test('the lowest Vitest of the supported range runs the CLI and library mode; Vi
   // library mode use only public API that it has.
   const lowest = SUPPORTED_VITEST.match(/^>=(\d+\.\d+\.\d+)/)![1]!;
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `vitest@${lowest}`], dir);
-  const cli = await runCli(['--demo', '--only', 'AUTH-*', '--only', 'DISH-*', '--fuzz-runs', '5'], { cwd: dir, bin: 'npx' });
+  const cli = await runCli(['--demo', '--only', 'AUTH-*', '--only', 'DISH-*', '--fuzz-runs', '5'], {
+    cwd: dir,
+    bin: 'npx',
+  });
   expect(cli.code, cli.stdout + cli.stderr).toBe(0);
   expect(cli.report?.checks.filter((c) => c.status === 'passed').length).toBeGreaterThan(5);
   const onLowest = library();
