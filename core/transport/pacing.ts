@@ -13,12 +13,25 @@ import type { RequestSpec } from './exchange.js';
  */
 export interface RequestChain {
   answered: number;
+  /** Per priority, how many of the chain's requests wait at it: a chain never overtakes its own older requests. */
+  waiting: number[];
 }
 const chains = new AsyncLocalStorage<RequestChain>();
 
 /** Runs `fn` as one chain of requests (see RequestChain); requests sent outside any chain are served first-come. */
 export function inRequestChain<T>(fn: () => Promise<T>): Promise<T> {
-  return chains.run({ answered: 0 }, fn);
+  return chains.run({ answered: 0, waiting: new Array<number>(PRIORITIES).fill(0) }, fn);
+}
+
+/**
+ * The priority a request of the current chain waits at: its answers so far, but never above the priority its oldest
+ * waiting request holds, so a chain's requests keep their order (a sweep's first detail is not overtaken by its
+ * later ones, which would start as the chain's answers come in).
+ */
+function priorityOf(chain: RequestChain | undefined): number {
+  if (!chain) return 0;
+  const oldest = chain.waiting.findIndex((n) => n > 0);
+  return Math.min(chain.answered, PRIORITIES - 1, oldest === -1 ? Infinity : oldest);
 }
 
 /** Counts an answer to the chain the current code belongs to (the HTTP client calls it as an answer arrives). */
@@ -69,9 +82,12 @@ export class Gate {
 
   async enter(): Promise<void> {
     if (this.active >= this.limit) {
-      const priority = Math.min(chains.getStore()?.answered ?? 0, PRIORITIES - 1);
+      const chain = chains.getStore();
+      const priority = priorityOf(chain);
       this.waiters++;
+      if (chain) chain.waiting[priority]!++;
       await new Promise<void>((r) => this.queues[priority]!.push(r));
+      if (chain) chain.waiting[priority]!--;
     } else this.active++;
     if (this.pausedUntil > Date.now()) {
       // Re-check after waking: another 429 may have pushed the pause further while this request slept.
