@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { Redactor, neutralizeMarkers } from '../core/redact/redact.js';
+import { placeholderOf, Redactor, neutralizeMarkers } from '../core/redact/redact.js';
 import { untrustedLine, untrustedLines, inertBlock } from '../core/redact/untrusted-text.js';
 
 /** Every legal JSON escaping of a string: each character as itself, as \uXXXX (lower or upper hex) or short. */
@@ -179,4 +179,19 @@ describe('messages: markers only where the redactor put them', () => {
       'GET /dishes/[FORGED-REDACTED:secret-key] does not match, got "[REDACTED:token] [FORGED-REDACTED:secret-key]" with [REDACTED:secret-key]; NOT CONFORMANT',
     );
   });
+});
+
+test('a derived token that is a form of the token (its lower case) keeps its own kind, so a recording tells them apart', () => {
+  const r = new Redactor();
+  const token = 'TokenWithUpperCase0123456789';
+  r.add(token, 'token');
+  expect(r.kindOf(token.toLowerCase())).toBe('token');
+  r.add(token.toLowerCase(), 'derived-token');
+  expect(r.kindOf(token.toLowerCase())).toBe('derived-token');
+  expect(r.replaceSecrets(`a ${token.toLowerCase()} b ${token}`, placeholderOf)).toBe(
+    'a REDACTED_derived-token b REDACTED_token',
+  );
+  // Only a value added as itself takes a form over: the token added again keeps its kind.
+  r.add(token, 'issued-token');
+  expect(r.kindOf(token)).toBe('token');
 });

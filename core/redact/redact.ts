@@ -415,6 +415,8 @@ function placeholderAt(part: string, name: (kind: SecretKind) => string): string
 /** A run's secrets, and the one way anything is redacted before it is printed or written. */
 export class Redactor {
   private readonly secrets = new Map<string, SecretKind>();
+  /** The values added as themselves (not one of their forms: the lower case, the URL encoding). */
+  private readonly added = new Set<string>();
   private readonly kinds: SecretKind[] = [];
   private safeMatcher: Matcher | undefined;
   private allMatcher: Matcher | undefined;
@@ -446,8 +448,13 @@ export class Redactor {
           ]
         : [value];
     if (value.length < SAFE_SECRET_LENGTH) this.short.add(kind);
+    const firstAsItself = !this.added.has(value);
+    this.added.add(value);
     for (const form of forms) {
-      if (!this.secrets.has(form)) {
+      // A value added as itself takes its kind over from a form of another secret: the token's lower case, sent as a
+      // wrong token of its own (a derived token), is that, and a recording must tell it from the token.
+      const takesOver = form === value && firstAsItself && this.secrets.has(form) && this.secrets.get(form) !== kind;
+      if (!this.secrets.has(form) || takesOver) {
         this.secrets.set(form, kind);
         this.safeMatcher = undefined;
         this.allMatcher = undefined;
