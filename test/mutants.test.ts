@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MUTANTS, type Mutant } from '../reference/mutants/index.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { withServer } from './helpers/target.js';
@@ -7,6 +7,7 @@ import { demoConfig } from '../app/demo.js';
 import { recordCheck, RECORDING_SETTINGS } from '../app/check-recordings.js';
 import { preflight } from '../app/preflight.js';
 import { redactorFor } from '../core/redact/redact.js';
+import { buildReport } from '../core/model/report.js';
 import { recordingsOf } from './checks/replay.js';
 
 const gated = ALL_CHECKS.filter((c) => c.level !== 'INFO');
@@ -14,8 +15,17 @@ const exclusive = (id: string): boolean => MUTANTS.some((m) => m.kills.length ==
 
 // Through the one engine the CLI runs (core/engine/engine.ts), in this process: the same checks, config and records as
 // a CLI run against the mutant, without a process, Vitest and a worker started for each of over a hundred mutants.
-// What the CLI adds around the engine (exit codes, reports, the preflight) is tested on its own (cli, verdict tests).
+// The preflight runs first, as in the CLI; the exit code is the report model's, as the CLI's is; the reports around them
+// are tested on their own (cli, verdict tests).
 describe.concurrent('each mutant of the reference server is caught by exactly the checks meant for it', () => {
+  // What a CLI run would print on stderr beside its report: no process warning, whatever a mutant answers.
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+  beforeAll(() => void process.on('warning', onWarning));
+  afterAll(() => {
+    process.off('warning', onWarning);
+    expect(warnings).toEqual([]);
+  });
   for (const m of MUTANTS) {
     test(`${m.name}: ${m.description}`, async () => {
       await withServer([m], async (srv) => {
@@ -25,6 +35,19 @@ describe.concurrent('each mutant of the reference server is caught by exactly th
         await preflight(config, redactorFor(config));
         const { records, errors } = await runChecks(config, ALL_CHECKS);
         expect(errors).toEqual([]);
+        // The verdict the CLI would exit with: 1 when a MUST check failed, else 0 (a SHOULD finding never gates).
+        const report = buildReport({
+          checks: records,
+          baseUrl: config.base_url,
+          startedAt: new Date(),
+          durationMs: 0,
+          strict: false,
+          catalogue: ALL_CHECKS,
+          fuzz: config.fuzz,
+          config: {},
+          errors,
+        });
+        expect(report.exit_code).toBe(records.some((r) => r.level === 'MUST' && r.status === 'failed') ? 1 : 0);
         const failed = records
           .filter((r) => r.status === 'failed' || r.status === 'error')
           .map((r) => `${r.id}${r.status === 'error' ? ` (error: ${r.message})` : ''}`)
