@@ -5,8 +5,7 @@ import { formatErrors, validate } from '../core/spec/schemas.js';
 import { describeReply, isRefusal } from '../core/model/assertions.js';
 import { show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
-import { judgedApplications } from './support/tenants.js';
-import { LIST_PATHS } from '../core/spec/resources.js';
+import { otherApplicationsAnswers } from './support/answers.js';
 import { AUTH_PATH } from '../core/spec/endpoints.js';
 
 /**
@@ -16,17 +15,12 @@ import { AUTH_PATH } from '../core/spec/endpoints.js';
 async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; reply: Reply }>> {
   const paths = await dataEndpointPaths(ctx);
   const replies = await Promise.all(paths.map(async ({ path }) => ({ path, reply: await ctx.api.get(path) })));
-  const others = judgedApplications(ctx).filter((a) => a.who !== 'app');
-  const theirs = await Promise.all(
-    others.flatMap((a) => [
-      ctx.api.authAnswer(a.who).then((reply) => (reply ? [{ path: `${AUTH_PATH}${a.suffix}`, reply }] : [])),
-      ...['/merchant', ...LIST_PATHS].map((p) =>
-        ctx.api.get(p, a.who).then((reply) => [{ path: `${p}${a.suffix}`, reply }]),
-      ),
-    ]),
-  );
+  const theirs = (await otherApplicationsAnswers(ctx)).map(({ request, reply }) => ({
+    path: request.replace(/^GET /, ''),
+    reply,
+  }));
   const auth = await ctx.api.authAnswer();
-  return [...(auth ? [{ path: AUTH_PATH, reply: auth }] : []), ...replies, ...theirs.flat()];
+  return [...(auth ? [{ path: AUTH_PATH, reply: auth }] : []), ...replies, ...theirs];
 }
 
 /** The checks of the success envelope every data answer is wrapped in (§2.1). */

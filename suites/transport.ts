@@ -7,10 +7,14 @@ import { endpointLabel } from '../core/spec/resources.js';
 import { describeReply, envelopeCode } from '../core/model/assertions.js';
 import { show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
+import { otherApplicationsAnswers } from './support/answers.js';
 import { unknownInterface } from './errors.js';
 import { errorPhrase, grouped, sendOrError } from './support/observations.js';
 
-/** The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests) and one error answer. */
+/**
+ * The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests), one error answer, and the
+ * other configured applications' /auth, /merchant and lists.
+ */
 export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
   const auth = await ctx.api.authAnswer();
   const out: Array<{ request: string; reply: Reply }> = auth ? [{ request: `GET ${AUTH_PATH}`, reply: auth }] : [];
@@ -25,7 +29,7 @@ export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request:
   } catch (e) {
     if (!(e instanceof Blocked)) throw e;
   }
-  return out;
+  return [...out, ...(await otherApplicationsAnswers(ctx))];
 }
 
 /**

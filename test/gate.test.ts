@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { chainAnswered, Gate, inRequestChain } from '../core/transport/pacing.js';
+import { chainAnswered, Gate, requestChain } from '../core/transport/pacing.js';
 
 test('the gate wakes its waiters in order, never lets more than its limit in, through a queue that never empties', async () => {
   await fc.assert(
@@ -33,14 +33,13 @@ test('a chain further along is served before one that has just begun; first come
       const gate = new Gate(1);
       await gate.enter(); // the one slot is taken: every chain below waits
       const order: number[] = [];
-      const waiting = progress.map((answered, i) =>
-        inRequestChain(async () => {
-          for (let k = 0; k < answered; k++) chainAnswered();
-          await gate.enter();
-          order.push(i);
-          gate.leave();
-        }),
-      );
+      const waiting = progress.map(async (answered, i) => {
+        const chain = requestChain();
+        for (let k = 0; k < answered; k++) chainAnswered(chain);
+        await gate.enter(chain);
+        order.push(i);
+        gate.leave();
+      });
       gate.leave();
       await Promise.all(waiting);
       // Served by answers so far (capped: far along is far along), then in the order they came.

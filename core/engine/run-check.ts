@@ -6,7 +6,6 @@ import { capText } from '../redact/untrusted-text.js';
 import type { Check, CheckContext, CheckResult, FuzzFailure, Requirement } from '../model/check.js';
 import { Blocked, CheckFailure } from '../session/check-errors.js';
 import { unrecordedRequest } from '../session/recorded-source.js';
-import { inRequestChain } from '../transport/pacing.js';
 import { CREDENTIALS, TOKEN_HEADER } from '../spec/auth-scheme.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
@@ -205,8 +204,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
 
   async function judged(): Promise<CheckResult> {
     try {
-      // One chain of requests per check: the gate serves a check that is further along first (core/transport/pacing.ts).
-      await inRequestChain(() => check.run(ctx));
+      await check.run(ctx);
       return done('passed', observation ?? 'as the spec requires');
     } catch (e) {
       if (e instanceof Blocked) return done('skipped', `blocked: ${e.message}`);

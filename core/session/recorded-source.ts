@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Who } from '../spec/resources.js';
 import { placeholderOf, type Redactor } from '../redact/redact.js';
 import type { ExchangeSource } from '../transport/exchange-source.js';
+import type { RequestChain } from '../transport/pacing.js';
 import {
   EXCERPT_CHARS,
   EXCERPT_HEAD_BYTES,
@@ -457,11 +458,11 @@ export class Recorder implements ExchangeSource {
     return this.inner.redactor;
   }
 
-  async send(spec: RequestSpec): Promise<Reply> {
+  async send(spec: RequestSpec, chain?: RequestChain): Promise<Reply> {
     const started_at = new Date().toISOString();
     let r: Reply;
     try {
-      r = await this.inner.send(spec);
+      r = await this.inner.send(spec, chain);
     } catch (e) {
       if (e instanceof NetworkError)
         this.sink({ request: e.exchange.request, error: e.exchange.error ?? e.message, started_at });

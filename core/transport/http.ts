@@ -16,6 +16,7 @@ import {
   BREAKER_TIMEOUTS,
   Breaker,
   chainAnswered,
+  type RequestChain,
   endpointOf,
   Gate,
   RETRY_BUDGET_TIMEOUTS,
@@ -120,7 +121,7 @@ export class HttpClient {
    * A 429 is retried after its Retry-After (at most retry.max times, each wait capped at retry.capMs), and the
    * retries are recorded on the exchange; every other status, 503 included, is answered as it came.
    */
-  async send(spec: RequestSpec): Promise<Reply> {
+  async send(spec: RequestSpec, chain?: RequestChain): Promise<Reply> {
     const method = spec.method ?? 'GET';
     const url = this.url(spec);
     // What the client decodes: a server that codes a body anyway is decoded all the same (core/transport/content-coding.ts).
@@ -136,7 +137,7 @@ export class HttpClient {
     for (;;) {
       let reply: Reply;
       try {
-        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries, resent);
+        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries, resent, chain);
       } catch (e) {
         // A server closes idle keep-alive connections (Node's default: after 5 s; proxies differ), and a request sent
         // on a connection it is closing fails before any byte of an answer. A GET that failed so is sent once more
@@ -184,12 +185,13 @@ export class HttpClient {
     retries: RetryRecord[],
     /** Why the request is sent again on a fresh connection (its first connection closed before any answer). */
     resent?: string,
+    chain?: RequestChain,
   ): Promise<Reply> {
     const withRetries = (e: Exchange): Exchange => {
       const x = retries.length ? { ...e, retries: [...retries] } : e;
       return resent !== undefined ? { ...x, resent } : x;
     };
-    await this.gate.enter();
+    await this.gate.enter(chain);
     const started = performance.now();
     let flight: Flight | undefined;
     let responded = false;
@@ -300,7 +302,7 @@ export class HttpClient {
     } finally {
       if (flight) this.timeouts.end(flight);
       this.gate.leave();
-      chainAnswered();
+      chainAnswered(chain);
     }
   }
 

@@ -2,12 +2,11 @@
  * When a request may start: the concurrency cap and rate pacing (Gate), the breaker for endpoints that stopped
  * answering, and the 429 retry policy (Retry-After, the run's budget for waits).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestSpec } from './exchange.js';
 
 /**
- * How far along its work a chain of requests is: the requests already answered to the code that sends (a check, in
- * core/engine/run-check.ts). The gate serves the furthest-along first: a check that sends one request after another
+ * How far along its work a chain of requests is: the requests already answered to the code that sends (a check: its
+ * Api in core/session/api.ts holds one and hands it with each request). The gate serves the furthest-along first: a check that sends one request after another
  * (a fuzz case after the list, a probe after its token) would otherwise queue behind every leaf request of the run
  * at each step, and the run would take its chain × the queue instead of its chain × one round trip.
  */
@@ -16,11 +15,14 @@ export interface RequestChain {
   /** Per priority, how many of the chain's requests wait at it: a chain never overtakes its own older requests. */
   waiting: number[];
 }
-const chains = new AsyncLocalStorage<RequestChain>();
 
-/** Runs `fn` as one chain of requests (see RequestChain); requests sent outside any chain are served first-come. */
-export function inRequestChain<T>(fn: () => Promise<T>): Promise<T> {
-  return chains.run({ answered: 0, waiting: new Array<number>(PRIORITIES).fill(0) }, fn);
+/**
+ * A new chain of requests (see RequestChain); requests sent with none are served first-come. Handed along
+ * explicitly, not kept in an AsyncLocalStorage: on Node 20 that puts a hook on every promise of the process, and a
+ * large merchant's run makes millions of them.
+ */
+export function requestChain(): RequestChain {
+  return { answered: 0, waiting: new Array<number>(PRIORITIES).fill(0) };
 }
 
 /**
@@ -34,9 +36,8 @@ function priorityOf(chain: RequestChain | undefined): number {
   return Math.min(chain.answered, PRIORITIES - 1, oldest === -1 ? Infinity : oldest);
 }
 
-/** Counts an answer to the chain the current code belongs to (the HTTP client calls it as an answer arrives). */
-export function chainAnswered(): void {
-  const chain = chains.getStore();
+/** Counts an answer to the chain that sent the request (the HTTP client calls it as an answer arrives). */
+export function chainAnswered(chain: RequestChain | undefined): void {
   if (chain) chain.answered++;
 }
 
@@ -80,9 +81,9 @@ export class Gate {
     return Math.max(0, until - Math.max(Date.now(), this.pausedUntil));
   }
 
-  async enter(): Promise<void> {
+  /** Waits for a slot; `chain` is the sender's (its progress sets the priority), none for a request of no chain. */
+  async enter(chain?: RequestChain): Promise<void> {
     if (this.active >= this.limit) {
-      const chain = chains.getStore();
       const priority = priorityOf(chain);
       this.waiters++;
       if (chain) chain.waiting[priority]!++;

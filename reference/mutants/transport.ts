@@ -45,6 +45,33 @@ export const transportMutants: Mutant[] = [
     },
   },
   {
+    // TRANS-01 judges the second merchant's answers too (#27): its /merchant alone has the wrong type.
+    name: 'other-merchant-merchant-text-plain',
+    description: "GET /merchant with the second merchant's application's token answers with Content-Type text/plain",
+    kills: ['TRANS-01'],
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/merchant' && req.merchant?.id === 2 && r.http === 200
+        ? { ...r, headers: { ...r.headers, 'content-type': 'text/plain; charset=utf-8' } }
+        : r;
+    },
+  },
+  {
+    // TRANS-02 judges the second merchant's answers too (#27): its dish list alone goes out in Latin-1.
+    name: 'other-merchant-dishes-latin1',
+    description: "GET /dishes with the second merchant's application's token sends a dish name in Latin-1 bytes",
+    kills: ['TRANS-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      const name = world.fixtures.dishes
+        .filter((d) => d.user_id === 2)
+        .map((d) => d.name)
+        .find((n) => /[\u0080-\u00ff]/.test(n) && /^[\u0000-\u00ff]*$/.test(n));
+      if (req.path !== '/dishes' || req.merchant?.id !== 2 || r.http !== 200 || !name) return r;
+      return { ...r, raw: latin1Body(JSON.stringify(r.body), name) };
+    },
+  },
+  {
     name: 'plain-http-same-port',
     description: 'the HTTPS port also answers plain HTTP and serves the API on it',
     kills: ['TRANS-03'],

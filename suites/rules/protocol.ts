@@ -50,6 +50,11 @@ const ERRORS: readonly Place[] = [
 const OTHER_READ: readonly Place[] = [AUTH, MERCHANT, ...LISTS];
 const OTHER_DETAILS_UNREAD =
   "other_app's details are not read for their envelope (ENV-01 reads its /auth, /merchant and lists)";
+const OTHER_TRANSPORT_READ =
+  "the transport checks read other_app's /auth, /merchant and lists; a refusal, an unknown interface's error and the details with app's token only";
+/** What TRANS-01/02 read of other_app (its /auth, /merchant and lists), where no mutant breaks it for other_app. */
+const otherTransport = (check: string, what: string): WaySpec['at'][number] =>
+  only(['other_app'], probed(noMutant(check, `${what} for other_app`)), OTHER_READ);
 
 const way = (w: Way, how: string, ...entries: WaySpec['at']): WaySpec => ({ way: w, how, at: entries });
 /** A way that applies at these places only (an error's msg, a list's records). */
@@ -350,7 +355,8 @@ const JSON_RULE: Rule = {
         ),
         [NO_TOKEN],
       ),
-      rest("the transport checks read app's answers only"),
+      otherTransport('TRANS-01', 'drops the header'),
+      rest(OTHER_TRANSPORT_READ),
     ),
     way(
       'wrong value',
@@ -358,7 +364,9 @@ const JSON_RULE: Rule = {
       only(['app'], probed(by('TRANS-01', 'seats-text-html')), [SEATS]),
       only(['app'], probed(noMutant('TRANS-01', 'answers another media type here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
-      rest("the transport checks read app's answers only"),
+      only(['other_app'], probed(by('TRANS-01', 'other-merchant-merchant-text-plain')), [MERCHANT]),
+      otherTransport('TRANS-01', 'answers another media type here'),
+      rest(OTHER_TRANSPORT_READ),
     ),
     way(
       'wrong value',
@@ -376,7 +384,8 @@ const JSON_RULE: Rule = {
       'a charset other than UTF-8',
       only(['app'], probed(noMutant('TRANS-01', 'names another charset')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
-      rest("the transport checks read app's answers only"),
+      otherTransport('TRANS-01', 'names another charset'),
+      rest(OTHER_TRANSPORT_READ),
     ),
     way(
       'whitespace or encoding',
@@ -418,7 +427,9 @@ const UTF8_RULE: Rule = {
       only(['app'], probed(by('TRANS-02', 'dish-name-latin1')), [DISHES]),
       only(['app'], probed(noMutant('TRANS-02', 'sends other bytes here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
-      rest("the transport checks read app's answers only"),
+      only(['other_app'], probed(by('TRANS-02', 'other-merchant-dishes-latin1')), [DISHES]),
+      otherTransport('TRANS-02', 'sends other bytes here'),
+      rest(OTHER_TRANSPORT_READ),
     ),
   ],
   latitude: [],

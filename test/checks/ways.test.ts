@@ -504,9 +504,9 @@ describe('the transport checks: each header and origin way', () => {
 
   test('TRANS-01: a charset that is not UTF-8, no header at all; a +json type, a quoted UTF-8 and other parameters pass', async () => {
     const latin = await withContentType('GET /auth', 'application/json; charset=iso-8859-1');
-    expect(latin.message).toBe(
-      `${lead}GET /auth: Content-Type "application/json; charset=iso-8859-1" names charset "iso-8859-1", not UTF-8`,
-    );
+    // Both applications' /auth answers are changed, and both are judged (#27: every application).
+    const latinWay = 'Content-Type "application/json; charset=iso-8859-1" names charset "iso-8859-1", not UTF-8';
+    expect(latin.message).toBe(`${lead}GET /auth: ${latinWay}; GET /auth with other_app's token: ${latinWay}`);
     const none = await withContentType('GET /conformance-unknown-interface', undefined);
     expect(none.message).toBe(`${lead}GET /conformance-unknown-interface: no Content-Type header`);
     for (const ok of [
