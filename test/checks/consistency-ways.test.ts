@@ -310,3 +310,319 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
     ]);
   });
 });
+
+/** The recorded orders changed (a copy). */
+const orders = (change: (os: Rec[]) => Rec[]) => (xs: RecordedExchange[]) =>
+  withAnswers(xs, line('GET /orders'), data(change));
+const order = (id: number, change: (o: Rec) => Rec) => orders((os) => os.map((o) => (o.id === id ? change(o) : o)));
+
+describe("CONS-07: an order's seat_id and its seat", () => {
+  test('a seat_id that is not an int is noted; seat_id 0 with a seat 0, a seat with a malformed id: nothing to compare', async () => {
+    const r = await replayed(
+      'CONS-07',
+      orders((os) =>
+        os.map((o) =>
+          o.id === 5001
+            ? { ...o, seat_id: '11' }
+            : o.id === 5002
+              ? { ...o, seat: { ...(o.seat as Rec), id: 'twelve' } }
+              : { ...o, seat: { ...(os[0]!.seat as Rec), id: 0 } },
+        ),
+      ),
+    );
+    expect(r.status).toBe('passed');
+    expect(r.notes).toEqual(['not compared, 1: seat_id is not an int (see ORD-01): order 5001']);
+  });
+});
+
+describe('CONS-08/10: the records an order embeds equal their own', () => {
+  /** CONS-12's failing recording: GET /dishes lacks dish 103 and GET /seats seat 12, both details answer 404. */
+  const lacking = { from: 'CONS-12', which: 'fail' } as const;
+  const found = (json: unknown) => () => ({ status: 'SUCCESS', code: 200, data: json });
+  const seat12 = (change: (s: Rec) => Rec) => (xs: RecordedExchange[]) => {
+    const seat = (JSON.parse(xs.find(line('GET /orders'))!.response!.body) as { data: Rec[] }).data[1]!.seat as Rec;
+    return withAnswers(xs, line('GET /seats/12'), found(change(seat)), 200);
+  };
+
+  test('CONS-08: a seat the list lacks and its detail does not answer is noted', async () => {
+    const r = await replayed('CONS-08', (xs) => xs, lacking);
+    expect(r.status).toBe('passed');
+    expect(r.notes).toEqual([
+      "not compared, 1: neither GET /seats nor the first details asked answer the seat (see CONS-12): order 5002's seat 12",
+    ]);
+  });
+
+  test('CONS-08: a seat the list lacks is compared with its detail: a difference fails, latitude is noted, extra fields are not', async () => {
+    const r = await replayed(
+      'CONS-08',
+      seat12((s) => ({ ...s, table_number: 2, remark: 'moved', floor: 3 })),
+      lacking,
+    );
+    expect(r.status).toBe('failed');
+    expect(r.notes).toEqual([
+      'number vs numeric string, both allowed (issue 2 latitude): order 5002\'s seat 12: the order has table_number "2", GET /seats/12 has 2',
+    ]);
+    expect(r.message).toBe(
+      '1 of 2 embedded seats differ from the seat record: order 5002\'s seat 12: the order has remark null, GET /seats/12 has "moved"',
+    );
+    expect(r.fingerprints).toEqual(['order:5002:seat.remark']);
+  });
+
+  test('CONS-08: a detail answering another id is not compared; a seat of an order with seat_id 0 is not either', async () => {
+    const r = await replayed(
+      'CONS-08',
+      (xs) =>
+        order(5003, (o) => ({ ...o, seat: { ...(o.seat as Rec), id: 11, remark: 'other' } }))(
+          seat12((s) => ({ ...s, id: 13, remark: 'moved' }))(xs),
+        ),
+      lacking,
+    );
+    expect(r.status).toBe('passed');
+    expect(r.notes).toEqual([
+      "not compared, 1: neither GET /seats nor the first details asked answer the seat (see CONS-12): order 5002's seat 12",
+    ]);
+  });
+
+  test('CONS-10: a dish the list lacks: noted, then compared with its detail; lines without a dish id said once', async () => {
+    const shapes = order(5003, (o) => ({ ...o, dishes: 'none' }));
+    const lines = order(5002, (o) => ({ ...o, dishes: [...(o.dishes as Rec[]), 'x', { id: null }] }));
+    const noted = await replayed('CONS-10', (xs) => lines(shapes(xs)), lacking);
+    expect(noted.status).toBe('passed');
+    expect(noted.notes).toEqual([
+      'not compared, 2: an order line without a dish id (see ORD-01): order 5002, order 5002',
+      'not compared, 1: dishes is not an array (see ORD-01): order 5003',
+      "not compared, 1: neither GET /dishes nor the first details asked answer the dish (see CONS-12): order 5001's dish 103",
+    ]);
+    const compared = await replayed(
+      'CONS-10',
+      (xs) =>
+        withAnswers(
+          xs,
+          line('GET /dishes/103'),
+          found({
+            id: 103,
+            name: 'Jasmine tea 茉莉花茶',
+            price: 13,
+            stock: 200,
+            unit: 'cup',
+            category_id: 3,
+            user_id: 1,
+          }),
+          200,
+        ),
+      lacking,
+    );
+    expect(compared.status).toBe('failed');
+    expect(compared.notes).toEqual([]);
+    expect(compared.message).toBe(
+      '1 of 4 embedded dishes differ from the dish record: order 5001\'s dish 103: the order has price 12.8, GET /dishes/103 has 13; the order has unit null, GET /dishes/103 has "cup"',
+    );
+    expect(compared.fingerprints).toEqual(['order:5001:dish:103:price', 'order:5001:dish:103:unit']);
+  });
+
+  test('CONS-10: ids that are not digits are not asked for, and only the first 20 details are', async () => {
+    const many = Array.from({ length: 21 }, (_, i) => 201 + i);
+    const r = await replayed(
+      'CONS-10',
+      (xs) => {
+        let out = order(5001, (o) => {
+          const d = (o.dishes as Rec[])[0]!;
+          return { ...o, dishes: [...many, 'x1', '1x'].map((id) => ({ ...d, id })) };
+        })(xs);
+        for (const id of many.slice(0, 20))
+          out = plus(out, 'GET /dishes/103', `/dishes/${id}`, { status: 'SUCCESS', code: 200, data: { id } });
+        return out;
+      },
+      lacking,
+    );
+    expect(r.status).toBe('passed');
+    expect(r.notes).toEqual([
+      "not compared, 3: neither GET /dishes nor the first details asked answer the dish (see CONS-12): order 5001's dish 221, order 5001's dish x1, order 5001's dish 1x",
+    ]);
+  });
+});
+
+describe('CONS-09: the pivot names its order and dish', () => {
+  test('a line without a pivot is noted, not judged', async () => {
+    const r = await replayed(
+      'CONS-09',
+      order(5001, (o) => ({ ...o, dishes: [{ ...(o.dishes as Rec[])[0]!, pivot: null }, 'x'] })),
+    );
+    expect(r.status).toBe('passed');
+    expect(r.notes).toEqual([
+      'not compared, 2: an order line without a dish object or pivot (see ORD-01): order 5001, order 5001',
+    ]);
+  });
+});
+
+describe("CONS-11: order_table_number and the seat's table_number", () => {
+  test('compared as numbers, written in every way; what is not a number, or not the seat, is not compared', async () => {
+    const r = await replayed('CONS-11', (xs) => {
+      const withSeat = orders((os) => {
+        const first = os[0]!;
+        const at = (
+          id: number,
+          table: unknown,
+          otn: unknown,
+          seat: Rec | null = { ...(first.seat as Rec), table_number: table },
+        ) => ({
+          ...first,
+          id,
+          order_table_number: otn,
+          seat,
+          seat_id: seat === null ? 13 : 11,
+        });
+        return [
+          ...os,
+          at(6001, 'A1', 1),
+          at(6002, '1A', 1),
+          at(6003, ' 2', 2),
+          at(6004, '2 ', 2),
+          at(6005, '12', 12),
+          at(6006, 5, 6),
+          at(6007, [3], 3),
+          at(6008, '1', '1'),
+          at(6009, '7', 1, { ...(first.seat as Rec), id: 12, table_number: '7' }),
+          at(6010, undefined, 9, null),
+          { ...first, id: 6011, seat_id: 99, seat: null },
+          { ...first, id: 6012, seat_id: 0, seat: null, order_table_number: 5 },
+        ];
+      })(xs);
+      return withAnswers(
+        withSeat,
+        line('GET /seats'),
+        data((ss: Rec[]) => [...ss, { ...ss[0]!, id: 'undefined', table_number: '99' }]),
+      );
+    });
+    expect(r.status).toBe('passed');
+    expect(r.notes).toEqual([
+      '3 order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number',
+    ]);
+    expect(r.message).toBe(
+      '2 of 7 orders whose table number is not their seat\'s: order 6006 has order_table_number 6, its seat 11 has table_number 5; order 6010 has order_table_number 9, its seat 13 has table_number "8"',
+    );
+  });
+});
+
+describe('CONS-12: every dish and seat an order names is listed', () => {
+  const lacking = { from: 'CONS-12', which: 'fail' } as const;
+  const notFound = { status: 'ERROR', code: 404, msg: 'Record not found' };
+  const missing = (xs: RecordedExchange[], ...paths: string[]) =>
+    paths.reduce((out, p) => plus(out, 'GET /dishes/103', p, notFound, 404), xs);
+
+  test('a dish its detail answers, one a pivot names, one of another merchant, one without user_id', async () => {
+    const r = await replayed(
+      'CONS-12',
+      (xs) => {
+        let out = withAnswers(
+          xs,
+          line('GET /dishes/103'),
+          () => ({ status: 'SUCCESS', code: 200, data: { id: 103, name: 'Jasmine tea' } }),
+          200,
+        );
+        out = orders((os) =>
+          os.map((o) => {
+            const [line1] = o.dishes as Rec[];
+            const as = (id: number, more: Rec = {}) => ({
+              ...line1!,
+              id,
+              ...more,
+              pivot: { ...(line1!.pivot as Rec), dish_id: id },
+            });
+            if (o.id === 5002)
+              return {
+                ...o,
+                dishes: [{ ...line1!, pivot: { ...(line1!.pivot as Rec), dish_id: 105 } }, null, { id: 101 }],
+              };
+            if (o.id === 5003) {
+              const { user_id: _, ...anonymous } = as(107);
+              return { ...o, dishes: [as(106, { user_id: 2 }), anonymous] };
+            }
+            return o;
+          }),
+        )(out);
+        return missing(out, '/dishes/105', '/dishes/106', '/dishes/107');
+      },
+      lacking,
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      "5 of 8 dishes and seats that orders name are missing from their lists: GET /dishes lacks dish 103, which order 5001's dishes[] names and GET /dishes/103 answers; order 5002's pivot.dish_id names dish 105, which no endpoint knows (not in GET /dishes; GET /dishes/105 answers no such dish); order 5003's dishes[] names dish 106 (it carries user_id 2, not the merchant's 1), which no endpoint knows (not in GET /dishes; GET /dishes/106 answers no such dish); order 5003's dishes[] names dish 107, which no endpoint knows (not in GET /dishes; GET /dishes/107 answers no such dish); order 5002's seat_id names seat 12, which no endpoint knows (not in GET /seats; GET /seats/12 answers no such seat)",
+    );
+    expect(r.fingerprints).toEqual([
+      'dish:103:unlisted',
+      'dish:105:unlisted',
+      'dish:106:unlisted',
+      'dish:107:unlisted',
+      'seat:12:unlisted',
+    ]);
+  });
+
+  test('a seat embedded under a listed seat_id, of another merchant; no seat object; seat_id 0 with a seat', async () => {
+    const r = await replayed(
+      'CONS-12',
+      (xs) =>
+        missing(
+          orders((os) => {
+            const seat = os[0]!.seat as Rec;
+            return [
+              ...os.map((o) =>
+                o.id === 5001
+                  ? { ...o, seat: null }
+                  : o.id === 5003
+                    ? { ...o, seat_id: 13, seat: { ...seat, id: 14, user_id: 2 } }
+                    : o,
+              ),
+              { ...os[2]!, id: 5004, seat_id: 0, seat: { ...seat, id: 15 } },
+            ];
+          })(xs),
+          '/seats/14',
+        ),
+      lacking,
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      "3 of 8 dishes and seats that orders name are missing from their lists: order 5001's dishes[] names dish 103, which no endpoint knows (not in GET /dishes; GET /dishes/103 answers no such dish); order 5002's seat_id names seat 12, which no endpoint knows (not in GET /seats; GET /seats/12 answers no such seat); order 5003's seat names seat 14 (it carries user_id 2, not the merchant's 1), which no endpoint knows (not in GET /seats; GET /seats/14 answers no such seat)",
+    );
+    expect(r.fingerprints).toEqual(['dish:103:unlisted', 'seat:12:unlisted', 'seat:14:unlisted']);
+  });
+
+  test("without /merchant's answer no owner is said; without /seats' the dishes are still judged; without /merchant in the recording, nothing is", async () => {
+    const owned = order(5001, (o) => ({ ...o, dishes: (o.dishes as Rec[]).map((d) => ({ ...d, user_id: 2 })) }));
+    const r = await replayed(
+      'CONS-12',
+      (xs) =>
+        withAnswers(withAnswers(owned(xs), line('GET /merchant'), refused, 500), line('GET /seats'), refused, 500),
+      lacking,
+    );
+    expect(r.status).toBe('failed');
+    expect(r.notes).toEqual(['/seats not checked: GET /seats answered status "ERROR", code 500 (HTTP 500)']);
+    expect(r.message).toBe(
+      "1 of 4 dishes and seats that orders name are missing from their lists: order 5001's dishes[] names dish 103, which no endpoint knows (not in GET /dishes; GET /dishes/103 answers no such dish)",
+    );
+    const unrecorded = await replayed('CONS-12', (xs) => without('GET /merchant')(owned(xs)), lacking);
+    expect(unrecorded.status).toBe('skipped');
+    expect(unrecorded.message).toBe('not in the recording: GET /merchant');
+  });
+
+  test('only the first 20 details of unlisted ids are asked for, and never one of an id that is not digits', async () => {
+    const many = Array.from({ length: 18 }, (_, i) => 201 + i);
+    const r = await replayed(
+      'CONS-12',
+      (xs) =>
+        missing(
+          order(5002, (o) => {
+            const [d] = o.dishes as Rec[];
+            return { ...o, dishes: ['x1', '1x', ...many].map((id) => ({ ...d!, id })) };
+          })(xs),
+          ...many.slice(0, 17).map((id) => `/dishes/${id}`),
+        ),
+      lacking,
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      "22 of 26 dishes and seats that orders name are missing from their lists: order 5001's dishes[] names dish 103, which no endpoint knows (not in GET /dishes; GET /dishes/103 answers no such dish); order 5002's dishes[] names dish x1, which no endpoint knows (not in GET /dishes; GET /dishes/x1 answers no such dish); order 5002's dishes[] names dish 1x, which no endpoint knows (not in GET /dishes; GET /dishes/1x answers no such dish); order 5002's dishes[] names dish 201, which no endpoint knows (not in GET /dishes; GET /dishes/201 answers no such dish); order 5002's dishes[] names dish 202, which no endpoint knows (not in GET /dishes; GET /dishes/202 answers no such dish); … and 17 more",
+    );
+    expect(r.fingerprints).toHaveLength(22);
+  });
+});
