@@ -621,7 +621,7 @@ describe('CONS-12: every dish and seat an order names is listed', () => {
     );
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
-      "22 of 26 dishes and seats that orders name are missing from their lists: order 5001's dishes[] names dish 103, which no endpoint knows (not in GET /dishes; GET /dishes/103 answers no such dish); order 5002's dishes[] names dish x1, which no endpoint knows (not in GET /dishes; GET /dishes/x1 answers no such dish); order 5002's dishes[] names dish 1x, which no endpoint knows (not in GET /dishes; GET /dishes/1x answers no such dish); order 5002's dishes[] names dish 201, which no endpoint knows (not in GET /dishes; GET /dishes/201 answers no such dish); order 5002's dishes[] names dish 202, which no endpoint knows (not in GET /dishes; GET /dishes/202 answers no such dish); … and 17 more",
+      "22 of 26 dishes and seats that orders name are missing from their lists: order 5001's dishes[] names dish 103, which no endpoint knows (not in GET /dishes; GET /dishes/103 answers no such dish); order 5002's dishes[] names dish x1, which GET /dishes lacks (its detail not asked: not an integer id); order 5002's dishes[] names dish 1x, which GET /dishes lacks (its detail not asked: not an integer id); order 5002's dishes[] names dish 201, which no endpoint knows (not in GET /dishes; GET /dishes/201 answers no such dish); order 5002's dishes[] names dish 202, which no endpoint knows (not in GET /dishes; GET /dishes/202 answers no such dish); … and 17 more",
     );
     expect(r.fingerprints).toHaveLength(22);
   });
