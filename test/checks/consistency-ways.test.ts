@@ -523,7 +523,7 @@ describe('CONS-12: every dish and seat an order names is listed', () => {
         out = orders((os) =>
           os.map((o) => {
             const [line1] = o.dishes as Rec[];
-            const as = (id: number, more: Rec = {}) => ({
+            const as = (id: number, more: Rec = {}): Rec => ({
               ...line1!,
               id,
               ...more,
