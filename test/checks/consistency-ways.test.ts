@@ -25,7 +25,9 @@ const data =
     const j = json as { data: T };
     return { ...j, data: change(structuredClone(j.data)) };
   };
-const refused = () => ({ status: 'ERROR', code: 500 });
+/** The recording with each request `GET <path>` answered HTTP 500 with an error envelope. */
+const unanswered = (xs: RecordedExchange[], ...paths: string[]): RecordedExchange[] =>
+  paths.reduce((out, p) => withAnswers(out, line(`GET ${p}`), () => ({ status: 'ERROR', code: 500 }), 500), xs);
 
 /** Replays check `id` over a recording (its pass, or `from`'s) with the exchanges edited, at the recorded settings. */
 async function replayed(
@@ -80,7 +82,7 @@ describe('CONS-01: the detail answers the id asked for', () => {
   test('a list that is not answered is noted and the other still judged; with neither, nothing to ask', async () => {
     const one = await replayed('CONS-01', (xs) =>
       withAnswers(
-        withAnswers(xs, line('GET /dishes'), refused, 500),
+        unanswered(xs, '/dishes'),
         line('GET /seats/12'),
         data((d: Rec) => ({ ...d, id: 13 })),
       ),
@@ -90,9 +92,7 @@ describe('CONS-01: the detail answers the id asked for', () => {
     expect(one.message).toBe(
       '1 of 3 details answer another id than the one asked for: GET /seats/12 answered seat 13 instead of seat 12',
     );
-    const none = await replayed('CONS-01', (xs) =>
-      withAnswers(withAnswers(xs, line('GET /dishes'), refused, 500), line('GET /seats'), refused, 500),
-    );
+    const none = await replayed('CONS-01', (xs) => unanswered(xs, '/dishes', '/seats'));
     expect(none.status).toBe('skipped');
     expect(none.message).toBe('blocked: no dish or seat ids to ask for (see DISH-01, SEAT-01)');
   });
@@ -204,14 +204,7 @@ describe('CONS-04: no id twice in a list', () => {
   });
 
   test('no list answered: nothing to judge', async () => {
-    const r = await replayed('CONS-04', (xs) =>
-      withAnswers(
-        withAnswers(withAnswers(xs, line('GET /dishes'), refused, 500), line('GET /seats'), refused, 500),
-        line('GET /orders'),
-        refused,
-        500,
-      ),
-    );
+    const r = await replayed('CONS-04', (xs) => unanswered(xs, '/dishes', '/seats', '/orders'));
     expect(r.status).toBe('skipped');
     expect(r.message).toBe('blocked: no list answered (see DISH-01, SEAT-01, ORD-01)');
     expect(r.notes).toEqual(
@@ -271,7 +264,7 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
   test('CONS-05: a list not answered is noted, the other judged', async () => {
     const r = await replayed('CONS-05', (xs) =>
       withAnswers(
-        withAnswers(xs, line('GET /dishes'), refused, 500),
+        unanswered(xs, '/dishes'),
         line('GET /seats'),
         data((ss: Rec[]) => ss.map((s) => (s.id === 12 ? { ...s, user_id: 3 } : s))),
       ),
@@ -286,7 +279,7 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
   test("CONS-06: seats not answered, then orders not answered; a seat's merchant_id not a string; two records of another merchant", async () => {
     const noSeats = await replayed('CONS-06', (xs) =>
       withAnswers(
-        withAnswers(xs, line('GET /seats'), refused, 500),
+        unanswered(xs, '/seats'),
         line('GET /orders'),
         data((os: Rec[]) => os.map((o) => (o.id === 5002 ? o : { ...o, merchant_id: 'MCH2' }))),
       ),
@@ -299,7 +292,7 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
     expect(noSeats.fingerprints).toEqual(['order:5001:merchant_id', 'order:5003:merchant_id']);
     const noOrders = await replayed('CONS-06', (xs) =>
       withAnswers(
-        withAnswers(xs, line('GET /orders'), refused, 500),
+        unanswered(xs, '/orders'),
         line('GET /seats'),
         data((ss: Rec[]) => ss.map((s) => (s.id === 12 ? { ...s, merchant_id: 5 } : s))),
       ),
@@ -590,12 +583,7 @@ describe('CONS-12: every dish and seat an order names is listed', () => {
 
   test("without /merchant's answer no owner is said; without /seats' the dishes are still judged; without /merchant in the recording, nothing is", async () => {
     const owned = order(5001, (o) => ({ ...o, dishes: (o.dishes as Rec[]).map((d) => ({ ...d, user_id: 2 })) }));
-    const r = await replayed(
-      'CONS-12',
-      (xs) =>
-        withAnswers(withAnswers(owned(xs), line('GET /merchant'), refused, 500), line('GET /seats'), refused, 500),
-      lacking,
-    );
+    const r = await replayed('CONS-12', (xs) => unanswered(owned(xs), '/merchant', '/seats'), lacking);
     expect(r.status).toBe('failed');
     expect(r.notes).toEqual(['/seats not checked: GET /seats answered status "ERROR", code 500 (HTTP 500)']);
     expect(r.message).toBe(
