@@ -32,6 +32,8 @@ const fieldKeys = (diffs: readonly FieldDiff[], key: (field: string) => string):
   diffs.map((d) => key(d.field)) as [string, ...string[]];
 /** Most records outside a list (deleted dishes or seats an order still names) fetched by detail per check. */
 const MAX_FALLBACK_DETAILS = 20;
+/** An id whose detail is asked for: digits only (§4's ids are integers), never server text put into a path. */
+const askable = (id: string): boolean => /^[0-9]+$/.test(id);
 
 function sampledNote(
   ctx: CheckContext,
@@ -374,7 +376,7 @@ async function fallbackDetails(
   const asked = [...unlisted].slice(0, MAX_FALLBACK_DETAILS);
   await Promise.all(
     asked.map(async (id) => {
-      const d = /^[0-9]+$/.test(id) ? await detailRecord(ctx, resource, id) : undefined;
+      const d = askable(id) ? await detailRecord(ctx, resource, id) : undefined;
       if (d && sameId(d.id, id)) details.set(id, d);
     }),
   );
@@ -617,7 +619,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
     const missing = [...refs].filter(([id]) => !listed.has(id));
     const asked = missing.slice(0, MAX_FALLBACK_DETAILS);
     const details = await Promise.all(
-      asked.map(async ([id]) => (/^[0-9]+$/.test(id) ? detailRecord(ctx, resource, id) : undefined)),
+      asked.map(async ([id]) => (askable(id) ? detailRecord(ctx, resource, id) : undefined)),
     );
     missing.forEach(([id, { where, rec }], i) => {
       const owner =
@@ -628,9 +630,9 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
       const text =
         d && sameId(d.id, id)
           ? `GET /${resource} lacks ${kind} ${id}, which ${where} names and GET ${detailPath(resource, id)} answers`
-          : i < asked.length
+          : i < asked.length && askable(id)
             ? `${where} names ${kind} ${id}${owner}, which no endpoint knows (not in GET /${resource}; GET ${detailPath(resource, id)} answers no such ${kind})`
-            : `${where} names ${kind} ${id}${owner}, which GET /${resource} lacks (its detail not asked: the first ${MAX_FALLBACK_DETAILS} only)`;
+            : `${where} names ${kind} ${id}${owner}, which GET /${resource} lacks (its detail not asked: ${askable(id) ? `the first ${MAX_FALLBACK_DETAILS} only` : 'not an integer id'})`;
       found.add(text, recordKey(kind, id, 'unlisted'));
     });
   }
