@@ -111,24 +111,28 @@ describe('ISO-02/04: what in my responses is theirs', () => {
   });
 
   test('their list holding a record of mine (the other direction leaks) does not make mine theirs', async () => {
-    const r = await iso('ISO-02', [
-      [
-        'GET /dishes',
-        'other_app',
-        append({
-          id: 101,
-          name: '麻婆豆腐 Mapo Tofu',
-          price: 38.5,
-          stock: 20,
-          unit: 'plate',
-          category_id: 1,
-          user_id: 1,
-          created_at: '2024-03-01 12:30',
-          updated_at: '2024-03-02 18:05',
-        }),
-      ],
-    ]);
+    const mine101: Change = [
+      'GET /dishes',
+      'other_app',
+      append({
+        id: 101,
+        name: '麻婆豆腐 Mapo Tofu',
+        price: 38.5,
+        stock: 20,
+        unit: 'plate',
+        category_id: 1,
+        user_id: 1,
+        created_at: '2024-03-01 12:30',
+        updated_at: '2024-03-02 18:05',
+      }),
+    ];
+    const r = await iso('ISO-02', [mine101]);
     expect(r.status).toBe('passed');
+    // Their own records are still theirs: 201 without its owner mark in my list is found.
+    const leak = await iso('ISO-02', [mine101, ['GET /dishes', 'app', append(without(B_DISH_201, 'user_id'))]]);
+    expect(leak.message).toBe(
+      ISO_02_FAILED(1, "GET /dishes with merchant A's token lists merchant B's dish 201 (the same record as theirs)"),
+    );
   });
 
   test('orders: one at their seat, one that is theirs (its seat and dishes not said again), one embedding their dish', async () => {
@@ -142,7 +146,14 @@ describe('ISO-02/04: what in my responses is theirs', () => {
           return [
             { ...o1, seat: B_SEAT_21 },
             { ...o2, merchant_id: 'MCH20240002', seat: B_SEAT_21, dishes: [B_DISH_201] },
-            { ...o3, seat: 'none', dishes: [7, ...(o3!.dishes as unknown[]), B_DISH_201] },
+            { ...o3, seat: 'none', dishes: [null, 7, ...(o3!.dishes as unknown[]), B_DISH_201] },
+            // Their seat and dish without owner marks: the same records as theirs.
+            {
+              ...o1,
+              id: 5004,
+              seat: without(B_SEAT_21, 'user_id', 'merchant_id'),
+              dishes: [without(B_DISH_201, 'user_id')],
+            },
           ];
         },
       ],
@@ -150,14 +161,16 @@ describe('ISO-02/04: what in my responses is theirs', () => {
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
       ISO_02_FAILED(
-        3,
-        "GET /orders with merchant A's token: order 5001 sits at merchant B's seat 21 (user_id 2); GET /orders with merchant A's token lists merchant B's order 5002 (merchant_id \"MCH20240002\"); GET /orders with merchant A's token: order 5003 embeds merchant B's dish 201 (user_id 2)",
+        5,
+        "GET /orders with merchant A's token: order 5001 sits at merchant B's seat 21 (user_id 2); GET /orders with merchant A's token lists merchant B's order 5002 (merchant_id \"MCH20240002\"); GET /orders with merchant A's token: order 5003 embeds merchant B's dish 201 (user_id 2); GET /orders with merchant A's token: order 5004 sits at merchant B's seat 21 (the same record as theirs); GET /orders with merchant A's token: order 5004 embeds merchant B's dish 201 (the same record as theirs)",
       ),
     );
     expect(r.fingerprints).toEqual([
       'GET /orders:order:5001:seat:21',
       'GET /orders:order:5002',
       'GET /orders:order:5003:dish:201',
+      'GET /orders:order:5004:dish:201',
+      'GET /orders:order:5004:seat:21',
     ]);
   });
 
@@ -200,6 +213,35 @@ describe('ISO-02/04: what in my responses is theirs', () => {
     expect(own.status).toBe('passed');
   });
 
+  test('their order list longer than mine, or no list: my orders are still looked up, or theirs noted', async () => {
+    const mine: Change = [
+      'GET /orders',
+      'app',
+      (data) => {
+        const [o1, ...rest] = data as Rec[];
+        return [{ ...o1, id: 6001, order_number: 'ON20240307001' }, ...rest];
+      },
+    ];
+    const more: Change = [
+      'GET /orders',
+      'other_app',
+      (data) => {
+        const [o] = data as Rec[];
+        return [o, ...[6002, 6003, 6004].map((id) => ({ ...o, id, order_number: `ON${id}` }))];
+      },
+    ];
+    const r = await iso('ISO-02', [mine, more]);
+    expect(r.message).toBe(
+      ISO_02_FAILED(
+        1,
+        "GET /orders with merchant A's token lists merchant B's order 6001 (the same order_number as theirs)",
+      ),
+    );
+    const none = await iso('ISO-02', [mine, ['GET /orders', 'other_app', () => null]]);
+    expect(none.status).toBe('passed');
+    expect(none.notes).toEqual(["GET /orders with merchant B's token not used: GET /orders carried no array"]);
+  });
+
   test('orders of mine in their list (by merchant_id, by seat, by dish) are not theirs to find in mine', async () => {
     const r = await iso('ISO-02', [
       [
@@ -208,13 +250,14 @@ describe('ISO-02/04: what in my responses is theirs', () => {
         (theirs) => {
           const mine = pass('ISO-02').exchanges.find(asked('ISO-02', 'GET /orders', 'app'))!;
           const [o1, o2, o3] = (JSON.parse(mine.response!.body) as { data: Rec[] }).data;
-          // 5002's merchant_id is "", its seat is mine; 5003 without merchant_id or seat, its dish is mine.
+          // 5002's merchant_id is "", its seat is mine (its dishes left out); 5003 without merchant_id or seat, a dish
+          // of nobody's before one of mine.
           expect(o2!.merchant_id).toBe('');
           return [
             ...(theirs as Rec[]),
             o1,
-            o2,
-            { ...o3, merchant_id: '', seat: null, dishes: [7, ...(o3!.dishes as unknown[])] },
+            { ...o2, dishes: [] },
+            { ...o3, merchant_id: '', seat: null, dishes: [null, 7, { id: 1 }, ...(o3!.dishes as unknown[])] },
           ];
         },
       ],

@@ -35,6 +35,9 @@ describe('dataChanges: what differs between the data before and after', () => {
   test('the same data: nothing', () => {
     expect(dataChanges([{ id: 1, a: 1 }], [{ id: 1, a: 1 }])).toEqual([]);
     expect(dataChanges({ a: 1 }, { a: 1 })).toEqual([]);
+    // Equal values of any kind, and equal lists of records not shared as one tree.
+    for (const v of [null, 5, 'x', true]) expect(dataChanges(v, v)).toEqual([]);
+    expect(dataChanges([{ id: 1, a: [1] }], [{ id: 1, a: [1] }])).toEqual([]);
   });
 
   test('lists by id, whatever their order: gone, changed field by field, new', () => {

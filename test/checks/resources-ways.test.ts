@@ -120,6 +120,14 @@ describe('ORD-02: devices without the sample members, counted over both applicat
     );
   });
 
+  test('without other_app, app alone is judged and counted', async () => {
+    const rec = recordingsOf('ORD-02').fail!;
+    const { other_app: _, ...config } = rec.config;
+    const r = await replay(check('ORD-02'), config, rec.exchanges);
+    expect(r.status).toBe('failed');
+    expect(r.message).toMatch(/ are missing in 3 of 3 orders \(/);
+  });
+
   const pass = () => recordingsOf('ORD-02').pass!;
   const ordersOf = (who: 'app' | 'other_app') => {
     const token = issuedToken(pass().exchanges, pass().config[who]!.key);
