@@ -137,21 +137,20 @@ describe('ORD-02: devices without the sample members, counted over both applicat
     const { id, uuid, name, ip, data } = device as Record<string, unknown>;
     return { id, uuid, name, ip, data };
   };
-  const bareDevices = (which: (i: number) => boolean) =>
-    withData((orders) =>
-      (orders as Array<Record<string, unknown>>).map((o, i) => (which(i) ? { ...o, device: bare(o.device) } : o)),
-    );
+  type Orders = Array<Record<string, unknown>>;
+  /** Devices with the field table's members only. */
+  const bareDevices = withData((orders) => (orders as Orders).map((o) => ({ ...o, device: bare(o.device) })));
+  /** ORD-02 over the pass with each application's orders changed as given. */
+  const ord02 = (changes: Partial<Record<'app' | 'other_app', (json: unknown) => unknown>>) => {
+    let exchanges: RecordedExchange[] = pass().exchanges;
+    for (const [who, change] of Object.entries(changes))
+      exchanges = withAnswers(exchanges, ordersOf(who as 'app' | 'other_app'), change);
+    return replay(check('ORD-02'), pass().config, exchanges);
+  };
+  const counted = (n: number) => new RegExp(`^${PREFIX.replace(/[()]/g, '\\$&')} ${n} of 4 orders `);
 
   test("only other_app's order: named with its token", async () => {
-    const r = await replay(
-      check('ORD-02'),
-      pass().config,
-      withAnswers(
-        pass().exchanges,
-        ordersOf('other_app'),
-        bareDevices(() => true),
-      ),
-    );
+    const r = await ord02({ other_app: bareDevices });
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
       `${PREFIX} 1 of 4 orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): order 6001 with other_app's token: ${missing('/data/0/device')}`,
@@ -160,34 +159,16 @@ describe('ORD-02: devices without the sample members, counted over both applicat
 
   test('the orders past the third are counted only when they lack the members', async () => {
     // app's three orders lack them, other_app's one has them: three of four.
-    const three = await replay(
-      check('ORD-02'),
-      pass().config,
-      withAnswers(
-        pass().exchanges,
-        ordersOf('app'),
-        bareDevices(() => true),
-      ),
-    );
-    expect(three.message).toMatch(new RegExp(`^${PREFIX.replace(/[()]/g, '\\$&')} 3 of 4 orders `));
+    expect((await ord02({ app: bareDevices })).message).toMatch(counted(3));
     // A fourth that lacks one member only, past the three listed: counted, not named.
-    let exchanges = withAnswers(
-      pass().exchanges,
-      ordersOf('app'),
-      bareDevices(() => true),
+    const withoutVersion = withData((orders) =>
+      (orders as Orders).map((o) => {
+        const { version_name: _, ...device } = o.device as Record<string, unknown>;
+        return { ...o, device };
+      }),
     );
-    exchanges = withAnswers(
-      exchanges,
-      ordersOf('other_app'),
-      withData((orders) =>
-        (orders as Array<Record<string, unknown>>).map((o) => {
-          const { version_name: _, ...device } = o.device as Record<string, unknown>;
-          return { ...o, device };
-        }),
-      ),
-    );
-    const four = await replay(check('ORD-02'), pass().config, exchanges);
-    expect(four.message).toMatch(new RegExp(`^${PREFIX.replace(/[()]/g, '\\$&')} 4 of 4 orders `));
+    const four = await ord02({ app: bareDevices, other_app: withoutVersion });
+    expect(four.message).toMatch(counted(4));
     expect(four.message).not.toContain('6001');
   });
 });
