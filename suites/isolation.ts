@@ -97,8 +97,10 @@ async function theirOrderNumbers(
   let wanted: Set<string> | undefined;
   if (items && myOrders && myOrders.length < items.length) {
     const ids = (wanted = new Set<string>());
+    // Every key theirsInOrder looks up (String(o.id), whatever the id), so the verdict does not depend on which list
+    // is longer.
     await everyRecord(myOrders, (o) => {
-      if (isIdLike(o.id)) ids.add(String(o.id));
+      ids.add(String(o.id));
     });
   }
   await everyRecord(items ?? [], (o) => {
