@@ -49,6 +49,34 @@ describe('CONS-12: the detail of an id the list lacks', () => {
   });
 });
 
+/** The chosen answers' bodies point at a file that is gone: the suite cannot read its own recording. */
+const bodyFileGone = (exchanges: readonly RecordedExchange[], chosen: (x: RecordedExchange) => boolean) =>
+  exchanges.map((x) =>
+    chosen(x) && x.response
+      ? { ...x, response: { ...x.response, body: '', file: '/nonexistent/conformance-body' } }
+      : x,
+  );
+
+describe("a failure of the suite's own is its error, never the server's", () => {
+  test('CONS-12: a detail whose recorded body cannot be read is not "answers no such dish"', async () => {
+    const rec = recordingsOf('CONS-12').fail!;
+    const r = await replay(check('CONS-12'), rec.config, bodyFileGone(rec.exchanges, asked('GET /dishes/103')));
+    expect(r.status).toBe('error');
+    expect(r.message).toContain("ENOENT: no such file or directory, stat '/nonexistent/conformance-body'");
+  });
+
+  test('INFO-TRANS-NO-CONTENT-TYPE: a request of its own whose recorded body cannot be read is not "no response"', async () => {
+    const rec = recordingsOf('INFO-TRANS-NO-CONTENT-TYPE').pass!;
+    const r = await replay(
+      check('INFO-TRANS-NO-CONTENT-TYPE'),
+      rec.config,
+      bodyFileGone(rec.exchanges, asked('GET /merchant')),
+    );
+    expect(r.status).toBe('error');
+    expect(r.message).toContain("ENOENT: no such file or directory, stat '/nonexistent/conformance-body'");
+  });
+});
+
 describe('CONS-12: a list that is unavailable', () => {
   const rec = () => recordingsOf('CONS-12').pass!;
 
