@@ -141,15 +141,11 @@ export function recordIn(reply: Reply): Rec | undefined {
 
 /**
  * The detail record of an id outside the run's sweeps (one the list lacks), or undefined when the detail did not
- * answer a record: that is the detail check's finding, not consistency's.
+ * answer a record: that is the detail check's finding, not consistency's. No response ends the check as incomplete;
+ * a failure of the suite's own (a recorded body it cannot read) is the suite's error, never "answers no such record".
  */
 export async function detailRecord(ctx: CheckContext, resource: Resource, id: RecordId): Promise<Rec | undefined> {
-  try {
-    return recordIn(await ctx.api.detail(resource, id));
-  } catch (e) {
-    if (e instanceof NetworkError) throw e; // no response: the check cannot finish (incomplete), not a skip
-    return undefined;
-  }
+  return recordIn(await ctx.api.detail(resource, id));
 }
 
 /** A list of the run, or undefined with a note when it is unavailable (its own check reports why). */
