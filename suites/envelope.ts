@@ -19,7 +19,10 @@ async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; 
   const others = judgedApplications(ctx).filter((a) => a.who !== 'app');
   const theirs = await Promise.all(
     others.flatMap((a) => [
-      ctx.api.authAnswer(a.who).then((reply) => (reply ? [{ path: `${AUTH_PATH}${a.suffix}`, reply }] : [])),
+      // /auth is asked with the application's key pair, not with a token (§4 endpoint 1).
+      ctx.api
+        .authAnswer(a.who)
+        .then((reply) => (reply ? [{ path: `${AUTH_PATH} with ${a.who}'s key pair`, reply }] : [])),
       ...['/merchant', ...LIST_PATHS].map((p) =>
         ctx.api.get(p, a.who).then((reply) => [{ path: `${p}${a.suffix}`, reply }]),
       ),
