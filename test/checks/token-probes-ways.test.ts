@@ -34,29 +34,25 @@ const derived = (name: string, token: string, n = 300): string[] =>
 const ofLength = (n: number): string => TOKEN.slice(0, n);
 
 describe('value ways: what each derives from the real token', () => {
-  test('a prefix: shorter than the token, never shorter than a secret, both ends of the range reached', () => {
-    const values = derived('a prefix', TOKEN);
-    for (const v of values) {
-      expect(TOKEN.startsWith(v), v).toBe(true);
-      expect(v.length, v).toBeGreaterThanOrEqual(MIN);
-      expect(v.length, v).toBeLessThan(TOKEN.length);
-    }
-    expect(Math.max(...values.map((v) => v.length))).toBe(TOKEN.length - 1);
-    expect(way('a prefix').arbitrary(ofLength(MIN))).toBeUndefined();
-    expect(derived('a prefix', ofLength(MIN + 1), 20)).toEqual(Array(20).fill(ofLength(MIN)));
-  });
-
-  test('a suffix: shorter than the token, never shorter than a secret', () => {
-    const values = derived('a suffix', TOKEN);
-    for (const v of values) {
-      expect(TOKEN.endsWith(v), v).toBe(true);
-      expect(v.length, v).toBeGreaterThanOrEqual(MIN);
-      expect(v.length, v).toBeLessThan(TOKEN.length);
-    }
-    expect(Math.min(...values.map((v) => v.length))).toBe(MIN);
-    expect(way('a suffix').arbitrary(ofLength(MIN))).toBeUndefined();
-    expect(derived('a suffix', ofLength(MIN + 1), 20)).toEqual(Array(20).fill(ofLength(MIN + 1).slice(1)));
-  });
+  test.each([
+    ['a prefix', (v: string) => TOKEN.startsWith(v), ofLength(MIN)],
+    ['a suffix', (v: string) => TOKEN.endsWith(v), ofLength(MIN + 1).slice(1)],
+  ])(
+    '%s: of the token, shorter than it, never shorter than a secret, both ends of the range reached',
+    (name, of, shortest) => {
+      const values = derived(name, TOKEN);
+      for (const v of values) {
+        expect(of(v), v).toBe(true);
+        expect(v.length, v).toBeGreaterThanOrEqual(MIN);
+        expect(v.length, v).toBeLessThan(TOKEN.length);
+      }
+      const lengths = values.map((v) => v.length);
+      expect([Math.min(...lengths), Math.max(...lengths)]).toEqual([MIN, TOKEN.length - 1]);
+      expect(way(name).arbitrary(ofLength(MIN))).toBeUndefined();
+      // The shortest token it applies to: the one value of a secret's length.
+      expect(derived(name, ofLength(MIN + 1), 20)).toEqual(Array(20).fill(shortest));
+    },
+  );
 
   test('characters added around it: the whole token inside something longer', () => {
     for (const v of derived('the real token with characters added', TOKEN)) {

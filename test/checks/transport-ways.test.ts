@@ -120,35 +120,34 @@ describe('TRANS-02: where the bytes that are not UTF-8 sit', () => {
   const lead = 'expected UTF-8 bodies (§1), got ';
   const tail = ' (U+FFFD marks the bytes that are not UTF-8)';
 
-  test('in a body that is not JSON: the bytes around the first one', async () => {
-    const body = Buffer.concat([
-      Buffer.from('<html>an error page, '),
-      Buffer.from([0xff]),
-      Buffer.from(' byte, then more text to cut'),
-    ]);
-    const r = await replay(check('TRANS-02'), rec().config, withBytes('GET /merchant', body));
+  /** A body of text around one byte that is not UTF-8. */
+  const around = (before: string, byte: number, after: string) =>
+    Buffer.concat([Buffer.from(before), Buffer.from([byte]), Buffer.from(after)]);
+
+  test.each([
+    [
+      'in a body that is not JSON: the bytes around the first one',
+      'GET /merchant',
+      around('<html>an error page, ', 0xff, ' byte, then more text to cut'),
+      'near "html>an error page, \uFFFD byte, then more te"',
+    ],
+    [
+      'at the very start of the body',
+      'GET /seats',
+      around('', 0xc3, 'oops: this body is not JSON at all'),
+      'near "\uFFFDoops: this body is "',
+    ],
+    [
+      'in a member name of JSON: no value holds it, so the bytes around it',
+      'GET /merchant',
+      around('{"status":"SUCCESS","code":200,"data":{"na', 0xe9, 'me":"x"}}'),
+      'near "ode\\":200,\\"data\\":{\\"na\uFFFDme\\":\\"x\\"}}"',
+    ],
+  ])('%s', async (_, request, body, where) => {
+    const r = await replay(check('TRANS-02'), rec().config, withBytes(request, body));
     expect(r.status).toBe('failed');
-    expect(r.message).toBe(
-      `${lead}GET /merchant: invalid UTF-8 near "html>an error page, \uFFFD byte, then more te"${tail}`,
-    );
-  });
-
-  test('at the very start of the body', async () => {
-    const body = Buffer.concat([Buffer.from([0xc3]), Buffer.from('oops: this body is not JSON at all')]);
-    const r = await replay(check('TRANS-02'), rec().config, withBytes('GET /seats', body));
-    expect(r.message).toBe(`${lead}GET /seats: invalid UTF-8 near "\uFFFDoops: this body is "${tail}`);
-  });
-
-  test('in a member name of JSON: no value holds it, so the bytes around it', async () => {
-    const body = Buffer.concat([
-      Buffer.from('{"status":"SUCCESS","code":200,"data":{"na'),
-      Buffer.from([0xe9]),
-      Buffer.from('me":"x"}}'),
-    ]);
-    const r = await replay(check('TRANS-02'), rec().config, withBytes('GET /merchant', body));
-    expect(r.message).toBe(
-      `${lead}GET /merchant: invalid UTF-8 near "ode\\":200,\\"data\\":{\\"na\uFFFDme\\":\\"x\\"}}"${tail}`,
-    );
+    expect(r.message).toBe(`${lead}${request}: invalid UTF-8 ${where}${tail}`);
+    expect(r.fingerprints).toEqual([request]);
   });
 });
 
