@@ -135,7 +135,7 @@ describe('path ways: the endpoint as a router may spell it', () => {
 
 describe('how many ways each endpoint probes', () => {
   test('one way of each family per 50 fuzz runs, at least one', () => {
-    expect([0, 50, 51, 100, 300].map(waysPerEndpoint)).toEqual([1, 1, 2, 2, 6]);
+    expect([0, 50, 51, 100, 300, 301].map(waysPerEndpoint)).toEqual([1, 1, 2, 2, 6, 7]);
   });
 
   test("an endpoint's ways start at its own index and go on from there", () => {
@@ -149,5 +149,7 @@ describe('how many ways each endpoint probes', () => {
     expect(probeRequests(50)).toBe(7 + 6 + 6);
     // 300 runs: 6 value ways per endpoint (the 7th again at the first), every carrier and path way at every endpoint.
     expect(probeRequests(300)).toBe(7 + 5 * 6 + 6 * 4 + 6 * 4);
+    // From 301 runs every way of every family at every endpoint.
+    expect(probeRequests(301)).toBe(6 * (7 + 4 + 4));
   });
 });
