@@ -50,7 +50,7 @@ const JOIN = fc.string({ unit: fc.constantFrom(...'abcxyzABCXYZ0189-_.'), minLen
 /** The shortest derived value: shorter ones are words as much as secrets, and cannot be redacted everywhere. */
 const MIN = SAFE_SECRET_LENGTH;
 
-/** Wrong tokens derived from the real one; each endpoint probes some of them (all from --fuzz-runs 300). */
+/** Wrong tokens derived from the real one; each endpoint probes some of them (all seven from --fuzz-runs 301). */
 export const VALUE_WAYS: ValueWay[] = [
   {
     kind: 'value',
@@ -153,7 +153,10 @@ export const PATH_WAYS: PathWay[] = [
 /** Fuzz runs that buy one more way of each family per endpoint: 50 (the default) probes one way each. */
 export const RUNS_PER_WAY = 50;
 
-/** How many ways of each family a run probes at each endpoint: every way at every endpoint from 300 fuzz runs on. */
+/**
+ * How many ways of each family a run probes at each endpoint, one more per 50 fuzz runs begun: every carrier and path
+ * way (four each) at every endpoint from 151 runs on, every value way (seven) from 301 on.
+ */
 export const waysPerEndpoint = (fuzzRuns: number): number => Math.max(1, Math.ceil(fuzzRuns / RUNS_PER_WAY));
 
 /**

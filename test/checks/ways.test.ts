@@ -506,7 +506,7 @@ describe('the transport checks: each header and origin way', () => {
     const latin = await withContentType('GET /auth', 'application/json; charset=iso-8859-1');
     // Both applications' /auth answers are changed, and both are judged (#27: every application).
     const latinWay = 'Content-Type "application/json; charset=iso-8859-1" names charset "iso-8859-1", not UTF-8';
-    expect(latin.message).toBe(`${lead}GET /auth: ${latinWay}; GET /auth with other_app's token: ${latinWay}`);
+    expect(latin.message).toBe(`${lead}GET /auth: ${latinWay}; GET /auth with other_app's key pair: ${latinWay}`);
     const none = await withContentType('GET /conformance-unknown-interface', undefined);
     expect(none.message).toBe(`${lead}GET /conformance-unknown-interface: no Content-Type header`);
     for (const ok of [
