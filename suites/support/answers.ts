@@ -7,13 +7,16 @@ import { judgedApplications } from './tenants.js';
 /**
  * The answers the run got for the applications other than `app` (#27: every configured application is judged, not
  * only used as isolation data): each one's /auth answer, /merchant and lists, as shared requests, so a check that
- * judges them sends nothing the isolation checks have not. `request` is "GET /path" with whose token it carried.
+ * judges them sends nothing the isolation checks have not. `request` is "GET /path" and whose token (or key pair) it carried.
  */
 export async function otherApplicationsAnswers(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
   const others = judgedApplications(ctx).filter((a) => a.who !== 'app');
   const theirs = await Promise.all(
     others.flatMap((a) => [
-      ctx.api.authAnswer(a.who).then((reply) => (reply ? [{ request: `GET ${AUTH_PATH}${a.suffix}`, reply }] : [])),
+      // /auth is asked with the application's key pair, not with a token (§4 endpoint 1).
+      ctx.api
+        .authAnswer(a.who)
+        .then((reply) => (reply ? [{ request: `GET ${AUTH_PATH} with ${a.who}'s key pair`, reply }] : [])),
       ...['/merchant', ...LIST_PATHS].map((p) =>
         ctx.api.get(p, a.who).then((reply) => [{ request: `GET ${p}${a.suffix}`, reply }]),
       ),
