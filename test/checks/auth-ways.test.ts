@@ -433,3 +433,36 @@ describe('INFO-AUTH-TOKEN: what each pair of /auth answers is observed as', () =
     );
   });
 });
+
+describe('a derived credential is a secret of the run, under its kind; a value holding the whole token is not', () => {
+  /**
+   * The evidence of a run answered from a recording as a live server answers (a source that holds nothing, so the
+   * check adds what it derives to the run's secrets, as it does live), as it is kept: each secret under its marker.
+   */
+  const evidence = async (id: string, exchanges: RecordedExchange[]) => {
+    const rec = pass(id);
+    const { records } = await runChecks(rec.config, [check(id)], (redactor) => {
+      const recorded = new RecordedSource(exchanges, rec.config.base_url, redactor);
+      return { redactor, send: (spec) => recorded.send(spec), close: () => recorded.close() };
+    });
+    expect(records[0]!.status).toBe('passed');
+    return records[0]!.evidence.map(
+      (e) => `${decodeURIComponent(e.request.url).replace(/^.*\/open/, '')} ${e.request.headers['open-token'] ?? '-'}`,
+    );
+  };
+
+  test('a suffix of the token (UNAUTH-DISHES)', async () => {
+    const shown = await evidence('UNAUTH-DISHES', pass('UNAUTH-DISHES').exchanges);
+    expect(shown).toContain('/dishes [REDACTED:derived-token]');
+  });
+
+  test('the token with characters around it (UNAUTH-DISH): the token in it is redacted, not the whole', async () => {
+    const shown = await evidence('UNAUTH-DISH', pass('UNAUTH-DISH').exchanges);
+    expect(shown).toContain('/dishes/101 Ba0zA[REDACTED:token]');
+  });
+
+  test("the prefix of app's secret key (AUTH-07)", async () => {
+    const shown = await evidence('AUTH-07', pass('AUTH-07').exchanges);
+    expect(shown).toContain('/auth?secret=[REDACTED:public-key]&key=[REDACTED:derived-key] -');
+  });
+});
