@@ -466,3 +466,31 @@ describe('a derived credential is a secret of the run, under its kind; a value h
     expect(shown).toContain('/auth?secret=[REDACTED:public-key]&key=[REDACTED:derived-key] -');
   });
 });
+
+test("INFO-AUTH-TOKEN: a renewal earlier in the run (AUTH-05's token refused after it had worked) is told", async () => {
+  const rec = pass('AUTH-05');
+  const first = issuedToken(rec.exchanges, rec.config.app.key);
+  const renewed = 'tok_renewed_after_401_0001';
+  const withToken = (x: RecordedExchange): RecordedExchange => ({
+    ...x,
+    request: { ...x.request, headers: { ...x.request.headers, 'open-token': renewed } },
+  });
+  // /auth issues the first token, then the renewed one; /seats and /merchant refuse the first once it has worked.
+  const exchanges = rec.exchanges.flatMap((x): RecordedExchange[] => {
+    const { line } = requestOf(x);
+    if (line.startsWith('GET /auth'))
+      return [x, { ...x, response: { ...x.response!, body: x.response!.body.replace(first, renewed) } }];
+    if (line !== 'GET /seats' && line !== 'GET /merchant') return [x, withToken(x)];
+    return [{ ...x, response: { ...x.response!, status: 401, body: '{"status":"ERROR","code":401}' } }, withToken(x)];
+  });
+  const { records } = await runChecks(
+    rec.config,
+    [check('AUTH-05'), check('INFO-AUTH-TOKEN')],
+    (r) => new RecordedSource(exchanges, rec.config.base_url, r),
+    { sequential: true },
+  );
+  expect(records.map((r) => r.status)).toEqual(['passed', 'passed']);
+  expect(records[1]!.observation).toBe(
+    'the same token on every /auth call; during the run: the token issued to app at the start of the run was refused with 401 after it had worked (first at GET /seats, and GET /merchant refused it too); the run authenticated once more and went on with the new token',
+  );
+});
