@@ -31,6 +31,13 @@ const data = (change: (d: Rec, i: number) => unknown) => (json: unknown) => {
   return { ...j, data: Array.isArray(j.data) ? j.data.map(change) : change(j.data, 0) };
 };
 const first = (fields: Rec) => data((r, i) => (i === 0 ? { ...r, ...fields } : r));
+/** A list padded with copies of its first record to `length` records, the last of them with `fields`. */
+const padded = (length: number, fields: Rec) => (json: unknown) => {
+  const j = json as { data: Rec[] };
+  const data = Array.from({ length }, (_, i) => j.data[i] ?? { ...j.data[0], id: 7000 + i });
+  data[length - 1] = { ...data[length - 1], ...fields };
+  return { ...j, data };
+};
 const refused = () => ({ status: 'ERROR', code: 401, msg: 'Application authentication error' });
 
 /** A pass recording with answers changed in turn: [line, who, change, status?]. */
@@ -119,40 +126,13 @@ describe('SEC-01: each place, each credential, listed in the order read', () => 
   });
 
   test('the eleventh record of a list: one fingerprint for the member of every record', async () => {
-    const r = await run(
-      'SEC-01',
-      changed('SEC-01', [
-        [
-          'GET /orders',
-          'app',
-          (json) => {
-            const j = json as { data: Rec[] };
-            const more = Array.from({ length: 10 }, (_, i) => ({ ...j.data[0], id: 7000 + i }));
-            return { ...j, data: [...j.data, ...more.slice(0, 7), { ...more[7], remark: c().app.key }] };
-          },
-        ],
-      ]),
-    );
+    const r = await run('SEC-01', changed('SEC-01', [['GET /orders', 'app', padded(11, { remark: c().app.key })]]));
     expect(r.message).toBe(`${lead(1)}GET /orders carries app's secret key in data[10].remark`);
     expect(r.fingerprints).toEqual(['GET /orders data[].remark']);
   });
 
   test('a list of 2,000 records (read in the shared pass): a key in its last record', async () => {
-    const r = await run(
-      'SEC-01',
-      changed('SEC-01', [
-        [
-          'GET /orders',
-          'app',
-          (json) => {
-            const j = json as { data: Rec[] };
-            const data: Rec[] = Array.from({ length: 2000 }, (_, i) => ({ ...j.data[0], id: 8000 + i }));
-            data[1999] = { ...data[1999], remark: c().app.key };
-            return { ...j, data };
-          },
-        ],
-      ]),
-    );
+    const r = await run('SEC-01', changed('SEC-01', [['GET /orders', 'app', padded(2000, { remark: c().app.key })]]));
     expect(r.message).toBe(`${lead(1)}GET /orders carries app's secret key in data[1999].remark`);
   });
 
@@ -318,15 +298,7 @@ describe('SEC-02: each kind and place of credential material', () => {
       changed('SEC-02', [
         ['GET /dishes/104', 'app', first({ app_token: 'x' })],
         ['GET /seats/12', 'app', first({ tags: [HASH] })],
-        [
-          'GET /orders',
-          'app',
-          (json) => {
-            const j = json as { data: Rec[] };
-            const more = Array.from({ length: 8 }, (_, i) => ({ ...j.data[0], id: 7000 + i }));
-            return { ...j, data: [...j.data, ...more.slice(0, 7), { ...more[7], note: HASH }] };
-          },
-        ],
+        ['GET /orders', 'app', padded(11, { note: HASH })],
       ]),
     );
     expect(r.message).toBe(
