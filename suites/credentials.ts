@@ -269,15 +269,14 @@ export const credentialChecks = defineChecks('auth', [
         const suspect = await suspicion(reply.json, leak);
         if (!suspect.hash && !suspect.named) return;
         walk(reply.json, (path, key, v) => {
-          if (key === undefined) return;
+          // A member named like a secret, or a password hash wherever it is (a list of strings too).
+          const named = key !== undefined && CREDENTIAL_NAME.test(key) && v !== null && v !== '';
+          if (!named && !(typeof v === 'string' && PASSWORD_HASH.test(v))) return;
           const at = path();
           if (auth && AUTH_FIELDS.has(at)) return;
-          const shape = at.replace(/\[\d+\]/g, '[]');
-          const where = `${endpointLabel(what)} ${shape}`;
-          if (found.has(where)) return;
-          if (CREDENTIAL_NAME.test(key) && v !== null && v !== '')
-            found.set(where, `${where}: a field named like credential material`);
-          else if (typeof v === 'string' && PASSWORD_HASH.test(v)) found.set(where, `${where}: a password hash`);
+          const where = `${endpointLabel(what)} ${at.replace(/\[\d+\]/g, '[]')}`;
+          if (!found.has(where))
+            found.set(where, `${where}: ${named ? 'a field named like credential material' : 'a password hash'}`);
         });
       });
       if (!n) throw new Blocked('no successful answer to read (see AUTH-01, AUTH-05)');
