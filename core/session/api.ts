@@ -104,6 +104,11 @@ class DetailReaders {
  */
 export class SharedRequests {
   private readonly cache = new Map<string, Promise<Reply>>();
+  /**
+   * Replies asked for outside a sweep too (a check's GET of one detail: the endpoint paths' first id): kept for the
+   * run when the sweep lets its details go, so a later check (RO-01's "before") reads the run's answer, not a new one.
+   */
+  private readonly pinned = new Set<string>();
   /** What each check declared it reads (Check.reads): the details it will read, kept for it until it has. */
   private readonly readers = new Map<Sweep, DetailReaders>();
 
@@ -250,6 +255,7 @@ export class SharedRequests {
 
   /** A request sent once per run, memoized by key; the first asker's chain (see send) is the one it waits in. */
   once(key: string, spec: RequestSpec, chain: RequestChain | undefined, detail = false): Promise<Reply> {
+    if (!detail) this.pinned.add(key);
     let p = this.cache.get(key);
     if (!p) {
       p = this.send(spec, chain, detail);
@@ -262,7 +268,7 @@ export class SharedRequests {
   /** A detail of a sweep, read by a check: kept until every unfinished reader of the sweep has read it. */
   readDetail(sweep: Sweep, key: string, spec: RequestSpec, reader: string, chain: RequestChain): Promise<Reply> {
     const reply = this.once(key, spec, chain, true);
-    if (this.readers.get(sweep)?.read(key, reader)) this.cache.delete(key);
+    if (this.readers.get(sweep)?.read(key, reader)) this.forget(key);
     return reply;
   }
 
@@ -273,7 +279,11 @@ export class SharedRequests {
 
   /** A check has ended: the details it will never read are no longer kept for it. */
   finished(checkId: string): void {
-    for (const readers of this.readers.values()) for (const key of readers.finished(checkId)) this.cache.delete(key);
+    for (const readers of this.readers.values()) for (const key of readers.finished(checkId)) this.forget(key);
+  }
+  /** A sweep's detail no reader still needs: let go, unless a check asked for it outside the sweep. */
+  private forget(key: string): void {
+    if (!this.pinned.has(key)) this.cache.delete(key);
   }
 
   /** The requests as one check sees them: what it uses joins its evidence, what it reads of a sweep counts as read. */
