@@ -49,6 +49,8 @@ const judge = (exchanges: RecordedExchange[], config = failRec().config) => repl
 const seatA = (id: string, owner = '"merchant_id":"MCH20240001","user_id":1') =>
   `{"id":${id},"table_number":"1","remark":null,"status":0,${owner},"created_at":"2024-01-10 09:00","updated_at":"2024-01-10 09:00"}`;
 const seatB = (id: string) => seatA(id, '"merchant_id":"MCH20240002","user_id":2');
+const EVERY_PAIR =
+  '30 generated dish_id/seat_id pairs (seed 12345): every answer was the record asked for or an error 400/404';
 const ok = (data: string) => `{"status":"SUCCESS","code":200,"data":${data}}`;
 
 describe('FUZZ-01: each way a fuzzed id is answered wrongly fails, with its own finding', () => {
@@ -203,6 +205,61 @@ describe('FUZZ-01: what is not a finding', () => {
     expect(r.message).toBe(`could not finish: GET ${rec.config.base_url}/dishes: timeout`);
   });
 
+  describe("FUZZ-01: merchant B's identity and ids", () => {
+    const rec = () => passRec();
+    const tokenB = () => issuedToken(rec().exchanges, rec().config.other_app!.key);
+    const ofB = (line: string) => (x: RecordedExchange) =>
+      requestOf(x).line === line && requestOf(x).token === tokenB();
+    /** The pass recording with other_app's /auth answer carrying no merchant, and B's GET /merchant answered so. */
+    const merchantOfB = (answer: Partial<RecordedExchange>): RecordedExchange[] => {
+      const exchanges = withAnswers(
+        rec().exchanges,
+        (x) => new URL(x.request.url).searchParams.get('key') === rec().config.other_app!.key,
+        (j) => {
+          const { merchant: _m, ...data } = (j as { data: Record<string, unknown> }).data;
+          return { ...(j as object), data };
+        },
+      );
+      const list = exchanges.find(ofB('GET /dishes'))!;
+      return [
+        ...exchanges,
+        { request: { ...list.request, url: list.request.url.replace(/\/dishes$/, '/merchant') }, ...answer },
+      ];
+    };
+
+    test("B's merchant that cannot be told is noted, and A's ids are still fuzzed", async () => {
+      const r = await replay(
+        FUZZ,
+        rec().config,
+        merchantOfB({
+          response: { status: 500, headers: {}, body: '{"status":"ERROR","code":500,"msg":"System exception"}' },
+        }),
+      );
+      expect(r.status).toBe('passed');
+      expect(r.notes).toContain('merchant B not used: GET /merchant answered status "ERROR", code 500 (HTTP 500)');
+      expect(r.notes).toContain(EVERY_PAIR);
+    });
+
+    test("no answer to B's GET /merchant is no evidence: the check is incomplete", async () => {
+      const r = await replay(FUZZ, rec().config, merchantOfB({ error: 'timeout' }));
+      expect(r.status).toBe('incomplete');
+      expect(r.message).toBe(`could not finish: GET ${rec().config.base_url}/merchant: timeout`);
+    });
+
+    test("A's ids in B's list (a leak ISO-01 reports) are not fuzzed as B's", async () => {
+      const r = await replay(
+        FUZZ,
+        rec().config,
+        withAnswers(rec().exchanges, ofB('GET /dishes'), (j) => {
+          const env = j as { data: unknown[] };
+          return { ...env, data: [{ id: 101, user_id: 1 }, ...env.data] };
+        }),
+      );
+      expect(r.status).toBe('passed');
+      expect(r.notes).toContain(EVERY_PAIR);
+    });
+  });
+
   describe('FUZZ-01: replaying a path', () => {
     test('replays the counterexample alone, and says so', async () => {
       const rec = failRec();
@@ -253,8 +310,6 @@ async function live(variants: Variant[], configure: (c: Config) => Config = (c) 
 /** The check's notes, without the one on how much evidence the report keeps. */
 const said = (r: { notes: string[] }) => r.notes.filter((n) => !n.startsWith('evidence: '));
 const mutant = (name: string) => MUTANTS.find((m) => m.name === name)!;
-const EVERY_PAIR =
-  '30 generated dish_id/seat_id pairs (seed 12345): every answer was the record asked for or an error 400/404';
 
 describe('FUZZ-01 live, where no recording can replay', () => {
   test('a segment that names no id answered with a record fails, saying it names none', async () => {
