@@ -29,11 +29,11 @@ describe('the data endpoints a check calls', () => {
   });
 
   test('a list that got no answer is no evidence: the check is incomplete, not judged without it', async () => {
-    const rec = recordingsOf('RO-01').pass!;
-    const chosen = appsList('RO-01', 'GET /dishes');
+    const rec = recordingsOf('AUTH-10').pass!;
+    const chosen = appsList('AUTH-10', 'GET /dishes');
     const timedOut = rec.exchanges.map((x) => (chosen(x) ? { request: x.request, error: 'timeout' } : x));
     expect(timedOut.filter((x) => !x.response).length).toBeGreaterThan(0);
-    const r = await replay(check('RO-01'), rec.config, timedOut);
+    const r = await replay(check('AUTH-10'), rec.config, timedOut);
     expect(r.status).toBe('incomplete');
     expect(r.message).toBe(`could not finish: GET ${rec.config.base_url}/dishes: timeout`);
   });
