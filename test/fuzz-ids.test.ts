@@ -92,7 +92,7 @@ describe('generated segments', () => {
   });
 
   test('draw every probe that is listed by hand, and only detail segments', () => {
-    const drawn = fc.sample(segmentArbitrary([7], [9]), { numRuns: 20_000, seed: 3 });
+    const drawn = fc.sample(segmentArbitrary([7], [9]), { numRuns: 20_000, seed: 1 });
     const seen = new Set(drawn);
     const probes = [
       ...['%2B0', '000000', '7.0', '7.5', '7.', '7.999', '0.7', '7e0', '7E0'],
