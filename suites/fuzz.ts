@@ -144,16 +144,17 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   }
   const details = await fc.check(property, { seed, numRuns: runs, ...(path ? { path } : {}) });
   if (path) ctx.note(`replayed fuzz path ${path} (seed ${seed})`);
+  // A path that does not exist for the seed replays no case, and fast-check calls that a success.
+  if (path && details.numRuns === 0) throw new Blocked(`the fuzz path ${path} does not exist for seed ${seed}`);
   if (!details.failed) {
     ctx.note(
       `${details.numRuns} generated dish_id/seat_id pairs (seed ${seed}): every answer was the record asked for or an error 400/404`,
     );
     return;
   }
-  if (details.counterexample === null) {
-    if (details.numRuns === 0 && path) throw new Blocked(`the fuzz path ${path} does not exist for seed ${seed}`);
+  // Failed with no counterexample: too many skipped runs or an interruption, neither of which this property has.
+  if (details.counterexample === null)
     return ctx.fail(`fuzzing stopped before a verdict: ${fc.asyncDefaultReportMessage(details) ?? 'no details'}`);
-  }
   const err = details.errorInstance;
   if (!(err instanceof FuzzFinding)) throw err; // no response (incomplete) or a defect of the suite: not a finding
   const [value] = details.counterexample;
