@@ -165,6 +165,18 @@ export const branchMutants: Mutant[] = [
     },
   },
   {
+    // SEC-02's walk into arrays: a hash that is an element of a list of strings has no member name of its own.
+    name: 'dish-tags-password-hash',
+    description: 'every dish carries tags ["spicy", <a bcrypt hash>]',
+    kills: ['SEC-02'],
+    render: {
+      dish: (d) => ({
+        ...d,
+        tags: ['spicy', `$2y$10$${'N9qo8uLOickgx2ZMRZoMye'}${'IjZAgcfl7p92ldGxad68LJZdL17lhWy'}`],
+      }),
+    },
+  },
+  {
     // ENV-01's "no data member" branch.
     name: 'other-merchant-seats-no-data',
     description: "GET /seats answers the second merchant's application {status: SUCCESS, code: 200} with no data",

@@ -946,6 +946,7 @@ const CREDENTIALS: Rule[] = [
         'wrong value',
         'a password hash or a remember_token in a record',
         only(['app'], probed(by('SEC-02', 'merchant-password-hash', 'merchant-bare-password-hash')), [MERCHANT, AUTH]),
+        only(['app'], probed(by('SEC-02', 'dish-tags-password-hash')), [DISHES, DISH]),
         only(['app'], probed(noMutant('SEC-02', 'puts credential material here'))),
         only(['other_app'], probed(noMutant('SEC-02', "puts credential material in other_app's answers")), OTHER_READ),
         only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
