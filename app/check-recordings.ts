@@ -1,7 +1,8 @@
 /**
  * The recordings the checks' unit tests read (test/checks/): for each check, the exchanges it makes against the
- * conforming reference server (its pass) and against a mutant that breaks its rule (its fail), captured once with
- * `npm run recordings` and replayed by the tests through core/session/recorded-source.ts, with no server.
+ * conforming reference server (its pass) and against each mutant that breaks its rule (its fail, and one more per
+ * further mutant: each way of failing that a mutant proves), captured once with `npm run recordings` and replayed by
+ * the tests through core/session/recorded-source.ts, with no server.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,21 +59,46 @@ export function mutantsFor(id: string): Mutant[] {
   return MUTANTS.filter((m) => m.kills.includes(id)).sort((a, b) => a.kills.length - b.kills.length);
 }
 
-/** Captures the pass and the fail recording of every check (only the pass of an INFO check: it never fails). */
+/** What a check's recordings file holds (test/checks/recordings/<id>.json). */
+export interface CheckRecordings {
+  pass: CheckRecording;
+  /** Against the mutant that breaks the fewest other rules. */
+  fail?: CheckRecording;
+  /** Against each further mutant of the check, one recording each: every way a mutant proves has its failing run. */
+  others?: CheckRecording[];
+  /** The check's mutants it does not fail alone (they show only in the company of other checks' requests). */
+  notAlone?: string[];
+}
+
+/**
+ * Captures the pass and a fail recording per mutant of every check (only the pass of an INFO check: it never fails).
+ * A mutant that the check alone does not fail (its fault shows only in the company of other checks' requests) gets no
+ * recording, and the line says so.
+ */
 export async function recordAll(dir: string, only?: (c: Check) => boolean): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
   const lines: string[] = [];
   for (const check of ALL_CHECKS.filter(only ?? (() => true))) {
     const pass = await recordCheck(check, []);
-    let fail: CheckRecording | undefined;
-    // The first mutant the check alone fails against (some only show in the company of other checks' requests).
+    const fails: CheckRecording[] = [];
+    const alone: string[] = [];
     for (const m of check.level === 'INFO' ? [] : mutantsFor(check.id)) {
-      fail = await recordCheck(check, [m]);
-      if (fail.status === 'failed') break;
+      const r = await recordCheck(check, [m]);
+      if (r.status === 'failed') fails.push(r);
+      else alone.push(m.name);
     }
-    writeFileSync(join(dir, `${check.id}.json`), `${JSON.stringify({ pass, ...(fail ? { fail } : {}) }, null, 1)}\n`);
+    const [fail, ...others] = fails;
+    const file: CheckRecordings = {
+      pass,
+      ...(fail ? { fail } : {}),
+      ...(others.length ? { others } : {}),
+      ...(alone.length ? { notAlone: alone } : {}),
+    };
+    writeFileSync(join(dir, `${check.id}.json`), `${JSON.stringify(file, null, 1)}\n`);
     lines.push(
-      `${check.id}: pass ${pass.status} (${pass.exchanges.length} exchanges)${fail ? `, fail ${fail.status} against ${fail.variant} (${fail.exchanges.length} exchanges)` : ''}`,
+      `${check.id}: pass ${pass.status} (${pass.exchanges.length} exchanges)` +
+        fails.map((f) => `, fail against ${f.variant} (${f.exchanges.length} exchanges)`).join('') +
+        (alone.length ? `; not failed by the check alone: ${alone.join(', ')}` : ''),
     );
   }
   return lines;

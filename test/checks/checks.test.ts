@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../../suites/index.js';
 import { recordingsOf, replay } from './replay.js';
+import { mutantsFor } from '../../app/check-recordings.js';
 
 describe.concurrent('each check over its recordings', () => {
   for (const check of ALL_CHECKS) {
@@ -30,6 +31,14 @@ describe.concurrent('each check over its recordings', () => {
           // What failed, not the message: findings of concurrent requests are listed in the order the answers came.
           expect(r.fingerprints).toEqual(rec.fail!.fingerprints);
         });
+      // One per further mutant of the check: each way of failing a mutant proves fails over its own exchanges.
+      for (const other of rec.others ?? [])
+        test(`fails over the exchanges of ${other.variant}, as it did live`, async () => {
+          expect(other.status, 'the recording itself is of a failure').toBe('failed');
+          const r = await replay(check, other.config, other.exchanges);
+          expect(r.status).toBe('failed');
+          expect(r.fingerprints).toEqual(other.fingerprints);
+        });
     });
   }
 });
@@ -40,4 +49,15 @@ test('every check has its unit recordings: a pass, and a fail unless it is INFO 
     return [...(rec.pass ? [] : [`${c.id} (pass)`]), ...(rec.fail || c.level === 'INFO' ? [] : [`${c.id} (fail)`])];
   });
   expect(missing, 'checks without recordings: run `npm run recordings -- <ID>`').toEqual([]);
+});
+
+test('every mutant of a check has its fail recording, unless the check alone does not fail it (then it is named)', () => {
+  const unrecorded = ALL_CHECKS.filter((c) => c.level !== 'INFO').flatMap((c) => {
+    const rec = recordingsOf(c.id);
+    const held = new Set([rec.fail, ...(rec.others ?? [])].map((r) => r?.variant).concat(rec.notAlone ?? []));
+    return mutantsFor(c.id)
+      .filter((m) => !held.has(m.name))
+      .map((m) => `${c.id} against ${m.name}`);
+  });
+  expect(unrecorded, 'run `npm run recordings -- <ID>`').toEqual([]);
 });

@@ -5,15 +5,13 @@ import type { Config } from '../../core/config/config.js';
 import { runChecks } from '../../core/engine/engine.js';
 import type { CheckRecord } from '../../core/model/report.js';
 import { RecordedSource, type RecordedExchange } from '../../core/session/recorded-source.js';
-import type { CheckRecording } from '../../app/check-recordings.js';
+import type { CheckRecordings as Stored } from '../../app/check-recordings.js';
 
 /** Where each check's recordings live: <check id>.json, written by `npm run recordings` (app/check-recordings.ts). */
 export const RECORDINGS_DIR = join(import.meta.dirname, 'recordings');
 
-export interface CheckRecordings {
-  pass?: CheckRecording;
-  fail?: CheckRecording;
-}
+/** A check's recordings as read: none at all for a check that has none yet. */
+export type CheckRecordings = Partial<Stored>;
 
 export function recordingsOf(id: string): CheckRecordings {
   const file = join(RECORDINGS_DIR, `${id}.json`);
