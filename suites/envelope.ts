@@ -1,26 +1,16 @@
 import { defineChecks, type CheckContext } from '../core/model/check.js';
 import { isRecord } from '../core/session/api.js';
-import type { Reply } from '../core/transport/exchange.js';
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { describeReply, isRefusal } from '../core/model/assertions.js';
 import { show } from '../core/redact/quote.js';
-import { dataEndpointPaths } from './support/paths.js';
-import { otherApplicationsAnswers } from './support/answers.js';
-import { AUTH_PATH } from '../core/spec/endpoints.js';
+import { otherApplicationsAnswers, ownAnswers, type Answer } from './support/answers.js';
 
 /**
  * The successful answers of endpoints 1–7, each fetched once per run; and the second merchant's answers to /auth,
  * /merchant and the lists, which the run reads anyway (its details are asked for with app's token only).
  */
-async function successReplies(ctx: CheckContext): Promise<Array<{ path: string; reply: Reply }>> {
-  const paths = await dataEndpointPaths(ctx);
-  const replies = await Promise.all(paths.map(async ({ path }) => ({ path, reply: await ctx.api.get(path) })));
-  const theirs = (await otherApplicationsAnswers(ctx)).map(({ request, reply }) => ({
-    path: request.replace(/^GET /, ''),
-    reply,
-  }));
-  const auth = await ctx.api.authAnswer();
-  return [...(auth ? [{ path: AUTH_PATH, reply: auth }] : []), ...replies, ...theirs];
+async function successReplies(ctx: CheckContext): Promise<Answer[]> {
+  return [...(await ownAnswers(ctx)), ...(await otherApplicationsAnswers(ctx))];
 }
 
 /** The checks of the success envelope every data answer is wrapped in (§2.1). */
@@ -32,21 +22,21 @@ export const envelopeChecks = defineChecks('envelope', [
     spec: '§2.1, §4 rule 1',
     async run(ctx) {
       const problems: string[] = [];
-      for (const { path, reply } of await successReplies(ctx)) {
+      for (const { request, reply } of await successReplies(ctx)) {
         // A refusal is judged as a refusal (AUTH-01, AUTH-05, the error checks), not as a broken success.
         if (isRefusal(reply)) continue;
         // The client reads the JSON after a byte order mark (a reader MAY ignore one), so the rest is judged too.
         if (reply.bom)
           problems.push(
-            `GET ${path}: the body starts with a byte order mark (U+FEFF), which a JSON sender MUST NOT add (RFC 8259 §8.1; the answers are JSON, §1)`,
+            `${request}: the body starts with a byte order mark (U+FEFF), which a JSON sender MUST NOT add (RFC 8259 §8.1; the answers are JSON, §1)`,
           );
         if (reply.jsonError !== undefined) {
-          problems.push(`GET ${path}: ${describeReply(reply)}`);
+          problems.push(`${request}: ${describeReply(reply)}`);
           continue;
         }
         const errors = validate('envelope.success', reply.json);
-        if (errors.length) problems.push(`GET ${path}: ${describeReply(reply)}: ${formatErrors(errors, 3)}`);
-        else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`GET ${path}: no data member`);
+        if (errors.length) problems.push(`${request}: ${describeReply(reply)}: ${formatErrors(errors, 3)}`);
+        else if (!isRecord(reply.json) || !('data' in reply.json)) problems.push(`${request}: no data member`);
       }
       if (problems.length)
         ctx.fail(`expected {status: "SUCCESS", code: 200, data} on every success: ${problems.join('; ')}`);
@@ -64,7 +54,7 @@ export const envelopeChecks = defineChecks('envelope', [
       );
       if (withMsg.length)
         ctx.fail(
-          `§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `GET ${x.path} (msg ${show((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`,
+          `§2.1 says msg is absent on success; it is present on ${withMsg.map((x) => `${x.request} (msg ${show((x.reply.json as { msg: unknown }).msg)})`).join(', ')}`,
         );
     },
   },

@@ -7,7 +7,7 @@ import { endpointLabel } from '../core/spec/resources.js';
 import { describeReply, envelopeCode } from '../core/model/assertions.js';
 import { show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
-import { otherApplicationsAnswers } from './support/answers.js';
+import { otherApplicationsAnswers, ownAnswers, type Answer } from './support/answers.js';
 import { unknownInterface } from './errors.js';
 import { errorPhrase, grouped, sendOrError } from './support/observations.js';
 
@@ -15,12 +15,8 @@ import { errorPhrase, grouped, sendOrError } from './support/observations.js';
  * The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests), one error answer, and the
  * other configured applications' /auth, /merchant and lists.
  */
-export async function sampleReplies(ctx: CheckContext): Promise<Array<{ request: string; reply: Reply }>> {
-  const auth = await ctx.api.authAnswer();
-  const out: Array<{ request: string; reply: Reply }> = auth ? [{ request: `GET ${AUTH_PATH}`, reply: auth }] : [];
-  // dataEndpointPaths leaves out (noted) a detail whose list is blocked, and blocks on nothing itself.
-  for (const { path } of await dataEndpointPaths(ctx))
-    out.push({ request: `GET ${path}`, reply: await ctx.api.get(path) });
+export async function sampleReplies(ctx: CheckContext): Promise<Answer[]> {
+  const out = await ownAnswers(ctx);
   try {
     // The token asked for again: after a renewal /auth may refuse (§5.6), and only this answer is then not judged.
     const e = await unknownInterface(ctx, true);

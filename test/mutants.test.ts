@@ -8,7 +8,7 @@ import { recordCheck, RECORDING_SETTINGS } from '../app/check-recordings.js';
 import { preflight } from '../app/preflight.js';
 import { redactorFor } from '../core/redact/redact.js';
 import { buildReport } from '../core/model/report.js';
-import { recordingsOf } from './checks/replay.js';
+import { failsOf, recordingsOf } from './checks/replay.js';
 
 const gated = ALL_CHECKS.filter((c) => c.level !== 'INFO');
 const exclusive = (id: string): boolean => MUTANTS.some((m) => m.kills.length === 1 && m.kills[0] === id);
@@ -66,7 +66,7 @@ describe.concurrent('each mutant of the reference server is caught by exactly th
 describe.concurrent('each fail recording is what its mutant does now (re-recorded live)', () => {
   for (const check of ALL_CHECKS) {
     const rec = recordingsOf(check.id);
-    for (const fail of [...(rec.fail ? [rec.fail] : []), ...(rec.others ?? [])])
+    for (const fail of failsOf(rec))
       test(`${check.id} against ${fail.variant}`, async () => {
         const variants = fail.variant.split('+').map((name) => MUTANTS.find((m) => m.name === name));
         const stale = `recordings/${check.id}.json: run \`npm run recordings -- ${check.id}\``;

@@ -8,6 +8,11 @@ function latin1Body(body: string, name: string): Buffer {
   return Buffer.concat(parts.flatMap((p, i) => (i ? [Buffer.from(name, 'latin1'), p] : [p])));
 }
 
+/** A text that Latin-1 can encode and UTF-8 encodes differently (é, ü …): its Latin-1 bytes are not UTF-8. */
+function latin1Differs(text: string): boolean {
+  return /[\u0080-\u00ff]/.test(text) && /^[\u0000-\u00ff]*$/.test(text);
+}
+
 /** Wrong content types, encodings and plain-HTTP service (§1, §4), each caught by exactly its `kills`. */
 export const transportMutants: Mutant[] = [
   {
@@ -21,10 +26,7 @@ export const transportMutants: Mutant[] = [
     description: 'a dish name with accents goes out in Latin-1 bytes (invalid UTF-8) wherever it appears',
     kills: ['TRANS-02'],
     raw: (_req, res: ServerResponse, world) => {
-      // The first dish whose name Latin-1 can encode and UTF-8 encodes differently (é, ü …).
-      const name = world.fixtures.dishes
-        .map((d) => d.name)
-        .find((n) => /[\u0080-\u00ff]/.test(n) && /^[\u0000-\u00ff]*$/.test(n));
+      const name = world.fixtures.dishes.map((d) => d.name).find(latin1Differs);
       if (!name) return false;
       const writeHead = res.writeHead.bind(res) as (
         status: number,
@@ -66,7 +68,7 @@ export const transportMutants: Mutant[] = [
       const name = world.fixtures.dishes
         .filter((d) => d.user_id === 2)
         .map((d) => d.name)
-        .find((n) => /[\u0080-\u00ff]/.test(n) && /^[\u0000-\u00ff]*$/.test(n));
+        .find(latin1Differs);
       if (req.path !== '/dishes' || req.merchant?.id !== 2 || r.http !== 200 || !name) return r;
       return { ...r, raw: latin1Body(JSON.stringify(r.body), name) };
     },

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../../suites/index.js';
-import { recordingsOf, replay } from './replay.js';
+import { failsOf, recordingsOf, replay } from './replay.js';
 import { mutantsFor } from '../../app/check-recordings.js';
 
 describe.concurrent('each check over its recordings', () => {
@@ -54,7 +54,7 @@ test('every check has its unit recordings: a pass, and a fail unless it is INFO 
 test('every mutant of a check has its fail recording, unless the check alone does not fail it (then it is named)', () => {
   const unrecorded = ALL_CHECKS.filter((c) => c.level !== 'INFO').flatMap((c) => {
     const rec = recordingsOf(c.id);
-    const held = new Set([rec.fail, ...(rec.others ?? [])].map((r) => r?.variant).concat(rec.notAlone ?? []));
+    const held = new Set([...failsOf(rec).map((r) => r.variant), ...(rec.notAlone ?? [])]);
     return mutantsFor(c.id)
       .filter((m) => !held.has(m.name))
       .map((m) => `${c.id} against ${m.name}`);

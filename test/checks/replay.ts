@@ -13,6 +13,11 @@ export const RECORDINGS_DIR = join(import.meta.dirname, 'recordings');
 /** A check's recordings as read: none at all for a check that has none yet. */
 export type CheckRecordings = Partial<Stored>;
 
+/** Every fail recording of a check: against its first mutant, then one per further mutant. */
+export function failsOf(rec: CheckRecordings): NonNullable<CheckRecordings['fail']>[] {
+  return [...(rec.fail ? [rec.fail] : []), ...(rec.others ?? [])];
+}
+
 export function recordingsOf(id: string): CheckRecordings {
   const file = join(RECORDINGS_DIR, `${id}.json`);
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CheckRecordings) : {};
