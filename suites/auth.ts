@@ -442,9 +442,10 @@ export const authChecks = defineChecks('auth', [
         const s = successData(await ctx.send(authRequest(c)));
         return s.ok ? issuedToken(s.data) : undefined;
       };
-      const renewals = ctx.api.tokenEvents.length ? `; during the run: ${ctx.api.tokenEvents.join('; ')}` : '';
       const first = await mint();
       const second = first === undefined ? undefined : await mint();
+      // Read once its /auth calls were let through: by then every check that used the run's tokens has ended.
+      const renewals = ctx.api.tokenEvents.length ? `; during the run: ${ctx.api.tokenEvents.join('; ')}` : '';
       if (first === undefined || second === undefined)
         return ctx.observe(`a ${AUTH_PATH} call carried no ${TOKEN_FIELD}${renewals}`);
       // Tokens are never shown, only whether they are equal and still accepted.

@@ -36,14 +36,11 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   const paths = (await dataEndpointPaths(ctx)).map((p) => p.path);
   // Before: the run's shared GETs (every other check has run on them already, and sent only GET); after: fresh ones.
   const before = await Promise.all(paths.map((path) => ctx.api.get(path)));
-  // One at a time within a resource, in a fixed order, so a server that does change state changes it the same way on
-  // every run; the resources (merchant, dishes, seats, orders) side by side, since none's data is another's: the
-  // run's chain of round trips is one resource's requests, not all of them.
-  const byResource = new Map<string, string[]>();
-  for (const path of paths) {
-    const resource = path.split('/')[1] ?? path;
-    byResource.set(resource, [...(byResource.get(resource) ?? []), path]);
-  }
+  // One at a time on a path, in a fixed order, so a server that changes state there changes it the same way on every
+  // run; the paths side by side, so the run's chain of round trips is one path's four methods, not a resource's
+  // eight. A server that changes state through two paths of one resource (the list and a detail) may show the
+  // changes in either order: the words of RO-01's finding may differ from run to run; any change GET shows fails it
+  // whatever the order.
   const unsafe = async (path: string, method: (typeof UNSAFE_METHODS)[number]): Promise<UnsafeAnswer> => {
     try {
       return { method, path, reply: await ctx.api.once(`readonly:${method}:${path}`, { method, path, token }) };
@@ -52,15 +49,15 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
       return { method, path, error: e.message };
     }
   };
-  const perResource = await Promise.all(
-    [...byResource.values()].map(async (own) => {
+  const perPath = await Promise.all(
+    paths.map(async (path) => {
       const out: UnsafeAnswer[] = [];
-      for (const path of own) for (const method of UNSAFE_METHODS) out.push(await unsafe(path, method));
+      for (const method of UNSAFE_METHODS) out.push(await unsafe(path, method));
       return out;
     }),
   );
-  // Reported in the order of the paths, as before: resource by resource.
-  const answers = perResource.flat();
+  // Reported in the order of the paths.
+  const answers = perPath.flat();
   const after = await Promise.all(paths.map((path) => ctx.api.once(`readonly:after:${path}`, { path, token })));
   return { paths, before, answers, after };
 }

@@ -160,7 +160,8 @@ export const transportChecks = defineChecks('transport', [
     async run(ctx) {
       const token = await ctx.api.token();
       const c = ctx.config.app;
-      // /merchant first: the /auth call may issue a token that ends the run's (§5.6).
+      // /merchant first, with the run's token while every other check still uses it: the engine holds this check's
+      // /auth until they have all ended, since it may issue a token that ends the run's (§5.6).
       const merchant = await sendOrError(ctx, { path: '/merchant', token, contentType: false });
       const auth = await sendOrError(ctx, {
         path: AUTH_PATH,

@@ -5,6 +5,9 @@ import type { CheckRecord } from '../core/model/report.js';
 import { demoConfig } from '../app/demo.js';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { ALL_CHECKS } from '../suites/index.js';
+import { clientFor, type SourceOf } from '../core/engine/run.js';
+import { AUTH_PATH, authQuery } from '../core/spec/auth-scheme.js';
+import type { RequestSpec } from '../core/transport/exchange.js';
 
 /**
  * The engine (core/engine/engine.ts) on the real reference server: the order of its phases as a run shows it, and a run cut
@@ -34,9 +37,23 @@ function slowDown(s: RunningServer, ms: number): () => void {
 const config = () => demoConfig(srv, { fuzz: { runs: 5, seed: 7 } });
 
 describe.sequential('the engine', () => {
-  test('runs the phases in order: read-only checks together, readonly one by one, token-minting checks after every other, the profile last', async () => {
+  test('runs the phases in order: read-only checks together, readonly one by one, and the /auth calls of the token-minting checks after every other check', async () => {
     const spans = new Map<string, { start: number; end: number }>();
-    const { records, errors } = await runChecks(config(), ALL_CHECKS, undefined, {
+    const cfg = config();
+    // Each /auth as the checks send it (after the engine's hold, if any), with its query and Content-Type.
+    const auths: Array<{ at: number; spec: RequestSpec }> = [];
+    const source: SourceOf = (r) => {
+      const client = clientFor(cfg, r);
+      return {
+        redactor: client.redactor,
+        close: () => client.close(),
+        send: (spec, chain) => {
+          if (spec.path === AUTH_PATH) auths.push({ at: performance.now(), spec });
+          return client.send(spec, chain);
+        },
+      };
+    };
+    const { records, errors } = await runChecks(cfg, ALL_CHECKS, source, {
       onStart: (c) => spans.set(c.id, { start: performance.now(), end: Infinity }),
       onRecord: (r) => (spans.get(r.id)!.end = performance.now()),
     });
@@ -49,26 +66,40 @@ describe.sequential('the engine', () => {
     const of = (pick: (c: Check) => boolean) => ALL_CHECKS.filter(pick).map((c) => ({ id: c.id, ...spans.get(c.id)! }));
     const readOnly = of((c) => !c.mintsTokens && c.area !== 'readonly');
     const unsafe = of((c) => !c.mintsTokens && c.area === 'readonly');
-    const minting = of((c) => !!c.mintsTokens && c.level !== 'INFO');
-    const profile = of((c) => !!c.mintsTokens && c.level === 'INFO');
-    expect([readOnly, unsafe, minting, profile].map((p) => p.length > 1)).toEqual([true, true, true, true]);
+    const minting = of((c) => !!c.mintsTokens);
+    expect([readOnly, unsafe, minting].map((p) => p.length > 1)).toEqual([true, true, true]);
     const lastEnd = (p: typeof readOnly) => Math.max(...p.map((s) => s.end));
     const firstStart = (p: typeof readOnly) => Math.min(...p.map((s) => s.start));
-    // Read-only checks start together; the next phase only after every one of them ended, and so on.
+    // Read-only checks start together; the readonly phase only after every one of them ended, one by one.
     expect(Math.max(...readOnly.map((s) => s.start)) - firstStart(readOnly)).toBeLessThan(
       lastEnd(readOnly) - firstStart(readOnly),
     );
     expect(firstStart(unsafe)).toBeGreaterThanOrEqual(lastEnd(readOnly));
-    expect(firstStart(minting)).toBeGreaterThanOrEqual(lastEnd(unsafe));
-    expect(firstStart(profile)).toBeGreaterThanOrEqual(lastEnd(minting));
-    // One by one: each readonly and profile check starts after the one before ended; the token-lifetime probe last.
-    for (const p of [unsafe, profile]) {
-      const inTurn = [...p].sort((a, b) => a.start - b.start);
-      for (let i = 1; i < inTurn.length; i++) expect(inTurn[i]!.start).toBeGreaterThanOrEqual(inTurn[i - 1]!.end);
-    }
-    const lastStarted = [...profile].sort((a, b) => a.start - b.start).at(-1)!.id;
-    expect(lastStarted).toBe(
-      ALL_CHECKS.filter((c) => c.mintsTokens && c.level === 'INFO' && c.area === 'auth').at(-1)!.id,
+    const inTurn = [...unsafe].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < inTurn.length; i++) expect(inTurn[i]!.start).toBeGreaterThanOrEqual(inTurn[i - 1]!.end);
+    // The token-minting checks start with the run (what they read with the run's token comes early) ...
+    expect(Math.max(...minting.map((s) => s.start))).toBeLessThan(lastEnd(readOnly));
+    // ... and every /auth of theirs is sent after every other check has ended: the wrong or incomplete key pairs
+    // (AUTH-06/07/08), the one without Content-Type, and the profile's two new tokens of app. Before that, only the
+    // run's own /auth per application, AUTH-09's disabled pair and the errors' /auth with no key at all (no token can
+    // come of it).
+    const { app, other_app, disabled_app } = cfg;
+    const valid = [app, other_app!, disabled_app!].map((a) =>
+      JSON.stringify(authQuery({ secret: a.secret!, key: a.key! })),
+    );
+    const ownRun = (s: RequestSpec) =>
+      s.contentType !== false && (s.query === undefined || valid.includes(JSON.stringify(s.query)));
+    const othersEnded = Math.max(lastEnd(readOnly), lastEnd(unsafe));
+    const before = auths.filter((a) => a.at < othersEnded);
+    expect(
+      before.every((a) => ownRun(a.spec)),
+      JSON.stringify(before.map((a) => a.spec.query)),
+    ).toBe(true);
+    expect(before).toHaveLength(4);
+    const after = auths.filter((a) => a.at >= othersEnded);
+    expect(after.filter((a) => !ownRun(a.spec)).length).toBeGreaterThanOrEqual(10);
+    expect(after.filter((a) => JSON.stringify(a.spec.query) === valid[0] && a.spec.contentType !== false)).toHaveLength(
+      2,
     );
   });
 

@@ -17,9 +17,9 @@ import { clientFor, deadlineWords, type SourceOf } from './run.js';
 import type { Sweep } from '../spec/resources.js';
 
 /**
- * A step of a run: its checks run all at once (concurrent) or one by one; a phase starts when the one before ended.
- * Named 'areas' (every area's checks that call no /auth and send no unsafe method), 'readonly', 'token-minting' and
- * 'token-minting profile'.
+ * A step of a run: its checks run all at once (concurrent) or one by one; a phase starts when the one before ended,
+ * except the token-minting phase (see phasesOf). Named 'areas' (every area's checks that call no /auth and send no
+ * unsafe method), 'readonly' and 'token-minting'.
  */
 export interface Phase {
   name: string;
@@ -30,14 +30,14 @@ export interface Phase {
 /**
  * The phases of a run, in order. Every area but 'readonly' at once, each check as soon as what it needs has arrived
  * (requests are capped by the client, not by grouping). 'readonly' alone after them, one by one: its unsafe methods
- * are the one thing that may change a broken server's data, and no other check may read that change. Last the checks
- * that call /auth again (Check.mintsTokens): a server may end the run's token when it issues a new one (§5.6), and by
- * then no other check needs it. The MUST and SHOULD ones first, all at once: they only judge their own /auth answers.
- * Then the profile's (INFO), one by one, since they use the run's token before calling /auth; its own token-lifetime
- * probe (area auth) very last.
+ * are the one thing that may change a broken server's data, and no other check may read that change. Last the
+ * /auth calls of the checks that mint tokens (Check.mintsTokens): a server may end the run's token when it issues a
+ * new one (§5.6), so no /auth of theirs is sent before every other check has ended. Those checks start with the run
+ * all the same (the engine holds only their /auth requests), so what they read with the run's token comes early,
+ * and they then call /auth all at once: the MUST ones only judge their own /auth answers, and the profile's
+ * (INFO-AUTH-TOKEN) judges what a new token does to an earlier one, which another check's /auth leaves as true.
  */
 export function phasesOf(checks: readonly Check[]): Phase[] {
-  const profileOrder = (c: Check): number => (c.area === 'auth' ? 1 : 0);
   return [
     {
       name: 'areas',
@@ -47,16 +47,20 @@ export function phasesOf(checks: readonly Check[]): Phase[] {
       ),
     },
     { name: 'readonly', concurrent: false, checks: checks.filter((c) => c.area === 'readonly' && !c.mintsTokens) },
-    { name: 'token-minting', concurrent: true, checks: checks.filter((c) => c.mintsTokens && c.level !== 'INFO') },
+    // The profile's first: each of them is a chain of /auth calls one after another, and the MUST ones a batch that
+    // fills the slots left.
     {
-      name: 'token-minting profile',
-      concurrent: false,
-      checks: checks
-        .filter((c) => c.mintsTokens && c.level === 'INFO')
-        .sort((a, b) => profileOrder(a) - profileOrder(b)),
+      name: MINTING,
+      concurrent: true,
+      checks: checks.filter((c) => c.mintsTokens).sort((a, b) => profileFirst(a) - profileFirst(b)),
     },
   ].filter((p) => p.checks.length > 0);
 }
+
+const profileFirst = (c: Check): number => (c.level === 'INFO' ? 0 : 1);
+
+/** The phase whose checks start with the run and whose /auth requests wait for every other phase. */
+const MINTING = 'token-minting';
 
 /** Per declared read, the checks of the run that read it: those selected that declare it (Check.reads) and can run. */
 function readersOf(checks: readonly Check[], config: Config): Map<Sweep, Set<string>> {
@@ -153,9 +157,17 @@ export async function runChecks(
     settle(checkRecord(c, await runCheck(c, shared)));
   };
   const phases = (async () => {
-    for (const phase of phasesOf(checks)) {
+    const all = phasesOf(checks);
+    // The token-minting checks start now, beside the first phase; their /auth requests wait until it is their turn.
+    let open!: () => void;
+    shared.holdMinting(new Promise<void>((resolve) => (open = resolve)));
+    const minting = all.find((p) => p.name === MINTING && p.concurrent && !opts.sequential);
+    const early = minting && Promise.all(minting.checks.map(one));
+    for (const phase of all) {
       if (stopReason !== undefined) return;
-      if (phase.concurrent && !opts.sequential) await Promise.all(phase.checks.map(one));
+      if (phase.name === MINTING) open();
+      if (phase === minting) await early;
+      else if (phase.concurrent && !opts.sequential) await Promise.all(phase.checks.map(one));
       else for (const c of phase.checks) await one(c);
     }
   })();

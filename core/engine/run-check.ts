@@ -133,6 +133,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     (text) => {
       if (!notes.includes(text)) notes.push(text);
     },
+    check.mintsTokens === true,
   );
   const ctx: CheckContext = {
     config: shared.config,

@@ -114,8 +114,9 @@ export interface Check {
   reads?: Sweep[];
   /**
    * Calls /auth with a configured application's keys, so a server may issue a token (a broken one even for wrong
-   * keys) and, since token lifetime is not shown (§5.6), end the run's earlier one. Such checks run after every
-   * other check, one at a time, INFO ones last, and never change what another check relies on.
+   * keys) and, since token lifetime is not shown (§5.6), end the run's earlier one. Such checks start with the run,
+   * but the engine sends their /auth requests (api.send to /auth) only after every other check has ended, so they never
+   * change what another check relies on; then they call /auth all at once.
    */
   mintsTokens?: boolean;
   run(ctx: CheckContext): Promise<void>;

@@ -134,6 +134,12 @@ export class SharedRequests {
   /** What the run has sent and still plans to send (the CLI's progress line). */
   readonly tally: RequestTally;
 
+  /**
+   * Settles when a check that mints tokens may call /auth (Check.mintsTokens): open unless the engine holds it until
+   * every check that uses the run's tokens has ended (holdMinting).
+   */
+  private mintingOpen: Promise<void> = Promise.resolve();
+
   /** readers: per sweep, the ids of the checks of this run that declare they read it (and will run). */
   constructor(
     readonly config: Config,
@@ -147,6 +153,16 @@ export class SharedRequests {
   /** Every request of the run's checks goes out here, so the tally counts it; `chain` is the sending check's. */
   send(spec: RequestSpec, chain: RequestChain | undefined, detail = false): Promise<Reply> {
     return this.tally.track(this.client.send(spec, chain), detail);
+  }
+
+  /** Holds every /auth of the token-minting checks until `open` settles (core/engine/engine.ts). */
+  holdMinting(open: Promise<void>): void {
+    this.mintingOpen = open;
+  }
+
+  /** Settles when a token-minting check may send its /auth. */
+  mintingAllowed(): Promise<void> {
+    return this.mintingOpen;
   }
 
   /** The current /auth round of an application: a renewal starts a new one. */
@@ -299,8 +315,9 @@ export class SharedRequests {
     checkId: string,
     sampled: (text: string) => void = () => undefined,
     note: (text: string) => void = () => undefined,
+    mintsTokens = false,
   ): Api {
-    return new Api(this, record, checkId, sampled, note);
+    return new Api(this, record, checkId, sampled, note, mintsTokens);
   }
 }
 
@@ -319,6 +336,8 @@ export class Api {
     private readonly sampled: (text: string) => void = () => undefined,
     /** A remark for the check's result (a renewed token). */
     private readonly note: (text: string) => void = () => undefined,
+    /** The check mints tokens (Check.mintsTokens): its own /auth requests wait for SharedRequests.mintingAllowed. */
+    private readonly mintsTokens = false,
   ) {}
 
   /** The tokens /auth issued to the run so far (never to be printed: the redactor knows them). */
@@ -336,6 +355,7 @@ export class Api {
    * sent again once the application has a new one (SharedRequests.afterTokenReply).
    */
   async send(spec: RequestSpec): Promise<Reply> {
+    if (this.mintsTokens && spec.path === AUTH_PATH) await this.shared.mintingAllowed();
     const reply = await this.recorded(this.shared.send(spec, this.chain));
     return this.shared.afterTokenReply(
       spec,
