@@ -13,7 +13,7 @@ const KNOWN = new RegExp(
  * An unknown id of 7 to 9 digits (the ids ERR-02/03 make up are the largest id plus a million). Narrow on
  * purpose: the fuzz checks draw other unknown ids, and each mutant must be caught by exactly its own checks.
  */
-function unknownBigId(req: ApiRequest, world: World, resource: Resource): boolean {
+export function unknownBigId(req: ApiRequest, world: World, resource: Resource): boolean {
   if (req.method !== 'GET' || !req.merchant || !pathIs(req, `/${resource}/:id`)) return false;
   const raw = req.path.slice(resource.length + 2);
   if (!/^[1-9][0-9]{6,8}$/.test(raw)) return false;

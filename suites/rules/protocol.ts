@@ -11,6 +11,7 @@ import {
   type App,
   type Outcome,
   type Place,
+  type Proof,
   type Rule,
   type Way,
   type WaySpec,
@@ -68,14 +69,20 @@ const noMutant = (check: string, what: string) => unproven(check, `no mutant ${w
 const AUTH_07_CODE_ONLY =
   "AUTH-07, which sends other_app's wrong key pairs, judges a refusal by its code (the number 401) and its data only; AUTH-08 and AUTH-09, which judge the whole error envelope, send app's secret key and the disabled application's pair";
 
+/** A wrong key pair's proof by the check's mutants of the way (`mutants`, by check id), or why none proves it. */
+const refusalProof = (check: string, what: string, mutants: Partial<Record<string, string[]>>): Proof =>
+  mutants[check]?.length ? by(check, ...mutants[check]) : noMutant(check, what);
+
 /**
  * Which check judges the error envelope at each error place (ERR-04 reads the errors of allErrorProbes); `ofCode`
- * when the way breaks the code, which AUTH-07 judges as well, for app's and other_app's wrong key pairs.
+ * when the way breaks the code, which AUTH-07 judges as well, for app's and other_app's wrong key pairs;
+ * `refusalMutants`, by check id, the mutants that prove a wrong key pair's cell.
  */
 const errorEnvelope = (
   what: string,
   mutantsAt: Partial<Record<Place, string[]>> = {},
   ofCode = false,
+  refusalMutants: Partial<Record<string, string[]>> = {},
 ): WaySpec['at'] => [
   ...[UNKNOWN_INTERFACE, UNKNOWN_ID, NO_TOKEN, AUTH_NO_PARAMS].map((p) =>
     at([p], ['app'], probed(mutantsAt[p] ? by('ERR-04', ...mutantsAt[p]) : noMutant('ERR-04', what))),
@@ -93,7 +100,7 @@ const errorEnvelope = (
         at([AUTH_WRONG_PAIR], ['app'], probed(noMutant('AUTH-08', what))),
         at([AUTH_WRONG_PAIR], ['other_app'], notProbed(AUTH_07_CODE_ONLY)),
       ]),
-  at([AUTH_WRONG_PAIR], ['disabled_app'], probed(noMutant('AUTH-09', what))),
+  at([AUTH_WRONG_PAIR], ['disabled_app'], probed(refusalProof('AUTH-09', what, refusalMutants))),
   at([LIST_QUERY], ['app'], probed(noMutant('ERR-06', what))),
   at(
     [WRONG_TOKEN],
@@ -136,6 +143,8 @@ function envelopeWay(
     errorMutants?: Partial<Record<Place, string[]>>;
     /** The way breaks the code, which AUTH-07 judges too. */
     ofCode?: boolean;
+    /** The mutants that prove a wrong key pair's cell, by check id (AUTH-09 …). */
+    refusalMutants?: Partial<Record<string, string[]>>;
   },
 ): WaySpec {
   const success: WaySpec['at'] = o.success
@@ -144,7 +153,7 @@ function envelopeWay(
         only(['other_app'], probed(noMutant(o.success[0], `${o.success[1]} in other_app's answers`)), OTHER_READ),
       ]
     : [];
-  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants, o.ofCode) : [];
+  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants, o.ofCode, o.refusalMutants) : [];
   const spec = way(w, how, ...(o.proven ?? []), ...success, ...errors, ...SUCCESS_APPS_NOTE);
   return o.errors && o.success ? spec : within(o.errors ? ERRORS : ENDPOINTS, spec);
 }
@@ -168,6 +177,7 @@ const ENVELOPE_STATUS = envelopeRule(
     envelopeWay('absent', 'no status', {
       success: ['ENV-01', 'leaves status out'],
       errors: 'leaves status out of an error',
+      refusalMutants: { 'AUTH-09': ['auth-disabled-refusal-no-status'] },
     }),
     envelopeWay('case', '"success" on success', {
       proven: [
@@ -305,13 +315,11 @@ const ERROR_DATA: Rule = {
           ['app'],
           probed(
             noMutant('ERR-02', 'carries data in an unknown dish id'),
-            noMutant('ERR-03', 'carries data in an unknown seat id'),
+            by('ERR-03', 'unknown-seat-error-carries-data'),
           ),
           [UNKNOWN_ID],
         ),
-        only(['app'], probed(noMutant('ERR-01', 'carries data in an unknown interface without a token')), [
-          UNKNOWN_INTERFACE,
-        ]),
+        only(['app'], probed(by('ERR-01', 'unknown-interface-no-token-carries-data')), [UNKNOWN_INTERFACE]),
         only(['app'], probed(by('AUTH-06', 'auth-missing-param-refusal-carries-data')), [AUTH_NO_PARAMS]),
         only(
           ['app'],
@@ -368,15 +376,52 @@ const JSON_RULE: Rule = {
       otherTransport('TRANS-01', 'answers another media type here'),
       rest(OTHER_TRANSPORT_READ),
     ),
-    way(
-      'wrong value',
-      'a body that is not JSON',
-      only(['other_app'], probed(by('ENV-01', 'other-merchant-merchant-not-json')), [MERCHANT]),
-      only(['app'], probed(noMutant('ENV-01', 'answers a success that is not JSON here')), ENDPOINTS),
-      only(['other_app'], probed(noMutant('ENV-01', 'answers other_app a success that is not JSON here')), OTHER_READ),
-      only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
-      rest(
-        'an error that is not JSON has no code: the checks of refusals and errors (UNAUTH-*, ERR-*) fail it as one without the code of §7',
+    // A refused key pair too: AUTH-08's refusal is judged as an envelope, and proves this way there.
+    within(
+      [...ENDPOINTS, UNKNOWN_INTERFACE, NO_TOKEN, AUTH_WRONG_PAIR],
+      way(
+        'wrong value',
+        'a body that is not JSON',
+        only(['other_app'], probed(by('ENV-01', 'other-merchant-merchant-not-json')), [MERCHANT]),
+        only(['app'], probed(noMutant('ENV-01', 'answers a success that is not JSON here')), ENDPOINTS),
+        only(
+          ['other_app'],
+          probed(noMutant('ENV-01', 'answers other_app a success that is not JSON here')),
+          OTHER_READ,
+        ),
+        only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
+        only(
+          ['app'],
+          probed(
+            by('AUTH-08', 'auth-unknown-public-key-text-refusal'),
+            noMutant('AUTH-07', "answers app's wrong key pairs a refusal that is not JSON"),
+          ),
+          [AUTH_WRONG_PAIR],
+        ),
+        only(
+          ['other_app'],
+          probedWhen(
+            'with other_app',
+            noMutant('AUTH-07', "answers other_app's wrong key pairs a refusal that is not JSON"),
+          ),
+          [AUTH_WRONG_PAIR],
+        ),
+        // Never ERR-04's alone: UNAUTH-* judge the same refusals by their code, which a body that is not JSON lacks.
+        only(
+          ['app'],
+          probed(
+            by('ERR-04', 'orders-no-token-text-refusal'),
+            ...DATA_ENDPOINTS.map((ep) =>
+              ep.name === 'orders'
+                ? by('UNAUTH-ORDERS', 'orders-no-token-text-refusal')
+                : noMutant(`UNAUTH-${ep.name.toUpperCase()}`, 'answers a refusal that is not JSON here'),
+            ),
+          ),
+          [NO_TOKEN],
+        ),
+        rest(
+          'an error that is not JSON has no code: the checks of refusals and errors (UNAUTH-*, ERR-*) fail it as one without the code of §7',
+        ),
       ),
     ),
     way(
