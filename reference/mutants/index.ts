@@ -10,6 +10,7 @@ import { isolationMutants } from './isolation.js';
 import { fuzzMutants } from './fuzz.js';
 import { credentialMutants } from './credentials.js';
 import { branchMutants } from './branches.js';
+import { dataWayMutants } from './ways-data.js';
 
 export type { Mutant };
 
@@ -26,4 +27,5 @@ export const MUTANTS: Mutant[] = [
   ...fuzzMutants,
   ...credentialMutants,
   ...branchMutants,
+  ...dataWayMutants,
 ];
