@@ -11,6 +11,7 @@ import { fuzzMutants } from './fuzz.js';
 import { credentialMutants } from './credentials.js';
 import { branchMutants } from './branches.js';
 import { waysErrorMutants } from './ways-errors.js';
+import { dataWayMutants } from './ways-data.js';
 
 export type { Mutant };
 
@@ -28,4 +29,5 @@ export const MUTANTS: Mutant[] = [
   ...credentialMutants,
   ...branchMutants,
   ...waysErrorMutants,
+  ...dataWayMutants,
 ];

@@ -294,11 +294,7 @@ const PIVOT_TABLE: Table = {
       type: 'int',
       ways: [
         byReference('wrong value', 'not the id of the dish it is in', [
-          [
-            undefined,
-            ['app'],
-            probed(unproven('CONS-09', 'no mutant breaks pivot.dish_id (cons-pivot-order-id breaks order_id)')),
-          ],
+          [undefined, ['app'], probed(by('CONS-09', 'cons-pivot-dish-id-swapped'))],
           [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
         ]),
       ],
@@ -432,7 +428,7 @@ const ORDER_TABLE: Table = {
       type: 'int',
       ways: [
         byReference('wrong value', 'not the id of the embedded seat (0: no seat)', [
-          [undefined, ['app'], probed(by('CONS-07', 'cons-order-seat-id'))],
+          [undefined, ['app'], probed(by('CONS-07', 'cons-order-seat-id', 'cons-order-seat-id-zero'))],
           [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
         ]),
         byReference('wrong value', 'a seat that GET /seats lacks', [

@@ -492,7 +492,11 @@ const HTTPS_RULE: Rule = {
     way(
       'wrong place or carrier',
       'merchant data served over plain HTTP, without a token or with one',
-      only(['app'], probedWhen('when base_url is https', by('TRANS-03', 'plain-http-same-port')), [MERCHANT]),
+      only(
+        ['app'],
+        probedWhen('when base_url is https', by('TRANS-03', 'plain-http-same-port', 'plain-http-serves-without-token')),
+        [MERCHANT],
+      ),
       only(
         ['app'],
         notProbed(
@@ -570,11 +574,7 @@ const OWNER_RULE: Rule = {
           ),
         ),
         at([SEAT], ['other_app'], probedWhen('with other_app', by('ISO-03', 'iso-seat-detail-leak-b'))),
-        at(
-          [DISH],
-          ['other_app'],
-          probedWhen('with other_app', noMutant('ISO-03', "answers merchant A's dish to merchant B")),
-        ),
+        at([DISH], ['other_app'], probedWhen('with other_app', by('ISO-03', 'iso-dish-refusal-carries-record-b'))),
       ],
     },
     {
@@ -1052,7 +1052,8 @@ const ERROR_RULES: Rule[] = [
           ),
           [SEAT],
         ),
-        rest("unknown and fuzzed ids are asked for with app's token only"),
+        // Merchant A's ids are ids merchant B does not know: ISO-03 asks for them with other_app's token.
+        only(['other_app'], probedWhen('with other_app', by('ISO-03', 'iso-refusal-403-b'))),
       ),
       way(
         'partial or prefix match',
