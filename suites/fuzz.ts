@@ -152,9 +152,10 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     );
     return;
   }
-  // Failed with no counterexample: too many skipped runs or an interruption, neither of which this property has.
+  // Failed with no counterexample: too many skipped runs or an interruption, which only the suite's own property
+  // (a precondition, a time limit) can cause and no answer of the server: the suite's error, never a finding.
   if (details.counterexample === null)
-    return ctx.fail(`fuzzing stopped before a verdict: ${fc.asyncDefaultReportMessage(details) ?? 'no details'}`);
+    throw new Error(`fuzzing stopped before a verdict: ${fc.asyncDefaultReportMessage(details) ?? 'no details'}`);
   const err = details.errorInstance;
   if (!(err instanceof FuzzFinding)) throw err; // no response (incomplete) or a defect of the suite: not a finding
   const [value] = details.counterexample;

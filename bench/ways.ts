@@ -1,0 +1,219 @@
+/**
+ * `npm run ways`: which failure statement of the checks each mutant of the reference server reaches (issue 27,
+ * "proof per way"). Every mutant is run against every check as `test/mutants.test.ts` runs it, in a child process
+ * with V8's coverage on, one coverage snapshot per mutant (`v8.takeCoverage` resets the counts); then every failure
+ * statement of the checks (`ctx.fail(`, `found.add(`, `found.push(`, `problems.push(` in `suites/` and the judging
+ * helpers of `core/model/assertions.ts`) is looked up in each snapshot. Writes the table into docs/mutation.md
+ * (block `failure-ways`): a measurement like the bench's, so no test compares it.
+ *
+ *   npm run ways            (about a minute: one run of every check per mutant)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import { packageRoot } from '../core/base/paths.js';
+import { writeBlock } from '../app/catalogue.js';
+
+/** What the child writes beside its snapshots: per snapshot after the first, the run it covers. */
+interface RunOfSnapshot {
+  mutant: string | undefined;
+  kills: string[];
+  failed: string[];
+}
+
+/** A statement that fails a check, where it is, and the mutants whose run reached it. */
+interface FailureStatement {
+  file: string;
+  line: number;
+  text: string;
+  reachedBy: RunOfSnapshot[];
+}
+
+const FAILURE = /\b(ctx\.fail|found\.add|found\.push|problems\.push)\(/;
+
+/** The child: every mutant (after one run of the reference server) against every check, a snapshot after each. */
+async function runMutants(out: string): Promise<void> {
+  const { demoConfig, startReferenceServer } = await import('../app/demo.js');
+  const { ALL_CHECKS } = await import('../suites/index.js');
+  const { runChecks } = await import('../core/engine/engine.js');
+  const { preflight } = await import('../app/preflight.js');
+  const { redactorFor } = await import('../core/redact/redact.js');
+  const { MUTANTS } = await import('../reference/mutants/index.js');
+  const { RECORDING_SETTINGS } = await import('../app/check-recordings.js');
+  const runs: RunOfSnapshot[] = [];
+  v8.takeCoverage(); // the modules' load: no run
+  for (const m of [undefined, ...MUTANTS]) {
+    const srv = await startReferenceServer({ https: true, variants: m ? [m] : [] });
+    try {
+      const config = demoConfig(srv, RECORDING_SETTINGS);
+      await preflight(config, redactorFor(config));
+      const { records } = await runChecks(config, ALL_CHECKS);
+      const failed = records.filter((r) => r.status === 'failed' || r.status === 'error').map((r) => r.id);
+      runs.push({ mutant: m?.name, kills: m ? [...m.kills] : [], failed });
+    } finally {
+      await srv.close();
+    }
+    v8.takeCoverage();
+  }
+  writeFileSync(join(out, 'runs.json'), JSON.stringify(runs));
+}
+
+interface ScriptCoverage {
+  url: string;
+  functions: Array<{ ranges: Array<{ startOffset: number; endOffset: number; count: number }> }>;
+}
+
+/** The count V8 gives the innermost block around `offset`. */
+function countAt(script: ScriptCoverage, offset: number): number {
+  let best: { startOffset: number; endOffset: number; count: number } | undefined;
+  for (const fn of script.functions)
+    for (const r of fn.ranges)
+      if (
+        r.startOffset <= offset &&
+        offset < r.endOffset &&
+        (!best || r.endOffset - r.startOffset <= best.endOffset - best.startOffset)
+      )
+        best = r;
+  return best?.count ?? 0;
+}
+
+/** The failure statements of a compiled file, with their offsets and their line in the TypeScript source. */
+function statementsOf(
+  jsFile: string,
+  root: string,
+): Array<{ offset: number; stmt: Omit<FailureStatement, 'reachedBy'> }> {
+  const js = readFileSync(jsFile, 'utf8');
+  const tsFile = join(root, relative(join(root, 'dist'), jsFile)).replace(/\.js$/, '.ts');
+  const tsLines = readFileSync(tsFile, 'utf8').split('\n');
+  const out: Array<{ offset: number; stmt: Omit<FailureStatement, 'reachedBy'> }> = [];
+  let offset = 0;
+  for (const line of js.split('\n')) {
+    const m = FAILURE.exec(line);
+    const t = line.trim();
+    if (m && !t.startsWith('//') && !t.startsWith('*')) {
+      // The same statement in the source, by the first words of what it says (Prettier may have put the call and
+      // its message on two lines; the compiled text keeps the message as written).
+      const said = line
+        .slice(line.indexOf(m[0]) + m[0].length)
+        .trim()
+        .slice(0, 30);
+      const at = tsLines.findIndex((l) => l.includes(said));
+      out.push({
+        offset: offset + line.indexOf(m[0]),
+        stmt: { file: relative(root, tsFile), line: at + 1, text: t.length > 90 ? `${t.slice(0, 90)}…` : t },
+      });
+    }
+    offset += line.length + 1;
+  }
+  return out;
+}
+
+function analyse(dir: string, root: string): FailureStatement[] {
+  const runs = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')) as RunOfSnapshot[];
+  const seq = (f: string): number => Number(/-(\d+)\.json$/.exec(f)?.[1] ?? -1);
+  const snapshots = readdirSync(dir)
+    .filter((f) => f.startsWith('coverage-'))
+    .sort((a, b) => seq(a) - seq(b));
+  const statements = new Map<string, { offset: number; stmt: FailureStatement }[]>();
+  snapshots.slice(1, runs.length + 1).forEach((name, i) => {
+    const run = runs[i]!;
+    const { result } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { result: ScriptCoverage[] };
+    for (const script of result) {
+      if (!script.url.startsWith('file:')) continue;
+      const file = fileURLToPath(script.url);
+      const rel = relative(join(root, 'dist'), file);
+      if (!(rel.startsWith('suites/') || rel === 'core/model/assertions.js')) continue;
+      let list = statements.get(file);
+      if (!list) {
+        list = statementsOf(file, root).map(({ offset, stmt }) => ({ offset, stmt: { ...stmt, reachedBy: [] } }));
+        statements.set(file, list);
+      }
+      for (const s of list) if (countAt(script, s.offset) > 0) s.stmt.reachedBy.push(run);
+    }
+  });
+  return [...statements.values()].flat().map((s) => s.stmt);
+}
+
+/** Why a failure statement has no mutant of its own, where no mutant can have one. */
+const NO_MUTANT: Array<[RegExp, string]> = [
+  [
+    /HTTP \$\{reply\.status\} with envelope code/,
+    'ERR-05 is INFO (never fails): an error with any HTTP status is latitude (§7), held by the conforming variant `errors-any-http-status`',
+  ],
+  [
+    /has order_table_number/,
+    "CONS-11 is INFO (never fails): §2.4 does not say an order's table number is its seat's, held by the conforming variant `order-table-number-not-seat`",
+  ],
+];
+
+/** Why a failure statement is reached only by mutants that fail other checks too, where no mutant can fail it alone. */
+const SHARED: Array<[RegExp, string]> = [
+  [
+    /expected a non-empty string \$\{TOKEN_FIELD\}/,
+    "AUTH-02 judges the same app_token by §2.6's field table (a non-empty string): an answer that fails AUTH-01 here fails AUTH-02 too",
+  ],
+  [
+    /found\.add\(`\$\{request\}: \$\{describeReply\(reply\)\}`, key\)/,
+    'every answer ERR-04 reads is judged for its envelope code by another check too (ERR-01/02/03, UNAUTH-*, AUTH-06): an error that is no JSON object has no code for either',
+  ],
+  [
+    /names the same merchant/,
+    'the four ISO checks each compare the two merchants: /auth naming one merchant for both applications stops every one of them',
+  ],
+];
+
+function markdown(statements: FailureStatement[]): string {
+  const solo = (s: FailureStatement) => s.reachedBy.filter((r) => r.mutant && r.failed.length === 1);
+  const named = (rs: RunOfSnapshot[]) =>
+    rs
+      .slice(0, 3)
+      .map((r) => `\`${r.mutant}\``)
+      .join(', ') + (rs.length > 3 ? ` and ${rs.length - 3} more` : '');
+  const own = statements.filter((s) => solo(s).length > 0);
+  const shared = statements.filter((s) => solo(s).length === 0 && s.reachedBy.some((r) => r.mutant));
+  const none = statements.filter((s) => !s.reachedBy.some((r) => r.mutant));
+  const row = (s: FailureStatement, what: string) =>
+    `| ${s.file}:${s.line} | \`${s.text.replace(/\|/g, '\\|').replace(/`/g, "'")}\` | ${what} |`;
+  return [
+    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run ways\`: ${statements.length} failure statements in the checks; ` +
+      `${own.length} reached by a mutant that fails only that check, ${shared.length} only by mutants that fail more ` +
+      `than one check, ${none.length} by no mutant. The reference server reached ` +
+      `${statements.filter((s) => s.reachedBy.some((r) => !r.mutant)).length}.`,
+    '',
+    '| statement | text | reached by |',
+    '|---|---|---|',
+    ...none.map((s) => row(s, `no mutant: ${NO_MUTANT.find(([re]) => re.test(s.text))?.[1] ?? '**a gap**'}`)),
+    ...shared.map((s) =>
+      row(
+        s,
+        `only with other checks: ${named(s.reachedBy.filter((r) => r.mutant))}; ${SHARED.find(([re]) => re.test(s.text))?.[1] ?? '**a gap**'}`,
+      ),
+    ),
+    ...own.map((s) => row(s, named(solo(s)))),
+    '',
+  ].join('\n');
+}
+
+if (process.argv[2] === '--child') {
+  await runMutants(process.argv[3]!);
+  process.exit(0);
+} else {
+  const root = packageRoot;
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-ways-'));
+  try {
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir], {
+      env: { ...process.env, NODE_V8_COVERAGE: dir },
+      stdio: 'inherit',
+    });
+    if (child.status !== 0) throw new Error(`the mutants' run ended with ${child.status ?? child.signal}`);
+    const statements = analyse(dir, root);
+    const text = markdown(statements);
+    writeBlock(join(root, 'docs', 'mutation.md'), 'failure-ways', text);
+    console.log(text.split('\n')[0]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
