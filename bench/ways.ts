@@ -32,7 +32,9 @@ interface FailureStatement {
   reachedBy: RunOfSnapshot[];
 }
 
+/** A statement that fails a check, or (in a check's own file) gives the reason one will fail with. */
 const FAILURE = /\b(ctx\.fail|found\.add|found\.push|problems\.push)\(/;
+const REASON = /\breturn `/;
 
 /** The child: every mutant (after one run of the reference server) against every check, a snapshot after each. */
 async function runMutants(out: string): Promise<void> {
@@ -88,10 +90,13 @@ function statementsOf(
   const js = readFileSync(jsFile, 'utf8');
   const tsFile = join(root, relative(join(root, 'dist'), jsFile)).replace(/\.js$/, '.ts');
   const tsLines = readFileSync(tsFile, 'utf8').split('\n');
+  // The reasons a check's own file returns for its findings (its judging helpers'); suites/support/ and the assertions
+  // return descriptions and locations as well, which fail nothing.
+  const reasons = /^suites\/[^/]+\.ts$/.test(relative(root, tsFile));
   const out: Array<{ offset: number; stmt: Omit<FailureStatement, 'reachedBy'> }> = [];
   let offset = 0;
   for (const line of js.split('\n')) {
-    const m = FAILURE.exec(line);
+    const m = FAILURE.exec(line) ?? (reasons ? REASON.exec(line) : null);
     const t = line.trim();
     if (m && !t.startsWith('//') && !t.startsWith('*')) {
       // The same statement in the source, by the first words of what it says (Prettier may have put the call and
@@ -99,8 +104,10 @@ function statementsOf(
       const said = line
         .slice(line.indexOf(m[0]) + m[0].length)
         .trim()
-        .slice(0, 30);
-      const at = tsLines.findIndex((l) => l.includes(said));
+        .slice(0, 80);
+      // A cast (`as …`) is not compiled: a shorter beginning then finds it.
+      const at =
+        [80, 40, 20].map((n) => tsLines.findIndex((l) => l.includes(said.slice(0, n)))).find((i) => i >= 0) ?? -1;
       out.push({
         offset: offset + line.indexOf(m[0]),
         stmt: { file: relative(root, tsFile), line: at + 1, text: t.length > 90 ? `${t.slice(0, 90)}…` : t },
