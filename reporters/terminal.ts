@@ -139,8 +139,8 @@ export class Progress {
 
   /**
    * The time left, when the plan is known and requests are moving: the planned requests at the recent rate, then
-   * the checks still unfinished. Those are mostly the ones that run one at a time at the end (unsafe methods, /auth
-   * again: see core/engine/engine.ts), whose few requests each go out in turn, each taking the server's latency:
+   * the checks still unfinished. Those are mostly the ones whose requests go out at the end (unsafe methods one after
+   * another on each path, /auth again: see core/engine/engine.ts), a few each in turn, each taking the server's latency:
    * the requests in flight over the rate (Little's law), those in flight counted up to the client's concurrency (the
    * rest wait in its queue, which a request sent in turn does not).
    */
