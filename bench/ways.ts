@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { packageRoot } from '../core/base/paths.js';
 import { writeBlock } from '../app/catalogue.js';
+import { AUTH_PATH, TOKEN_FIELD } from '../core/spec/auth-scheme.js';
 
 /** What the child writes beside its snapshots: per snapshot after the first, the run it covers. */
 interface RunOfSnapshot {
@@ -160,7 +161,7 @@ const NO_MUTANT: Array<[RegExp, string]> = [
 const SHARED: Array<[RegExp, string]> = [
   [
     /expected a non-empty string \$\{TOKEN_FIELD\}/,
-    "AUTH-02 judges the same app_token by §2.6's field table (a non-empty string): an answer that fails AUTH-01 here fails AUTH-02 too",
+    `AUTH-02 judges the same ${TOKEN_FIELD} by §2.6's field table (a non-empty string): an answer that fails AUTH-01 here fails AUTH-02 too`,
   ],
   [
     /found\.add\(`\$\{request\}: \$\{describeReply\(reply\)\}`, key\)/,
@@ -168,7 +169,7 @@ const SHARED: Array<[RegExp, string]> = [
   ],
   [
     /names the same merchant/,
-    'the four ISO checks each compare the two merchants: /auth naming one merchant for both applications stops every one of them',
+    `the four ISO checks each compare the two merchants: ${AUTH_PATH} naming one merchant for both applications stops every one of them`,
   ],
 ];
 
