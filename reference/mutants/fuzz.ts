@@ -7,8 +7,10 @@ import { route, type ApiRequest, type World } from '../server.js';
  * Each is caught at the tests' seed (12345, 30 runs: test/helpers/target.ts).
  */
 
-const segment = (req: ApiRequest): string => decodeURIComponent(req.path.split('/')[2] ?? '');
-const isDetail = (req: ApiRequest): boolean => pathIs(req, '/dishes/:id') || pathIs(req, '/seats/:id');
+/** The id segment of a detail request, percent-decoded. */
+export const segment = (req: ApiRequest): string => decodeURIComponent(req.path.split('/')[2] ?? '');
+/** The request is for a dish's or a seat's detail (§4 endpoints 4 and 6). */
+export const isDetail = (req: ApiRequest): boolean => pathIs(req, '/dishes/:id') || pathIs(req, '/seats/:id');
 
 /** Answers the detail of id as the conforming server would for a canonical id. */
 function detailOf(req: ApiRequest, world: World, id: number | bigint): ReturnType<typeof route> {

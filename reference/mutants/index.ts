@@ -12,6 +12,7 @@ import { credentialMutants } from './credentials.js';
 import { branchMutants } from './branches.js';
 import { waysErrorMutants } from './ways-errors.js';
 import { dataWayMutants } from './ways-data.js';
+import { fuzzWayMutants } from './ways-fuzz.js';
 
 export type { Mutant };
 
@@ -30,4 +31,5 @@ export const MUTANTS: Mutant[] = [
   ...branchMutants,
   ...waysErrorMutants,
   ...dataWayMutants,
+  ...fuzzWayMutants,
 ];

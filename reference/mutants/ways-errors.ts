@@ -20,7 +20,7 @@ const textRefusal: ApiReply = {
 };
 
 /** The first path segment of each interface of §4 (auth, merchant, dishes, seats, orders). */
-const INTERFACES = [AUTH_PATH, ...RESOURCE_PATHS].map((p) => p.slice(1));
+export const INTERFACES = [AUTH_PATH, ...RESOURCE_PATHS].map((p) => p.slice(1));
 
 /**
  * A GET with no token of a path that names none of the interfaces however a router might spell it (letter case,

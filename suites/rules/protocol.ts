@@ -175,6 +175,16 @@ const ENVELOPE_STATUS = envelopeRule(
   'status: string. SUCCESS means success (§4 rule 1: on success status is SUCCESS); an error is never SUCCESS',
   [
     envelopeWay('absent', 'no status', {
+      proven: [
+        only(
+          ['app'],
+          probed(
+            by('FUZZ-01', 'fuzz-id-validator-no-status'),
+            noMutant('ERR-04', 'leaves status out of an error here'),
+          ),
+          [UNKNOWN_ID],
+        ),
+      ],
       success: ['ENV-01', 'leaves status out'],
       errors: 'leaves status out of an error',
       refusalMutants: { 'AUTH-09': ['auth-disabled-refusal-no-status'] },
@@ -190,6 +200,16 @@ const ENVELOPE_STATUS = envelopeRule(
       success: ['ENV-01', 'pads status'],
     }),
     envelopeWay('wrong value', 'SUCCESS on an error', {
+      proven: [
+        only(
+          ['app'],
+          probed(
+            by('FUZZ-01', 'fuzz-decimal-id-status-success'),
+            noMutant('ERR-04', 'answers an error with status SUCCESS here'),
+          ),
+          [UNKNOWN_ID],
+        ),
+      ],
       errors: 'answers an error with status SUCCESS',
       errorMutants: { [NO_TOKEN]: ['unauthorized-status-success'] },
     }),
@@ -316,6 +336,7 @@ const ERROR_DATA: Rule = {
           probed(
             noMutant('ERR-02', 'carries data in an unknown dish id'),
             by('ERR-03', 'unknown-seat-error-carries-data'),
+            by('FUZZ-01', 'fuzz-leading-zeros-refusal-carries-record'),
           ),
           [UNKNOWN_ID],
         ),
@@ -427,7 +448,8 @@ const JSON_RULE: Rule = {
     way(
       'wrong value',
       'a charset other than UTF-8',
-      only(['app'], probed(noMutant('TRANS-01', 'names another charset')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
+      only(['app'], probed(by('TRANS-01', 'unknown-interface-latin1-charset')), [UNKNOWN_INTERFACE]),
+      only(['app'], probed(noMutant('TRANS-01', 'names another charset')), ENDPOINTS),
       only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
       otherTransport('TRANS-01', 'names another charset'),
       rest(OTHER_TRANSPORT_READ),
@@ -562,7 +584,12 @@ const OWNER_RULE: Rule = {
         at(
           [DISH],
           ['app'],
-          probedWhen('with other_app', by('ISO-01', 'iso-dish-detail-leak-a'), by('FUZZ-01', 'iso-dish-detail-leak-a')),
+          probedWhen(
+            'with other_app',
+            by('ISO-01', 'iso-dish-detail-leak-a'),
+            // Its id with leading zeros (0201): a spelling ISO-01, which asks for the ids as listed, never sends.
+            by('FUZZ-01', 'iso-dish-detail-leak-a', 'fuzz-leading-zeros-any-merchant'),
+          ),
         ),
         at(
           [SEAT],
@@ -603,6 +630,7 @@ const OWNER_RULE: Rule = {
       how: "a detail answering a record that is not among this merchant's list (a record of no configured merchant)",
       places: DETAILS,
       at: [
+        at([DISH], ['app'], probed(by('FUZZ-01', 'fuzz-dish-zero-placeholder'))),
         at(undefined, ['app'], probed(noMutant('FUZZ-01', 'answers a record outside the list to a fuzzed id'))),
         at(undefined, ['other_app'], notProbed("fuzzed ids are asked for with app's token only")),
       ],
@@ -1061,6 +1089,30 @@ const ERROR_RULES: Rule[] = [
         only(['app'], probed(by('FUZZ-01', 'fuzz-parseint-dish-ids')), [DISH]),
         only(['app'], probed(noMutant('FUZZ-01', 'reads seat ids by their leading digits')), [SEAT]),
         rest("fuzzed ids are asked for with app's token only"),
+      ),
+      way(
+        'wrong value',
+        "a body that is not JSON (a front proxy's HTML page for an id holding %2F)",
+        only(
+          ['app'],
+          probed(
+            by('FUZZ-01', 'fuzz-encoded-slash-proxy-html'),
+            noMutant('ERR-02', 'answers an unknown dish id a body that is not JSON'),
+          ),
+          [DISH],
+        ),
+        only(
+          ['app'],
+          probed(
+            by('FUZZ-01', 'fuzz-encoded-slash-proxy-html'),
+            noMutant('ERR-03', 'answers an unknown seat id a body that is not JSON'),
+          ),
+          [SEAT],
+        ),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('ISO-03', "answers merchant A's ids a body that is not JSON")),
+        ),
       ),
       way(
         'whitespace or encoding',
