@@ -142,7 +142,11 @@ function analyse(dir: string, root: string): FailureStatement[] {
       for (const s of list) if (countAt(script, s.offset) > 0) s.stmt.reachedBy.push(run);
     }
   });
-  return [...statements.values()].flat().map((s) => s.stmt);
+  // In the order of the files and their lines, so a table of the same code reads the same.
+  return [...statements.values()]
+    .flat()
+    .map((s) => s.stmt)
+    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.text.localeCompare(b.text));
 }
 
 /** Why a failure statement has no mutant of its own, where no mutant can have one. */
