@@ -25,6 +25,17 @@ const ENTRY = new URL('../suites/checks-worker.js', import.meta.url);
 
 let early: ChildProcess | undefined;
 
+/**
+ * Whether a command line asks for a run of the checks (no command word such as `serve`, no --help, --version or
+ * --list): bin/conformance.js forks the checks' process for it before the CLI's own modules load. A usage error
+ * found later stops that process (dropEarlyWorker).
+ */
+export function startsChecks(argv: readonly string[]): boolean {
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith('-')) return false;
+  return !argv.some((a) => /^(-h|--help|-V|--version|--list)(=|$)/.test(a));
+}
+
 /** Forks the checks' process now (once), with the profiler's flags of the CLI if any and WORKER_FLAGS. */
 export function forkEarlyWorker(): ChildProcess {
   if (early) return early;
