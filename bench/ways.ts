@@ -4,19 +4,21 @@
  * with V8's coverage on, one coverage snapshot per mutant (`v8.takeCoverage` resets the counts); then every failure
  * statement of the checks (`ctx.fail(`, `found.add(`, `found.push(`, `problems.push(` in `suites/` and the judging
  * helpers of `core/model/assertions.ts`) is looked up in each snapshot. Writes the table into docs/mutation.md
- * (block `failure-ways`): a measurement like the bench's, so no test compares it.
+ * (block `failure-ways`): a measurement like the bench's. test/failure-ways.test.ts compares only which statements
+ * the table lists (bench/failure-statements.ts finds them in the code), not what reached them.
  *
  *   npm run ways            (about a minute: one run of every check per mutant)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { packageRoot } from '../core/base/paths.js';
 import { writeBlock } from '../app/catalogue.js';
 import { AUTH_PATH, TOKEN_FIELD } from '../core/spec/auth-scheme.js';
+import { cellText, isCheckFile, statementsOf, WAYS_BLOCK, type StatementAt } from './failure-statements.js';
 
 /** What the child writes beside its snapshots: per snapshot after the first, the run it covers. */
 interface RunOfSnapshot {
@@ -26,16 +28,9 @@ interface RunOfSnapshot {
 }
 
 /** A statement that fails a check, where it is, and the mutants whose run reached it. */
-interface FailureStatement {
-  file: string;
-  line: number;
-  text: string;
+interface FailureStatement extends StatementAt {
   reachedBy: RunOfSnapshot[];
 }
-
-/** A statement that fails a check, or (in a check's own file) gives the reason one will fail with. */
-const FAILURE = /\b(ctx\.fail|found\.add|found\.push|problems\.push)\(/;
-const REASON = /\breturn `/;
 
 /** The child: every mutant (after one run of the reference server) against every check, a snapshot after each. */
 async function runMutants(out: string): Promise<void> {
@@ -83,42 +78,6 @@ function countAt(script: ScriptCoverage, offset: number): number {
   return best?.count ?? 0;
 }
 
-/** The failure statements of a compiled file, with their offsets and their line in the TypeScript source. */
-function statementsOf(
-  jsFile: string,
-  root: string,
-): Array<{ offset: number; stmt: Omit<FailureStatement, 'reachedBy'> }> {
-  const js = readFileSync(jsFile, 'utf8');
-  const tsFile = join(root, relative(join(root, 'dist'), jsFile)).replace(/\.js$/, '.ts');
-  const tsLines = readFileSync(tsFile, 'utf8').split('\n');
-  // The reasons a check's own file returns for its findings (its judging helpers'); suites/support/ and the assertions
-  // return descriptions and locations as well, which fail nothing.
-  const reasons = /^suites\/[^/]+\.ts$/.test(relative(root, tsFile));
-  const out: Array<{ offset: number; stmt: Omit<FailureStatement, 'reachedBy'> }> = [];
-  let offset = 0;
-  for (const line of js.split('\n')) {
-    const m = FAILURE.exec(line) ?? (reasons ? REASON.exec(line) : null);
-    const t = line.trim();
-    if (m && !t.startsWith('//') && !t.startsWith('*')) {
-      // The same statement in the source, by the first words of what it says (Prettier may have put the call and
-      // its message on two lines; the compiled text keeps the message as written).
-      const said = line
-        .slice(line.indexOf(m[0]) + m[0].length)
-        .trim()
-        .slice(0, 80);
-      // A cast (`as …`) is not compiled: a shorter beginning then finds it.
-      const at =
-        [80, 40, 20].map((n) => tsLines.findIndex((l) => l.includes(said.slice(0, n)))).find((i) => i >= 0) ?? -1;
-      out.push({
-        offset: offset + line.indexOf(m[0]),
-        stmt: { file: relative(root, tsFile), line: at + 1, text: t.length > 90 ? `${t.slice(0, 90)}…` : t },
-      });
-    }
-    offset += line.length + 1;
-  }
-  return out;
-}
-
 function analyse(dir: string, root: string): FailureStatement[] {
   const runs = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')) as RunOfSnapshot[];
   const seq = (f: string): number => Number(/-(\d+)\.json$/.exec(f)?.[1] ?? -1);
@@ -132,8 +91,7 @@ function analyse(dir: string, root: string): FailureStatement[] {
     for (const script of result) {
       if (!script.url.startsWith('file:')) continue;
       const file = fileURLToPath(script.url);
-      const rel = relative(join(root, 'dist'), file);
-      if (!(rel.startsWith('suites/') || rel === 'core/model/assertions.js')) continue;
+      if (!isCheckFile(file, root)) continue;
       let list = statements.get(file);
       if (!list) {
         list = statementsOf(file, root).map(({ offset, stmt }) => ({ offset, stmt: { ...stmt, reachedBy: [] } }));
@@ -187,8 +145,7 @@ function markdown(statements: FailureStatement[]): string {
   const own = statements.filter((s) => solo(s).length > 0);
   const shared = statements.filter((s) => solo(s).length === 0 && s.reachedBy.some((r) => r.mutant));
   const none = statements.filter((s) => !s.reachedBy.some((r) => r.mutant));
-  const row = (s: FailureStatement, what: string) =>
-    `| ${s.file}:${s.line} | \`${s.text.replace(/\|/g, '\\|').replace(/`/g, "'")}\` | ${what} |`;
+  const row = (s: FailureStatement, what: string) => `| ${s.file}:${s.line} | \`${cellText(s.text)}\` | ${what} |`;
   return [
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run ways\`: ${statements.length} failure statements in the checks; ` +
       `${own.length} reached by a mutant that fails only that check, ${shared.length} only by mutants that fail more ` +
@@ -223,7 +180,7 @@ if (process.argv[2] === '--child') {
     if (child.status !== 0) throw new Error(`the mutants' run ended with ${child.status ?? child.signal}`);
     const statements = analyse(dir, root);
     const text = markdown(statements);
-    writeBlock(join(root, 'docs', 'mutation.md'), 'failure-ways', text);
+    writeBlock(join(root, 'docs', 'mutation.md'), WAYS_BLOCK, text);
     console.log(text.split('\n')[0]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
