@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import type { Check, Status } from '../core/model/check.js';
 import type { Config } from '../core/config/config.js';
 import { clientFor } from '../core/engine/run.js';
-import { runChecks } from '../core/engine/engine.js';
+import { runChecks, type EngineResult } from '../core/engine/engine.js';
+import { redactorFor } from '../core/redact/redact.js';
+import { preflight } from './preflight.js';
 import { Recorder, type RecordedExchange } from '../core/session/recorded-source.js';
 import { demoConfig, startReferenceServer } from './demo.js';
 import { MUTANTS, type Mutant } from '../reference/mutants/index.js';
@@ -49,6 +51,22 @@ export async function recordCheck(check: Check, variants: Variant[]): Promise<Ch
       // Without their times: a recording changes only when what was exchanged did.
       exchanges: recorder!.exchanges.map(({ started_at: _t, ...x }) => x),
     };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Every check against the reference server with the variants given, as a CLI run goes: the preflight's /auth first
+ * (a mutant may misbehave from the second /auth on), then the engine, at the recordings' settings. The mutants test
+ * and `npm run ways` run each mutant so.
+ */
+export async function runEveryCheck(variants: Variant[]): Promise<EngineResult & { config: Config }> {
+  const server = await startReferenceServer({ https: true, variants });
+  try {
+    const config = demoConfig(server, RECORDING_SETTINGS);
+    await preflight(config, redactorFor(config));
+    return { ...(await runChecks(config, ALL_CHECKS)), config };
   } finally {
     await server.close();
   }

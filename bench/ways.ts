@@ -34,26 +34,14 @@ interface FailureStatement extends StatementAt {
 
 /** The child: every mutant (after one run of the reference server) against every check, a snapshot after each. */
 async function runMutants(out: string): Promise<void> {
-  const { demoConfig, startReferenceServer } = await import('../app/demo.js');
-  const { ALL_CHECKS } = await import('../suites/index.js');
-  const { runChecks } = await import('../core/engine/engine.js');
-  const { preflight } = await import('../app/preflight.js');
-  const { redactorFor } = await import('../core/redact/redact.js');
+  const { runEveryCheck } = await import('../app/check-recordings.js');
   const { MUTANTS } = await import('../reference/mutants/index.js');
-  const { RECORDING_SETTINGS } = await import('../app/check-recordings.js');
   const runs: RunOfSnapshot[] = [];
   v8.takeCoverage(); // the modules' load: no run
   for (const m of [undefined, ...MUTANTS]) {
-    const srv = await startReferenceServer({ https: true, variants: m ? [m] : [] });
-    try {
-      const config = demoConfig(srv, RECORDING_SETTINGS);
-      await preflight(config, redactorFor(config));
-      const { records } = await runChecks(config, ALL_CHECKS);
-      const failed = records.filter((r) => r.status === 'failed' || r.status === 'error').map((r) => r.id);
-      runs.push({ mutant: m?.name, kills: m ? [...m.kills] : [], failed });
-    } finally {
-      await srv.close();
-    }
+    const { records } = await runEveryCheck(m ? [m] : []);
+    const failed = records.filter((r) => r.status === 'failed' || r.status === 'error').map((r) => r.id);
+    runs.push({ mutant: m?.name, kills: m ? [...m.kills] : [], failed });
     v8.takeCoverage();
   }
   writeFileSync(join(out, 'runs.json'), JSON.stringify(runs));

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MUTANTS, type Mutant } from '../reference/mutants/index.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { withServer } from './helpers/target.js';
-import { runChecks } from '../core/engine/engine.js';
-import { demoConfig } from '../app/demo.js';
-import { recordCheck, RECORDING_SETTINGS } from '../app/check-recordings.js';
-import { preflight } from '../app/preflight.js';
-import { redactorFor } from '../core/redact/redact.js';
+import { recordCheck, runEveryCheck } from '../app/check-recordings.js';
 import { buildReport } from '../core/model/report.js';
 import { failsOf, recordingsOf } from './checks/replay.js';
 
@@ -28,32 +23,28 @@ describe.concurrent('each mutant of the reference server is caught by exactly th
   });
   for (const m of MUTANTS) {
     test(`${m.name}: ${m.description}`, async () => {
-      await withServer([m], async (srv) => {
-        // As the CLI: the preflight's /auth first (a mutant may misbehave from the second /auth on), then the checks,
-        // at the settings the recordings use (targetArgs': 30 fuzz runs, seed 12345).
-        const config = demoConfig(srv, RECORDING_SETTINGS);
-        await preflight(config, redactorFor(config));
-        const { records, errors } = await runChecks(config, ALL_CHECKS);
-        expect(errors).toEqual([]);
-        // The verdict the CLI would exit with: 1 when a MUST check failed, else 0 (a SHOULD finding never gates).
-        const report = buildReport({
-          checks: records,
-          baseUrl: config.base_url,
-          startedAt: new Date(),
-          durationMs: 0,
-          strict: false,
-          catalogue: ALL_CHECKS,
-          fuzz: config.fuzz,
-          config: {},
-          errors,
-        });
-        expect(report.exit_code).toBe(records.some((r) => r.level === 'MUST' && r.status === 'failed') ? 1 : 0);
-        const failed = records
-          .filter((r) => r.status === 'failed' || r.status === 'error')
-          .map((r) => `${r.id}${r.status === 'error' ? ` (error: ${r.message})` : ''}`)
-          .sort();
-        expect(failed).toEqual([...m.kills].sort());
+      // As the CLI: the preflight's /auth first, then the checks, at the settings the recordings use (targetArgs':
+      // 30 fuzz runs, seed 12345).
+      const { records, errors, config } = await runEveryCheck([m]);
+      expect(errors).toEqual([]);
+      // The verdict the CLI would exit with: 1 when a MUST check failed, else 0 (a SHOULD finding never gates).
+      const report = buildReport({
+        checks: records,
+        baseUrl: config.base_url,
+        startedAt: new Date(),
+        durationMs: 0,
+        strict: false,
+        catalogue: ALL_CHECKS,
+        fuzz: config.fuzz,
+        config: {},
+        errors,
       });
+      expect(report.exit_code).toBe(records.some((r) => r.level === 'MUST' && r.status === 'failed') ? 1 : 0);
+      const failed = records
+        .filter((r) => r.status === 'failed' || r.status === 'error')
+        .map((r) => `${r.id}${r.status === 'error' ? ` (error: ${r.message})` : ''}`)
+        .sort();
+      expect(failed).toEqual([...m.kills].sort());
     });
   }
 });

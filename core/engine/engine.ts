@@ -161,7 +161,7 @@ export async function runChecks(
     // The token-minting checks start now, beside the first phase; their /auth requests wait until it is their turn.
     let open!: () => void;
     shared.holdMinting(new Promise<void>((resolve) => (open = resolve)));
-    const minting = all.find((p) => p.name === MINTING && p.concurrent && !opts.sequential);
+    const minting = opts.sequential ? undefined : all.find((p) => p.name === MINTING);
     const early = minting && Promise.all(minting.checks.map(one));
     for (const phase of all) {
       if (stopReason !== undefined) return;
