@@ -1,10 +1,11 @@
 /**
  * The checks' process (suites/checks-worker.ts), forked by the CLI as soon as it knows it will run checks: it loads
- * Vitest's worker modules and the checks while the CLI loads and creates Vitest and runs its preflight, side by side
- * (about half a second of a small run's fixed cost). Vitest takes it through our pool (app/suite-runner.ts); a run
- * that never starts Vitest (a usage error, the preflight stopped it) stops it.
+ * the engine and the checks while the CLI runs its preflight, and starts the run when the CLI sends its order
+ * (startRun), before Vitest is even loaded. Vitest takes it through our pool (app/suite-runner.ts) and reports the
+ * checks; a run that never starts Vitest (a usage error, the preflight stopped it) stops it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { WORKER_READY, type RunOrder, type RunOrderMessage } from '../suites/worker-messages.js';
 
 /**
  * Node flags of the checks' process. Old-space growth is slowed (1.6× per step, not V8's several times what is
@@ -24,6 +25,9 @@ export const WORKER_FLAGS = [
 const ENTRY = new URL('../suites/checks-worker.js', import.meta.url);
 
 let early: ChildProcess | undefined;
+const readiness = new WeakMap<ChildProcess, Promise<void>>();
+/** The run's order, once sent: a process forked after it (the early one died) is sent it too. */
+let order: RunOrderMessage | undefined;
 
 /**
  * Whether a command line asks for a run of the checks (no command word such as `serve`, no --help, --version or
@@ -42,23 +46,61 @@ export function forkEarlyWorker(): ChildProcess {
   const profiling = process.execArgv.filter(
     (a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir'),
   );
-  early = fork(ENTRY, [], {
+  const child = fork(ENTRY, [], {
     execArgv: [...profiling, ...WORKER_FLAGS],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    const onMessage = (m: unknown): void => {
+      if (m !== WORKER_READY) return;
+      child.off('message', onMessage);
+      resolve();
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the checks' process exited (${signal ?? `code ${code}`}) before Vitest's worker started`)),
+    );
+  });
+  ready.catch(() => undefined);
+  readiness.set(child, ready);
   // Until Vitest takes it, it must not keep the CLI alive.
-  early.unref();
-  early.channel?.unref();
-  return early;
+  child.unref();
+  child.channel?.unref();
+  return (early = child);
 }
 
-/** The checks' process for Vitest's pool: the early one if it is still alive, else a new one. Taken once. */
+/** Resolves once the process's Vitest worker listens (suites/checks-worker.ts sends WORKER_READY). */
+export function workerReady(child: ChildProcess): Promise<void> {
+  return readiness.get(child) ?? Promise.reject(new Error('not a checks process of this CLI'));
+}
+
+const alive = (c: ChildProcess | undefined): boolean =>
+  c !== undefined && c.exitCode === null && c.signalCode === null && c.connected;
+
+/**
+ * Starts the run's checks in the checks' process (suites/cli-run.ts), forking it if need be: the CLI calls this once
+ * its preflight passed, so the engine's requests need not wait for Vitest's start.
+ */
+export function startRun(run: RunOrder): void {
+  order = { conformanceRun: run };
+  if (early && !alive(early)) {
+    early.kill();
+    early = undefined;
+  }
+  forkEarlyWorker().send(order);
+}
+
+/**
+ * The checks' process for Vitest's pool: the early one if it is still alive, else a new one, sent the run's order if
+ * there is one. Taken once.
+ */
 export function takeEarlyWorker(): ChildProcess {
-  const e = early && early.exitCode === null && early.signalCode === null && early.connected ? early : undefined;
+  const e = early && alive(early) ? early : undefined;
   if (early && !e) early.kill();
   early = undefined;
   const child = e ?? forkEarlyWorker();
+  if (!e && order) child.send(order);
   early = undefined;
   child.ref();
   child.channel?.ref();
@@ -69,4 +111,5 @@ export function takeEarlyWorker(): ChildProcess {
 export function dropEarlyWorker(): void {
   early?.kill();
   early = undefined;
+  order = undefined;
 }

@@ -2,8 +2,8 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createVitest, type PoolOptions, type PoolWorker, type Vitest } from 'vitest/node';
-import { takeEarlyWorker } from './early-worker.js';
-import type { WorkerEnvMessage } from '../suites/checks-worker.js';
+import { takeEarlyWorker, workerReady } from './early-worker.js';
+import type { WorkerEnvMessage } from '../suites/worker-messages.js';
 import type { Config } from '../core/config/config.js';
 import { redactedConfig } from '../core/config/config.js';
 import { packageRoot } from '../core/base/paths.js';
@@ -41,10 +41,6 @@ export interface RunnerOptions {
   /** Marks each record before the report is built (--baseline: app/baseline.ts markRecord). */
   mark?: (r: CheckRecord) => CheckRecord;
   redactor: Redactor;
-  /** Where the checks' process keeps its count of requests sent and planned (core/session/progress.ts). */
-  progressFile?: string;
-  /** --record-har: the file the run's exchanges are written to (HAR 1.2, secrets replaced by placeholders). */
-  recordHar?: string;
 }
 
 /** Our pool: Vitest's documented custom-pool API, over the checks' process the CLI started early. */
@@ -86,6 +82,8 @@ class ChecksPoolWorker implements PoolWorker {
 
   async start(): Promise<void> {
     this.child ??= takeEarlyWorker();
+    // Vitest's first message must find its worker listening: the checks' process loads the engine first.
+    await workerReady(this.child);
     const env: WorkerEnvMessage = { conformanceWorkerEnv: this.options.env };
     this.child.send(env);
   }
@@ -123,14 +121,13 @@ export interface OpenSuite {
    * which goes on meanwhile and is awaited before the CLI exits.
    */
   run(): Promise<{ report: Report; closed: Promise<void> }>;
-  /** Closes Vitest without running anything (the preflight stopped the run). */
-  close(): Promise<void>;
 }
 
 /**
- * Creates Vitest for a run (one worker, no per-file isolation) without starting it, so the CLI can do this while its
- * preflight waits for the server: loading and creating Vitest is most of a small run's fixed cost. Nothing of the
- * run starts before `run`: the CLI calls it once the preflight passed.
+ * Creates Vitest for a run (one worker, no per-file isolation) without starting it. The CLI calls it once the checks
+ * have started in their own process (app/early-worker.ts startRun), so loading and creating Vitest, most of a small
+ * run's fixed cost, happens while their first requests wait for the server; `run` then starts Vitest on the entry
+ * file, whose tests report the checks.
  */
 export async function openSuite(config: Config, opts: RunnerOptions): Promise<OpenSuite> {
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
@@ -162,13 +159,6 @@ export async function openSuite(config: Config, opts: RunnerOptions): Promise<Op
       // No results cache (durations to order files by: a run has one file): Vitest would write it under the package's
       // own install (node_modules/.vite/vitest/<hash>/results.json), which may be read-only and is not ours to fill.
       cache: false,
-      provide: {
-        conformanceConfig: config,
-        conformanceOnly: opts.selected.map((c) => c.id),
-        conformanceDeadlineAt: opts.deadlineAt,
-        ...(opts.progressFile ? { conformanceProgressFile: opts.progressFile } : {}),
-        ...(opts.recordHar ? { conformanceRecordHar: resolve(opts.recordHar) } : {}),
-      },
     },
     { logLevel: 'silent', clearScreen: false },
   );
@@ -178,7 +168,7 @@ export async function openSuite(config: Config, opts: RunnerOptions): Promise<Op
     for (const l of process.listeners(signal)) if (!signalsBefore.has(l)) process.off(signal, l);
   }
 
-  return { run: () => runSuite(config, opts, vitest, collector), close: () => vitest.close().catch(() => undefined) };
+  return { run: () => runSuite(config, opts, vitest, collector) };
 }
 
 /**

@@ -13,7 +13,8 @@ import { ConfigError, resolveConfig, redactedConfig, type Config } from '../core
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 import { runChecks } from '../core/engine/engine.js';
 import { redactorFor } from '../core/redact/redact.js';
-import { CheckRecords, declareChecks, type RunInfo } from '../suites/declare-checks.js';
+import { declareChecks, type RunInfo } from '../suites/declare-checks.js';
+import { CheckRecords } from '../suites/check-records.js';
 import { selectChecks } from './selection.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { assertSupportedVitest } from './vitest-version.js';

@@ -1,26 +1,39 @@
 /**
  * The checks' process: a worker of our own Vitest pool (app/suite-runner.ts, Vitest's documented custom-pool API),
- * started by the CLI as soon as it knows it will run checks (app/early-worker.ts), before Vitest is even loaded. It
- * speaks Vitest's worker protocol through the public `vitest/worker` entry, as any custom pool's worker does, and
- * loads the checks' modules while the CLI loads Vitest and runs its preflight: the test file
- * (suites/conformance.test.ts) then finds them loaded.
+ * started by the CLI as soon as it knows it will run checks (app/early-worker.ts), before Vitest is even loaded. The
+ * CLI's order (suites/cli-run.ts) starts the engine as soon as the preflight passed, without waiting for Vitest; so
+ * the engine and the checks load first, then Vitest's public worker entry (`vitest/worker`), which speaks Vitest's
+ * protocol as any custom pool's worker does. Vitest's entry file (suites/conformance.test.ts) then reports the
+ * checks. The pool waits for WORKER_READY before Vitest talks to this process.
  */
-import { init, runBaseTests, setupEnvironment } from 'vitest/worker';
-
-/** The message the pool sends first: the environment Vitest gives its workers (PoolOptions.env). */
-export interface WorkerEnvMessage {
-  conformanceWorkerEnv: Record<string, string | undefined>;
-}
+import { WORKER_READY, type RunOrderMessage, type WorkerEnvMessage } from './worker-messages.js';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('the checks worker runs in a child process started by the CLI');
 
+const cliRun = import('./cli-run.js');
 // Registered before Vitest's handler, so the environment is set before Vitest's first message is handled.
-process.on('message', (m: Partial<WorkerEnvMessage>) => {
+process.on('message', (m: Partial<WorkerEnvMessage & RunOrderMessage>) => {
   if (m?.conformanceWorkerEnv) Object.assign(process.env, m.conformanceWorkerEnv);
+  const order = m?.conformanceRun;
+  if (order) void cliRun.then(({ startCliRun }) => startCliRun(order));
 });
+// The CLI is gone (it exited, or was killed): no request of its run may go out after it. Node's own exit, taken
+// before Vitest's worker replaces process.exit with one that reports a test calling it (and exits no process).
+const exit = process.exit.bind(process);
+process.on('disconnect', () => exit(3));
+// Nothing is sent once the CLI is gone: a send on a closed channel is an error, which Vitest's worker reports by
+// sending it, which fails again, with no end (the process spun at full CPU, never reaching the exit above).
+const post = (v: unknown): void => {
+  if (process.connected) send(v);
+};
+
+await cliRun;
+// The API's precompiled validators, loaded before the run's first answer needs them.
+(await import('../core/spec/schemas.js')).isValid('envelope.success', {});
+const { init, runBaseTests, setupEnvironment } = await import('vitest/worker');
 init({
-  post: (v) => send(v),
+  post,
   on: (cb) => process.on('message', cb),
   off: (cb) => process.off('message', cb),
   teardown: () => process.removeAllListeners('message'),
@@ -28,13 +41,4 @@ init({
   collectTests: (state, traces) => runBaseTests('collect', state, traces),
   setup: setupEnvironment,
 });
-
-// The checks' modules and the API's precompiled validators, loaded while nothing waits for this process.
-const [{ isValid }] = await Promise.all([
-  import('../core/spec/schemas.js'),
-  import('./index.js'),
-  import('../core/engine/engine.js'),
-  import('../core/session/recorded-source.js'),
-  import('../core/session/har.js'),
-]);
-isValid('envelope.success', {});
+post(WORKER_READY);

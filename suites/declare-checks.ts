@@ -1,8 +1,7 @@
-import { describe, test, type RunnerTestCase, type RunnerTestFile, type RunnerTestSuite } from 'vitest';
+import { describe, test, type RunnerTestFile, type RunnerTestSuite } from 'vitest';
 import type { Check } from '../core/model/check.js';
-import type { EngineOptions, EngineResult } from '../core/engine/engine.js';
 import { phasesOf } from '../core/engine/engine.js';
-import type { CheckRecord } from '../core/model/report.js';
+import type { CheckRecords } from './check-records.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 
 /** What the report needs to know of a run, carried on each test's meta so a reporter in another process has it. */
@@ -11,88 +10,6 @@ export interface RunInfo {
   fuzz: { seed: number; runs: number };
   config: Record<string, unknown>;
   strict: boolean;
-}
-
-/** Starts the engine (core/engine/engine.ts runChecks) on the checks whose tests will run, with the adapter's options. */
-export type StartChecks = (
-  checks: Check[],
-  opts: Required<Pick<EngineOptions, 'signal' | 'onRecord'>>,
-) => Promise<EngineResult>;
-
-interface Waiting {
-  promise: Promise<CheckRecord>;
-  resolve(r: CheckRecord): void;
-  reject(e: unknown): void;
-}
-
-/**
- * The engine's run as the declared tests see it: started when the first test asks for its record (Vitest has
- * chosen by then which tests run: filters, shards, .only), on the checks of the tests that will run; each test then
- * waits for its own check's record.
- */
-export class CheckRecords {
-  private readonly waiting = new Map<string, Waiting>();
-  private readonly controller = new AbortController();
-  private started: Promise<EngineResult> | undefined;
-
-  /** @param start the engine's run; it may throw (library mode: the config was not resolved) */
-  constructor(
-    private readonly selected: readonly Check[],
-    private readonly start: StartChecks,
-  ) {}
-
-  private entry(id: string): Waiting {
-    let w = this.waiting.get(id);
-    if (!w) {
-      let resolve!: (r: CheckRecord) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<CheckRecord>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      promise.catch(() => undefined);
-      this.waiting.set(id, (w = { promise, resolve, reject }));
-    }
-    return w;
-  }
-
-  /** The record of the test's check, once the engine has it; the first call starts the engine. */
-  record(task: Readonly<RunnerTestCase>): Promise<CheckRecord> {
-    const id = task.meta.check!.id;
-    if (!this.started) {
-      const runs = testsToRun(task.file, task.meta.suite?.call);
-      const checks = this.selected.filter((c) => runs.has(c.id));
-      try {
-        this.started = this.start(checks, {
-          signal: this.controller.signal,
-          onRecord: (r) => this.entry(r.id).resolve(r),
-        });
-      } catch (e) {
-        this.started = Promise.reject(e);
-      }
-      this.started.then(
-        (r) => {
-          for (const rec of r.records) this.entry(rec.id).resolve(rec);
-          // A check whose test runs but that the engine was not given: never happens; the test must not hang.
-          for (const w of this.waiting.values()) w.reject(new Error('the run ended without this check'));
-        },
-        (e: unknown) => {
-          for (const w of this.waiting.values()) w.reject(e);
-        },
-      );
-    }
-    return this.entry(id).promise;
-  }
-
-  /** Stops the run: every check not finished is incomplete, with this reason (a cancelled Vitest run). */
-  stop(reason: unknown): void {
-    this.controller.abort(reason);
-  }
-
-  /** Resolves once the run has ended (started or not). */
-  async ended(): Promise<void> {
-    await this.started?.catch(() => undefined);
-  }
 }
 
 /** The check ids of the tests of a file that Vitest will run (of one conformanceSuite call in library mode). */
@@ -146,7 +63,7 @@ export function declareChecks(
             async ({ task, skip, annotate, signal }) => {
               if (opts.stopOnCancel)
                 signal.addEventListener('abort', () => records.stop(signal.reason), { once: true });
-              const result = await records.record(task);
+              const result = await records.record(check.id, () => testsToRun(task.file, task.meta.suite?.call));
               task.meta.result = result;
               if (opts.info) task.meta.run = opts.info();
               // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they

@@ -380,4 +380,41 @@ describe.concurrent('verdicts you can trust', () => {
       await srv.close();
     }
   });
+
+  // The checks start in their own process as soon as the preflight passed (suites/cli-run.ts): a CLI killed outright
+  // (no signal handler runs, no report) must not leave that process sending requests to the server.
+  test('a CLI killed with SIGKILL leaves no checks process sending requests', async () => {
+    const srv = await startReferenceServer({ https: true });
+    const seen: number[] = [];
+    const [handler] = srv.server.listeners('request') as Array<(...a: unknown[]) => void>;
+    srv.server.removeAllListeners('request');
+    srv.server.on('request', (req, res) => {
+      seen.push(performance.now());
+      setTimeout(() => handler!.call(srv.server, req, res), 150);
+    });
+    try {
+      let pid = 0;
+      let killedAt = 0;
+      const running = runCli(targetArgs(srv), {
+        env: targetEnv,
+        onSpawn: (p) => {
+          pid = p;
+        },
+        onStdout: (s) => {
+          if (killedAt || !s.includes(': checking ')) return;
+          killedAt = performance.now() + 500;
+          setTimeout(() => process.kill(pid, 'SIGKILL'), 500);
+        },
+      });
+      while (!killedAt || performance.now() < killedAt + 1200) await new Promise((r) => setTimeout(r, 50));
+      const during = seen.filter((t) => t < killedAt).length;
+      // Requests already on their way may land just after the kill; none is sent once the process has seen it.
+      expect(during).toBeGreaterThan(5);
+      expect(seen.filter((t) => t > killedAt + 200)).toEqual([]);
+      // The checks' process holds the CLI's stdout and stderr: they close once it is gone.
+      expect((await running).code).toBeNull();
+    } finally {
+      await srv.close();
+    }
+  });
 });
