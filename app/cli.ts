@@ -313,21 +313,34 @@ async function runCommand(argv: string[]): Promise<number> {
     let unverified: string[];
     const startedAt = new Date();
     const { preflight, SetupError, setupStopReport } = await import('./preflight.js');
+    // A run stopped before any check started: the report directory (NOTHING JUDGED, the line, no checks) and the
+    // job summary, so CI's artifact, JUnit widget and summary say why. No check, so no annotation: the terminal
+    // keeps its one line.
+    const stopBeforeChecks = async (line: string, cause?: string): Promise<number> => {
+      rmSync(runDir, { recursive: true, force: true });
+      const report = setupStopReport({
+        config,
+        catalogue: heads,
+        line,
+        startedAt,
+        redactor,
+        ...(cause ? { cause } : {}),
+      });
+      const files = await (await import('./suite-runner.js')).writeReportDir(report, config);
+      out(await githubOutputs(report, redactor, process.env, files));
+      return EXIT.incomplete;
+    };
     try {
       unverified = await preflight(config, redactor);
     } catch (e) {
-      rmSync(runDir, { recursive: true, force: true });
-      if (e instanceof SetupError) {
-        err(`conformance: ${e.message}\n`);
-        // The report directory (NOTHING JUDGED, the line, no checks) and the job summary: CI's artifact, JUnit
-        // widget and summary say why. No check, so no annotation: the terminal keeps its one line.
-        const report = setupStopReport({ config, catalogue: heads, line: e.message, startedAt, redactor });
-        const files = await (await import('./suite-runner.js')).writeReportDir(report, config);
-        out(await githubOutputs(report, redactor, process.env, files));
-        return EXIT.incomplete;
-      }
-      throw e;
+      if (!(e instanceof SetupError)) throw e;
+      err(`conformance: ${e.message}\n`);
+      return await stopBeforeChecks(e.message);
     }
+    // Ctrl-C during the preflight: no check starts.
+    const interrupted = interruption.reason();
+    if (interrupted !== undefined)
+      return await stopBeforeChecks(`${interrupted} before any check started`, interrupted);
     // The checks start now in their own process (suites/cli-run.ts); Vitest is loaded and created while their first
     // requests wait for the server (most of a small run's fixed cost), and reports each check as it ends.
     startRun({
@@ -435,17 +448,17 @@ function plainProgressEvery(env: NodeJS.ProcessEnv): number {
  * SIGINT and SIGTERM end the run early with a report of what finished (exit 3, INCOMPLETE); a second signal exits at
  * once (130 for SIGINT, 143 for SIGTERM).
  */
-function interruptions(): { promise: Promise<string>; dispose(): void } {
+function interruptions(): { promise: Promise<string>; reason(): string | undefined; dispose(): void } {
   let resolve!: (why: string) => void;
   const promise = new Promise<string>((r) => {
     resolve = r;
   });
-  let seen = false;
+  let seen: string | undefined;
   const on = (signal: NodeJS.Signals): void => {
     if (seen) process.exit(signal === 'SIGINT' ? 130 : 143);
-    seen = true;
+    seen = `the run was interrupted (${signal})`;
     err(`conformance: ${signal}: stopping, writing the report of what finished (again to quit at once)\n`);
-    resolve(`the run was interrupted (${signal})`);
+    resolve(seen);
   };
   const int = (): void => on('SIGINT');
   const term = (): void => on('SIGTERM');
@@ -453,6 +466,7 @@ function interruptions(): { promise: Promise<string>; dispose(): void } {
   process.on('SIGTERM', term);
   return {
     promise,
+    reason: () => seen,
     dispose: () => {
       process.off('SIGINT', int);
       process.off('SIGTERM', term);

@@ -213,8 +213,8 @@ async function sameMerchantStop(
 }
 
 /**
- * The report of a run that stopped at its setup: NOTHING JUDGED, the stop's one line as the reason, no check
- * outcomes, so CI's artifact and JUnit widget show why.
+ * The report of a run that stopped before any check (at its setup, or interrupted during the preflight): NOTHING
+ * JUDGED, the stop's one line as the reason, no check outcomes, so CI's artifact and JUnit widget show why.
  */
 export function setupStopReport(args: {
   config: Config;
@@ -222,6 +222,8 @@ export function setupStopReport(args: {
   line: string;
   startedAt: Date;
   redactor: Redactor;
+  /** Why no check ran, when not the setup (an interruption during the preflight). */
+  cause?: string;
 }): Report {
   const { config, redactor } = args;
   return buildReport({
@@ -235,5 +237,6 @@ export function setupStopReport(args: {
     config: redactedConfig(config),
     errors: [],
     setupStop: redactor.redact(args.line),
+    ...(args.cause !== undefined ? { stopCause: args.cause } : {}),
   });
 }

@@ -131,7 +131,18 @@ export interface OpenSuite {
  */
 export async function openSuite(config: Config, opts: RunnerOptions): Promise<OpenSuite> {
   const collector = new ResultCollector(opts.redactor, opts.onRecord);
+  // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
+  // write the report of what finished. The checks are running already, so its handlers are removed as soon as they
+  // are added (a signal is handled between two turns of the event loop, never in the same one).
   const signalsBefore = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
+  const dropVitestHandlers = (): void => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      for (const l of process.listeners(signal)) if (!signalsBefore.has(l)) process.off(signal, l);
+  };
+  const onListener = (event: string | symbol): void => {
+    if (event === 'SIGINT' || event === 'SIGTERM') queueMicrotask(dropVitestHandlers);
+  };
+  process.on('newListener', onListener);
   const vitest = await createVitest(
     'test',
     {
@@ -161,12 +172,8 @@ export async function openSuite(config: Config, opts: RunnerOptions): Promise<Op
       cache: false,
     },
     { logLevel: 'silent', clearScreen: false },
-  );
-  // Vitest's logger exits the process on SIGINT and SIGTERM; the CLI handles them itself, to stop the run and still
-  // write the report of what finished.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    for (const l of process.listeners(signal)) if (!signalsBefore.has(l)) process.off(signal, l);
-  }
+  ).finally(() => process.off('newListener', onListener));
+  dropVitestHandlers();
 
   return { run: () => runSuite(config, opts, vitest, collector) };
 }

@@ -381,6 +381,38 @@ describe.concurrent('verdicts you can trust', () => {
     }
   });
 
+  /** Sends the CLI SIGINT when the server sees its `n`th request; returns every request the server saw. */
+  const interruptAt = async (n: number, authDelayMs: number) => {
+    const srv = await startReferenceServer({ https: true });
+    const seen: string[] = [];
+    let pid = 0;
+    const [handler] = srv.server.listeners('request') as Array<(...a: unknown[]) => void>;
+    srv.server.removeAllListeners('request');
+    srv.server.on('request', (req: { url?: string }, res: unknown) => {
+      seen.push(req.url ?? '');
+      if (seen.length === n) process.kill(pid, 'SIGINT');
+      const delay = seen.length === 1 ? authDelayMs : 50;
+      setTimeout(() => handler!.call(srv.server, req, res), delay);
+    });
+    try {
+      const run = await runCli(targetArgs(srv), { env: targetEnv, onSpawn: (p) => (pid = p) });
+      return { run, seen };
+    } finally {
+      await srv.close();
+    }
+  };
+
+  test('Ctrl-C during the preflight: no check starts, NOTHING JUDGED and why, exit 3', async () => {
+    const { run, seen } = await interruptAt(1, 1000);
+    expect(run.code).toBe(3);
+    expect(run.report!.verdict).toBe('nothing judged');
+    expect(run.report!.verdict_reason).toBe('the run was interrupted (SIGINT) before any check started');
+    expect(run.report!.checks).toEqual([]);
+    // The preflight's /auth of each application, and nothing after it.
+    expect(seen.length).toBeLessThanOrEqual(2);
+    expect(seen.every((u) => u.includes('/auth'))).toBe(true);
+  });
+
   // The checks start in their own process as soon as the preflight passed (suites/cli-run.ts): a CLI killed outright
   // (no signal handler runs, no report) must not leave that process sending requests to the server.
   test('a CLI killed with SIGKILL leaves no checks process sending requests', async () => {

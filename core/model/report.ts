@@ -454,6 +454,8 @@ export function buildReport(args: {
   errors: string[];
   /** The one line of a setup stop (the run ended before any check): the report says NOTHING JUDGED and why. */
   setupStop?: string;
+  /** Why no check ran, as coverage says it of each (a setup stop unless told otherwise: an interruption). */
+  stopCause?: string;
 }): Report {
   const report = judge(
     {
@@ -469,7 +471,7 @@ export function buildReport(args: {
     },
     args.setupStop === undefined
       ? { catalogue: args.catalogue }
-      : { coverage: coverageOf(args.checks, args.catalogue, 'the setup stopped the run') },
+      : { coverage: coverageOf(args.checks, args.catalogue, args.stopCause ?? 'the setup stopped the run') },
   );
   return args.setupStop === undefined
     ? report
