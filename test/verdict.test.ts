@@ -381,29 +381,19 @@ describe.concurrent('verdicts you can trust', () => {
     }
   });
 
-  /** Sends the CLI SIGINT when the server sees its `n`th request; returns every request the server saw. */
-  const interruptAt = async (n: number, authDelayMs: number) => {
+  test('Ctrl-C during the preflight: no check starts, NOTHING JUDGED and why, exit 3', async () => {
     const srv = await startReferenceServer({ https: true });
     const seen: string[] = [];
     let pid = 0;
     const [handler] = srv.server.listeners('request') as Array<(...a: unknown[]) => void>;
     srv.server.removeAllListeners('request');
+    // The preflight's first /auth is answered a second late; the CLI is interrupted as it arrives.
     srv.server.on('request', (req: { url?: string }, res: unknown) => {
       seen.push(req.url ?? '');
-      if (seen.length === n) process.kill(pid, 'SIGINT');
-      const delay = seen.length === 1 ? authDelayMs : 50;
-      setTimeout(() => handler!.call(srv.server, req, res), delay);
+      if (seen.length === 1) process.kill(pid, 'SIGINT');
+      setTimeout(() => handler!.call(srv.server, req, res), seen.length === 1 ? 1000 : 0);
     });
-    try {
-      const run = await runCli(targetArgs(srv), { env: targetEnv, onSpawn: (p) => (pid = p) });
-      return { run, seen };
-    } finally {
-      await srv.close();
-    }
-  };
-
-  test('Ctrl-C during the preflight: no check starts, NOTHING JUDGED and why, exit 3', async () => {
-    const { run, seen } = await interruptAt(1, 1000);
+    const run = await runCli(targetArgs(srv), { env: targetEnv, onSpawn: (p) => (pid = p) }).finally(() => srv.close());
     expect(run.code).toBe(3);
     expect(run.report!.verdict).toBe('nothing judged');
     expect(run.report!.verdict_reason).toBe('the run was interrupted (SIGINT) before any check started');
