@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
@@ -33,8 +33,20 @@ import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } f
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLine, untrustedLines } from '../core/redact/untrusted-text.js';
 import { loadCheckHeads } from './check-heads.js';
-import { dropEarlyWorker, forkEarlyWorker, startRun } from './early-worker.js';
+import { checksEnded, dropEarlyWorker, forkEarlyWorker, startRun, stopRun } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
+
+/**
+ * How long the CLI waits before loading Vitest, in round trips as the preflight measured one: at +50 ms the fixture
+ * run ended about 0.1 s sooner (alternating runs: no wait, 150, 250, 400, 800 and 1200 ms; the gain flattens out from
+ * 400 ms, eight round trips).
+ */
+const VITEST_AFTER_ROUND_TRIPS = 8;
+/** The longest such wait: a slow server's round trip must not hold the report back much past the checks' end. */
+const VITEST_WAIT_MAX_MS = 1_000;
+
+// A timer that keeps the process alive: the checks' process does not until Vitest takes it (app/early-worker.ts).
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The exit codes every command shares: 0 conformant or passed, 1 a MUST failure, 2 usage, 3 could not judge. */
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -299,16 +311,6 @@ async function runCommand(argv: string[]): Promise<number> {
     const runDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
     const progressFile = quiet ? undefined : join(runDir, 'requests.json');
     let progress: Progress | undefined;
-    const runnerOptions: RunnerOptions = {
-      selected,
-      catalogue: heads,
-      strict: config.strict,
-      deadlineAt,
-      interrupted: interruption.promise,
-      redactor,
-      ...(baseline ? { mark: (r) => markRecord(r, baseline) } : {}),
-      onRecord: () => progress?.finished(),
-    };
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     let unverified: string[];
     const startedAt = new Date();
@@ -330,8 +332,12 @@ async function runCommand(argv: string[]): Promise<number> {
       out(await githubOutputs(report, redactor, process.env, files));
       return EXIT.incomplete;
     };
+    // How long this process waited for the server during the preflight: about one round trip.
+    let roundTrip = 0;
     try {
+      const before = performance.eventLoopUtilization();
       unverified = await preflight(config, redactor);
+      roundTrip = performance.eventLoopUtilization(before).idle;
     } catch (e) {
       if (!(e instanceof SetupError)) throw e;
       err(`conformance: ${e.message}\n`);
@@ -341,8 +347,8 @@ async function runCommand(argv: string[]): Promise<number> {
     const interrupted = interruption.reason();
     if (interrupted !== undefined)
       return await stopBeforeChecks(`${interrupted} before any check started`, interrupted);
-    // The checks start now in their own process (suites/cli-run.ts); Vitest is loaded and created while their first
-    // requests wait for the server (most of a small run's fixed cost), and reports each check as it ends.
+    // The checks start now in their own process (suites/cli-run.ts), and Vitest reports each as it ends.
+    const checksStarted = new Date();
     startRun({
       config,
       only: selected.map((c) => c.id),
@@ -350,15 +356,9 @@ async function runCommand(argv: string[]): Promise<number> {
       ...(progressFile ? { progressFile } : {}),
       ...(harFile !== undefined ? { recordHar: resolve(harFile) } : {}),
     });
-    // From here on this process only loads Vitest, hears results and writes reports: it yields the CPU to the checks'
-    // process (and to a server on this machine), whose round trips are the run's critical path; the same work is done
-    // either way (at +50 ms the fixture run ends about 60 ms sooner). Not for --demo: the server lives in this process.
-    if (!v.demo) yieldCpu();
-    const runner = import('./suite-runner.js');
-    const opening = runner.then((m) => m.openSuite(config, runnerOptions));
-    // Until Vitest is created its own signal handlers exit at once; from the first line on, a signal ends the run
-    // with the report of what finished.
-    const running = (await opening).run();
+    // A signal from here on stops the checks and ends the run with the report of what finished (Vitest's own
+    // handlers, which exit at once, are dropped as it adds them: app/suite-runner.ts).
+    void interruption.promise.then((why) => stopRun(why));
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
@@ -370,6 +370,28 @@ async function runCommand(argv: string[]): Promise<number> {
       out(
         `Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`,
       );
+    // Vitest is needed only to report the checks. Loading and creating it is some 0.4 s of CPU, which at a distance
+    // slows the checks' first round trips, their busiest (the token, the lists, the first details, the code compiled
+    // as it first runs): it waits about VITEST_AFTER_ROUND_TRIPS round trips as the preflight measured one, or until
+    // the checks have ended or a signal came. At no distance that is at once: Vitest is then the run's critical path.
+    await Promise.race([
+      sleep(Math.min(VITEST_AFTER_ROUND_TRIPS * roundTrip, VITEST_WAIT_MAX_MS)),
+      checksEnded(),
+      interruption.promise,
+    ]);
+    const runner = await import('./suite-runner.js');
+    const runnerOptions: RunnerOptions = {
+      selected,
+      catalogue: heads,
+      strict: config.strict,
+      deadlineAt,
+      startedAt: checksStarted,
+      interrupted: interruption.promise,
+      redactor,
+      ...(baseline ? { mark: (r) => markRecord(r, baseline) } : {}),
+      onRecord: () => progress?.finished(),
+    };
+    const running = (await runner.openSuite(config, runnerOptions)).run();
     progress = progressFile
       ? new Progress(
           selected.length,
@@ -384,7 +406,7 @@ async function runCommand(argv: string[]): Promise<number> {
       progress?.end();
       rmSync(runDir, { recursive: true, force: true });
     });
-    const files = await (await runner).writeReportDir(report, config);
+    const files = await runner.writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
     // own annotations after it.
     out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));
@@ -399,15 +421,6 @@ async function runCommand(argv: string[]): Promise<number> {
     dropEarlyWorker();
     interruption.dispose();
     await stop?.();
-  }
-}
-
-/** Lowers this process's scheduling priority (nice 10), where the system allows it; elsewhere nothing changes. */
-function yieldCpu(): void {
-  try {
-    setPriority(10);
-  } catch {
-    // Not allowed here (a sandbox): the run is the same, only its CLI competes for the CPU as before.
   }
 }
 

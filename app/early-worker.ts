@@ -5,7 +5,13 @@
  * checks; a run that never starts Vitest (a usage error, the preflight stopped it) stops it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { WORKER_READY, type RunOrder, type RunOrderMessage } from '../suites/worker-messages.js';
+import {
+  RUN_ENDED,
+  WORKER_READY,
+  type RunOrder,
+  type RunOrderMessage,
+  type StopMessage,
+} from '../suites/worker-messages.js';
 
 /**
  * Node flags of the checks' process. Old-space growth is slowed (1.6× per step, not V8's several times what is
@@ -26,8 +32,12 @@ const ENTRY = new URL('../suites/checks-worker.js', import.meta.url);
 
 let early: ChildProcess | undefined;
 const readiness = new WeakMap<ChildProcess, Promise<void>>();
-/** The run's order, once sent: a process forked after it (the early one died) is sent it too. */
-let order: RunOrderMessage | undefined;
+/** The process that was sent the run's order. */
+let running: ChildProcess | undefined;
+/** Resolves when that process says its engine has ended, or exits. */
+let ended: Promise<void> | undefined;
+/** How the process that ran the checks ended, when it ended before its engine did (killed, out of memory). */
+let lost: string | undefined;
 
 /**
  * Whether a command line asks for a run of the checks (no command word such as `serve`, no --help, --version or
@@ -83,24 +93,63 @@ const alive = (c: ChildProcess | undefined): boolean =>
  * its preflight passed, so the engine's requests need not wait for Vitest's start.
  */
 export function startRun(run: RunOrder): void {
-  order = { conformanceRun: run };
   if (early && !alive(early)) {
     early.kill();
     early = undefined;
   }
-  forkEarlyWorker().send(order);
+  const child = forkEarlyWorker();
+  running = child;
+  ended = new Promise<void>((resolve) => {
+    const onMessage = (m: unknown): void => {
+      if (m !== RUN_ENDED) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve();
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      // Stopped by this CLI (Vitest's pool at the end, a run cut short) is no loss; anything else is.
+      if (!child.killed)
+        lost = `the checks' process stopped (${signal ?? `exit code ${code}`}) before every check had ended`;
+      resolve();
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+  const order: RunOrderMessage = { conformanceRun: run };
+  child.send(order);
 }
 
 /**
- * The checks' process for Vitest's pool: the early one if it is still alive, else a new one, sent the run's order if
- * there is one. Taken once.
+ * How the checks' process ended when it ended before its checks did (killed, out of memory): a harness error, the
+ * report's reason for every check it did not report. A process Vitest starts in its place runs no checks.
+ */
+export function checksLost(): string | undefined {
+  return lost;
+}
+
+/**
+ * Stops the run's checks (a signal): the engine ends every unfinished check as incomplete, with this reason, and
+ * Vitest reports them all as it would at the deadline.
+ */
+export function stopRun(reason: string): void {
+  const stop: StopMessage = { conformanceStop: reason };
+  if (running?.connected) running.send(stop);
+}
+
+/** Resolves once the checks of the run have ended (their process said so, or is gone); at once if none started. */
+export function checksEnded(): Promise<void> {
+  return ended ?? Promise.resolve();
+}
+
+/**
+ * The checks' process for Vitest's pool: the early one if it is still alive, else a new one (which runs no checks:
+ * a run is never started twice). Taken once.
  */
 export function takeEarlyWorker(): ChildProcess {
   const e = early && alive(early) ? early : undefined;
   if (early && !e) early.kill();
   early = undefined;
   const child = e ?? forkEarlyWorker();
-  if (!e && order) child.send(order);
   early = undefined;
   child.ref();
   child.channel?.ref();
@@ -111,5 +160,7 @@ export function takeEarlyWorker(): ChildProcess {
 export function dropEarlyWorker(): void {
   early?.kill();
   early = undefined;
-  order = undefined;
+  ended = undefined;
+  running = undefined;
+  lost = undefined;
 }

@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createVitest, type PoolOptions, type PoolWorker, type Vitest } from 'vitest/node';
-import { takeEarlyWorker, workerReady } from './early-worker.js';
+import { checksLost, takeEarlyWorker, workerReady } from './early-worker.js';
 import type { WorkerEnvMessage } from '../suites/worker-messages.js';
 import type { Config } from '../core/config/config.js';
 import { redactedConfig } from '../core/config/config.js';
@@ -34,6 +34,8 @@ export interface RunnerOptions {
   strict: boolean;
   /** Epoch ms at which the whole run must end (deadline_ms from the start of the CLI). */
   deadlineAt: number;
+  /** When the checks started (the CLI sent their order): the report's start and duration count from here. */
+  startedAt: Date;
   /** Resolves with a reason when the run must stop early (SIGINT, SIGTERM). */
   interrupted: Promise<string>;
   /** Each check's record as it arrives (the progress line). */
@@ -189,8 +191,7 @@ async function runSuite(
   vitest: Vitest,
   collector: ResultCollector,
 ): Promise<{ report: Report; closed: Promise<void> }> {
-  const started = new Date();
-  const t0 = performance.now();
+  const started = opts.startedAt;
   let stopped: string | undefined;
   const deadline = new Promise<string>((r) => {
     setTimeout(() => r(deadlineWords(config)), Math.max(0, opts.deadlineAt - Date.now()) + GRACE_MS).unref();
@@ -207,7 +208,15 @@ async function runSuite(
   // The worker asks for the entry file once it has booted (~125 ms of loading Vitest's modules): transformed
   // meanwhile, it is served from vite's cache instead of after a transform on the run's critical path.
   void vitest.projects[0]?.vite.environments.ssr?.warmupRequest(ENTRY).catch(() => undefined);
-  const reason = await Promise.race([run.then(() => undefined), deadline, opts.interrupted]);
+  // An interruption stops the engine itself (the CLI forwards it: app/early-worker.ts stopRun), which ends every
+  // unfinished check as incomplete; the runner then has the deadline's grace to report them before it is cancelled.
+  let interrupted: string | undefined;
+  const interruption = opts.interrupted.then(async (why) => {
+    interrupted = why;
+    await sleep(GRACE_MS);
+    return why;
+  });
+  const reason = await Promise.race([run.then(() => undefined), deadline, interruption]);
   if (reason !== undefined) {
     stopped = reason;
     const cancel = vitest
@@ -220,8 +229,12 @@ async function runSuite(
   // may still hear from checks that end while it closes.
   if (stopped) await closed;
 
-  // The engine ended at the deadline on its own (before the runner's grace ran out): its checks say so.
-  stopped ??= deadlineStop(config, collector.records, opts.deadlineAt);
+  // The engine ended on its own at an interruption or at the deadline (before the runner's grace ran out): its checks
+  // say so.
+  stopped ??= interrupted ?? deadlineStop(config, collector.records, opts.deadlineAt);
+  // The checks' process died before its checks ended (killed, out of memory): a harness error, whatever Vitest said.
+  const lost = checksLost();
+  if (lost !== undefined) collector.errors.unshift(opts.redactor.redact(lost));
   // Every selected check is in the report: one that never reported did not finish, and the report says why.
   const why = stopped ?? collector.errors[0] ?? 'the test runner ended before this check reported';
   for (const c of opts.selected.filter((s) => !collector.has(s.id)))
@@ -238,7 +251,7 @@ async function runSuite(
     checks,
     baseUrl: opts.redactor.redact(config.base_url),
     startedAt: started,
-    durationMs: performance.now() - t0,
+    durationMs: Date.now() - started.getTime(),
     strict: opts.strict,
     catalogue: opts.catalogue,
     fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },

@@ -6,17 +6,30 @@
  * protocol as any custom pool's worker does. Vitest's entry file (suites/conformance.test.ts) then reports the
  * checks. The pool waits for WORKER_READY before Vitest talks to this process.
  */
-import { WORKER_READY, type RunOrderMessage, type WorkerEnvMessage } from './worker-messages.js';
+import {
+  RUN_ENDED,
+  WORKER_READY,
+  type RunOrderMessage,
+  type StopMessage,
+  type WorkerEnvMessage,
+} from './worker-messages.js';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('the checks worker runs in a child process started by the CLI');
 
 const cliRun = import('./cli-run.js');
 // Registered before Vitest's handler, so the environment is set before Vitest's first message is handled.
-process.on('message', (m: Partial<WorkerEnvMessage & RunOrderMessage>) => {
+process.on('message', (m: Partial<WorkerEnvMessage & RunOrderMessage & StopMessage>) => {
   if (m?.conformanceWorkerEnv) Object.assign(process.env, m.conformanceWorkerEnv);
   const order = m?.conformanceRun;
-  if (order) void cliRun.then(({ startCliRun }) => startCliRun(order));
+  if (order)
+    void cliRun.then(({ startCliRun }) =>
+      startCliRun(order)
+        .ended()
+        .then(() => post(RUN_ENDED)),
+    );
+  const stop = m?.conformanceStop;
+  if (stop !== undefined) void cliRun.then(({ stopCliRun }) => stopCliRun(stop));
 });
 // The CLI is gone (it exited, or was killed): no request of its run may go out after it. Node's own exit, taken
 // before Vitest's worker replaces process.exit with one that reports a test calling it (and exits no process).

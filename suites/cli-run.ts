@@ -60,6 +60,11 @@ export function startCliRun(order: RunOrder): CliRun {
   return current;
 }
 
+/** Stops the run started in this process, if any: its unfinished checks end incomplete, with this reason. */
+export function stopCliRun(reason: string): void {
+  current?.records.stop(reason);
+}
+
 /** The run the CLI started in this process (for Vitest's entry file). */
 export function cliRun(): CliRun {
   if (!current) throw new Error('no run was started in this process: the CLI sends its order before Vitest runs');

@@ -25,6 +25,11 @@ export interface RunOrderMessage {
   conformanceRun: RunOrder;
 }
 
+/** CLI → checks' process: stop the run (a signal); what has not finished is incomplete, with this reason. */
+export interface StopMessage {
+  conformanceStop: string;
+}
+
 /** CLI (our pool) → checks' process, before Vitest's first message: the environment Vitest gives its workers. */
 export interface WorkerEnvMessage {
   conformanceWorkerEnv: Record<string, string | undefined>;
@@ -32,3 +37,6 @@ export interface WorkerEnvMessage {
 
 /** Checks' process → CLI, once Vitest's worker listens: from then on the pool may start Vitest's protocol. */
 export const WORKER_READY = 'conformanceWorkerReady';
+
+/** Checks' process → CLI, once the engine has ended (every record is made): Vitest is needed now, if not before. */
+export const RUN_ENDED = 'conformanceRunEnded';
