@@ -370,6 +370,17 @@ async function runCommand(argv: string[]): Promise<number> {
       out(
         `Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`,
       );
+    // The progress line counts from the checks' start (their process writes its requests to progressFile).
+    progress = progressFile
+      ? new Progress(
+          selected.length,
+          out,
+          process.stdout.isTTY === true,
+          () => readProgress(progressFile),
+          progressEvery,
+          config.concurrency,
+        )
+      : undefined;
     // Vitest is needed only to report the checks. Loading and creating it is some 0.4 s of CPU, which at a distance
     // slows the checks' first round trips, their busiest (the token, the lists, the first details, the code compiled
     // as it first runs): it waits about VITEST_AFTER_ROUND_TRIPS round trips as the preflight measured one, or until
@@ -392,16 +403,6 @@ async function runCommand(argv: string[]): Promise<number> {
       onRecord: () => progress?.finished(),
     };
     const running = (await runner.openSuite(config, runnerOptions)).run();
-    progress = progressFile
-      ? new Progress(
-          selected.length,
-          out,
-          process.stdout.isTTY === true,
-          () => readProgress(progressFile),
-          progressEvery,
-          config.concurrency,
-        )
-      : undefined;
     const { report, closed } = await running.finally(() => {
       progress?.end();
       rmSync(runDir, { recursive: true, force: true });
