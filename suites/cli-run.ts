@@ -1,8 +1,8 @@
 /**
  * A CLI run inside the checks' process. The CLI sends its order (RunOrder) as soon as its preflight passed, and the
- * engine starts at once, while the CLI is still creating Vitest; Vitest's entry file (suites/conformance.test.ts)
- * then declares one test per check and each test waits for its check's record (suites/check-records.ts). So the
- * requests of a run never wait for Vitest's start, and Vitest still reports every check.
+ * engine starts at once, before the CLI has loaded Vitest; Vitest's entry file (suites/conformance.test.ts) then
+ * declares one test per check and each test waits for its check's record (suites/check-records.ts). So the requests
+ * of a run never wait for Vitest's start, and Vitest still reports every check.
  */
 import type { Check } from '../core/model/check.js';
 import { clientFor, type SourceOf } from '../core/engine/run.js';
