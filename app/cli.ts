@@ -384,7 +384,7 @@ async function runCommand(argv: string[]): Promise<number> {
     // Vitest is needed only to report the checks. Loading and creating it is some 0.4 s of CPU, which at a distance
     // slows the checks' first round trips, their busiest (the token, the lists, the first details, the code compiled
     // as it first runs): it waits about VITEST_AFTER_ROUND_TRIPS round trips as the preflight measured one, or until
-    // the checks have ended or a signal came. At no distance that is at once: Vitest is then the run's critical path.
+    // the checks have ended or a signal came. At no distance that is about 20 ms: Vitest is then the run's critical path.
     await Promise.race([
       sleep(Math.min(VITEST_AFTER_ROUND_TRIPS * roundTrip, VITEST_WAIT_MAX_MS)),
       checksEnded(),
