@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
@@ -44,9 +45,6 @@ import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './comm
 const VITEST_AFTER_ROUND_TRIPS = 8;
 /** The longest such wait: a slow server's round trip must not hold the report back much past the checks' end. */
 const VITEST_WAIT_MAX_MS = 1_000;
-
-// A timer that keeps the process alive: the checks' process does not until Vitest takes it (app/early-worker.ts).
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The exit codes every command shares: 0 conformant or passed, 1 a MUST failure, 2 usage, 3 could not judge. */
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -386,7 +384,8 @@ async function runCommand(argv: string[]): Promise<number> {
     // as it first runs): it waits about VITEST_AFTER_ROUND_TRIPS round trips as the preflight measured one, or until
     // the checks have ended or a signal came. At no distance that is about 20 ms: Vitest is then the run's critical path.
     await Promise.race([
-      sleep(Math.min(VITEST_AFTER_ROUND_TRIPS * roundTrip, VITEST_WAIT_MAX_MS)),
+      // A timer that keeps the process alive: the checks' process does not until Vitest takes it.
+      delay(Math.min(VITEST_AFTER_ROUND_TRIPS * roundTrip, VITEST_WAIT_MAX_MS)),
       checksEnded(),
       interruption.promise,
     ]);

@@ -61,16 +61,8 @@ export function forkEarlyWorker(): ChildProcess {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
   });
-  const ready = new Promise<void>((resolve, reject) => {
-    const onMessage = (m: unknown): void => {
-      if (m !== WORKER_READY) return;
-      child.off('message', onMessage);
-      resolve();
-    };
-    child.on('message', onMessage);
-    child.once('exit', (code, signal) =>
-      reject(new Error(`the checks' process exited (${signal ?? `code ${code}`}) before Vitest's worker started`)),
-    );
+  const ready = heard(child, WORKER_READY).then((exit) => {
+    if (exit) throw new Error(`the checks' process exited (${exit}) before Vitest's worker started`);
   });
   ready.catch(() => undefined);
   readiness.set(child, ready);
@@ -85,8 +77,28 @@ export function workerReady(child: ChildProcess): Promise<void> {
   return readiness.get(child) ?? Promise.reject(new Error('not a checks process of this CLI'));
 }
 
-const alive = (c: ChildProcess | undefined): boolean =>
-  c !== undefined && c.exitCode === null && c.signalCode === null && c.connected;
+const alive = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode === null && c.connected;
+
+/**
+ * Resolves when the process sends `message` (with undefined) or exits first (with how it ended: a signal, or
+ * "code N").
+ */
+function heard(child: ChildProcess, message: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown): void => {
+      if (m !== message) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(undefined);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      child.off('message', onMessage);
+      resolve(signal ?? `code ${code}`);
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
 
 /**
  * Starts the run's checks in the checks' process (suites/cli-run.ts), forking it if need be: the CLI calls this once
@@ -99,21 +111,9 @@ export function startRun(run: RunOrder): void {
   }
   const child = forkEarlyWorker();
   running = child;
-  ended = new Promise<void>((resolve) => {
-    const onMessage = (m: unknown): void => {
-      if (m !== RUN_ENDED) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve();
-    };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-      // Stopped by this CLI (Vitest's pool at the end, a run cut short) is no loss; anything else is.
-      if (!child.killed)
-        lost = `the checks' process stopped (${signal ?? `exit code ${code}`}) before every check had ended`;
-      resolve();
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
+  ended = heard(child, RUN_ENDED).then((exit) => {
+    // Stopped by this CLI (Vitest's pool at the end, a run cut short) is no loss; anything else is.
+    if (exit && !child.killed) lost = `the checks' process stopped (${exit}) before every check had ended`;
   });
   const order: RunOrderMessage = { conformanceRun: run };
   child.send(order);

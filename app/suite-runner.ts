@@ -1,4 +1,5 @@
 import { mkdir, rm } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join, relative, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createVitest, type PoolOptions, type PoolWorker, type Vitest } from 'vitest/node';
@@ -111,10 +112,8 @@ const GRACE_MS = 400;
 const CANCEL_MS = 300;
 const CLOSE_MS = 200;
 
-const sleep = (ms: number): Promise<void> =>
-  new Promise((r) => {
-    setTimeout(r, ms).unref();
-  });
+/** A timer that never keeps the CLI alive on its own. */
+const sleep = (ms: number): Promise<void> => delay(ms, undefined, { ref: false });
 
 /** Vitest created for a run, not started yet: `run` starts it and builds the report. */
 export interface OpenSuite {

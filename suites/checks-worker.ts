@@ -17,6 +17,12 @@ import {
 const send = process.send?.bind(process);
 if (!send) throw new Error('the checks worker runs in a child process started by the CLI');
 
+// Nothing is sent once the CLI is gone: a send on a closed channel is an error, which Vitest's worker reports by
+// sending it, which fails again, with no end (the process spun at full CPU, never reaching the exit below).
+const post = (v: unknown): void => {
+  if (process.connected) send(v);
+};
+
 const cliRun = import('./cli-run.js');
 // Registered before Vitest's handler, so the environment is set before Vitest's first message is handled.
 process.on('message', (m: Partial<WorkerEnvMessage & RunOrderMessage & StopMessage>) => {
@@ -35,11 +41,6 @@ process.on('message', (m: Partial<WorkerEnvMessage & RunOrderMessage & StopMessa
 // before Vitest's worker replaces process.exit with one that reports a test calling it (and exits no process).
 const exit = process.exit.bind(process);
 process.on('disconnect', () => exit(3));
-// Nothing is sent once the CLI is gone: a send on a closed channel is an error, which Vitest's worker reports by
-// sending it, which fails again, with no end (the process spun at full CPU, never reaching the exit above).
-const post = (v: unknown): void => {
-  if (process.connected) send(v);
-};
 
 await cliRun;
 // The API's precompiled validators, loaded before the run's first answer needs them.

@@ -67,6 +67,7 @@ export function stopCliRun(reason: string): void {
 
 /** The run the CLI started in this process (for Vitest's entry file). */
 export function cliRun(): CliRun {
-  if (!current) throw new Error('no run was started in this process: the CLI sends its order before Vitest runs');
+  // Only a process started after the one that ran the checks stopped (app/early-worker.ts) was given no run.
+  if (!current) throw new Error('no run in this process: the checks ran in one that stopped before Vitest took it');
   return current;
 }
