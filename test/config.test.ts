@@ -5,6 +5,20 @@ import os from 'node:os';
 import { packageRoot } from '../core/base/paths.js';
 import { ConfigError, OPTIONS, readConfigFile, resolveConfig } from '../core/config/config.js';
 import { schemaObject } from '../core/spec/schemas.js';
+import { FIXTURE_ENV } from '../reference/fixtures.js';
+import { runCli } from './helpers/cli.js';
+import { withServer } from './helpers/target.js';
+
+/**
+ * config.example.yaml with every commented-out setting uncommented: a line `# key: value` (at any indentation, the
+ * `# ` taken away) whose key is lower case, as every config key is; the prose comments start with a capital or a
+ * word that is no key.
+ */
+const uncommented = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => l.replace(/^(\s*)# ?((?:\s*)[a-z_]+:(?:\s|$))/, '$1$2'))
+    .join('\n');
 
 describe('config', () => {
   test('config.example.yaml is a valid config once its ${...} references are set, and documents every key', () => {
@@ -18,6 +32,49 @@ describe('config', () => {
     const keys = Object.keys((schemaObject('config') as { properties: object }).properties);
     for (const k of keys) expect(text, `config.example.yaml documents ${k}`).toMatch(new RegExp(`^#? ?${k}:`, 'm'));
   });
+
+  test('config.example.yaml fully uncommented runs with the variables the README and --help name, and only those', async () => {
+    const example = fs.readFileSync(join(packageRoot, 'config.example.yaml'), 'utf8');
+    const text = uncommented(example);
+    // Every setting the example shows is live now, the optional applications included.
+    for (const k of ['other_app:', 'disabled_app:', 'ca_file:', 'rate_limit:', 'max_details:', 'seed:', 'baseline:'])
+      expect(text).toMatch(new RegExp(`^\\s*${k}`, 'm'));
+    // The references it makes are the documented CONFORMANCE_* variables of the options table.
+    const refs = [...text.replace(/^\s*#.*$/gm, '').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+    expect(new Set(refs)).toEqual(new Set(Object.keys(FIXTURE_ENV)));
+    for (const r of refs)
+      expect(
+        OPTIONS.map((o) => o.env),
+        r,
+      ).toContain(r);
+
+    await withServer([], async (srv) => {
+      const dir = fs.mkdtempSync(join(os.tmpdir(), 'example-'));
+      fs.writeFileSync(join(dir, 'conformance.yaml'), text);
+      // The files it names, beside it: the CA of the server, an empty baseline.
+      fs.copyFileSync(srv.caFile!, join(dir, 'my-ca.pem'));
+      fs.writeFileSync(join(dir, 'known-failures.yaml'), '[]\n');
+      const run = await runCli(
+        [
+          '--config',
+          'conformance.yaml',
+          ...['AUTH-01', 'ISO-01', 'AUTH-09', 'AUTH-10'].flatMap((id) => ['--only', id]),
+        ],
+        {
+          cwd: dir,
+          env: { ...FIXTURE_ENV, CONFORMANCE_BASE_URL: srv.baseUrl },
+        },
+      );
+      expect(run.stderr).not.toMatch(/not set/);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.report?.checks.map((c) => [c.id, c.outcome]).sort()).toEqual([
+        ['AUTH-01', 'passed'],
+        ['AUTH-09', 'passed'],
+        ['AUTH-10', 'passed'],
+        ['ISO-01', 'passed'],
+      ]);
+    });
+  }, 120_000);
 
   test('every option has a flag, an env variable and a config key the schema knows', () => {
     const props = (schemaObject('config') as { properties: Record<string, { properties?: object; $ref?: string }> })
