@@ -88,14 +88,25 @@ function notTheApi(r: Reply): boolean {
 }
 
 /**
+ * A server error (HTTP 5xx, or the error envelope's code 500 "System exception" of §7, or any 5xx code): the server
+ * failed to answer, which says nothing of the key pair. A gateway's 502 page is one too, not a missing API.
+ */
+function serverError(r: Reply): boolean {
+  if (r.status >= 500) return true;
+  const code = isRecord(r.json) ? r.json.code : undefined;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+/**
  * What an /auth answer says of the key pair. Only a refusal (an error envelope or HTTP 401/403) that carries no
  * token is one: an answer with a token accepted the pair whatever else is wrong with it, and an answer that is
  * neither a refusal nor a token is the server's fault whatever the keys (a wrong pair gets code 401, §5.4). Either
  * way the run goes on, and the checks that own the defect (AUTH-01 to AUTH-04, ENV-*) fail it.
  */
-function readAuth(r: Reply): 'accepted' | 'rate limited' | 'not the api' | 'refused' {
+function readAuth(r: Reply): 'accepted' | 'rate limited' | 'server error' | 'not the api' | 'refused' {
   if (tokenOf(r) !== undefined || successData(r).ok) return 'accepted';
   if (r.status === 429) return 'rate limited';
+  if (serverError(r)) return 'server error';
   if (notTheApi(r)) return 'not the api';
   return isRefusal(r) ? 'refused' : 'accepted';
 }
@@ -127,7 +138,7 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
     // Both applications at once (a round trip less at a distance); their answers are judged in order.
     const answers = await settled(apps.map((app) => auth(app)));
     const warnings: string[] = [];
-    for (const r of answers) {
+    for (const [i, r] of answers.entries()) {
       const read = readAuth(r);
       // Rate limited: neither a refusal nor a missing endpoint, so no setup problem can be named. The run goes on;
       // its own budget for rate-limit waits ends a storm as INCOMPLETE, with a report.
@@ -135,6 +146,13 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
         return [
           `the server answered the preflight's GET ${AUTH_PATH} with HTTP 429 (rate limited): the key pairs are not verified before the run, which waits within its budget (3 × timeout_ms)`,
         ];
+      // A server error is the server's fault, never the key pair's: the run goes on (a fault may pass, as the
+      // sandbox's 500@RATE does), and the checks that ask /auth judge the server.
+      if (read === 'server error') {
+        warnings.push(
+          `the server failed the preflight's GET ${AUTH_PATH} for ${apps[i]!.who} with a server error (${redactor.redact(describeReply(r))}), which is no refusal of the key pair: it is not verified before the run, and the checks that ask ${AUTH_PATH} judge the server`,
+        );
+      }
       if (read === 'not the api')
         throw new SetupError(
           `no ${AUTH_PATH} endpoint at ${base}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}. Check base_url (--base-url, CONFORMANCE_BASE_URL): it is the base address of the open platform that all paths of §4 are relative to, e.g. https://host/open; ${AT_FAULT}`,

@@ -9,6 +9,7 @@ import { AUTH_NAMES_MERCHANT_1_FOR_OTHER_APP } from '../reference/variants.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import type { Variant } from '../reference/server.js';
 import { validate } from '../core/spec/schemas.js';
+import { parseRunFault, sandboxVariant } from '../reference/sandbox.js';
 
 /**
  * Issue 23: the preflight stops a run only for what is the setup's (no answer, no API at base_url, a key pair
@@ -93,6 +94,51 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
       verdict_reason: 'cannot reach http://127.0.0.1:9/open: connection refused',
     });
     expect(existsSync(join(run.dir, 'conformance-report', 'junit.xml'))).toBe(true);
+  });
+
+  /** The sandbox's own fault (`conformance serve --fault FAULT`), injected into the answers of /auth only. */
+  const sandboxFaultOnAuth = (fault: string): Variant => {
+    const sandbox = sandboxVariant({ faults: [parseRunFault(fault)], seed: 1 });
+    return {
+      name: `sandbox-${fault}-on-auth`,
+      description: `the sandbox's fault ${fault} on every /auth request`,
+      delayMs: (req) => (req.path === '/auth' ? sandbox.delayMs!(req) : 0),
+      handle: (req, next, world) => (req.path === '/auth' ? sandbox.handle!(req, next, world) : next()),
+    };
+  };
+
+  test('a 500 the sandbox injects on /auth is named a server error, never a refused key pair: the run goes on and AUTH-01 fails it', async () => {
+    await withServer(
+      [sandboxFaultOnAuth('500')],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--only', 'AUTH-01']), { env: withoutOtherApp });
+        expect(`${run.stdout}${run.stderr}`).not.toMatch(BLAMES_KEYS);
+        expect(`${run.stdout}${run.stderr}`).not.toMatch(/refused/);
+        expect(run.stdout).toMatch(
+          /^Warning: the server failed the preflight's GET \/auth for app with a server error \(HTTP 500, code 500, status "ERROR"\), which is no refusal of the key pair/m,
+        );
+        expect(run.code).toBe(1);
+        expect(failedIds(run.report)).toEqual(['AUTH-01']);
+      },
+      { https: false },
+    );
+  });
+
+  test('an /auth slower than timeout_ms (the sandboxâ€™s latency) is an unreachable server, never a refused key pair', async () => {
+    await withServer(
+      [sandboxFaultOnAuth('latency=3000')],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--only', 'AUTH-01', '--timeout-ms', '300']), {
+          env: withoutOtherApp,
+        });
+        expect(run.code).toBe(3);
+        expect(run.stderr).toMatch(
+          /^conformance: cannot reach \S+: no complete response within 300 ms \(timeout_ms\)\n$/,
+        );
+        expect(`${run.stdout}${run.stderr}`).not.toMatch(BLAMES_KEYS);
+      },
+      { https: false },
+    );
   });
 
   test('/auth that refuses every pair unless an open-token header is sent: the run goes on and AUTH-01 fails it, exit 1', async () => {
