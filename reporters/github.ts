@@ -8,6 +8,7 @@ import {
   OUTCOME_ORDER,
   OUTCOMES,
   unfinishedOf,
+  VERDICT_MEANING,
   VERDICT_WORD,
   type CheckRecord,
   type Outcome,
@@ -21,6 +22,13 @@ import { untrustedLine } from '../core/redact/untrusted-text.js';
  * summary appended to $GITHUB_STEP_SUMMARY. Messages quote server data, so both go through the run's Redactor and
  * are escaped: workflow-command data and properties per GitHub's rules, Markdown so no markup or link gets in.
  */
+
+/** A run whose verdict exits 0 but that --strict (certification) fails with exit 3: MUST checks did not all run. */
+export const failedByStrict = (r: Report): boolean =>
+  r.strict && r.exit_code !== 0 && VERDICT_MEANING[r.verdict].exit === 0;
+
+/** Why --strict failed the run, in one line (the reason says which MUST checks did not run). */
+const strictLine = (r: Report): string => `the job fails (exit ${r.exit_code}): ${r.verdict_reason}`;
 
 /** Workflow-command data: %, CR and LF are encoded (so server text cannot start a command of its own on a new line). */
 export const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -80,6 +88,11 @@ export function annotations(report: Report, redactor: Redactor): string {
     lines.push(
       `::error title=${escapeProperty(VERDICT_WORD[report.verdict])}::${escapeData(untrustedLine(redactor.redact(report.verdict_reason)))}`,
     );
+  // Nor does any check say why --strict failed a PARTIAL run (no check failed): the missing coverage does.
+  if (failedByStrict(report))
+    lines.push(
+      `::error title=${escapeProperty(`${VERDICT_WORD[report.verdict]} fails the job (--strict)`)}::${escapeData(untrustedLine(redactor.redact(strictLine(report))))}`,
+    );
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
@@ -111,8 +124,9 @@ export function stepSummary(report: Report, redactor: Redactor): string {
   const md = (s: string): string => mdText(redactor.redact(s));
   const icon = ICON[report.verdict];
   const s = report.summary;
+  const strict = failedByStrict(report);
   const out = [
-    `## ${icon} Conformance: ${VERDICT_WORD[report.verdict]}`,
+    `## ${strict ? '❌' : icon} Conformance: ${VERDICT_WORD[report.verdict]}${strict ? ` — the job fails (--strict, exit ${report.exit_code})` : ''}`,
     '',
     md(report.verdict_reason),
     '',
@@ -152,13 +166,40 @@ export function stepSummary(report: Report, redactor: Redactor): string {
 }
 
 /**
+ * What in a path keeps it from being one line of upload-artifact's `path:` as itself, or None. That input is read as
+ * one glob pattern per line: a line break would start another pattern, and * ? [ ] match other files (a `\` escapes
+ * the next character outside Windows). upload-artifact also refuses " : < > | in the names it uploads (a `:` after a
+ * Windows drive letter is a path's own).
+ */
+export function unsafeUploadPath(path: string, windows = process.platform === 'win32'): string | undefined {
+  if (/[\r\n]/.test(path)) return 'a line break';
+  if (/[\u0000-\u001f\u007f]/.test(path)) return 'a control character';
+  const glob = /[*?[\]]/.exec(path);
+  if (glob) return `the glob character ${glob[0]}`;
+  if (!windows && path.includes('\\')) return 'a backslash';
+  const refused = /[":<>|]/.exec(path.replace(/^[A-Za-z]:(?=[\\/])/, ''));
+  return refused ? `the character ${refused[0]}, which upload-artifact refuses` : undefined;
+}
+
+/** What in an artifact name upload-artifact refuses (" : < > | * ? \r \n \ /, and control characters), or None. */
+export function unsafeArtifactName(name: string): string | undefined {
+  if (/[\r\n]/.test(name)) return 'a line break';
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'a control character';
+  const refused = /[":<>|*?\\/]/.exec(name);
+  return refused ? `the character ${refused[0]}, which upload-artifact refuses in an artifact name` : undefined;
+}
+
+/**
  * Step outputs for the step that ran the suite: the verdict, the report files this run wrote and their directory (as
  * the run resolved it from the file, environment or flags), so a later step uploads exactly those files. Values go in
  * the delimiter form with a random delimiter: a file name cannot end its value and set another output.
  */
 export function stepOutputs(report: Report, files: string[]): string {
   const delimiter = `conformance_${randomUUID()}`;
-  const paths = files.map((f) => resolve(f));
+  // The Action refuses such a report directory before the run (app/action-inputs.ts); a path that is no safe line
+  // of upload-artifact's `path:` is never an output whatever else set it.
+  const all = files.map((f) => resolve(f));
+  const paths = all.some((p) => unsafeUploadPath(p) !== undefined) ? [] : all;
   return Object.entries({
     verdict: report.verdict,
     'verdict-word': VERDICT_WORD[report.verdict],

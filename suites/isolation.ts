@@ -147,6 +147,9 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
   // Which ids to ask for, every resource's, then one request of my own for each.
   const asked: Array<{ resource: Resource; noun: Noun; id: RecordId }> = [];
   const notAsked: string[] = [];
+  // Their listed ids of which the source holds no detail (a capture of ordinary traffic never asks for another
+  // merchant's record with my token): a skip names what the recording lacks.
+  const unheld: string[] = [];
   for (const resource of DETAIL_RESOURCES) {
     const noun = nounOf(resource);
     const theirList = await listOf(ctx, `/${resource}`, other);
@@ -154,6 +157,15 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
     const theirById = theirRecords(theirList, myTenant);
     const mine = byId((await listOf(ctx, `/${resource}`, me)) ?? []);
     const { ids, total, sampled } = await ctx.api.detailIds(resource, other.who);
+    const theirIds = [...theirById.values()].map((r) => r.id).filter(isIdLike);
+    // Live, every listed id is asked for: none held is a recording's gap.
+    if (!total && theirIds.length)
+      unheld.push(
+        `${noun} ids (${theirIds
+          .slice(0, 5)
+          .map((id) => show(id, 24))
+          .join(', ')}${theirIds.length > 5 ? ', …' : ''})`,
+      );
     if (sampled) ctx.note(`asked for a seeded sample of ${ids.length} of ${other.label}'s ${total} ${resource}`);
     // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my list)
     // is mine to read.
@@ -198,7 +210,9 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
   const probed = asked.length;
   if (!probed)
     throw new Blocked(
-      `${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`,
+      unheld.length
+        ? `the recording holds no detail answer (GET /${DETAIL_RESOURCES.join('/{id}, GET /')}/{id}) for ${other.label}'s ${unheld.join(' or ')}, which ${me.label}'s token must ask for: a live run asks, a capture of ordinary traffic does not`
+        : `${other.label} has no dish or seat id that is not also an id of ${me.label}'s own records (per-merchant ids, or no records): nothing to ask for`,
     );
   if (found.length)
     ctx.fail(

@@ -196,7 +196,8 @@ export const transportChecks = defineChecks('transport', [
         );
       }
       ctx.observe(
-        `${times.join('; ')} — first call of each during the run, under concurrency ${ctx.config.concurrency}`,
+        // No concurrency named: a recording's times (check-har) are the recorder's, at a concurrency it does not say.
+        `${times.join('; ')} — the first call of each`,
       );
     },
   },

@@ -8,6 +8,7 @@ import { DEFAULTS } from '../core/config/config.js';
 import { packageRoot } from '../core/base/paths.js';
 import type { Report } from '../core/model/report.js';
 import { REPORT_FILES } from '../reporters/index.js';
+import { ActionInputError, shellWords } from '../app/action-inputs.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import {
   newJob,
@@ -54,7 +55,7 @@ describe('the GitHub Action (action.yml)', () => {
       'artifact-name',
     ])
       expect(action.inputs[k], k).toBeDefined();
-    expect(Object.keys(action.outputs)).toEqual(['verdict', 'verdict-word', 'exit-code']);
+    expect(Object.keys(action.outputs)).toEqual(['verdict', 'verdict-word', 'exit-code', 'report-dir', 'report-files']);
     for (const s of action.runs.steps)
       if (s.run) expect(s.run, `${s.name}: inputs go through env`).not.toMatch(/\$\{\{/);
     // A setting the user did not give is the config file's (or the suite's default), never the action's.
@@ -97,23 +98,35 @@ describe('the GitHub Action (action.yml)', () => {
     expect(await setsUpNode(`${old}:/usr/bin:/bin`)).toBe(true);
   });
 
-  test('the suite sets the step outputs verdict, report-dir and report-files in a form no file name can break', () => {
-    const text = execFileSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const { stepOutputs } = await import(${JSON.stringify(join(packageRoot, 'dist/reporters/github.js'))});
-         process.stdout.write(stepOutputs({ verdict: 'partial' }, ['/r/x\\nverdict=conformant/report.json', '/r/x\\nverdict=conformant/junit.xml']));`,
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(readCommandFile(text)).toEqual({
+  test('the suite sets the step outputs verdict, report-dir and report-files in a form no file name can break, one safe path per line', () => {
+    const outputs = (files: string[]): Record<string, string> =>
+      readCommandFile(
+        execFileSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `const { stepOutputs } = await import(${JSON.stringify(join(packageRoot, 'dist/reporters/github.js'))});
+             process.stdout.write(stepOutputs({ verdict: 'partial' }, ${JSON.stringify(files)}));`,
+          ],
+          { encoding: 'utf8' },
+        ),
+      );
+    expect(outputs(['/r/x/report.json', '/r/x/junit.xml'])).toEqual({
       verdict: 'partial',
       'verdict-word': 'PASSED, PARTIAL',
-      'report-dir': '/r/x\nverdict=conformant',
-      'report-files': '/r/x\nverdict=conformant/report.json\n/r/x\nverdict=conformant/junit.xml',
+      'report-dir': '/r/x',
+      'report-files': '/r/x/report.json\n/r/x/junit.xml',
     });
+    // A path that upload-artifact would read as two patterns, or as a glob: no path at all (the Action refuses such a
+    // folder before the run; this holds whatever set it).
+    for (const dir of ['/r/x\nverdict=conformant', '/r/x\n/home/u/.ssh', '/r/*', '/r/[ab]', '/r/a?'])
+      expect(outputs([`${dir}/report.json`, `${dir}/junit.xml`]), dir).toEqual({
+        verdict: 'partial',
+        'verdict-word': 'PASSED, PARTIAL',
+        'report-dir': '',
+        'report-files': '',
+      });
   });
 
   test('from the packed tarball, installed by npm and vendored, its steps honour the config file, name each artifact once and mention one only when uploaded', async () => {
@@ -149,20 +162,21 @@ describe('the GitHub Action (action.yml)', () => {
         const job = newJob(project, 'conformance');
         const first = await runAction(installed, { ...target, config: 'conformance.yaml' }, job, effects(artifacts));
         expect(stepOf(first, /^Set up Node/).outcome).toBe('skipped');
-        expect(first.outputs, logOf(first)).toEqual({
+        expect(first.outputs, logOf(first)).toMatchObject({
           verdict: 'partial',
           'verdict-word': 'PASSED, PARTIAL',
           'exit-code': '3',
         });
         expect(first.failed).toBe(true);
         const fromConfig = join(project, 'reports', 'from-config');
+        expect(first.outputs['report-dir']).toBe(fromConfig);
         expect((JSON.parse(readFileSync(join(fromConfig, 'report.json'), 'utf8')) as Report).verdict).toBe('partial');
         expect(existsSync(join(project, 'conformance-report'))).toBe(false);
         expect(logOf(first)).not.toContain(CREDENTIALS.app.key);
 
         // 2. The same job again, without the config: the suite's defaults (strict off, ./conformance-report).
         const second = await runAction(installed, target, job, effects(artifacts));
-        expect(second.outputs, logOf(second)).toEqual({
+        expect(second.outputs, logOf(second)).toMatchObject({
           verdict: 'partial',
           'verdict-word': 'PASSED, PARTIAL',
           'exit-code': '0',
@@ -196,7 +210,7 @@ describe('the GitHub Action (action.yml)', () => {
           matrix,
           effects(artifacts),
         );
-        expect(third.outputs, logOf(third)).toEqual({
+        expect(third.outputs, logOf(third)).toMatchObject({
           verdict: 'partial',
           'verdict-word': 'PASSED, PARTIAL',
           'exit-code': '0',
@@ -211,7 +225,7 @@ describe('the GitHub Action (action.yml)', () => {
         const before = artifacts.size;
         const summaryBefore = matrix.summary.length;
         const fourth = await runAction(vendored, { ...target, 'upload-report': 'false' }, matrix, effects(artifacts));
-        expect(fourth.outputs, logOf(fourth)).toEqual({
+        expect(fourth.outputs, logOf(fourth)).toMatchObject({
           verdict: 'partial',
           'verdict-word': 'PASSED, PARTIAL',
           'exit-code': '0',
@@ -236,6 +250,200 @@ describe('the GitHub Action (action.yml)', () => {
       { https: false },
     );
   }, 240_000);
+});
+
+describe('the Action in CI: args as a shell means them, a failing --strict says why, paths checked first', () => {
+  const workspace = (): string => mkdtempSync(join(tmpdir(), 'action-ws-'));
+  const logOf = (run: ActionRun): string => run.steps.map((s) => s.log).join('\n');
+  const noUpload: Record<string, UsesEffect> = effects(new Map());
+
+  test("args reach the CLI as a shell user means them; a --strict PARTIAL fails the job with an ::error and a summary that say so; report-dir and report-files are the Action's outputs; JUnit's suite times are wall times", async () => {
+    await withServer(
+      [],
+      async (srv) => {
+        const ws = workspace();
+        const job = newJob(ws, 'conformance');
+        const artifacts = new Map<string, string[]>();
+        const run = await runAction(
+          packageRoot,
+          {
+            'base-url': srv.baseUrl,
+            secret: CREDENTIALS.app.secret,
+            key: CREDENTIALS.app.key,
+            strict: 'true',
+            // Quoted as in a shell: the quotes are no part of the patterns.
+            args: `--only 'AUTH-*' --only "ENV-*" --seed 1`,
+          },
+          job,
+          effects(artifacts),
+        );
+        const log = logOf(run);
+        expect(run.outputs, log).toMatchObject({ verdict: 'partial', 'exit-code': '3' });
+        expect(run.failed).toBe(true);
+        const dir = join(ws, 'conformance-report');
+        expect(run.outputs['report-dir']).toBe(dir);
+        expect(run.outputs['report-files']!.split('\n').sort()).toEqual(
+          ['junit.xml', 'report.html', 'report.json'].map((f) => join(dir, f)),
+        );
+        expect([...artifacts.values()][0]!.sort()).toEqual(run.outputs['report-files']!.split('\n').sort());
+        const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
+        expect(new Set(report.checks.map((c) => c.id.split('-')[0]))).toEqual(new Set(['AUTH', 'ENV']));
+        // Why the job failed, though no check did: an annotation and the summary's header.
+        expect(log).toMatch(
+          /^::error title=PASSED%2C PARTIAL fails the job \(--strict\)::the job fails \(exit 3\): \d+ MUST checks not run/m,
+        );
+        expect(job.summary).toMatch(/^## ❌ Conformance: PASSED, PARTIAL — the job fails \(--strict, exit 3\)\n/m);
+        // JUnit: each area's time is wall time (within the run's), not the sum of its checks' durations.
+        const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+        const runTime = Number(/<testsuites [^>]*time="([\d.]+)"/.exec(junit)![1]);
+        const suites = [
+          ...junit.matchAll(/<testsuite name="([^"]+)"[^>]* time="([\d.]+)"[^>]*>([\s\S]*?)<\/testsuite>/g),
+        ];
+        expect(suites.length).toBeGreaterThan(1);
+        for (const [, area, time, body] of suites) {
+          const cases = [...body!.matchAll(/<testcase [^>]*time="([\d.]+)"/g)].map((m) => Number(m[1]));
+          expect(Number(time), area).toBeLessThanOrEqual(runTime);
+          expect(Number(time), area).toBe(Math.min(runTime, Math.max(...cases)));
+        }
+      },
+      { https: false },
+    );
+  }, 120_000);
+
+  test('args are split as a POSIX shell splits words, with nothing expanded or run', () => {
+    expect(shellWords(`--only 'ISO-*' --only "AUTH-*" --only ENV-*`)).toEqual([
+      '--only',
+      'ISO-*',
+      '--only',
+      'AUTH-*',
+      '--only',
+      'ENV-*',
+    ]);
+    expect(shellWords(`  --baseline 'my file.yaml'\t--seed  1 \n`)).toEqual([
+      '--baseline',
+      'my file.yaml',
+      '--seed',
+      '1',
+    ]);
+    expect(shellWords(`a\\ b "c \\"d\\" \\$e \\\\" 'f\\g' h''i "" ''`)).toEqual([
+      'a b',
+      'c "d" $e \\',
+      'f\\g',
+      'hi',
+      '',
+      '',
+    ]);
+    expect(shellWords(`--seed \\\n1 '$HOME' "a'b"`)).toEqual(['--seed', '1', '$HOME', "a'b"]);
+    expect(shellWords('')).toEqual([]);
+    for (const bad of [
+      '$HOME',
+      'a;b',
+      'a && b',
+      'a | b',
+      '> f',
+      '<f',
+      '$(id)',
+      '`id`',
+      '"$x"',
+      '(a)',
+      '~/x',
+      '# c',
+      "'a",
+      '"a',
+      'a\\',
+    ])
+      expect(() => shellWords(bad), bad).toThrow(ActionInputError);
+  });
+
+  test.each([
+    [
+      'report-dir with a line break',
+      { 'report-dir': 'reports\n/home/runner/.ssh' },
+      {},
+      /^conformance: the input report-dir "reports\\n\/home\/runner\/\.ssh" holds a line break: /,
+    ],
+    [
+      'report-dir with a glob',
+      { 'report-dir': 'reports/*' },
+      {},
+      /^conformance: the input report-dir "reports\/\*" holds the glob character \*: /,
+    ],
+    [
+      'CONFORMANCE_REPORT_DIR with a line break',
+      {},
+      { CONFORMANCE_REPORT_DIR: 'r\nsecret-files/id_rsa' },
+      /^conformance: CONFORMANCE_REPORT_DIR "r\\nsecret-files\/id_rsa" holds a line break: /,
+    ],
+    [
+      '--report-dir in args with a glob',
+      { args: "--report-dir 'r/[ab]'" },
+      {},
+      /^conformance: --report-dir in args "r\/\[ab\]" holds the glob character \[: /,
+    ],
+    [
+      'artifact-name with a /',
+      { 'artifact-name': 'reports/of-today' },
+      {},
+      /^conformance: the input artifact-name "reports\/of-today" holds the character \/, which upload-artifact refuses in an artifact name: /,
+    ],
+    [
+      'artifact-name with a |',
+      { 'artifact-name': 'a|b' },
+      {},
+      /^conformance: the input artifact-name "a\|b" holds the character \|, which upload-artifact refuses/,
+    ],
+    [
+      'args that a shell would run',
+      { args: '--seed $(touch pwned)' },
+      {},
+      /^conformance: args: an unquoted \$ at character 8: a shell would expand it, and the Action runs no shell; /,
+    ],
+    [
+      'args with a backtick in double quotes',
+      { args: '--seed "`touch pwned`"' },
+      {},
+      /^conformance: args: ` in "…" at character 9: a shell would run a command/,
+    ],
+    [
+      'args with an unclosed quote',
+      { args: "--only 'ISO-*" },
+      {},
+      /^conformance: args: a ' that is never closed at character 8/,
+    ],
+  ])('%s: one line, exit 2, before any request, nothing uploaded', async (_what, given, env, line) => {
+    const ws = workspace();
+    const job = newJob(ws, 'conformance');
+    Object.assign(job.env, env);
+    const artifacts = new Map<string, string[]>();
+    // Port 9: nothing listens; a run that started would say "cannot reach" (exit 3).
+    const run = await runAction(
+      packageRoot,
+      { 'base-url': 'http://127.0.0.1:9/open', secret: 's', key: 'k', ...given },
+      job,
+      effects(artifacts),
+    );
+    const step = stepOf(run, /^Check the API/);
+    expect(step.exitCode, step.log).toBe(2);
+    expect(step.log.split('\n').filter(Boolean)).toEqual([expect.stringMatching(line)]);
+    expect(run.outputs).toMatchObject({ 'exit-code': '2', 'report-files': '', 'report-dir': '' });
+    expect(artifacts.size).toBe(0);
+    expect(existsSync(join(ws, 'pwned'))).toBe(false);
+    expect(readdirSync(ws)).toEqual([]);
+  });
+
+  test("a config file's report.dir with a line break is refused before the run too", async () => {
+    const ws = workspace();
+    writeFileSync(join(ws, 'conformance.yaml'), 'report:\n  dir: "r\\n/etc"\n');
+    const run = await runAction(
+      packageRoot,
+      { 'base-url': 'http://127.0.0.1:9/open', secret: 's', key: 'k', config: 'conformance.yaml' },
+      newJob(ws, 'conformance'),
+      noUpload,
+    );
+    const step = stepOf(run, /^Check the API/);
+    expect(step.exitCode, step.log).toBe(2);
+    expect(step.log).toMatch(/^conformance: report\.dir of conformance\.yaml "\S+\\n\/etc" holds a line break: /);
+  });
 });
 
 describe('the CI examples', () => {
