@@ -3,6 +3,7 @@ import { NetworkError, type Reply } from '../core/transport/exchange.js';
 import { isRecord, successData } from '../core/session/api.js';
 import { describeReply, isRefusal } from '../core/model/assertions.js';
 import { stringifyJson } from '../core/base/exact-json.js';
+import { show } from '../core/redact/quote.js';
 import { AUTH_PATH } from '../core/spec/endpoints.js';
 import { authQuery, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 import { tokensIn } from '../core/transport/issued-tokens.js';
@@ -16,6 +17,12 @@ import { clientFor } from '../core/engine/run.js';
  * JUDGED and why: a typo in a secret must not look like a broken server.
  */
 export class SetupError extends Error {}
+
+/**
+ * An answer that began and then broke off (cut short, stalled, undecodable): the server's fault, not the setup's.
+ * The preflight says so in one warning and the run goes on; the checks that send the same request judge it.
+ */
+class ServerFault extends Error {}
 
 interface App {
   who: 'app' | 'other_app';
@@ -80,6 +87,10 @@ const sameMerchant = (a: Merchant | undefined, b: Merchant | undefined): boolean
 /** The first non-empty token an answer carries, anywhere the suite recognises one (core/transport/issued-tokens.ts). */
 const tokenOf = (r: Reply): string | undefined => tokensIn(r.json, r.text).find((t) => t !== '');
 
+/** The envelope's msg as the server wrote it (quoted, cut short): its own reason, e.g. a sandbox fault's. */
+const msgOf = (r: Reply): string =>
+  isRecord(r.json) && typeof r.json.msg === 'string' && r.json.msg !== '' ? `, msg ${show(r.json.msg, 100)}` : '';
+
 /** True when the answer is no API envelope at all, or says the interface is unknown (§7 code 404). */
 function notTheApi(r: Reply): boolean {
   if (r.status === 404) return true;
@@ -128,9 +139,13 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
     try {
       return await client.send({ path, ...(query ? { query } : {}), ...(token !== undefined ? { token } : {}) });
     } catch (e) {
-      if (e instanceof NetworkError)
-        throw new SetupError(`cannot reach ${base}: ${redactor.redact(e.message.replace(/^GET \S+: /, ''))}`);
-      throw e;
+      if (!(e instanceof NetworkError)) throw e;
+      const why = redactor.redact(e.message.replace(/^GET \S+: /, ''));
+      // No answer at all is a target that cannot be reached; an answer that broke off came from the server.
+      if (e.beforeResponse) throw new SetupError(`cannot reach ${base}: ${why}`);
+      throw new ServerFault(
+        `the server's answer to the preflight's GET ${path} broke off (${why}), which is no refusal of the key pair: it is not verified before the run, and the checks that ask ${path} judge the server`,
+      );
     }
   };
   const auth = (app: App, token?: string): Promise<Reply> => send(AUTH_PATH, authQuery(app.creds), token);
@@ -184,11 +199,14 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
           ? ` (and again with an ${TOKEN_HEADER} header)`
           : ` (with an ${TOKEN_HEADER} header: ${redactor.redact(describeReply(probe))})`;
       throw new SetupError(
-        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${redactor.redact(describeReply(r))}${probeSaid}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
+        `the server refused the key pair of ${app.who}: GET ${base}${AUTH_PATH} answered ${redactor.redact(`${describeReply(r)}${msgOf(r)}`)}${probeSaid}. Check ${app.settings}; ${AT_FAULT} (§5.2)`,
       );
     }
     await sameMerchantStop(apps, answers, send, redactor);
     return warnings;
+  } catch (e) {
+    if (e instanceof ServerFault) return [e.message];
+    throw e;
   } finally {
     await client.close();
     // rate_limit holds for the whole run: the checks' client (another process, its own pace) starts after these.

@@ -57,7 +57,7 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
         ]);
         expect(lines(run.stderr)).toHaveLength(1);
         expect(run.stderr).toMatch(
-          /^conformance: the server refused the key pair of app: GET \S+\/auth answered HTTP 401, code 401, status "ERROR" \(and again with an open-token header\)\. Check app\.secret \/ app\.key/,
+          /^conformance: the server refused the key pair of app: GET \S+\/auth answered HTTP 401, code 401, status "ERROR", msg "Application authentication error" \(and again with an open-token header\)\. Check app\.secret \/ app\.key/,
         );
         // The answer without a token, then the one probe the spec allows (Â§4 rule 3): no secret is guessed.
         expect(seen).toEqual(['/auth without a token', '/auth with a token']);
@@ -119,6 +119,38 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
         );
         expect(run.code).toBe(1);
         expect(failedIds(run.report)).toEqual(['AUTH-01']);
+      },
+      { https: false },
+    );
+  });
+
+  test('an /auth answer the sandbox cuts short is a server fault, neither an unreachable target nor a refused key pair: the run goes on', async () => {
+    await withServer(
+      [sandboxFaultOnAuth('truncate')],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--only', 'AUTH-01']), { env: withoutOtherApp });
+        const out = `${run.stdout}${run.stderr}`;
+        expect(out).not.toMatch(BLAMES_KEYS);
+        expect(out).not.toMatch(/cannot reach/);
+        expect(run.stdout).toMatch(
+          /^Warning: the server's answer to the preflight's GET \/auth broke off \(the server closed the connection before the body reached its Content-Length\), which is no refusal of the key pair/m,
+        );
+        // The run went on: AUTH-01 judged (or could not finish) the same answer.
+        expect(run.report!.checks.map((c) => c.id)).toEqual(['AUTH-01']);
+      },
+      { https: false },
+    );
+  });
+
+  test('a key pair the sandbox answers as disabled is refused, and the line quotes the serverâ€™s own words for it', async () => {
+    await withServer(
+      [sandboxFaultOnAuth('disabled')],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--only', 'AUTH-01']), { env: withoutOtherApp });
+        expect(run.code).toBe(3);
+        expect(run.stderr).toMatch(
+          /^conformance: the server refused the key pair of app: GET \S+\/auth answered HTTP 401, code 401, status "ERROR", msg "The merchant has disabled the application \(sandbox fault\)" \(and again/,
+        );
       },
       { https: false },
     );
