@@ -138,7 +138,7 @@ describe('reports of a run against a server whose data attacks the report', () =
       expect(await y('h2:text("Findings")')).toBeLessThan(await y('h2:text("Checks")'));
       // In SEAT-01's card, the exchange of GET /seats (named by the message) is first, marked and unfolded.
       const first = page.locator('#check-SEAT-01 details.ex').first();
-      expect(await first.getAttribute('class')).toContain('defect');
+      expect(await first.getAttribute('class')).toContain('shows-finding');
       expect(await first.getAttribute('open')).not.toBeNull();
       expect(await first.locator('summary code').textContent()).toMatch(/GET \S+\/open\/seats$/);
     } finally {
@@ -308,13 +308,73 @@ test('a failing check: the exchange the message names shows the finding, its cor
   const browser = await launchChromium();
   try {
     const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
-    const marked = await page.locator('#check-AUTH-10 details.ex.defect summary').allTextContents();
-    const unmarked = await page.locator('#check-AUTH-10 details.ex:not(.defect) summary').allTextContents();
+    const marked = await page.locator('#check-AUTH-10 details.ex.shows-finding summary').allTextContents();
+    const unmarked = await page.locator('#check-AUTH-10 details.ex:not(.shows-finding) summary').allTextContents();
     await close();
     expect(marked.length).toBeGreaterThan(0);
-    for (const m of marked) expect(m).toMatch(/^GET \S+\/seats → HTTP 200 /);
+    for (const m of marked) expect(m).toMatch(/^shows the finding · GET \S+\/seats → HTTP 200 /);
     expect(unmarked.filter((u) => u.includes('→ HTTP 401')).length).toBe(refused.length);
   } finally {
     await browser.close();
   }
+}, 120_000);
+
+test('issue 35: the answers that let a token inside a longer header through come first, unfolded, as the finding; the refusals beside them are labelled correct (HTML, --verbose, JUnit)', async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'token-contained-accepted')!;
+  const run = await withServer([mutant], (srv) =>
+    runCli(targetArgs(srv, ['--only', 'UNAUTH-DISH', '--verbose', '--no-color']), { env: targetEnv }),
+  );
+  expect(failedIds(run.report)).toEqual(['UNAUTH-DISH']);
+  const c = run.report!.checks.find((x) => x.id === 'UNAUTH-DISH')!;
+  // The finding names the run's seed (targetArgs: --seed 12345), the one that replays it, and no other.
+  expect(c.message).toContain('(seed 12345, ');
+  expect(c.message.match(/seed \d+/g)).toEqual(['seed 12345']);
+  // report.json: the check marked each answer of the dish it judged: the 200s the finding, the 401s correct.
+  const detail = c.evidence.filter((e) => /\/open\/dishes\/101$/.test(e.request.url));
+  const let_in = detail.filter((e) => e.response?.status === 200);
+  const refused = detail.filter((e) => e.response?.status === 401);
+  expect(let_in.length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(let_in.map((e) => e.shows)).toEqual(let_in.map(() => 'finding'));
+  expect(refused.map((e) => e.shows)).toEqual(refused.map(() => 'correct'));
+  expect(validate('report', run.report)).toEqual([]);
+
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const cards = await page
+      .locator('#check-UNAUTH-DISH details.ex')
+      .evaluateAll((els) =>
+        els.map((e) => ({ open: e.hasAttribute('open'), text: e.querySelector('summary')!.textContent ?? '' })),
+      );
+    await close();
+    // First, unfolded: the answers that let the wrong token in, labelled as the finding.
+    const first = cards.slice(0, let_in.length);
+    expect(first.map((x) => x.open)).toEqual(first.map((_, i) => i < 3));
+    for (const x of first) expect(x.text).toMatch(/^shows the finding · GET \S+\/open\/dishes\/101 → HTTP 200 /);
+    // Every refusal shown (the dish's 401s, a path variant's 404) is labelled correct and folded; no other exchange
+    // is unfolded.
+    const refusals = cards.filter((x) => /\/dishes\/101 → HTTP 401 /.test(x.text));
+    expect(refusals.length).toBeGreaterThan(0);
+    for (const x of refusals) expect(x.text).toMatch(/^a correct answer · /);
+    for (const x of cards.filter((y) => y.text.startsWith('a correct answer · ')))
+      expect(x.text).toMatch(/→ HTTP 40[14] /);
+    expect(cards.filter((x) => x.open).length).toBe(Math.min(3, let_in.length));
+  } finally {
+    await browser.close();
+  }
+
+  // --verbose: the same order and labels, and the reproduction's variables said once before the lines that use them.
+  const out = run.stdout;
+  const findingAt = out.indexOf('[shows the finding]');
+  expect(findingAt).toBeGreaterThan(0);
+  expect(out.indexOf('[a correct answer]')).toBeGreaterThan(findingAt);
+  expect(out.slice(findingAt).match(/< HTTP (\d+)/)?.[1]).toBe('200');
+  expect(out.match(/export OPEN_TOKEN=/g)).toHaveLength(1);
+  expect(out.indexOf('export OPEN_TOKEN=')).toBeLessThan(out.indexOf('"$OPEN_TOKEN"'));
+  // junit.xml: the failure's first exchange is one that shows the finding.
+  const xml = readFileSync(join(run.dir, 'conformance-report', 'junit.xml'), 'utf8');
+  expect(xml.slice(xml.indexOf('UNAUTH-DISH')).match(/\[(shows the finding|a correct answer)\]/)?.[1]).toBe(
+    'shows the finding',
+  );
 }, 120_000);
