@@ -86,10 +86,11 @@ details.ex.shows-finding{border-color:var(--fail)}.shows-finding .shows{color:va
 .hidden{display:none!important}
 .spec a{color:inherit}.spec-text{white-space:pre-wrap}
 pre.curl{overflow-wrap:anywhere;word-break:normal}
-@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:40em;overflow:hidden}
+details.cells,details.found{margin:6px 0}details.cells summary,details.found summary{cursor:pointer}.found-items{word-break:break-word;margin:4px 0}td.id{white-space:nowrap}table.rules tr.part td:first-child{font-weight:600}
+@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:24em;overflow:hidden}
 .check{break-inside:avoid-page}body{font-size:11px}main{max-width:none;padding:0}
 .check:not(.finding){padding:0 8px;margin:2px 0;border-width:0 0 0 4px;border-radius:0}.check:not(.finding) .msg,.check:not(.finding) ul.note,.check:not(.finding) .evidence{display:none}
-.finding details.ex:not(.shows-finding),#spec details:not([open]),details.config{display:none}.spec-text{font-size:10px}}
+.finding details.ex:not([open]),#spec details:not([open]),details.config,table.rules tr.full{display:none}.spec-text{font-size:10px}}
 details.ex{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}details.ex>summary{cursor:pointer;word-break:break-all}
 .ex h4{margin:8px 0 2px;font-size:13px}.ex table{font-size:12.5px}.ex td:first-child{color:var(--mute);white-space:nowrap}.ex td{word-break:break-all}
 .failures-only .check:not(.finding),.failures-only .area:not(.has-finding){display:none}
@@ -99,14 +100,14 @@ footer{margin-top:40px;color:var(--mute);font-size:12px}
 
 /**
  * The failures-only switch toggles one class (the stylesheet hides); the filters by level, area, outcome and text
- * mark the cards that do not match. Before printing, the evidence of every finding is unfolded.
+ * mark the cards that do not match. Print shows the exchanges unfolded (those that show a finding, the first few of
+ * each card): a finding with many such exchanges still prints in a few pages, the rest are in report.json.
  */
 const SCRIPT = `(function(){var d=document,b=d.body;
 d.getElementById('failures-only').addEventListener('change',function(e){b.classList.toggle('failures-only',e.target.checked);});
 var f=['f-level','f-area','f-outcome'].map(function(i){return d.getElementById(i);}),q=d.getElementById('f-text'),cards=d.querySelectorAll('article.check');
 function apply(){var t=q.value.toLowerCase();cards.forEach(function(c){var ok=f.every(function(s){return !s.value||c.getAttribute('data-'+s.id.slice(2))===s.value;})&&(!t||c.textContent.toLowerCase().indexOf(t)>=0);c.classList.toggle('hidden',!ok);});}
-f.forEach(function(s){s.addEventListener('change',apply);});q.addEventListener('input',apply);
-window.addEventListener('beforeprint',function(){d.querySelectorAll('article.finding details.ex').forEach(function(x){x.open=true;});});})();`;
+f.forEach(function(s){s.addEventListener('change',apply);});q.addEventListener('input',apply);})();`;
 
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
@@ -185,13 +186,18 @@ function areaTable(report: Report): Html {
   return html`<table><tr><th>Area</th><th></th>${cols.map((o) => html`<th>${o}</th>`)}${info ? html`<th>INFO</th>` : ''}</tr>${rows}</table>`;
 }
 
-/** The findings, most severe first, each a link to its card; then what did not finish. */
+/** Characters of a finding's message in the table at the top; its card has the whole. */
+const TABLE_MESSAGE_CHARS = 300;
+const shortMessage = (m: string): string =>
+  m.length > TABLE_MESSAGE_CHARS ? `${m.slice(0, TABLE_MESSAGE_CHARS)}… (the whole message is in its card)` : m;
+
+/** The findings, most severe first, each a link to its card with what it found; then what did not finish. */
 function findingsList(report: Report): Html | '' {
   const list = [...findingsOf(report), ...unfinishedOf(report)];
   if (!list.length) return '';
   return html`<h2>Findings</h2><table>${list.map((c) => {
     const word = OUTCOMES[c.outcome].word;
-    return html`<tr><td><span class="badge ${word}">${word}</span></td><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.level}</td><td class="msg">${c.title}</td></tr>`;
+    return html`<tr><td><span class="badge ${word}">${word}</span></td><td class="id"><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.level}</td><td><div class="title">${c.title}</div><div class="msg">${shortMessage(c.message)}</div></td></tr>`;
   })}</table>`;
 }
 
@@ -234,6 +240,57 @@ function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, b
   const items = shown.map((e, i) => exchange(e, e.shows === 'finding' && i < UNFOLDED, curl));
   return html`<div class="evidence">${items}${omitted ? html`<p class="note">${omitted} more exchange(s) of this check are in report.json.</p>` : ''}</div>`;
 }
+
+/**
+ * Which MUST checks the run did not judge, by reason: the verdict's reason above says how many and why the word is
+ * what it is; this line names them.
+ */
+function notJudged(report: Report): Html | '' {
+  if (report.coverage.complete || !report.coverage.not_run.length) return '';
+  const by = new Map<string, string[]>();
+  for (const n of report.coverage.not_run) by.set(n.why, [...(by.get(n.why) ?? []), n.id]);
+  return html`<p class="note" id="not-judged">MUST checks not judged: ${[...by].map(([why, ids]) => `${why}: ${ids.join(', ')}`).join('; ')}.</p>`;
+}
+
+/** The rule matrix's coverage of a run, as report.json carries it (report.coverage, when the run counted cells). */
+interface CellCoverage {
+  cellsApplicable: number;
+  cellsProbed: number;
+  rules: Array<{ rule: string; applicable: number; probed: number }>;
+}
+
+function cellsOf(report: Report): CellCoverage | undefined {
+  const c = report.coverage as Partial<CellCoverage>;
+  return typeof c.cellsApplicable === 'number' && typeof c.cellsProbed === 'number' && Array.isArray(c.rules)
+    ? (c as CellCoverage)
+    : undefined;
+}
+
+/**
+ * How much of the rule matrix the run probed: cells probed of those applicable, then per rule, the rules not
+ * probed in full first (print shows those only).
+ */
+function cellCoverage(report: Report): Html | '' {
+  const cells = cellsOf(report);
+  if (!cells) return '';
+  const pct = (p: number, a: number): string => (a ? `${Math.floor((p / a) * 1000) / 10} %` : '—');
+  const rules = [...cells.rules].sort((a, b) => a.probed / (a.applicable || 1) - b.probed / (b.applicable || 1));
+  const partial = rules.filter((r) => r.probed < r.applicable).length;
+  const rows = rules.map(
+    (r) =>
+      html`<tr class="${r.probed < r.applicable ? 'part' : 'full'}"><td>${r.rule}</td><td class="n">${r.probed.toLocaleString('en-US')}</td><td class="n">${r.applicable.toLocaleString('en-US')}</td><td class="n">${pct(r.probed, r.applicable)}</td></tr>`,
+  );
+  return html`<details class="cells" id="cell-coverage"${partial ? trusted(' open') : ''}><summary>Rule matrix: ${cells.cellsProbed.toLocaleString('en-US')} of ${counted(cells.cellsApplicable, 'applicable cell')} probed in this run (${pct(cells.cellsProbed, cells.cellsApplicable)}); ${partial ? `${counted(partial, 'rule')} not probed in full` : `every rule probed in full`}</summary>
+<table class="rules"><tr><th>Rule</th><th>probed</th><th>applicable</th><th></th></tr>${rows}</table></details>`;
+}
+
+/** Every item a failed check found, as report.json lists them (its fingerprints), when its message names a few. */
+function foundItems(c: CheckRecord): Html | '' {
+  const fps = c.fingerprints ?? [];
+  if (!OUTCOMES[c.outcome].finding || fps.length < 2) return '';
+  return html`<details class="found"${fps.length <= FOUND_UNFOLDED ? trusted(' open') : ''}><summary>${counted(fps.length, 'item')} it found (fingerprints, as report.json lists them)</summary><p class="found-items"><code>${fps.join(', ')}</code></p></details>`;
+}
+const FOUND_UNFOLDED = 20;
 
 /** A check's spec reference with each § a link to the cited text in the appendix. */
 function specLinks(reference: string): Html {
@@ -286,7 +343,7 @@ function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }, base
   const showEvidence = OUTCOMES[c.outcome].finding || c.outcome === 'error' || c.outcome === 'incomplete';
   return html`<article class="check ${classes}" id="check-${c.id}" data-level="${c.level}" data-area="${c.area}" data-outcome="${c.outcome}">
 <div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${specLinks(c.spec)}</span><span class="title">${c.title}</span></div>
-<p class="msg">${c.message}</p>${baselineBlock(c)}${fuzzBlock(c)}
+<p class="msg">${c.message}</p>${foundItems(c)}${baselineBlock(c)}${fuzzBlock(c)}
 ${c.notes.length ? html`<ul class="note">${c.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
 ${showEvidence ? evidence(c, curl, budget, baseUrl) : ''}</article>`;
 }
@@ -368,8 +425,8 @@ export function renderHtml(report: Report, links: HtmlLinks = {}): string {
 <div class="verdict ${verdictClass(report.verdict)}">${VERDICT_WORD[report.verdict]}</div>
 <span class="note">exit code ${report.exit_code} · ${counted(report.checks.length, 'check')} · ${counted(findings, 'finding')}</span>
 <p class="msg">${report.verdict_reason}</p>
-${report.coverage.complete ? '' : html`<p class="note">Coverage: ${report.coverage.text}: ${report.coverage.not_run.map((n) => `${n.id} (${n.why})`).join(', ')}.</p>`}
-${findingsList(report)}
+${notJudged(report)}
+${findingsList(report)}${cellCoverage(report)}
 <h2>Counts per level</h2>${levelTable(report)}
 <h2>Summary per area</h2>${areaTable(report)}
 ${harness}

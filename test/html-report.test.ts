@@ -8,7 +8,7 @@ import { launchChromium, open } from './helpers/browser.js';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { xmllint } from './helpers/xmllint.js';
-import { bigReport } from './helpers/sample-report.js';
+import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
 import { renderHtml } from '../reporters/html.js';
 import { findingsOf, OUTCOMES } from '../core/model/report.js';
@@ -183,7 +183,7 @@ describe('reports of a run against a server whose data attacks the report', () =
     }
   });
 
-  test('light, dark and print: readable in each (screenshots kept), evidence of findings unfolded for print', async () => {
+  test('light, dark and print: readable in each (screenshots kept), the unfolded evidence of findings printed', async () => {
     mkdirSync(OUTPUT, { recursive: true });
     const { page, close } = await open(browser, join(dir, 'report.html'));
     try {
@@ -194,9 +194,9 @@ describe('reports of a run against a server whose data attacks the report', () =
       expect(await bg()).toBe('rgb(13, 17, 23)');
       await page.screenshot({ path: join(OUTPUT, 'html-report-dark.png'), fullPage: false });
       await page.emulateMedia({ colorScheme: 'light', media: 'print' });
-      await page.evaluate("window.dispatchEvent(new Event('beforeprint'))");
-      const folded = await page.locator('article.finding details.ex:not([open])').count();
-      expect(folded).toBe(0);
+      // Printed: the exchanges unfolded (those that show a finding, the first few of each card), no folded one.
+      expect(await page.locator('article.finding details.ex[open]:visible').count()).toBeGreaterThan(0);
+      expect(await page.locator('article.finding details.ex:not([open]):visible').count()).toBe(0);
       // Badges keep their colour in print.
       expect(await page.evaluate("getComputedStyle(document.querySelector('.badge.FAIL')).printColorAdjust")).toBe(
         'exact',
@@ -378,3 +378,36 @@ test('issue 35: the answers that let a token inside a longer header through come
     'shows the finding',
   );
 }, 120_000);
+
+test('issue 38: a one-finding report prints in fewer than 11 A4 pages, however many exchanges show its finding', async () => {
+  // 60 checks that passed, and one finding whose twelve answers (each a list of 4 KB) all show it.
+  const body = JSON.stringify({
+    status: 'ERROR',
+    code: 500,
+    data: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `dish ${i}`, price: '38.0' })),
+  });
+  const report = reportOf([
+    ...Array.from({ length: 60 }, (_, i) => record(`PASS-${i}`, 'passed')),
+    record('ONE-01', 'failed', {
+      message: 'every detail answered 500',
+      evidence: Array.from({ length: 12 }, (_, j) =>
+        exchange({ url: `https://api.example/open/dishes/${j}`, status: 500, body }),
+      ),
+    }),
+  ]);
+  const file = join(mkdtempSync(join(tmpdir(), 'one-finding-')), 'report.html');
+  writeFileSync(file, renderHtml(report));
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, file);
+    await page.emulateMedia({ media: 'print' });
+    await page.evaluate("window.dispatchEvent(new Event('beforeprint'))");
+    const pdf = await page.pdf({ format: 'A4' });
+    await close();
+    const pages = pdf.toString('latin1').match(/\/Type\s*\/Page\b/g)?.length ?? 0;
+    expect(pages).toBeGreaterThan(0);
+    expect(pages).toBeLessThan(11);
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
