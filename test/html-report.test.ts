@@ -411,3 +411,26 @@ test('issue 38: a one-finding report prints in fewer than 11 A4 pages, however m
     await browser.close();
   }
 }, 60_000);
+
+test('issue 38: DISH-02 names in the HTML every bad dish report.json names, and marks their answers as the finding', async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'dish-detail-time-iso')!;
+  const run = await withServer([mutant], (srv) =>
+    runCli(targetArgs(srv, ['--only', 'DISH-02', '--reporter', 'json,html']), { env: targetEnv }),
+  );
+  expect(failedIds(run.report)).toEqual(['DISH-02']);
+  const c = run.report!.checks.find((x) => x.id === 'DISH-02')!;
+  const bad = c.fingerprints ?? [];
+  expect(bad.length).toBeGreaterThan(1);
+  // Every detail that broke the shape is marked as the finding, and only those.
+  const marked = c.evidence.filter((e) => e.shows === 'finding').map((e) => new URL(e.request.url).pathname);
+  expect(marked.sort()).toEqual(bad.map((f) => `/open/dishes/${f.split(':')[1]!.split('/')[0]}`).sort());
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const card = (await page.locator('#check-DISH-02').textContent()) ?? '';
+    await close();
+    for (const f of bad) expect(card).toContain(f);
+  } finally {
+    await browser.close();
+  }
+}, 120_000);

@@ -101,6 +101,8 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   const evidence: Exchange[] = [];
   // Weak: a check over every detail of a large merchant records 20,000 exchanges, and only the kept ones may stay.
   const seen = new WeakSet<Exchange>();
+  // Those the bounds below left out: one that shows the finding is taken back (see shows).
+  const leftOut = new WeakSet<Exchange>();
   // A check over every detail of a large merchant uses 20,000 exchanges: the report keeps the first EVIDENCE_MAX
   // and up to EVIDENCE_MAX more that stand out (no 2xx answer, retried), and says how many it left out.
   let usual = 0;
@@ -122,6 +124,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     else if (standsOut && unusual < EVIDENCE_MAX) unusual++;
     else {
       omitted++;
+      leftOut.add(e);
       return;
     }
     evidence.push(e);
@@ -133,7 +136,8 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   const shows = (e: Exchange, what: Shows): void => {
     if (marks.get(e) === 'finding') return;
     marks.set(e, what);
-    if (what !== 'finding' || !seen.has(e) || evidence.includes(e) || findingsKept >= EVIDENCE_MAX) return;
+    if (what !== 'finding' || !leftOut.has(e) || findingsKept >= EVIDENCE_MAX) return;
+    leftOut.delete(e);
     findingsKept++;
     omitted--;
     evidence.push(e);
