@@ -13,6 +13,8 @@ import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-
 import { renderHtml } from '../reporters/html.js';
 import { findingsOf, OUTCOMES } from '../core/model/report.js';
 import { MUTANTS } from '../reference/mutants/index.js';
+import { onPath, withData } from '../reference/kit.js';
+import { startReferenceServer } from '../reference/server.js';
 import { packageRoot } from '../core/base/paths.js';
 import { validate } from '../core/spec/schemas.js';
 import type { Report } from '../core/model/report.js';
@@ -430,6 +432,51 @@ test('issue 38: DISH-02 names in the HTML every bad dish report.json names, and 
     const card = (await page.locator('#check-DISH-02').textContent()) ?? '';
     await close();
     for (const f of bad) expect(card).toContain(f);
+  } finally {
+    await browser.close();
+  }
+}, 120_000);
+
+test('the answer that shows a finding is kept as evidence even past the first 50 exchanges of a check, and comes first', async () => {
+  // 120 dishes; only the detail of merchant 1's last dish is broken: its 200 answer is far past the first 50
+  // exchanges the evidence keeps of answers that went well.
+  const srv = await startReferenceServer({
+    https: true,
+    size: { dishes: 120, seats: 4, orders: 2, dishesPerOrder: 1 },
+    variants: [
+      onPath(
+        'last-dish-detail-iso',
+        "the last dish's detail renders created_at as ISO 8601",
+        ['/dishes/:id'],
+        (r, req, world) => {
+          const mine = [...world.dishes.values()].filter((d) => d.user_id === 1).map((d) => d.id);
+          return req.path === `/dishes/${Math.max(...mine)}`
+            ? withData(r, (d) => {
+                d.created_at = '2024-03-01T12:30:00.000000Z';
+              })
+            : r;
+        },
+      ),
+    ],
+  });
+  let run: CliRun;
+  try {
+    run = await runCli(targetArgs(srv, ['--only', 'DISH-02', '--reporter', 'json,html']), { env: targetEnv });
+  } finally {
+    await srv.close();
+  }
+  expect(failedIds(run.report)).toEqual(['DISH-02']);
+  const c = run.report!.checks.find((x) => x.id === 'DISH-02')!;
+  expect(c.evidence.length).toBeGreaterThan(50);
+  const id = c.fingerprints![0]!.split(':')[1]!.split('/')[0];
+  const shown = c.evidence.filter((e) => e.shows === 'finding');
+  expect(shown.map((e) => new URL(e.request.url).pathname)).toEqual([`/open/dishes/${id}`]);
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const first = await page.locator('#check-DISH-02 details.ex').first().locator('summary').textContent();
+    await close();
+    expect(first).toMatch(new RegExp(`^shows the finding · GET \\S+/open/dishes/${id} → HTTP 200 `));
   } finally {
     await browser.close();
   }
