@@ -374,6 +374,7 @@ export const authChecks = defineChecks('auth', [
       replies.forEach((r, i) => {
         const { label } = probes[i]!;
         const code = envelopeCode(r);
+        ctx.shows(r, code !== 401 || carriesData(r) ? 'finding' : 'correct');
         if (code !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
         else if (carriesData(r))
           found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);

@@ -204,7 +204,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
       ...(notesLeftOut ? [`${notesLeftOut} more notes left out (the first ${NOTES_MAX} are kept)`] : []),
       ...(omitted
         ? [
-            `evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`,
+            `evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer${findingsKept ? `, then ${findingsKept} more that show the finding` : ''})`,
           ]
         : []),
     ].map((n) => fit(n, NOTE_CHARS)),
