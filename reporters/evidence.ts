@@ -261,7 +261,7 @@ export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
 
 /**
  * Which exchanges of a check a report shows: all up to `max`, else the first few and the last ones; those that show
- * the finding first (markedEvidence's order), so a cut never leaves them out.
+ * the finding first (markedEvidence's order), so a cut leaves them out last.
  */
 export function shownExchanges(evidence: Evidence[], max = 30): { shown: Evidence[]; omitted: number; at: number } {
   const ordered = [...evidence.filter((e) => e.shows === 'finding'), ...evidence.filter((e) => e.shows !== 'finding')];
