@@ -1,5 +1,6 @@
 import type { Exchange } from '../core/transport/exchange.js';
-import { parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
+import { inferredShows, type Evidence, type Shows } from '../core/model/findings.js';
+import { parseJsonExact } from '../core/base/exact-json.js';
 import type { Report } from '../core/model/report.js';
 import { AUTH_PATH, authQueryText, CREDENTIALS, TOKEN_JQ, TOKEN_SHELL_VARS } from '../core/spec/auth-scheme.js';
 
@@ -144,13 +145,18 @@ export function credentialSteps(lines: string[], baseUrl: string, opts: CurlOpti
   return steps;
 }
 
-/** A body excerpt pretty-printed when it is complete JSON, else as it came. */
+/**
+ * A body excerpt pretty-printed when it is complete JSON, else as it came. Pretty-printing only adds and moves
+ * whitespace between tokens: every string, number and literal is shown as its bytes came (`38.0` stays `38.0`,
+ * `"\u00e9"` stays escaped), so the evidence is what the wire said.
+ */
 export function prettyBody(excerpt: string, truncated: boolean): { text: string; json: boolean } {
   if (!truncated) {
     const t = excerpt.trim();
     if (t.startsWith('{') || t.startsWith('[')) {
       try {
-        return { text: stringifyJson(parseJsonExact(t), 2) ?? t, json: true };
+        parseJsonExact(t);
+        return { text: reindentJson(t), json: true };
       } catch {
         /* not JSON: shown raw */
       }
@@ -158,6 +164,43 @@ export function prettyBody(excerpt: string, truncated: boolean): { text: string;
   }
   return { text: excerpt, json: false };
 }
+
+/** Valid JSON text laid out two spaces an indent, its tokens copied as they are. */
+function reindentJson(text: string, indent = '  '): string {
+  let out = '';
+  let depth = 0;
+  const newline = (): string => `\n${indent.repeat(depth)}`;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      // A string token, escapes and all, as it came.
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (ch === '{' || ch === '[') {
+      const close = ch === '{' ? '}' : ']';
+      let j = i + 1;
+      while (j < text.length && ' \t\n\r'.includes(text[j]!)) j++;
+      if (text[j] === close) {
+        out += ch + close;
+        i = j;
+      } else {
+        depth++;
+        out += ch + newline();
+      }
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      out += newline() + ch;
+    } else if (ch === ',') out += `,${newline()}`;
+    else if (ch === ':') out += ': ';
+    else if (!' \t\n\r'.includes(ch)) out += ch;
+  }
+  return out;
+}
+
+/** A count and its noun as the reports write it: "1 check", "61 checks". */
+export const counted = (n: number, word: string): string => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 /** A byte count as the reports write it: "1 byte", "1,234 bytes". */
 export const bytes = (n: number): string => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
@@ -169,9 +212,40 @@ export function sizeNote(r: NonNullable<Exchange['response']>): string {
     : bytes(r.body_bytes);
 }
 
-/** Plain-text evidence of one exchange (JUnit, terminals): request, response or error, and the curl line. */
-export function exchangeText(e: Exchange, opts: CurlOptions = {}): string {
-  const out = [`> ${e.request.method} ${e.request.url}`];
+/** How every report labels an exchange of a failed check by what it shows. */
+export const SHOWS_LABEL: Record<Shows, string> = {
+  finding: 'shows the finding',
+  correct: 'a correct answer',
+};
+
+/**
+ * The evidence of a check with what each exchange shows: the marks of its record, or for a failed record without
+ * any (a report written before they existed) those its message implies. Order: the exchanges that show the finding
+ * first, then the rest as they came.
+ */
+export function markedEvidence(c: {
+  evidence: Evidence[];
+  message: string;
+  status: string;
+  base_url?: string;
+}): Evidence[] {
+  let marked = c.evidence;
+  if (c.status === 'failed' && !marked.some((e) => e.shows)) {
+    let base = '';
+    try {
+      base = new URL(c.base_url ?? '').pathname.replace(/\/+$/, '');
+    } catch {
+      /* relative to nothing */
+    }
+    const shows = inferredShows(marked, c.message, base);
+    marked = marked.map((e, i) => (shows[i] ? { ...e, shows: shows[i] } : e));
+  }
+  return [...marked.filter((e) => e.shows === 'finding'), ...marked.filter((e) => e.shows !== 'finding')];
+}
+
+/** Plain-text evidence of one exchange (JUnit, terminals): what it shows, request, response or error, the curl line. */
+export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
+  const out = [...(e.shows ? [`[${SHOWS_LABEL[e.shows]}]`] : []), `> ${e.request.method} ${e.request.url}`];
   for (const [k, v] of Object.entries(e.request.headers)) out.push(`> ${k}: ${v}`);
   if (e.response) {
     out.push(`< HTTP ${e.response.status} (${e.duration_ms} ms, body ${sizeNote(e.response)})`);
@@ -185,10 +259,19 @@ export function exchangeText(e: Exchange, opts: CurlOptions = {}): string {
   return out.join('\n');
 }
 
-/** Which exchanges of a check a report shows: all up to `max`, else the first few and the last ones. */
-export function shownExchanges(evidence: Exchange[], max = 30): { shown: Exchange[]; omitted: number; at: number } {
-  if (evidence.length <= max) return { shown: evidence, omitted: 0, at: evidence.length };
-  const head = Math.floor(max / 3);
-  const tail = max - head;
-  return { shown: [...evidence.slice(0, head), ...evidence.slice(-tail)], omitted: evidence.length - max, at: head };
+/**
+ * Which exchanges of a check a report shows: all up to `max`, else the first few and the last ones; those that show
+ * the finding first (markedEvidence's order), so a cut leaves them out last.
+ */
+export function shownExchanges(evidence: Evidence[], max = 30): { shown: Evidence[]; omitted: number; at: number } {
+  const ordered = [...evidence.filter((e) => e.shows === 'finding'), ...evidence.filter((e) => e.shows !== 'finding')];
+  if (ordered.length <= max) return { shown: ordered, omitted: 0, at: ordered.length };
+  const head = Math.max(Math.floor(max / 3), evidence.length - ordered.filter((e) => e.shows !== 'finding').length);
+  const first = Math.min(head, max);
+  const tail = max - first;
+  return {
+    shown: [...ordered.slice(0, first), ...(tail ? ordered.slice(-tail) : [])],
+    omitted: ordered.length - max,
+    at: first,
+  };
 }

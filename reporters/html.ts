@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AREAS, type Level } from '../core/model/check.js';
-import type { Exchange } from '../core/transport/exchange.js';
 import {
   findingsOf,
   isObservation,
@@ -17,7 +16,18 @@ import {
   type Report,
   type Verdict,
 } from '../core/model/report.js';
-import { credentialSteps, curlCommand, curlOptionsOf, prettyBody, sizeNote, type CurlOptions } from './evidence.js';
+import {
+  counted,
+  credentialSteps,
+  curlCommand,
+  curlOptionsOf,
+  markedEvidence,
+  prettyBody,
+  SHOWS_LABEL,
+  sizeNote,
+  type CurlOptions,
+} from './evidence.js';
+import type { Evidence } from '../core/model/findings.js';
 import { citedKeys, shippedSections } from '../core/spec/spec-text.js';
 import { html, trusted, type Html } from './html-escape.js';
 
@@ -71,15 +81,16 @@ th{color:var(--mute);font-weight:600}td.n{text-align:right;font-variant-numeric:
 .lvl{font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 5px;color:var(--mute)}.spec{color:var(--mute)}
 .msg{margin:4px 0;white-space:pre-wrap;word-break:break-word}.note{color:var(--mute)}
 .baseline{background:var(--note-bg);border-radius:4px;padding:2px 8px;margin:4px 0}
-details.ex.defect{border-color:var(--fail)}details.ex.defect>summary::before{content:"shows the finding · ";color:var(--fail);font-weight:600}
+details.ex.shows-finding{border-color:var(--fail)}.shows-finding .shows{color:var(--fail);font-weight:600}.shows-correct .shows{color:var(--pass)}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:center}.filters select,.filters input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:2px 6px}
 .hidden{display:none!important}
 .spec a{color:inherit}.spec-text{white-space:pre-wrap}
 pre.curl{overflow-wrap:anywhere;word-break:normal}
-@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:40em;overflow:hidden}
+details.cells,details.found{margin:6px 0}details.cells summary,details.found summary{cursor:pointer}.found-items{word-break:break-word;margin:4px 0}td.id{white-space:nowrap}table.rules tr.part td:first-child{font-weight:600}
+@media print{.toolbar,#failures-only{display:none}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:24em;overflow:hidden}
 .check{break-inside:avoid-page}body{font-size:11px}main{max-width:none;padding:0}
 .check:not(.finding){padding:0 8px;margin:2px 0;border-width:0 0 0 4px;border-radius:0}.check:not(.finding) .msg,.check:not(.finding) ul.note,.check:not(.finding) .evidence{display:none}
-.finding details.ex:not(.defect),#spec details:not([open]),details.config{display:none}.spec-text{font-size:10px}}
+.finding details.ex:not([open]),#spec details:not([open]),details.config,table.rules tr.full{display:none}.spec-text{font-size:10px}}
 details.ex{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}details.ex>summary{cursor:pointer;word-break:break-all}
 .ex h4{margin:8px 0 2px;font-size:13px}.ex table{font-size:12.5px}.ex td:first-child{color:var(--mute);white-space:nowrap}.ex td{word-break:break-all}
 .failures-only .check:not(.finding),.failures-only .area:not(.has-finding){display:none}
@@ -89,14 +100,14 @@ footer{margin-top:40px;color:var(--mute);font-size:12px}
 
 /**
  * The failures-only switch toggles one class (the stylesheet hides); the filters by level, area, outcome and text
- * mark the cards that do not match. Before printing, the evidence of every finding is unfolded.
+ * mark the cards that do not match. Print shows the exchanges unfolded (those that show a finding, the first few of
+ * each card): a finding with many such exchanges still prints in a few pages, the rest are in report.json.
  */
 const SCRIPT = `(function(){var d=document,b=d.body;
 d.getElementById('failures-only').addEventListener('change',function(e){b.classList.toggle('failures-only',e.target.checked);});
 var f=['f-level','f-area','f-outcome'].map(function(i){return d.getElementById(i);}),q=d.getElementById('f-text'),cards=d.querySelectorAll('article.check');
 function apply(){var t=q.value.toLowerCase();cards.forEach(function(c){var ok=f.every(function(s){return !s.value||c.getAttribute('data-'+s.id.slice(2))===s.value;})&&(!t||c.textContent.toLowerCase().indexOf(t)>=0);c.classList.toggle('hidden',!ok);});}
-f.forEach(function(s){s.addEventListener('change',apply);});q.addEventListener('input',apply);
-window.addEventListener('beforeprint',function(){d.querySelectorAll('article.finding details.ex').forEach(function(x){x.open=true;});});})();`;
+f.forEach(function(s){s.addEventListener('change',apply);});q.addEventListener('input',apply);})();`;
 
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`;
@@ -175,13 +186,18 @@ function areaTable(report: Report): Html {
   return html`<table><tr><th>Area</th><th></th>${cols.map((o) => html`<th>${o}</th>`)}${info ? html`<th>INFO</th>` : ''}</tr>${rows}</table>`;
 }
 
-/** The findings, most severe first, each a link to its card; then what did not finish. */
+/** Characters of a finding's message in the table at the top; its card has the whole. */
+const TABLE_MESSAGE_CHARS = 300;
+const shortMessage = (m: string): string =>
+  m.length > TABLE_MESSAGE_CHARS ? `${m.slice(0, TABLE_MESSAGE_CHARS)}… (the whole message is in its card)` : m;
+
+/** The findings, most severe first, each a link to its card with what it found; then what did not finish. */
 function findingsList(report: Report): Html | '' {
   const list = [...findingsOf(report), ...unfinishedOf(report)];
   if (!list.length) return '';
   return html`<h2>Findings</h2><table>${list.map((c) => {
     const word = OUTCOMES[c.outcome].word;
-    return html`<tr><td><span class="badge ${word}">${word}</span></td><td><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.level}</td><td class="msg">${c.title}</td></tr>`;
+    return html`<tr><td><span class="badge ${word}">${word}</span></td><td class="id"><a href="#check-${c.id}"><code>${c.id}</code></a></td><td>${c.level}</td><td><div class="title">${c.title}</div><div class="msg">${shortMessage(c.message)}</div></td></tr>`;
   })}</table>`;
 }
 
@@ -189,13 +205,14 @@ function headerRows(h: Record<string, string>): Html {
   return html`<table>${Object.entries(h).map(([k, v]) => html`<tr><td>${k}</td><td>${v}</td></tr>`)}</table>`;
 }
 
-function exchange(e: Exchange, open: boolean, curl: CurlOptions, defect = false): Html {
+function exchange(e: Evidence, open: boolean, curl: CurlOptions): Html {
   const r = e.response;
   const outcome = r ? `HTTP ${r.status}` : `no response: ${e.error ?? 'unknown error'}`;
   const response = r
     ? html`<h4>Response: HTTP ${r.status}, body ${sizeNote(r)}</h4>${headerRows(r.headers)}<pre>${prettyBody(r.body_excerpt, r.truncated).text}</pre>`
     : html`<h4>No response</h4><p class="msg">${e.error ?? 'unknown error'}</p>`;
-  return html`<details class="ex${defect ? ' defect' : ''}"${open ? trusted(' open') : ''}><summary><code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
+  const label = e.shows ? html`<span class="shows">${SHOWS_LABEL[e.shows]} · </span>` : '';
+  return html`<details class="ex${e.shows ? ` shows-${e.shows}` : ''}"${open ? trusted(' open') : ''}><summary>${label}<code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
 <h4>Request</h4>${headerRows(e.request.headers)}${response}
 <h4>Reproduce</h4><pre class="curl">${curlCommand(e, curl)}</pre></details>`;
 }
@@ -206,44 +223,74 @@ function exchange(e: Exchange, open: boolean, curl: CurlOptions, defect = false)
  */
 const PAGE_BUDGET = 1000;
 const PER_CHECK = 12;
-
-/** Whether the check's message names the exchange's request ("GET /seats/7 answered …"). */
-function namedByMessage(c: CheckRecord, e: Exchange, basePath: string): boolean {
-  let path: string;
-  try {
-    path = new URL(e.request.url).pathname;
-  } catch {
-    return false;
-  }
-  const api = path.startsWith(basePath) ? path.slice(basePath.length) : path;
-  return (
-    api.length > 1 &&
-    new RegExp(`${e.request.method} ${api.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/-])`).test(c.message)
-  );
-}
+/** Exchanges that show the finding unfolded per check; the others stay folded. */
+const UNFOLDED = 3;
 
 /**
- * The exchanges that show the finding: those the message names, and those that got no answer. Only when the message
- * names none, those that got no 2xx: a check that failed on one request has sent others the server answered
- * rightly (a 401 refusal a check expected is not the finding). They come first, marked and unfolded.
+ * A check's evidence, the exchanges that show the finding first, labelled and the first few unfolded; the correct
+ * answers judged beside them labelled as such (core/model/findings.ts: the check marks them).
  */
-function defectsOf(c: CheckRecord, basePath: string): Exchange[] {
-  const named = c.evidence.filter((e) => !e.response || namedByMessage(c, e, basePath));
-  if (named.length) return named;
-  return c.evidence.filter((e) => e.response!.status < 200 || e.response!.status > 299);
-}
-
-function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html | '' {
+function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, baseUrl: string): Html | '' {
   if (!c.evidence.length) return '';
-  const defect = defectsOf(c, basePath);
-  const ordered = [...defect, ...c.evidence.filter((e) => !defect.includes(e))];
+  const ordered = markedEvidence({ ...c, base_url: baseUrl });
   const max = budget.left > 0 ? Math.min(PER_CHECK, Math.max(budget.left, 1)) : 1;
   const shown = ordered.slice(0, max);
   budget.left -= shown.length;
   const omitted = ordered.length - shown.length;
-  const items = shown.map((e) => exchange(e, defect.includes(e) && defect.indexOf(e) < 3, curl, defect.includes(e)));
+  const items = shown.map((e, i) => exchange(e, e.shows === 'finding' && i < UNFOLDED, curl));
   return html`<div class="evidence">${items}${omitted ? html`<p class="note">${omitted} more exchange(s) of this check are in report.json.</p>` : ''}</div>`;
 }
+
+/**
+ * Which MUST checks the run did not judge, by reason: the verdict's reason above says how many and why the word is
+ * what it is; this line names them.
+ */
+function notJudged(report: Report): Html | '' {
+  if (report.coverage.complete || !report.coverage.not_run.length) return '';
+  const by = new Map<string, string[]>();
+  for (const n of report.coverage.not_run) by.set(n.why, [...(by.get(n.why) ?? []), n.id]);
+  return html`<p class="note" id="not-judged">MUST checks not judged: ${[...by].map(([why, ids]) => `${why}: ${ids.join(', ')}`).join('; ')}.</p>`;
+}
+
+/** The rule matrix's coverage of a run, as report.json carries it (report.coverage, when the run counted cells). */
+interface CellCoverage {
+  cellsApplicable: number;
+  cellsProbed: number;
+  rules: Array<{ rule: string; applicable: number; probed: number }>;
+}
+
+function cellsOf(report: Report): CellCoverage | undefined {
+  const c = report.coverage as Partial<CellCoverage>;
+  return typeof c.cellsApplicable === 'number' && typeof c.cellsProbed === 'number' && Array.isArray(c.rules)
+    ? (c as CellCoverage)
+    : undefined;
+}
+
+/**
+ * How much of the rule matrix the run probed: cells probed of those applicable, then per rule, the rules not
+ * probed in full first (print shows those only).
+ */
+function cellCoverage(report: Report): Html | '' {
+  const cells = cellsOf(report);
+  if (!cells) return '';
+  const pct = (p: number, a: number): string => (a ? `${Math.floor((p / a) * 1000) / 10} %` : '—');
+  const rules = [...cells.rules].sort((a, b) => a.probed / (a.applicable || 1) - b.probed / (b.applicable || 1));
+  const partial = rules.filter((r) => r.probed < r.applicable).length;
+  const rows = rules.map(
+    (r) =>
+      html`<tr class="${r.probed < r.applicable ? 'part' : 'full'}"><td>${r.rule}</td><td class="n">${r.probed.toLocaleString('en-US')}</td><td class="n">${r.applicable.toLocaleString('en-US')}</td><td class="n">${pct(r.probed, r.applicable)}</td></tr>`,
+  );
+  return html`<details class="cells" id="cell-coverage"${partial ? trusted(' open') : ''}><summary>Rule matrix: ${cells.cellsProbed.toLocaleString('en-US')} of ${counted(cells.cellsApplicable, 'applicable cell')} probed in this run (${pct(cells.cellsProbed, cells.cellsApplicable)}); ${partial ? `${counted(partial, 'rule')} not probed in full` : `every rule probed in full`}</summary>
+<table class="rules"><tr><th>Rule</th><th>probed</th><th>applicable</th><th></th></tr>${rows}</table></details>`;
+}
+
+/** Every item a failed check found, as report.json lists them (its fingerprints), when its message names a few. */
+function foundItems(c: CheckRecord): Html | '' {
+  const fps = c.fingerprints ?? [];
+  if (!OUTCOMES[c.outcome].finding || fps.length < 2) return '';
+  return html`<details class="found"${fps.length <= FOUND_UNFOLDED ? trusted(' open') : ''}><summary>${counted(fps.length, 'item')} it found (fingerprints, as report.json lists them)</summary><p class="found-items"><code>${fps.join(', ')}</code></p></details>`;
+}
+const FOUND_UNFOLDED = 20;
 
 /** A check's spec reference with each § a link to the cited text in the appendix. */
 function specLinks(reference: string): Html {
@@ -290,30 +337,24 @@ function baselineBlock(c: CheckRecord): Html | '' {
 /** The word of a check's badge: INFO for an observation (as the terminal says), else its outcome's word. */
 const badgeWord = (c: CheckRecord): string => (isObservation(c) ? 'INFO' : OUTCOMES[c.outcome].word);
 
-function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }, basePath: string): Html {
+function check(c: CheckRecord, curl: CurlOptions, budget: { left: number }, baseUrl: string): Html {
   const word = badgeWord(c);
   const classes = [c.outcome, c.level, OUTCOMES[c.outcome].finding ? 'finding' : ''].filter(Boolean).join(' ');
   const showEvidence = OUTCOMES[c.outcome].finding || c.outcome === 'error' || c.outcome === 'incomplete';
   return html`<article class="check ${classes}" id="check-${c.id}" data-level="${c.level}" data-area="${c.area}" data-outcome="${c.outcome}">
 <div class="head"><span class="badge ${word}">${word}</span><code>${c.id}</code><span class="lvl">${c.level}</span><span class="spec">${specLinks(c.spec)}</span><span class="title">${c.title}</span></div>
-<p class="msg">${c.message}</p>${baselineBlock(c)}${fuzzBlock(c)}
+<p class="msg">${c.message}</p>${foundItems(c)}${baselineBlock(c)}${fuzzBlock(c)}
 ${c.notes.length ? html`<ul class="note">${c.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
-${showEvidence ? evidence(c, curl, budget, basePath) : ''}</article>`;
+${showEvidence ? evidence(c, curl, budget, baseUrl) : ''}</article>`;
 }
 
 function checksSection(report: Report, curl: CurlOptions): Html {
   const budget = { left: PAGE_BUDGET };
-  let basePath = '';
-  try {
-    basePath = new URL(report.target.base_url).pathname.replace(/\/+$/, '');
-  } catch {
-    /* shown as it is */
-  }
   const areas = AREAS.map((a) => {
     const checks = report.checks.filter((c) => c.area === a);
     if (!checks.length) return '';
     const has = checks.some((c) => OUTCOMES[c.outcome].finding) ? ' has-finding' : '';
-    return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget, basePath))}</section>`;
+    return html`<section class="area${trusted(has)}" id="area-${a}"><h3>${a}</h3>${checks.map((c) => check(c, curl, budget, report.target.base_url))}</section>`;
   });
   return html`${areas}`;
 }
@@ -382,10 +423,10 @@ export function renderHtml(report: Report, links: HtmlLinks = {}): string {
 <dt>Date</dt><dd>${report.started_at}</dd><dt>Duration</dt><dd>${(report.duration_ms / 1000).toFixed(1)} s</dd>
 <dt>Tool</dt><dd>${report.tool.name} ${report.tool.version}</dd>${report.source === 'recording' ? html`<dt>Source</dt><dd>a recording (check-har): the verdict is of the recorded exchanges; no request was sent</dd>` : html`<dt>Fuzz</dt><dd>seed ${report.fuzz.seed}, ${report.fuzz.runs} runs</dd>`}${links.attestation ? html`<dt>Attestation</dt><dd><a id="attestation" href="./${encodeURIComponent(links.attestation)}">${links.attestation}</a> (the signed verdict: <code>conformance verify ${links.attestation} --report report.json</code> with the vendor's key or CI identity checks this report against it)</dd>` : ''}</dl>
 <div class="verdict ${verdictClass(report.verdict)}">${VERDICT_WORD[report.verdict]}</div>
-<span class="note">exit code ${report.exit_code} · ${report.checks.length} checks · ${findings} finding(s)</span>
+<span class="note">exit code ${report.exit_code} · ${counted(report.checks.length, 'check')} · ${counted(findings, 'finding')}</span>
 <p class="msg">${report.verdict_reason}</p>
-${report.coverage.complete ? '' : html`<p class="note">Coverage: ${report.coverage.text}: ${report.coverage.not_run.map((n) => `${n.id} (${n.why})`).join(', ')}.</p>`}
-${findingsList(report)}
+${notJudged(report)}
+${findingsList(report)}${cellCoverage(report)}
 <h2>Counts per level</h2>${levelTable(report)}
 <h2>Summary per area</h2>${areaTable(report)}
 ${harness}
@@ -400,7 +441,7 @@ ${select('f-level', 'level', ['MUST', 'SHOULD', 'INFO'])}${select(
     'outcome',
     OUTCOME_ORDER.filter((o) => report.summary[o]),
   )}
-<input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${findings} finding(s) of ${report.checks.length} checks</span></div>
+<input type="search" id="f-text" placeholder="search checks" aria-label="search checks"><span class="note">${counted(findings, 'finding')} of ${counted(report.checks.length, 'check')}</span></div>
 ${findings ? '' : report.checks.length ? html`<p id="no-findings">No failures: every check passed, was skipped, or is an INFO observation.</p>` : html`<p id="no-findings">No check ran: ${report.verdict_reason}</p>`}
 ${reproduceBox(report, curl)}
 ${checksSection(report, curl)}

@@ -16,7 +16,7 @@ import {
 } from '../core/model/report.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 import type { RequestProgress } from '../core/session/progress.js';
-import { curlOptionsOf, exchangeText } from './evidence.js';
+import { counted, credentialSteps, curlCommand, curlOptionsOf, exchangeText, markedEvidence } from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
 let colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -233,11 +233,11 @@ export function ceilingLines(
   const must = selected.some((c) => c.level === 'MUST');
   if (!must)
     lines.push(
-      `Selection: ${selected.length} of ${catalogueSize} checks (--only/--skip), none of them a MUST check: nothing can be judged, the verdict will be ${VERDICT_WORD['nothing judged']} (exit 3)\n`,
+      `Selection: ${selected.length} of ${counted(catalogueSize, 'check')} (--only/--skip), none of them a MUST check: nothing can be judged, the verdict will be ${VERDICT_WORD['nothing judged']} (exit 3)\n`,
     );
   else if (selected.length < catalogueSize)
     lines.push(
-      `Selection: ${selected.length} of ${catalogueSize} checks (--only/--skip); the verdict can be ${VERDICT_WORD.partial} at best\n`,
+      `Selection: ${selected.length} of ${counted(catalogueSize, 'check')} (--only/--skip); the verdict can be ${VERDICT_WORD.partial} at best\n`,
     );
   if (!https)
     lines.push(
@@ -312,8 +312,22 @@ export function summaryText(
     }
   }
   const findings = findingsOf(report);
+  const curl = curlOptionsOf(report);
   if (findings.length) {
     out.push('', 'Findings (most severe first):');
+    // Under --verbose, how to set the variables the reproduction lines use ($OPEN_TOKEN …), once before them.
+    const steps = opts.verbose
+      ? credentialSteps(
+          findings.flatMap((c) => c.evidence.map((e) => curlCommand(e, curl))),
+          report.target.base_url,
+          curl,
+        )
+      : [];
+    if (steps.length)
+      out.push(
+        '  The reproduce: lines below use these variables; set them first (the tokens are fetched the way the suite does, §5.2):',
+        ...steps.map((l) => `    ${oneLine(l)}`),
+      );
     for (const c of findings) {
       out.push(`  ${word(c.outcome)} ${c.id} [${c.level} ${c.spec}] ${c.title}`, `      ${oneLine(c.message)}`);
       const b = c.baseline;
@@ -330,8 +344,8 @@ export function summaryText(
       }
       if (c.fuzz) out.push(`      replay: ${oneLine(c.fuzz.replay)}`);
       if (opts.verbose) {
-        const curl = curlOptionsOf(report);
-        for (const e of c.evidence)
+        // The exchanges that show the finding first, each labelled (core/model/findings.ts).
+        for (const e of markedEvidence({ ...c, base_url: report.target.base_url }))
           out.push(
             '',
             ...exchangeText(e, curl)
@@ -348,16 +362,24 @@ export function summaryText(
     for (const c of unfinished) out.push(`  ${word(c.outcome)} ${c.id}: ${oneLine(c.message)}`);
   }
   if (report.coverage.not_run.length && !opts.quiet) {
+    // Exactly the MUST checks the count names: each that has a record with its own reason, the rest (not selected,
+    // never started) one line per reason.
     out.push('', `Not run: ${report.coverage.text}`);
-    const skipped = report.checks.filter((c) => c.outcome === 'skipped' && !c.message.startsWith('blocked'));
-    for (const c of skipped) out.push(`  ${c.id}: ${oneLine(c.message)}`);
+    const records = new Map(report.checks.map((c) => [c.id, c]));
+    const absent = new Map<string, string[]>();
+    for (const n of report.coverage.not_run) {
+      const c = records.get(n.id);
+      if (c) out.push(`  ${n.id}: ${oneLine(c.outcome === 'skipped' ? c.message : n.why)}`);
+      else absent.set(n.why, [...(absent.get(n.why) ?? []), n.id]);
+    }
+    for (const [why, ids] of absent) out.push(`  ${oneLine(why)}: ${ids.join(', ')}`);
   }
   for (const e of report.errors) out.push(`  HARNESS: ${oneLine(e)}`);
   const must = report.summary.by_level.MUST;
   const should = report.summary.by_level.SHOULD;
   out.push(
     '',
-    `${verdict}: MUST ${countsText(must)}; SHOULD ${countsText(should)} (${report.checks.length} checks, ${(report.duration_ms / 1000).toFixed(1)} s, exit ${report.exit_code})`,
+    `${verdict}: MUST ${countsText(must)}; SHOULD ${countsText(should)} (${counted(report.checks.length, 'check')}, ${(report.duration_ms / 1000).toFixed(1)} s, exit ${report.exit_code})`,
   );
   for (const f of reportFiles) out.push(`Report: ${oneLine(f)}`);
   return `${out.join('\n')}\n`;

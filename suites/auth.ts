@@ -88,13 +88,15 @@ async function generatedProbes(
         if (!whole) ctx.secret(value, 'derived-token');
         const sent = await ctx.send({ path, token: value, ...(whole ? {} : { derived: 'token' as const }) });
         const why = refusalProblem(sent, [401], sensitive);
+        ctx.shows(sent, why ? 'finding' : 'correct');
         if (why) throw new ProbeFinding(why);
       }),
       { seed: seed + i, numRuns: 1 },
     );
     if (!details.failed) return undefined;
     if (!(details.errorInstance instanceof ProbeFinding)) throw details.errorInstance;
-    const text = `${way.name} (seed ${details.seed}, shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
+    // The run's seed, the one that replays it (--seed): fast-check's own is that plus the endpoint's place.
+    const text = `${way.name} (seed ${seed}, shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
     return { text, way: way.name };
   });
   const carriers = waysAt(CARRIER_WAYS, i, runs).map(async (way) => {
@@ -104,12 +106,15 @@ async function generatedProbes(
       : successData(r).ok || carriesData(r)
         ? `the token was taken from it: answered ${describeReply(r)}`
         : undefined;
+    ctx.shows(r, why ? 'finding' : 'correct');
     return why ? { text: `${way.name}: ${why}`, way: way.name } : undefined;
   });
   const paths = waysAt(PATH_WAYS, i, runs).map(async (way) => {
     const variant = way.path(path);
     const r = await ctx.send({ path: variant });
-    return successData(r).ok || carriesData(r)
+    const opened = successData(r).ok || carriesData(r);
+    ctx.shows(r, opened ? 'finding' : 'correct');
+    return opened
       ? { text: `${way.name} (GET ${variant}) with no token: answered ${describeReply(r)}`, way: way.name }
       : undefined;
   });
@@ -132,6 +137,7 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   replies.forEach((r, i) => {
     const label = variants[i]!.label;
     const why = refusalProblem(r, [401], sensitive);
+    ctx.shows(r, why ? 'finding' : 'correct');
     if (why) found.add(`${label}: ${why}`, label);
   });
   for (const g of generated) if (g) found.add(g.text, g.way);
@@ -210,8 +216,10 @@ async function expectAuthRefused(
 
 function judgeAuthRefusal(ctx: CheckContext, r: Reply, label: string, codes: number[]): void {
   expectError(ctx, r, codes, `GET ${AUTH_PATH} ${label}`);
-  if (carriesData(r))
+  if (carriesData(r)) {
+    ctx.shows(r, 'finding');
     ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+  }
 }
 
 const unauth = DATA_ENDPOINTS.map((ep) => ({
@@ -366,6 +374,7 @@ export const authChecks = defineChecks('auth', [
       replies.forEach((r, i) => {
         const { label } = probes[i]!;
         const code = envelopeCode(r);
+        ctx.shows(r, code !== 401 || carriesData(r) ? 'finding' : 'correct');
         if (code !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
         else if (carriesData(r))
           found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);

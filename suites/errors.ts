@@ -216,10 +216,12 @@ export const errorChecks = defineChecks('errors', [
         // A success where an error was due is the failure of the check for that request, not of the error layout.
         if (isSuccessEnvelope(reply)) continue;
         if (reply.jsonError !== undefined || !isRecord(reply.json)) {
+          ctx.shows(reply, 'finding');
           found.add(`${request}: ${describeReply(reply)}`, key);
           continue;
         }
         const errors = validate('envelope.error', reply.json);
+        ctx.shows(reply, errors.length ? 'finding' : 'correct');
         if (errors.length) found.add(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`, key);
       }
       if (found.length)

@@ -122,7 +122,12 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   const judged = async (t: Target, raw: string): Promise<string | undefined> => {
     const key = keyOf(t, raw);
     // No response is no evidence: the NetworkError ends the property, and the check is incomplete.
-    if (!verdicts.has(key)) verdicts.set(key, verdict(t, raw, await ctx.send(requestFor(t, raw, token))));
+    if (!verdicts.has(key)) {
+      const reply = await ctx.send(requestFor(t, raw, token));
+      const problem = verdict(t, raw, reply);
+      ctx.shows(reply, problem ? 'finding' : 'correct');
+      verdicts.set(key, problem);
+    }
     return verdicts.get(key);
   };
   const property = fc.asyncProperty(arb, async ({ dish_id, seat_id }) => {
@@ -139,8 +144,11 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
       asked.set(keyOf(dishes.t, c.dish_id), [dishes.t, c.dish_id]);
       asked.set(keyOf(seats.t, c.seat_id), [seats.t, c.seat_id]);
     }
-    for await (const { item, reply } of ctx.api.ask([...asked.values()], ([t, raw]) => requestFor(t, raw, token)))
-      verdicts.set(keyOf(...item), verdict(...item, reply));
+    for await (const { item, reply } of ctx.api.ask([...asked.values()], ([t, raw]) => requestFor(t, raw, token))) {
+      const problem = verdict(...item, reply);
+      ctx.shows(reply, problem ? 'finding' : 'correct');
+      verdicts.set(keyOf(...item), problem);
+    }
   }
   const details = await fc.check(property, { seed, numRuns: runs, ...(path ? { path } : {}) });
   if (path) ctx.note(`replayed fuzz path ${path} (seed ${seed})`);
@@ -168,8 +176,9 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     shrinks: details.numShrinks,
     replay,
   });
+  // The replay flags are the record's (fuzz.replay), which every report prints once under the finding.
   ctx.fail(
-    `${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times; replay: ${replay})`,
+    `${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times)`,
   );
 }
 

@@ -70,11 +70,13 @@ function detailShape(id: string, resource: Resource, spec: string): CheckDeclara
         const data = expectSuccess(ctx, reply, `GET ${path}`);
         if (id === details.ids[0]) firstData = data;
         const errors = validate(schema, data, '/data');
-        if (errors.length)
+        if (errors.length) {
+          ctx.shows(reply, 'finding');
           found.add(
             `GET ${path}: ${formatErrors(errors, 3)}`,
             ...(errors.map((e) => `${noun}:${String(id)}${e.path.replace(/^\/data/, '')}`) as [string, ...string[]]),
           );
+        }
       }
       if (found.length)
         ctx.fail(found.summary(`details do not match the ${noun} shape`, details.ids.length), found.fingerprints);

@@ -24,6 +24,8 @@ describe('a failure found by fuzzing replays from its printed seed and path', ()
       expect(found.message).toContain(fuzz.counterexample);
       // The terminal prints the replay flags under the finding; the report carries them (report.json).
       expect(first.stdout).toContain(`replay: ${fuzz.replay}`);
+      // Once: the message does not say it again (issue 38).
+      expect(first.stdout.split(fuzz.replay).length - 1).toBe(1);
 
       const replay = await runCli(
         [...targetArgs(srv, ['--only', 'FUZZ-01']), '--seed', String(fuzz.seed), '--fuzz-path', fuzz.path],

@@ -8,11 +8,13 @@ import { launchChromium, open } from './helpers/browser.js';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { xmllint } from './helpers/xmllint.js';
-import { bigReport } from './helpers/sample-report.js';
+import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
 import { hostileContent, HOSTILE_HEADER, PAYLOADS } from '../reference/variants-hostile-content.js';
 import { renderHtml } from '../reporters/html.js';
 import { findingsOf, OUTCOMES } from '../core/model/report.js';
 import { MUTANTS } from '../reference/mutants/index.js';
+import { onPath, withData } from '../reference/kit.js';
+import { startReferenceServer } from '../reference/server.js';
 import { packageRoot } from '../core/base/paths.js';
 import { validate } from '../core/spec/schemas.js';
 import type { Report } from '../core/model/report.js';
@@ -138,7 +140,7 @@ describe('reports of a run against a server whose data attacks the report', () =
       expect(await y('h2:text("Findings")')).toBeLessThan(await y('h2:text("Checks")'));
       // In SEAT-01's card, the exchange of GET /seats (named by the message) is first, marked and unfolded.
       const first = page.locator('#check-SEAT-01 details.ex').first();
-      expect(await first.getAttribute('class')).toContain('defect');
+      expect(await first.getAttribute('class')).toContain('shows-finding');
       expect(await first.getAttribute('open')).not.toBeNull();
       expect(await first.locator('summary code').textContent()).toMatch(/GET \S+\/open\/seats$/);
     } finally {
@@ -183,7 +185,7 @@ describe('reports of a run against a server whose data attacks the report', () =
     }
   });
 
-  test('light, dark and print: readable in each (screenshots kept), evidence of findings unfolded for print', async () => {
+  test('light, dark and print: readable in each (screenshots kept), the unfolded evidence of findings printed', async () => {
     mkdirSync(OUTPUT, { recursive: true });
     const { page, close } = await open(browser, join(dir, 'report.html'));
     try {
@@ -194,9 +196,9 @@ describe('reports of a run against a server whose data attacks the report', () =
       expect(await bg()).toBe('rgb(13, 17, 23)');
       await page.screenshot({ path: join(OUTPUT, 'html-report-dark.png'), fullPage: false });
       await page.emulateMedia({ colorScheme: 'light', media: 'print' });
-      await page.evaluate("window.dispatchEvent(new Event('beforeprint'))");
-      const folded = await page.locator('article.finding details.ex:not([open])').count();
-      expect(folded).toBe(0);
+      // Printed: the exchanges unfolded (those that show a finding, the first few of each card), no folded one.
+      expect(await page.locator('article.finding details.ex[open]:visible').count()).toBeGreaterThan(0);
+      expect(await page.locator('article.finding details.ex:not([open]):visible').count()).toBe(0);
       // Badges keep their colour in print.
       expect(await page.evaluate("getComputedStyle(document.querySelector('.badge.FAIL')).printColorAdjust")).toBe(
         'exact',
@@ -308,12 +310,173 @@ test('a failing check: the exchange the message names shows the finding, its cor
   const browser = await launchChromium();
   try {
     const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
-    const marked = await page.locator('#check-AUTH-10 details.ex.defect summary').allTextContents();
-    const unmarked = await page.locator('#check-AUTH-10 details.ex:not(.defect) summary').allTextContents();
+    const marked = await page.locator('#check-AUTH-10 details.ex.shows-finding summary').allTextContents();
+    const unmarked = await page.locator('#check-AUTH-10 details.ex:not(.shows-finding) summary').allTextContents();
     await close();
     expect(marked.length).toBeGreaterThan(0);
-    for (const m of marked) expect(m).toMatch(/^GET \S+\/seats → HTTP 200 /);
+    for (const m of marked) expect(m).toMatch(/^shows the finding · GET \S+\/seats → HTTP 200 /);
     expect(unmarked.filter((u) => u.includes('→ HTTP 401')).length).toBe(refused.length);
+  } finally {
+    await browser.close();
+  }
+}, 120_000);
+
+test('issue 35: the answers that let a token inside a longer header through come first, unfolded, as the finding; the refusals beside them are labelled correct (HTML, --verbose, JUnit)', async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'token-contained-accepted')!;
+  const run = await withServer([mutant], (srv) =>
+    runCli(targetArgs(srv, ['--only', 'UNAUTH-DISH', '--verbose', '--no-color']), { env: targetEnv }),
+  );
+  expect(failedIds(run.report)).toEqual(['UNAUTH-DISH']);
+  const c = run.report!.checks.find((x) => x.id === 'UNAUTH-DISH')!;
+  // The finding names the run's seed (targetArgs: --seed 12345), the one that replays it, and no other.
+  expect(c.message).toContain('(seed 12345, ');
+  expect(c.message.match(/seed \d+/g)).toEqual(['seed 12345']);
+  // report.json: the check marked each answer of the dish it judged: the 200s the finding, the 401s correct.
+  const detail = c.evidence.filter((e) => /\/open\/dishes\/101$/.test(e.request.url));
+  const let_in = detail.filter((e) => e.response?.status === 200);
+  const refused = detail.filter((e) => e.response?.status === 401);
+  expect(let_in.length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(let_in.map((e) => e.shows)).toEqual(let_in.map(() => 'finding'));
+  expect(refused.map((e) => e.shows)).toEqual(refused.map(() => 'correct'));
+  expect(validate('report', run.report)).toEqual([]);
+
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const cards = await page
+      .locator('#check-UNAUTH-DISH details.ex')
+      .evaluateAll((els) =>
+        els.map((e) => ({ open: e.hasAttribute('open'), text: e.querySelector('summary')!.textContent ?? '' })),
+      );
+    await close();
+    // First, unfolded: the answers that let the wrong token in, labelled as the finding.
+    const first = cards.slice(0, let_in.length);
+    expect(first.map((x) => x.open)).toEqual(first.map((_, i) => i < 3));
+    for (const x of first) expect(x.text).toMatch(/^shows the finding · GET \S+\/open\/dishes\/101 → HTTP 200 /);
+    // Every refusal shown (the dish's 401s, a path variant's 404) is labelled correct and folded; no other exchange
+    // is unfolded.
+    const refusals = cards.filter((x) => /\/dishes\/101 → HTTP 401 /.test(x.text));
+    expect(refusals.length).toBeGreaterThan(0);
+    for (const x of refusals) expect(x.text).toMatch(/^a correct answer · /);
+    for (const x of cards.filter((y) => y.text.startsWith('a correct answer · ')))
+      expect(x.text).toMatch(/→ HTTP 40[14] /);
+    expect(cards.filter((x) => x.open).length).toBe(Math.min(3, let_in.length));
+  } finally {
+    await browser.close();
+  }
+
+  // --verbose: the same order and labels, and the reproduction's variables said once before the lines that use them.
+  const out = run.stdout;
+  const findingAt = out.indexOf('[shows the finding]');
+  expect(findingAt).toBeGreaterThan(0);
+  expect(out.indexOf('[a correct answer]')).toBeGreaterThan(findingAt);
+  expect(out.slice(findingAt).match(/< HTTP (\d+)/)?.[1]).toBe('200');
+  expect(out.match(/export OPEN_TOKEN=/g)).toHaveLength(1);
+  expect(out.indexOf('export OPEN_TOKEN=')).toBeLessThan(out.indexOf('"$OPEN_TOKEN"'));
+  // junit.xml: the failure's first exchange is one that shows the finding.
+  const xml = readFileSync(join(run.dir, 'conformance-report', 'junit.xml'), 'utf8');
+  expect(xml.slice(xml.indexOf('UNAUTH-DISH')).match(/\[(shows the finding|a correct answer)\]/)?.[1]).toBe(
+    'shows the finding',
+  );
+}, 120_000);
+
+test('issue 38: a one-finding report prints in fewer than 11 A4 pages, however many exchanges show its finding', async () => {
+  // 60 checks that passed, and one finding whose twelve answers (each a list of 4 KB) all show it.
+  const body = JSON.stringify({
+    status: 'ERROR',
+    code: 500,
+    data: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `dish ${i}`, price: '38.0' })),
+  });
+  const report = reportOf([
+    ...Array.from({ length: 60 }, (_, i) => record(`PASS-${i}`, 'passed')),
+    record('ONE-01', 'failed', {
+      message: 'every detail answered 500',
+      evidence: Array.from({ length: 12 }, (_, j) =>
+        exchange({ url: `https://api.example/open/dishes/${j}`, status: 500, body }),
+      ),
+    }),
+  ]);
+  const file = join(mkdtempSync(join(tmpdir(), 'one-finding-')), 'report.html');
+  writeFileSync(file, renderHtml(report));
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, file);
+    await page.emulateMedia({ media: 'print' });
+    await page.evaluate("window.dispatchEvent(new Event('beforeprint'))");
+    const pdf = await page.pdf({ format: 'A4' });
+    await close();
+    const pages = pdf.toString('latin1').match(/\/Type\s*\/Page\b/g)?.length ?? 0;
+    expect(pages).toBeGreaterThan(0);
+    expect(pages).toBeLessThan(11);
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
+
+test('issue 38: DISH-02 names in the HTML every bad dish report.json names, and marks their answers as the finding', async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'dish-detail-time-iso')!;
+  const run = await withServer([mutant], (srv) =>
+    runCli(targetArgs(srv, ['--only', 'DISH-02', '--reporter', 'json,html']), { env: targetEnv }),
+  );
+  expect(failedIds(run.report)).toEqual(['DISH-02']);
+  const c = run.report!.checks.find((x) => x.id === 'DISH-02')!;
+  const bad = c.fingerprints ?? [];
+  expect(bad.length).toBeGreaterThan(1);
+  // Every detail that broke the shape is marked as the finding, and only those.
+  const marked = c.evidence.filter((e) => e.shows === 'finding').map((e) => new URL(e.request.url).pathname);
+  expect(marked.sort()).toEqual(bad.map((f) => `/open/dishes/${f.split(':')[1]!.split('/')[0]}`).sort());
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const card = (await page.locator('#check-DISH-02').textContent()) ?? '';
+    await close();
+    for (const f of bad) expect(card).toContain(f);
+  } finally {
+    await browser.close();
+  }
+}, 120_000);
+
+test('the answer that shows a finding is kept as evidence even past the first 50 exchanges of a check, and comes first', async () => {
+  // 120 dishes; only the detail of merchant 1's last dish is broken: its 200 answer is far past the first 50
+  // exchanges the evidence keeps of answers that went well.
+  const srv = await startReferenceServer({
+    https: true,
+    size: { dishes: 120, seats: 4, orders: 2, dishesPerOrder: 1 },
+    variants: [
+      onPath(
+        'last-dish-detail-iso',
+        "the last dish's detail renders created_at as ISO 8601",
+        ['/dishes/:id'],
+        (r, req, world) => {
+          const mine = [...world.dishes.values()].filter((d) => d.user_id === 1).map((d) => d.id);
+          return req.path === `/dishes/${Math.max(...mine)}`
+            ? withData(r, (d) => {
+                d.created_at = '2024-03-01T12:30:00.000000Z';
+              })
+            : r;
+        },
+      ),
+    ],
+  });
+  let run: CliRun;
+  try {
+    run = await runCli(targetArgs(srv, ['--only', 'DISH-02', '--reporter', 'json,html']), { env: targetEnv });
+  } finally {
+    await srv.close();
+  }
+  expect(failedIds(run.report)).toEqual(['DISH-02']);
+  const c = run.report!.checks.find((x) => x.id === 'DISH-02')!;
+  expect(c.evidence.length).toBeGreaterThan(50);
+  const id = c.fingerprints![0]!.split(':')[1]!.split('/')[0];
+  const shown = c.evidence.filter((e) => e.shows === 'finding');
+  expect(shown.map((e) => new URL(e.request.url).pathname)).toEqual([`/open/dishes/${id}`]);
+  const browser = await launchChromium();
+  try {
+    const { page, close } = await open(browser, join(run.dir, 'conformance-report', 'report.html'));
+    const first = await page.locator('#check-DISH-02 details.ex').first().locator('summary').textContent();
+    await close();
+    expect(first).toMatch(new RegExp(`^shows the finding · GET \\S+/open/dishes/${id} → HTTP 200 `));
   } finally {
     await browser.close();
   }

@@ -21,7 +21,7 @@ import {
 } from '../core/model/report.js';
 import { packageRoot } from '../core/base/paths.js';
 import type { Level } from '../core/model/check.js';
-import { validate } from '../core/spec/schemas.js';
+import { formatErrors, validate } from '../core/spec/schemas.js';
 import { PAYLOADS } from '../reference/variants-hostile-content.js';
 import { bigReport, exchange, record, reportOf } from './helpers/sample-report.js';
 import { xmllint } from './helpers/xmllint.js';
@@ -534,5 +534,140 @@ describe('large reports', () => {
     );
     expect(ms).toBeLessThan(5000);
     expect(xmllint(xml).ok).toBe(true);
+  });
+});
+
+describe('evidence as the wire said it, and the top of the HTML report (issues 35 and 38)', () => {
+  /** The text a browser shows of some HTML: tags dropped, entities decoded (enough for our escaper's five). */
+  const textOf = (h: string): string =>
+    h
+      .replace(/<[^>]*>/g, '')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  const wire = '{"status":"ERROR","code":401,"data":{"price":38.0,"stock":1E2,"name":"caf\\u00e9","n":-0.50}}';
+  const failing = record('UNAUTH-DISH', 'failed', {
+    message: 'GET /dishes/101 must refuse: answered data',
+    evidence: [exchange({ url: 'https://api.example/open/dishes/101', status: 401, body: wire })],
+    fingerprints: ['dish:101:/created_at', 'dish:102:/created_at', 'dish:103:/created_at', 'dish:107:/price'],
+  });
+
+  test('a body is shown with the bytes received, re-indented only: no number or string is rendered again', () => {
+    const report = reportOf([failing]);
+    const expected = [
+      '{',
+      '  "status": "ERROR",',
+      '  "code": 401,',
+      '  "data": {',
+      '    "price": 38.0,',
+      '    "stock": 1E2,',
+      '    "name": "caf\\u00e9",',
+      '    "n": -0.50',
+      '  }',
+      '}',
+    ].join('\n');
+    expect(textOf(renderHtml(report))).toContain(expected);
+    const verbose = summaryText(report, [], { verbose: true })
+      .split('\n')
+      .map((l) => l.replace(/^ {6}/, ''))
+      .join('\n');
+    expect(verbose).toContain(expected);
+    // Empty containers and strings holding JSON's punctuation stay as they came.
+    const tricky = '{"a":[],"b":{},"c":"x, {y}: [z]","d":"\\"q\\""}';
+    const t = reportOf([record('T-1', 'failed', { evidence: [exchange({ status: 500, body: tricky })] })]);
+    expect(textOf(renderHtml(t))).toContain('{\n  "a": [],\n  "b": {},\n  "c": "x, {y}: [z]",\n  "d": "\\"q\\""\n}');
+  });
+
+  test('a type error says the value received', () => {
+    const dishRecord = {
+      id: 101,
+      name: 'Mapo Tofu',
+      price: 38.5,
+      stock: 20,
+      unit: 'plate',
+      category_id: 1,
+      user_id: 1,
+      created_at: '2024-03-01 12:30',
+      updated_at: '2024-03-02 18:05',
+    };
+    expect(validate('dish', dishRecord)).toEqual([]);
+    const errors = validate('dish', { ...dishRecord, price: true, stock: '12.50' });
+    expect(formatErrors(errors)).toMatch(/\/stock must be integer, got "12\.50"/);
+    expect(formatErrors(errors)).toMatch(/\/price must be \S+, got true/);
+  });
+
+  test('one check is "1 check"; "Not run: 2 MUST checks" lists exactly those two', () => {
+    const one = reportOf([record('A-01', 'passed')]);
+    expect(summaryText(one, [])).toMatch(/\(1 check, /);
+    expect(textOf(renderHtml(one))).toMatch(/· 1 check · 0 findings/);
+    const catalogue = [
+      { id: 'A-01', level: 'MUST' as const },
+      { id: 'A-02', level: 'MUST' as const },
+      { id: 'A-03', level: 'MUST' as const },
+      { id: 'S-01', level: 'SHOULD' as const },
+    ];
+    const partial = reportFor(catalogue, [
+      record('A-01', 'passed'),
+      record('A-02', 'skipped', { unmet: 'other_app', message: 'not configured: needs other_app' }),
+      record('S-01', 'skipped', { level: 'SHOULD', message: 'not configured: needs disabled_app.token' }),
+    ]);
+    const lines = summaryText(partial, []).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('Not run: '));
+    expect(lines[at]).toBe('Not run: 2 MUST checks not run or not run in full (1 needs other_app, 1 not selected)');
+    const listed = lines.slice(at + 1, lines.indexOf('', at));
+    expect(listed).toEqual(['  A-02: not configured: needs other_app', '  not selected: A-03']);
+  });
+
+  test("the findings table shows each finding's message; the coverage line names what the reason counts", () => {
+    const catalogue = [
+      { id: 'UNAUTH-DISH', level: 'MUST' as const },
+      { id: 'A-02', level: 'MUST' as const },
+    ];
+    const report = reportFor(catalogue, [failing]);
+    const page = renderHtml(report);
+    const table = textOf(
+      page.slice(page.indexOf('<h2>Findings</h2>'), page.indexOf('</table>', page.indexOf('<h2>Findings</h2>'))),
+    );
+    expect(table).toContain(failing.title);
+    expect(table).toContain(failing.message);
+    // The reason says why the word; the line under it names the checks, in words of its own.
+    const top = textOf(page.slice(page.indexOf('class="verdict'), page.indexOf('<h2>Findings</h2>')));
+    const lines = top.split('\n').filter((l) => l.trim());
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(top).toContain('MUST checks not judged: not selected: A-02.');
+    expect(top.split(report.coverage.text).length - 1).toBeLessThanOrEqual(1);
+  });
+
+  test('the HTML names every item a finding found, as report.json does', () => {
+    const page = textOf(renderHtml(reportOf([failing])));
+    expect(page).toContain('4 items it found');
+    for (const f of failing.fingerprints!) expect(page).toContain(f);
+  });
+
+  test('the HTML shows the rule matrix coverage per rule when report.json carries it (issue 35)', () => {
+    const report = reportOf([failing]);
+    const rules = [
+      { rule: '§4 rule 4 token refused', applicable: 1200, probed: 1100 },
+      { rule: '§2.2 dish fields', applicable: 400, probed: 400 },
+    ];
+    Object.assign(report.coverage, { cellsApplicable: 1600, cellsProbed: 1500, rules });
+    const page = renderHtml(report);
+    const text = textOf(page);
+    expect(text).toContain(
+      'Rule matrix: 1,500 of 1,600 applicable cells probed in this run (93.7 %); 1 rule not probed in full',
+    );
+    const rows = [
+      ...page.matchAll(
+        /<tr class="(part|full)"><td>([^<]*)<\/td><td class="n">([\d,]+)<\/td><td class="n">([\d,]+)<\/td>/g,
+      ),
+    ].map((m) => [m[1], m[2], m[3], m[4]]);
+    expect(rows).toEqual([
+      ['part', '§4 rule 4 token refused', '1,100', '1,200'],
+      ['full', '§2.2 dish fields', '400', '400'],
+    ]);
+    // Absent (a report of a run that counted no cells): no such section.
+    expect(renderHtml(reportOf([failing]))).not.toContain('cell-coverage');
   });
 });

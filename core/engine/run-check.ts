@@ -4,6 +4,7 @@ import { NetworkError, reportable } from '../transport/exchange.js';
 import type { SharedRequests } from '../session/api.js';
 import { capText } from '../redact/untrusted-text.js';
 import type { Check, CheckContext, CheckResult, FuzzFailure, Requirement } from '../model/check.js';
+import { inferredShows, type Evidence, type Shows } from '../model/findings.js';
 import { Blocked, CheckFailure } from '../session/check-errors.js';
 import { unrecordedRequest } from '../session/recorded-source.js';
 import { CREDENTIALS, TOKEN_HEADER } from '../spec/auth-scheme.js';
@@ -71,6 +72,15 @@ export function transportNotes(evidence: Exchange[]): string[] {
   return [...out];
 }
 
+/** The path of base_url without its trailing slash: a message names requests relative to it. */
+function basePathOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
 /** Exchanges kept as evidence per check, twice over (see record in runCheck). */
 export const EVIDENCE_MAX = 50;
 
@@ -91,6 +101,8 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   const evidence: Exchange[] = [];
   // Weak: a check over every detail of a large merchant records 20,000 exchanges, and only the kept ones may stay.
   const seen = new WeakSet<Exchange>();
+  // Those the bounds below left out: one that shows the finding is taken back (see shows).
+  const leftOut = new WeakSet<Exchange>();
   // A check over every detail of a large merchant uses 20,000 exchanges: the report keeps the first EVIDENCE_MAX
   // and up to EVIDENCE_MAX more that stand out (no 2xx answer, retried), and says how many it left out.
   let usual = 0;
@@ -112,8 +124,22 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     else if (standsOut && unusual < EVIDENCE_MAX) unusual++;
     else {
       omitted++;
+      leftOut.add(e);
       return;
     }
+    evidence.push(e);
+  };
+  // What the check said its answers show (CheckContext.shows); an exchange that shows the finding is kept whatever
+  // the bounds above left out (up to EVIDENCE_MAX more), so the report always holds it.
+  const marks = new WeakMap<Exchange, Shows>();
+  let findingsKept = 0;
+  const shows = (e: Exchange, what: Shows): void => {
+    if (marks.get(e) === 'finding') return;
+    marks.set(e, what);
+    if (what !== 'finding' || !leftOut.has(e) || findingsKept >= EVIDENCE_MAX) return;
+    leftOut.delete(e);
+    findingsKept++;
+    omitted--;
     evidence.push(e);
   };
   const notes: string[] = [];
@@ -161,6 +187,9 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     setFuzz(f) {
       fuzz = f;
     },
+    shows(reply, what) {
+      shows(reply.exchange, what);
+    },
   };
 
   const fit = (text: string, max: number): string =>
@@ -168,15 +197,14 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
   const done = (status: CheckResult['status'], message: string): CheckResult => ({
     status,
     message: fit(message, MESSAGE_CHARS),
-    // Exchanges are recorded raw: the ones kept are redacted here, with every secret known by now.
-    evidence: evidence.map((e) => reportable(e, redactor)),
+    evidence: evidenceOf(status, fit(message, MESSAGE_CHARS)),
     notes: [
       ...notes,
       ...transportNotes(evidence),
       ...(notesLeftOut ? [`${notesLeftOut} more notes left out (the first ${NOTES_MAX} are kept)`] : []),
       ...(omitted
         ? [
-            `evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer)`,
+            `evidence: ${evidence.length} of ${evidence.length + omitted} exchanges kept (the first ${EVIDENCE_MAX}, then those without a 2xx answer${findingsKept ? `, then ${findingsKept} more that show the finding` : ''})`,
           ]
         : []),
     ].map((n) => fit(n, NOTE_CHARS)),
@@ -192,6 +220,19 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
     ...(sampled !== undefined && status !== 'skipped' ? { sampled: redactor.redact(sampled) } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
+
+  // Exchanges are recorded raw: the ones kept are redacted here, with every secret known by now. Those of a failed
+  // check say what they show: as the check marked them, else as its message names them (inferredShows).
+  function evidenceOf(status: CheckResult['status'], message: string): Evidence[] {
+    const shown = evidence.map((e) => reportable(e, redactor));
+    if (status !== 'failed') return shown;
+    const marked = evidence.map((e) => marks.get(e));
+    // A check's own word wins: an answer it judged correct stays so whatever its message names.
+    const what = marked.includes('finding')
+      ? marked
+      : inferredShows(shown, message, basePathOf(shared.config.base_url)).map((w, i) => marked[i] ?? w);
+    return shown.map((e, i) => (what[i] ? { ...e, shows: what[i] } : e));
+  }
 
   const unmet = unmetRequirement(check, shared.config);
   if (unmet) return { ...done('skipped', unmet.why), unmet: unmet.requirement };

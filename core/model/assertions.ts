@@ -27,7 +27,10 @@ export function describeReply(r: Reply): string {
 /** The data of a success envelope, or fail saying what came instead (§2.1, §4 rule 1). */
 export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknown {
   const s = successData(r);
-  if (!s.ok) ctx.fail(`${what}: expected status "SUCCESS" and code 200, got ${describeReply(r)}`);
+  if (!s.ok) {
+    ctx.shows(r, 'finding');
+    ctx.fail(`${what}: expected status "SUCCESS" and code 200, got ${describeReply(r)}`);
+  }
   return s.ok ? s.data : undefined;
 }
 
@@ -177,6 +180,12 @@ export function envelopeCode(r: Reply): unknown {
 export function expectError(ctx: CheckContext, r: Reply, codes: number[], what: string): void {
   const errors = validate('envelope.error', r.json);
   const code = envelopeCode(r);
+  ctx.shows(
+    r,
+    r.jsonError === undefined && isRecord(r.json) && codes.includes(code as number) && !errors.length
+      ? 'correct'
+      : 'finding',
+  );
   if (r.jsonError !== undefined || !isRecord(r.json))
     ctx.fail(`${what}: expected an error envelope with code ${codes.join(' or ')}, got ${describeReply(r)}`);
   if (!codes.includes(code as number))

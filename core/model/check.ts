@@ -1,8 +1,9 @@
 import type { Config } from '../config/config.js';
-import type { Exchange, Reply, RequestSpec } from '../transport/exchange.js';
+import type { Reply, RequestSpec } from '../transport/exchange.js';
 import type { Api } from '../session/api.js';
 import type { Sweep } from '../spec/resources.js';
 import { CREDENTIALS } from '../spec/auth-scheme.js';
+import type { Evidence, Shows } from './findings.js';
 
 /** How much a rule weighs: MUST (field tables, numbered rules: gates), SHOULD (warns), INFO (observes). */
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
@@ -60,7 +61,8 @@ export interface FuzzFailure {
 export interface CheckResult {
   status: Status;
   message: string;
-  evidence: Exchange[];
+  /** The exchanges kept, each of a failed check marked with what it shows (core/model/findings.ts). */
+  evidence: Evidence[];
   /** INFO remarks that never fail: extra fields, what the server chose where the spec leaves latitude. */
   notes: string[];
   /** For INFO checks: what the server did (the implementation profile). */
@@ -95,6 +97,12 @@ export interface CheckContext {
   /** Registers a derived secret (the real token with its last character changed) so no report shows it. */
   secret(value: string, kind?: 'altered-token' | 'derived-token' | 'derived-key'): void;
   setFuzz(f: FuzzFailure): void;
+  /**
+   * Says what an answer shows should the check fail: the finding (it broke the rule), or a correct answer judged
+   * beside it. The reports show the finding's exchanges first, unfolded, and label the correct ones; a mark of
+   * 'finding' stays. A failed check that marks none has its evidence marked from its message (inferredShows).
+   */
+  shows(reply: Reply, what: Shows): void;
 }
 
 /** One check: its declaration (id, level, title, the spec sections it cites, what it needs) and its run function. */

@@ -1,3 +1,5 @@
+import type { Exchange } from '../transport/exchange.js';
+
 /**
  * What a failing check found, one item per thing that broke a rule, each with a fingerprint: a stable key of what
  * failed (a record, a field, an endpoint, a case), never the wording, a value that varies or the order. Baselines
@@ -60,4 +62,45 @@ export function recordKey(kind: string, id: unknown, field?: string): string {
   }
   if (idText.length > ID_CHARS) idText = `${idText.slice(0, ID_CHARS)}…`;
   return `${kind}:${idText}${field !== undefined ? `:${field}` : ''}`;
+}
+
+/**
+ * What an exchange of a failed check shows: the finding (the answer that broke the rule), or a correct answer the
+ * check judged beside it (a 401 refusal, as the spec requires, next to the 200 that should have been one). The check
+ * says it (CheckContext.shows); the reports order and label the evidence by it.
+ */
+export type Shows = 'finding' | 'correct';
+
+/** An exchange kept as a check's evidence, with what it shows when the check failed and said so. */
+export type Evidence = Exchange & { shows?: Shows };
+
+/**
+ * What each exchange of a failed check shows, when the check marked none as the finding: the exchanges its message
+ * names ("GET /seats/7 answered …") and those that got no answer; when the message names none, those answered
+ * without a 2xx (a check that failed on one request has sent others the server answered rightly, and a refusal a
+ * check expected is marked by the check itself). Returns the marks for the evidence in its order.
+ */
+export function inferredShows(
+  evidence: readonly Exchange[],
+  message: string,
+  basePath: string,
+): Array<Shows | undefined> {
+  const named = evidence.map((e) => !e.response || namedByMessage(message, e, basePath));
+  if (named.some(Boolean)) return named.map((n) => (n ? 'finding' : undefined));
+  return evidence.map((e) => (e.response!.status < 200 || e.response!.status > 299 ? 'finding' : undefined));
+}
+
+/** Whether a message names the exchange's request ("GET /seats/7 answered …"), its path relative to base_url. */
+function namedByMessage(message: string, e: Exchange, basePath: string): boolean {
+  let path: string;
+  try {
+    path = new URL(e.request.url).pathname;
+  } catch {
+    return false;
+  }
+  const api = path.startsWith(basePath) ? path.slice(basePath.length) : path;
+  return (
+    api.length > 1 &&
+    new RegExp(`${e.request.method} ${api.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/-])`).test(message)
+  );
 }

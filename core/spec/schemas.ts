@@ -33,6 +33,8 @@ const idOf = (name: string): string => `${BASE}${name}.schema.json`;
 export interface SchemaError {
   path: string;
   message: string;
+  /** Of a type error: the value received, as JSON and cut short (`"12.50"`); formatErrors says it. */
+  received?: string;
 }
 
 /**
@@ -83,7 +85,26 @@ const quotedName = (s: string): string => {
   return q.length > NAME_CHARS ? `${q.slice(0, NAME_CHARS)}…` : q;
 };
 
-function describe(e: ErrorObject, prefix: string): SchemaError {
+/** The value at a JSON pointer of `value` (ajv's instancePath), for a message that says what was received. */
+function valueAt(value: unknown, pointer: string): unknown {
+  let v = value;
+  for (const part of pointer.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+/** A received value in a message: a scalar as JSON (a string cut short), a container by its kind. */
+function receivedText(v: unknown): string {
+  if (typeof v === 'string') return quotedName(v);
+  if (typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) return 'an array';
+  if (v !== null && typeof v === 'object') return 'an object';
+  return v === undefined ? 'nothing' : String(v);
+}
+
+function describe(e: ErrorObject, prefix: string, value?: unknown): SchemaError {
   // instancePath holds the server's key names: bounded like any other server string.
   const full = prefix + e.instancePath;
   const path = full.length > 2 * NAME_CHARS ? `${full.slice(0, 2 * NAME_CHARS)}…` : full;
@@ -96,7 +117,11 @@ function describe(e: ErrorObject, prefix: string): SchemaError {
     message = `has unknown key ${quotedName((e.params as { additionalProperty: string }).additionalProperty)}`;
   else if (e.keyword === 'enum')
     message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
-  return { path: path || '/', message };
+  return {
+    path: path || '/',
+    message,
+    ...(e.keyword === 'type' ? { received: receivedText(valueAt(value, e.instancePath)) } : {}),
+  };
 }
 
 /**
@@ -143,7 +168,7 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
   const out: SchemaError[] = [];
   for (const e of fn.errors ?? []) {
     if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
-    const d = describe(e, at);
+    const d = describe(e, at, value);
     const k = d.path + d.message;
     if (!seen.has(k)) {
       seen.add(k);
@@ -156,7 +181,9 @@ export function validate(schema: SchemaName | `${SchemaName}#${string}`, value: 
 
 /** Schema violations in one line, the first `max` of them and how many more. */
 export function formatErrors(errors: SchemaError[], max = 5): string {
-  const shown = errors.slice(0, max).map((e) => `${e.path} ${e.message}`);
+  const shown = errors
+    .slice(0, max)
+    .map((e) => `${e.path} ${e.message}${e.received !== undefined ? `, got ${e.received}` : ''}`);
   if (errors.length > max) shown.push(`… and ${errors.length - max} more`);
   return shown.join('; ');
 }

@@ -29,7 +29,7 @@ describe("ENV-01: /auth's answer is a success envelope too, for each application
         withAnswers(exchanges, authOf(config[who]!.key), (j) => ({ ...(j as object), msg: null })),
       );
       expect(r.status).toBe('failed');
-      expect(r.message).toBe(`${lead}${shown}: HTTP 200, code 200, status "SUCCESS": /msg must be string`);
+      expect(r.message).toBe(`${lead}${shown}: HTTP 200, code 200, status "SUCCESS": /msg must be string, got null`);
     });
 });
 

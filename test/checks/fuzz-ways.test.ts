@@ -280,7 +280,7 @@ describe('FUZZ-01: what is not a finding', () => {
       expect(r.status).toBe('failed');
       expect(r.notes).toContain(`replayed fuzz path ${path} (seed 12345)`);
       expect(r.message).toContain(
-        `— counterexample {"dish_id":"%20","seat_id":"${SEAT}"} (run 1 of 30, shrunk 0 times;`,
+        `— counterexample {"dish_id":"%20","seat_id":"${SEAT}"} (run 1 of 30, shrunk 0 times)`,
       );
     });
 
