@@ -6,8 +6,10 @@ import { packageRoot } from '../core/base/paths.js';
 import {
   AUTH_PATH,
   AUTH_SCHEME,
+  BEARER_SCHEME,
   KEY_PAIR_QUERY,
   MERCHANT_FIELD,
+  OPEN_TOKEN_SCHEME,
   TOKEN_FIELD,
   TOKEN_HEADER,
 } from '../core/spec/auth-scheme.js';
@@ -155,8 +157,17 @@ describe('the auth seam', () => {
     const headers: Record<string, string> = {};
     AUTH_SCHEME.carry(headers, 'tok_example_12345');
     expect(AUTH_SCHEME.tokenOf(headers)).toBe('tok_example_12345');
-    expect(AUTH_SCHEME.wrongCarriers.length).toBeGreaterThanOrEqual(4);
-    for (const way of AUTH_SCHEME.wrongCarriers)
-      expect(AUTH_SCHEME.tokenOf(way.carry('tok_example_12345').headers ?? {}), way.name).toBeUndefined();
+    // Four wrong carriers in every scheme, so the probes' share among the endpoints does not change with it.
+    for (const scheme of [OPEN_TOKEN_SCHEME, BEARER_SCHEME]) {
+      expect(scheme.wrongCarriers).toHaveLength(4);
+      for (const way of scheme.wrongCarriers)
+        expect(scheme.tokenOf(way.carry('tok_example_12345').headers ?? {}), way.name).toBeUndefined();
+    }
+    const bearer: Record<string, string> = {};
+    BEARER_SCHEME.carry(bearer, 'tok_example_12345');
+    expect(bearer).toEqual({ authorization: 'Bearer tok_example_12345' });
+    // The scheme's word in any case (RFC 9110 §11.1); the token as it stands is no bearer credential.
+    expect(BEARER_SCHEME.tokenOf({ authorization: 'bearer tok_example_12345' })).toBe('tok_example_12345');
+    expect(BEARER_SCHEME.tokenOf({ authorization: 'tok_example_12345' })).toBeUndefined();
   });
 });

@@ -51,9 +51,9 @@ export interface AuthScheme {
   tokenOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined;
   /** Each token written in an answer's text that does not parse (redaction); group 1 is the value. */
   tokenInText: RegExp;
-  /** The ways the probes carry the real token wrongly. */
+  /** The ways the probes carry the real token wrongly: four, in the order {@link authScheme} gives. */
   wrongCarriers: WrongCarrier[];
-  /** The carrier another API would use, which the probes try (a mutant of the reference server takes it). */
+  /** The other carrier the probes try (a mutant of the reference server takes it): another API's, or the header bare. */
   otherCarrier: {
     name: string;
     tokenOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined;
@@ -94,8 +94,11 @@ function carried(c: Pick<TokenCarrier, 'word'>, token: string): string {
 }
 
 /**
- * The scheme that obtains its token by /auth (§5.2) and carries it in `carrier`; `other` is the carrier another API
- * would use, which the probes try (the open-token header's is `Authorization: Bearer`, and the other way round).
+ * The scheme that obtains its token by /auth (§5.2) and carries it in `carrier`; `other` is a carrier a lenient server
+ * may take too, which the probes try (the open-token header's: `Authorization: Bearer`; Bearer's: the header without
+ * its word). Its wrong carriers are four, in the same order whatever the scheme (the query string under the
+ * carrier's name, the query string as token, the other carrier, a cookie), so which endpoint probes which one
+ * (suites/support/token-probes.ts, waysAt) and which checks a mutant that takes one fails do not change with it.
  */
 export function authScheme(carrier: TokenCarrier, other: Pick<TokenCarrier, 'header' | 'word'>): AuthScheme {
   const name = carrierName(carrier);
@@ -116,12 +119,6 @@ export function authScheme(carrier: TokenCarrier, other: Pick<TokenCarrier, 'hea
       carry: (t) => ({ headers: { cookie: `${carrier.param}=${t}` } }),
     },
   ];
-  if (carrier.word)
-    wrongCarriers.push({
-      name: `the real token in the ${carrier.header} header without its ${carrier.word} word`,
-      codes: [401],
-      carry: (t) => ({ headers: { [carrier.header]: t } }),
-    });
   const description = `The ${AUTH_EXCHANGE.tokenField} of endpoint 1 (§5.3).`;
   return {
     obtain: AUTH_EXCHANGE,
@@ -152,10 +149,13 @@ export const OPEN_TOKEN_SCHEME: AuthScheme = authScheme(
   { header: 'authorization', word: 'Bearer' },
 );
 
-/** The token as a bearer token (RFC 6750 §2.1: `Authorization: Bearer <token>`); the spec's scheme is the other. */
+/**
+ * The token as a bearer token (RFC 6750 §2.1: `Authorization: Bearer <token>`), not the spec's. Its other carrier is the
+ * same header without the word (the token as it stands), the likeliest leniency of a Bearer server.
+ */
 export const BEARER_SCHEME: AuthScheme = authScheme(
   { header: 'authorization', word: 'Bearer', param: 'access_token' },
-  { header: 'open-token' },
+  { header: 'authorization' },
 );
 
 /** The scheme of this API (§5). Switching the scheme starts here: CONTRIBUTING.md, "Recipe 3". */
