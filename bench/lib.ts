@@ -29,7 +29,7 @@ import { fixtureExamples } from '../reference/examples.js';
 import { openApi2ForDredd } from './openapi2.js';
 import { longestChain, type Span } from './chain.js';
 import { DEFAULTS } from '../core/config/config.js';
-import { AUTH_PATH, authCallOf, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
+import { AUTH_PATH, authCallOf, tokenOfRequest } from '../core/spec/auth-scheme.js';
 
 /** xlarge (ten times large) is opt-in: `--sizes xlarge`; never in the default set. */
 export type SizeName = 'fixture' | 'large' | 'xlarge';
@@ -261,8 +261,8 @@ function recorder(): Recorder {
         const app = appBySecret.get(auth.pair.secret);
         if (app && auth.pair.key) entry.issues = app;
       }
-      const token = req.headers[TOKEN_HEADER];
-      if (typeof token === 'string') {
+      const token = tokenOfRequest(req.headers);
+      if (token !== undefined) {
         const owner = world.tokens.get(token);
         const issuedTo = owner && !fixtureTokens.has(token) ? appBySecret.get(owner.secret) : undefined;
         entry.token = issuedTo ? { issuedTo } : { literal: token };

@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { randomBytes } from 'node:crypto';
 import type { ApiReply, ApiRequest, Variant, World } from './server.js';
 import { isSuccess, pathIs, withData } from './kit.js';
@@ -161,7 +162,7 @@ export const escapedSecrets: Variant = {
       };
     }
     if (isSuccess(r)) return r;
-    const token = typeof req.headers['open-token'] === 'string' ? req.headers['open-token'] : '';
+    const token = tokenOfRequest(req.headers) ?? '';
     const body = r.body as Record<string, unknown>;
     return {
       ...r,

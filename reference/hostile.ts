@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Variant } from './server.js';
@@ -200,7 +201,7 @@ export const echoSecrets: Variant = {
   description: 'echoes the open-token and the query string in msg, in headers and in a text body',
   raw(req, res) {
     if (!rawPathIs(req, '/orders')) return false;
-    const token = String(req.headers['open-token'] ?? '');
+    const token = tokenOfRequest(req.headers) ?? '';
     // Worded so a message quoting the first 60 characters of the body cuts the token in the middle.
     const body = `Unexpected upstream failure while handling token ${token} with query ${(req.url ?? '').split('?')[1] ?? ''}; please retry later`;
     res.writeHead(500, {
@@ -213,7 +214,7 @@ export const echoSecrets: Variant = {
   },
   handle(req, next) {
     const reply = next();
-    const token = typeof req.headers['open-token'] === 'string' ? req.headers['open-token'] : '';
+    const token = tokenOfRequest(req.headers) ?? '';
     const query = req.query.toString();
     const msg = `request with token "${token}" and query "${query}"`;
     const body = structuredClone(reply.body) as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import type { ApiReply, ApiRequest, Variant, World } from './server.js';
 
 /**
@@ -144,7 +145,7 @@ export function sandboxVariant(opts: SandboxOptions): Variant {
   };
 
   const tokenOf = (req: ApiRequest): string | undefined => {
-    const t = req.headers['open-token'];
+    const t = tokenOfRequest(req.headers);
     return typeof t === 'string' && t ? t : undefined;
   };
 

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { AUTH_SCHEME } from '../core/spec/auth-scheme.js';
 import { testTls } from './tls.js';
 import {
   baseFixtures,
@@ -22,7 +23,7 @@ export interface ApiRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
-  /** The application the open-token belongs to, when it is valid and enabled. */
+  /** The application the request's token (as the auth scheme carries it) belongs to, when it is valid and enabled. */
   app?: App;
   merchant?: Merchant;
 }
@@ -221,9 +222,10 @@ export const ok = (data: unknown): ApiReply => ({ http: 200, body: { status: 'SU
 export function route(req: ApiRequest, world: World): ApiReply {
   const err = (code: number, msg: string): ApiReply => world.render.error(code, msg);
   if (req.method !== 'GET' && req.method !== 'HEAD') return err(404, 'Interface error: only GET interfaces exist');
-  if (req.path === '/auth') {
-    const secret = req.query.get('secret');
-    const key = req.query.get('key');
+  const { obtain } = AUTH_SCHEME;
+  if (req.path === obtain.path) {
+    const secret = req.query.get(obtain.query.publicKey);
+    const key = req.query.get(obtain.query.secretKey);
     if (!secret || !key) return err(400, 'Parameter error: secret and key are required');
     const app = world.fixtures.apps.find((a) => a.secret === secret);
     if (!app || app.key !== key) return err(401, 'Application authentication error');
@@ -233,8 +235,8 @@ export function route(req: ApiRequest, world: World): ApiReply {
       app_name: app.name,
       app_secret: app.secret,
       app_key: app.key,
-      app_token: world.issueToken(app),
-      merchant: world.render.merchant(merchant),
+      [obtain.tokenField]: world.issueToken(app),
+      [obtain.merchantField]: world.render.merchant(merchant),
     });
   }
   const seg = req.path.split('/').filter(Boolean);
@@ -281,8 +283,8 @@ function decodedSegment(segment: string): string | undefined {
 }
 
 function resolveApp(world: World, headers: IncomingMessage['headers']): { app?: App; merchant?: Merchant } {
-  const token = headers['open-token'];
-  if (typeof token !== 'string' || !token) return {};
+  const token = AUTH_SCHEME.tokenOf(headers);
+  if (!token) return {};
   const app = world.tokens.get(token);
   if (!app || app.disabled) return {};
   return { app, merchant: world.merchants.get(app.merchant)! };

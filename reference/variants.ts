@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { stringify as losslessStringify } from 'lossless-json';
 import { ok, type ApiReply, type Variant } from './server.js';
 import type { Dish, Seat } from './fixtures.js';
@@ -123,7 +124,7 @@ export const LATITUDE_VARIANTS: Variant[] = [
     description:
       'the first token of the application under test used for data stops working after 40 data requests (an expiry)',
     handle: (req, next, world) => {
-      const token = req.headers['open-token'];
+      const token = tokenOfRequest(req.headers);
       if (req.path !== '/auth' && typeof token === 'string' && req.app === world.fixtures.apps[0]) {
         const t = expiring.get(world) ?? { token, uses: 0 };
         expiring.set(world, t);

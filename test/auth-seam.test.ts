@@ -3,12 +3,25 @@ import { join, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { packageRoot } from '../core/base/paths.js';
-import { AUTH_PATH, KEY_PAIR_QUERY, MERCHANT_FIELD, TOKEN_FIELD, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
+import {
+  AUTH_PATH,
+  AUTH_SCHEME,
+  BEARER_SCHEME,
+  KEY_PAIR_QUERY,
+  MERCHANT_FIELD,
+  OPEN_TOKEN_SCHEME,
+  TOKEN_FIELD,
+  TOKEN_HEADER,
+} from '../core/spec/auth-scheme.js';
 
 /**
  * The auth seam holds: how this API authenticates (§5) is spelled in core/spec/auth-scheme.ts and nowhere else in the code,
- * so a change of the scheme is a change of that file (docs/contributing-auth-scheme.md names the few others).
+ * so a change of the scheme is a change of that file (CONTRIBUTING.md, "Recipe 3: changing the auth scheme", names the
+ * few others; test/auth-scheme-switch.test.ts switches it to Bearer).
  */
+
+/** The recipe the seam and this test name. */
+const RECIPE = '## Recipe 3: changing the auth scheme';
 
 /** The one module that spells the scheme. */
 const SEAM = 'core/spec/auth-scheme.ts';
@@ -32,6 +45,7 @@ const SPELLINGS: Array<{ name: string; pattern: RegExp }> = [
   { name: "/auth's query", pattern: /\b(?:secret|key)=/ },
   { name: "the token's field", pattern: /\bapp_token\b/ },
   { name: "a curl line's token variable", pattern: /\bOPEN_TOKEN\b/ },
+  { name: "another scheme's carrier (the probes')", pattern: /\bBearer\b/ },
   { name: "a credential's config key", pattern: /\b(?:other_app|disabled_app|app)\.(?:secret|key|token)\b/ },
   { name: "a credential's variable", pattern: /\bCONFORMANCE_(?:OTHER_|DISABLED_)?(?:SECRET|KEY|TOKEN)\b/ },
 ];
@@ -117,7 +131,43 @@ describe('the auth seam', () => {
 
   test("the seam's words are the spec's (§5, §2.6)", () => {
     const spec = readFileSync(join(packageRoot, 'spec', 'open-platform-api.md'), 'utf8');
-    for (const word of [AUTH_PATH, TOKEN_HEADER, TOKEN_FIELD, MERCHANT_FIELD, ...Object.values(KEY_PAIR_QUERY)])
+    // A header's name in any case (the spec may write Authorization); the rest as spelled.
+    expect(spec.toLowerCase(), TOKEN_HEADER).toContain(TOKEN_HEADER);
+    for (const word of [AUTH_PATH, TOKEN_FIELD, MERCHANT_FIELD, ...Object.values(KEY_PAIR_QUERY)])
       expect(spec, word).toContain(word);
+  });
+
+  test('the recipe it names exists, and says which files a new scheme touches', () => {
+    const contributing = readFileSync(join(packageRoot, 'CONTRIBUTING.md'), 'utf8');
+    const at = contributing.indexOf(`\n${RECIPE}\n`);
+    expect(at).toBeGreaterThan(0);
+    const recipe = contributing.slice(at + 1).split(/\n## /)[0]!;
+    expect(readFileSync(join(packageRoot, SEAM), 'utf8')).toContain('CONTRIBUTING.md, "Recipe 3"');
+    for (const file of [SEAM, 'test/auth-scheme-switch.test.ts', 'spec/open-platform-api.md'])
+      expect(recipe, file).toContain(file);
+    // The one line a switch changes is the one the recipe quotes.
+    expect(recipe).toContain('export const AUTH_SCHEME: AuthScheme = OPEN_TOKEN_SCHEME;');
+    expect(readFileSync(join(packageRoot, SEAM), 'utf8')).toMatch(
+      /^export const AUTH_SCHEME: AuthScheme = \w+_SCHEME;$/m,
+    );
+  });
+
+  test('the scheme in use is one object, and its carrier is the one the probes never send as a wrong one', () => {
+    expect(TOKEN_HEADER).toBe(AUTH_SCHEME.carrier.header);
+    const headers: Record<string, string> = {};
+    AUTH_SCHEME.carry(headers, 'tok_example_12345');
+    expect(AUTH_SCHEME.tokenOf(headers)).toBe('tok_example_12345');
+    // Four wrong carriers in every scheme, so the probes' share among the endpoints does not change with it.
+    for (const scheme of [OPEN_TOKEN_SCHEME, BEARER_SCHEME]) {
+      expect(scheme.wrongCarriers).toHaveLength(4);
+      for (const way of scheme.wrongCarriers)
+        expect(scheme.tokenOf(way.carry('tok_example_12345').headers ?? {}), way.name).toBeUndefined();
+    }
+    const bearer: Record<string, string> = {};
+    BEARER_SCHEME.carry(bearer, 'tok_example_12345');
+    expect(bearer).toEqual({ authorization: 'Bearer tok_example_12345' });
+    // The scheme's word in any case (RFC 9110 §11.1); the token as it stands is no bearer credential.
+    expect(BEARER_SCHEME.tokenOf({ authorization: 'bearer tok_example_12345' })).toBe('tok_example_12345');
+    expect(BEARER_SCHEME.tokenOf({ authorization: 'tok_example_12345' })).toBeUndefined();
   });
 });

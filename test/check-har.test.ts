@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,8 +40,8 @@ const refreshedToken: Variant = {
     'every answer to a request with a token carries a fresh token for the same application in x-refreshed-token',
   handle(req, next, world) {
     const r = next();
-    const sent = req.headers['open-token'];
-    const app = typeof sent === 'string' ? world.tokens.get(sent) : undefined;
+    const sent = tokenOfRequest(req.headers);
+    const app = sent !== undefined ? world.tokens.get(sent) : undefined;
     if (!app) return r;
     const fresh = `tok_${randomBytes(12).toString('hex')}`;
     world.tokens.set(fresh, app);
@@ -340,10 +341,11 @@ async function browserCapture(name: string): Promise<{ file: string; live: Await
   const { live, har } = await recordMutant(name);
   const doc = JSON.parse(withSecrets(readFileSync(har, 'utf8')).split('REDACTED_other-token').join(OTHER_TOKEN)) as Har;
   delete doc.log._conformance;
-  const ownToken = (e: Record<string, any>): boolean =>
-    (e.request.headers as Array<{ name: string; value: string }>).some(
-      (h) => h.name === 'open-token' && (h.value === TOKEN || h.value === OTHER_TOKEN),
-    );
+  const ownToken = (e: Record<string, any>): boolean => {
+    const headers = e.request.headers as Array<{ name: string; value: string }>;
+    const token = tokenOfRequest(Object.fromEntries(headers.map((h) => [h.name.toLowerCase(), h.value])));
+    return token === TOKEN || token === OTHER_TOKEN;
+  };
   doc.log.entries = doc.log.entries.filter(
     (e) => e.request.method === 'GET' && !new URL(e.request.url).pathname.endsWith('/auth') && ownToken(e),
   );

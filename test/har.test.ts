@@ -1,3 +1,4 @@
+import { carryToken } from '../core/spec/auth-scheme.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -136,7 +137,7 @@ test('Recording: a failed attempt followed by its retry is set aside and counted
   const req = (path: string): RecordedExchange['request'] => ({
     method: 'GET',
     url: `https://x.example/open${path}`,
-    headers: { 'open-token': 't' },
+    headers: carried('t'),
   });
   const ok = { status: 200, headers: {}, body: '{}' };
   const r = recordingOf([
@@ -213,3 +214,10 @@ test('--record-har writes a run of long lists entry by entry, within memory, and
     await srv.close();
   }
 }, 300_000);
+
+/** Headers that carry a token as the auth scheme does. */
+function carried(token: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  carryToken(headers, token);
+  return headers;
+}

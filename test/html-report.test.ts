@@ -1,3 +1,4 @@
+import { AUTH_SCHEME, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,7 +89,9 @@ describe('reports of a run against a server whose data attacks the report', () =
         0,
       );
       expect(await page.locator('#check-SEAT-01 pre.curl', { hasText: '/open/seats' }).first().textContent()).toMatch(
-        /^curl .*-H 'open-token: '"\$OPEN_TOKEN"/,
+        new RegExp(
+          `^curl .*-H '${TOKEN_HEADER}: ${AUTH_SCHEME.carrier.word ? `${AUTH_SCHEME.carrier.word} ` : ''}'"\\$OPEN_TOKEN"`,
+        ),
       );
     } finally {
       await close();

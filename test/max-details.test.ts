@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
 import { runCli, type CliRun } from './helpers/cli.js';
@@ -22,7 +23,7 @@ describe('--max-details', () => {
           name: 'count',
           description: 'records each request',
           raw: (req) => {
-            seen.push({ method: req.method ?? '', url: req.url ?? '', token: String(req.headers['open-token'] ?? '') });
+            seen.push({ method: req.method ?? '', url: req.url ?? '', token: tokenOfRequest(req.headers) ?? '' });
             return false;
           },
         },

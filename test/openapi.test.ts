@@ -7,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { packageRoot } from '../core/base/paths.js';
+import { AUTH_SCHEME, carryToken } from '../core/spec/auth-scheme.js';
 import { timeFormats } from '../core/spec/schemas.js';
 import { ERROR_CODES, openApiDocument } from '../core/spec/openapi.js';
 import { packagedOpenApi } from '../app/openapi-command.js';
@@ -56,7 +57,7 @@ describe('conformance openapi: the document', () => {
     expect(v20.version).toBe('2.0');
   });
 
-  test('has the seven endpoints of §4, the open-token scheme, and no token on /auth', () => {
+  test("has the seven endpoints of §4, the auth seam's security scheme, and no token on /auth", () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/auth',
       '/dishes',
@@ -66,12 +67,14 @@ describe('conformance openapi: the document', () => {
       '/seats',
       '/seats/{seat_id}',
     ]);
-    expect(doc.components.securitySchemes.openToken).toMatchObject({
-      type: 'apiKey',
-      in: 'header',
-      name: 'open-token',
-    });
-    expect(doc.security).toEqual([{ openToken: [] }]);
+    // The spec's scheme: the open-token header, an apiKey (test/auth-scheme-switch.test.ts switches it to Bearer).
+    expect(doc.components.securitySchemes).toEqual({ [AUTH_SCHEME.openapi.name]: AUTH_SCHEME.openapi.scheme });
+    expect(AUTH_SCHEME.openapi.scheme).toMatchObject(
+      AUTH_SCHEME.carrier.word
+        ? { type: 'http', scheme: AUTH_SCHEME.carrier.word.toLowerCase() }
+        : { type: 'apiKey', in: 'header', name: AUTH_SCHEME.carrier.header },
+    );
+    expect(doc.security).toEqual([{ [AUTH_SCHEME.openapi.name]: [] }]);
     expect(doc.paths['/auth'].get.security).toEqual([]);
     for (const item of Object.values(doc.paths) as Json[]) {
       expect(Object.keys(item)).toEqual(['get']);
@@ -136,13 +139,12 @@ describe('conformance openapi: fed to the reference server', () => {
     path: string,
     o: { query?: string; token?: string; fault?: string } = {},
   ): Promise<{ status: number; body: unknown }> {
-    const res = await request(`${srv.baseUrl}${path}${o.query ? `?${o.query}` : ''}`, {
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        ...(o.token ? { 'open-token': o.token } : {}),
-        ...(o.fault ? { 'x-sandbox-fault': o.fault } : {}),
-      },
-    });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      ...(o.fault ? { 'x-sandbox-fault': o.fault } : {}),
+    };
+    if (o.token) carryToken(headers, o.token);
+    const res = await request(`${srv.baseUrl}${path}${o.query ? `?${o.query}` : ''}`, { headers });
     return { status: res.statusCode, body: await res.body.json() };
   }
 

@@ -1,3 +1,4 @@
+import { TOKEN_HEADER, tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { describe, expect, test } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,7 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
       name: 'request-log',
       description: 'logs each request: its path, and whether it carried an open-token header',
       delayMs: (req) => {
-        seen.push(`${req.path} ${req.headers['open-token'] === undefined ? 'without' : 'with'} a token`);
+        seen.push(`${req.path} ${tokenOfRequest(req.headers) === undefined ? 'without' : 'with'} a token`);
         return 0;
       },
     };
@@ -57,7 +58,9 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
         ]);
         expect(lines(run.stderr)).toHaveLength(1);
         expect(run.stderr).toMatch(
-          /^conformance: the server refused the key pair of app: GET \S+\/auth answered HTTP 401, code 401, status "ERROR", msg "Application authentication error" \(and again with an open-token header\)\. Check app\.secret \/ app\.key/,
+          new RegExp(
+            `^conformance: the server refused the key pair of app: GET \\S+/auth answered HTTP 401, code 401, status "ERROR", msg "Application authentication error" \\(and again with an ${TOKEN_HEADER} header\\)\\. Check app\\.secret / app\\.key`,
+          ),
         );
         // The answer without a token, then the one probe the spec allows (Â§4 rule 3): no secret is guessed.
         expect(seen).toEqual(['/auth without a token', '/auth with a token']);
@@ -178,7 +181,10 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
       const run = await runCli(targetArgs(srv), { env: targetEnv });
       serverAtFault(run, ['AUTH-01']);
       expect(run.stdout).toMatch(
-        /^Warning: GET \/auth refused the key pair of app and other_app without an open-token header and accepted it with one: \/auth needs no token \(Â§4 rule 3\)/m,
+        new RegExp(
+          `^Warning: GET /auth refused the key pair of app and other_app without an ${TOKEN_HEADER} header and accepted it with one: /auth needs no token \\(Â§4 rule 3\\)`,
+          'm',
+        ),
       );
       expect(run.report!.checks.find((c) => c.id === 'AUTH-01')!.message).toMatch(/code 401/);
     });

@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,7 +49,7 @@ test('a curl line of an isolation finding reproduces when run: each token is nam
       expect(iso.outcome).toBe('failed');
       // Merchant B's /orders, as the finding saw it: fetched with merchant B's token, named so.
       const seen = iso.evidence.find(
-        (e) => e.request.url.endsWith('/orders') && e.request.headers['open-token'] === '[REDACTED:other-token]',
+        (e) => e.request.url.endsWith('/orders') && tokenOfRequest(e.request.headers) === '[REDACTED:other-token]',
       );
       expect(seen, "an exchange of /orders with other_app's token").toBeDefined();
 

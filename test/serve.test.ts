@@ -1,3 +1,4 @@
+import { carryToken } from '../core/spec/auth-scheme.js';
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -110,13 +111,13 @@ describe.concurrent('conformance serve: the sandbox', () => {
         expect(s.output()).toContain(c);
       expect(s.output()).toContain('Faults: none for the whole run; seed 1');
       const token = await tokenOf(s);
-      const dishes = await get(s, '/dishes', { 'open-token': token });
+      const dishes = await get(s, '/dishes', carried(token));
       expect(dishes.status).toBe(200);
       expect(dishes.body.data.map((d: Json) => d.id)).toEqual([101, 102, 103, 104]);
       for (const d of dishes.body.data) expect(validate('dish', d)).toEqual([]);
       const other = await get(s, `/auth?${new URLSearchParams(CREDENTIALS.other_app).toString()}`);
       expect(other.body.data.merchant.id).toBe(2);
-      const disabled = await get(s, '/dishes', { 'open-token': CREDENTIALS.disabled_app.token });
+      const disabled = await get(s, '/dishes', carried(CREDENTIALS.disabled_app.token));
       expect(disabled.status).toBe(401);
     });
   });
@@ -128,7 +129,7 @@ describe.concurrent('conformance serve: the sandbox', () => {
       const agent = new Agent({ connect: { ca: readFileSync(s.caFile!) } });
       try {
         const token = await tokenOf(s, agent);
-        const seats = await get(s, '/seats', { 'open-token': token }, agent);
+        const seats = await get(s, '/seats', carried(token), agent);
         expect(seats.body.data).toHaveLength(2000);
       } finally {
         await agent.close();
@@ -139,7 +140,7 @@ describe.concurrent('conformance serve: the sandbox', () => {
   test('each fault by the x-sandbox-fault header: latency, 500, 429 with Retry-After, truncated body, expired token, disabled application', async () => {
     await withSandbox(['--seed', '7'], async (s) => {
       const token = await tokenOf(s);
-      const auth = { 'open-token': token };
+      const auth = carried(token);
 
       const slow = await get(s, '/merchant', { ...auth, 'x-sandbox-fault': 'latency=400' });
       expect(slow.status).toBe(200);
@@ -180,8 +181,8 @@ describe.concurrent('conformance serve: the sandbox', () => {
       withSandbox([...args, '--seed', seed], async (s) => {
         const token = await tokenOf(s);
         const seen: Record<string, number[]> = {};
-        for (const path of order) (seen[path] ??= []).push((await get(s, path, { 'open-token': token })).status);
-        expect((await get(s, '/dishes', { 'open-token': token, 'x-sandbox-fault': 'none' })).status).toBe(200);
+        for (const path of order) (seen[path] ??= []).push((await get(s, path, carried(token))).status);
+        expect((await get(s, '/dishes', carried(token, { 'x-sandbox-fault': 'none' }))).status).toBe(200);
         return seen;
       });
     const order = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? '/seats' : '/dishes'));
@@ -203,12 +204,12 @@ describe.concurrent('conformance serve: the sandbox', () => {
     await withSandbox(['--token-ttl', '1', '--seed', '3'], async (s) => {
       expect(s.output()).toContain('tokens expire 1 s after issue');
       const token = await tokenOf(s);
-      expect((await get(s, '/merchant', { 'open-token': token })).status).toBe(200);
+      expect((await get(s, '/merchant', carried(token))).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1100));
-      const expired = await get(s, '/merchant', { 'open-token': token });
+      const expired = await get(s, '/merchant', carried(token));
       expect([expired.status, expired.body.code]).toEqual([401, 401]);
       expect(expired.body.msg).toContain('expired');
-      expect((await get(s, '/merchant', { 'open-token': await tokenOf(s) })).status).toBe(200);
+      expect((await get(s, '/merchant', carried(await tokenOf(s)))).status).toBe(200);
     });
   });
 
@@ -260,14 +261,14 @@ describe.concurrent('conformance serve: the sandbox', () => {
     await withSandbox([], async (s) => {
       const token = await tokenOf(s);
       for (const path of ['/dishes/%ff%fe', '/seats/%E0%A4%A', '/dishes/1%']) {
-        const r = await get(s, path, { 'open-token': token, 'x-sandbox-fault': 'none' });
+        const r = await get(s, path, carried(token, { 'x-sandbox-fault': 'none' }));
         expect(r.status, path).toBe(400);
         expect(validate('envelope.error', r.body), path).toEqual([]);
         expect(r.body.code, path).toBe(400);
         expect(r.body.msg).not.toMatch(/URI malformed/);
       }
       // Well-formed escapes still decode: %31%30%31 is 101.
-      const dish = await get(s, '/dishes/%31%30%31', { 'open-token': token, 'x-sandbox-fault': 'none' });
+      const dish = await get(s, '/dishes/%31%30%31', carried(token, { 'x-sandbox-fault': 'none' }));
       expect(dish.status).toBe(200);
       expect(dish.body.data.id).toBe(101);
     });
@@ -329,3 +330,10 @@ test('stopping the launcher (npx gets the SIGTERM, not the sandbox) stops the sa
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
   }
 }, 90_000);
+
+/** Headers that carry a token as the auth scheme does, beside others. */
+function carried(token: string, more: Record<string, string> = {}): Record<string, string> {
+  const headers = { ...more };
+  carryToken(headers, token);
+  return headers;
+}

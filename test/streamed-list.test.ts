@@ -1,3 +1,4 @@
+import { carryToken } from '../core/spec/auth-scheme.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { startReferenceServer, type RunningServer } from '../reference/server.js';
@@ -10,7 +11,7 @@ async function get(srv: RunningServer, path: string, method: 'GET' | 'HEAD' = 'G
   const auth = await request(`${srv.baseUrl}/auth?secret=${CREDENTIALS.app.secret}&key=${CREDENTIALS.app.key}`).then(
     (r) => r.body.json() as Promise<{ data: { app_token: string } }>,
   );
-  const r = await request(`${srv.baseUrl}${path}`, { method, headers: { 'open-token': auth.data.app_token } });
+  const r = await request(`${srv.baseUrl}${path}`, { method, headers: carried(auth.data.app_token) });
   const body = Buffer.from(await r.body.arrayBuffer());
   return { status: r.statusCode, length: r.headers['content-length'], type: r.headers['content-type'], body };
 }
@@ -50,3 +51,10 @@ describe('lists past the stream threshold are streamed with the same bytes', () 
     expect(Array.isArray(whole.world.listOf('orders', 1))).toBe(true);
   });
 });
+
+/** Headers that carry a token as the auth scheme does. */
+function carried(token: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  carryToken(headers, token);
+  return headers;
+}

@@ -1,6 +1,6 @@
 import { stringify as toYaml } from 'yaml';
 import { AUTH_PATH, DATA_ENDPOINTS, type Endpoint } from './endpoints.js';
-import { KEY_PAIR_QUERY, TOKEN_FIELD, TOKEN_HEADER } from './auth-scheme.js';
+import { AUTH_SCHEME, KEY_PAIR_QUERY } from './auth-scheme.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { FORMAT_PATTERNS, schemaObject, type SchemaName } from './schemas.js';
 import { tool } from '../base/paths.js';
@@ -239,7 +239,7 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
       get: {
         operationId: op.id,
         summary: op.summary,
-        description: `Request header Content-Type: application/json; charset=utf-8 (§4; OpenAPI does not describe Content-Type as a parameter). No body.${op.name === 'auth' ? ` No ${TOKEN_HEADER} (§4 rule 3).` : ` Needs the ${TOKEN_HEADER} header (§4 rule 4).`}${op.list ? ' No query parameters (§4 rule 2).' : ''}`,
+        description: `Request header Content-Type: application/json; charset=utf-8 (§4; OpenAPI does not describe Content-Type as a parameter). No body.${op.name === 'auth' ? ` No ${AUTH_SCHEME.carrierName} (§4 rule 3).` : ` Needs the ${AUTH_SCHEME.carrierName} header (§4 rule 4).`}${op.list ? ' No query parameters (§4 rule 2).' : ''}`,
         tags: [op.name === 'auth' ? 'authentication' : 'data'],
         ...(op.name === 'auth' ? { security: [] } : {}),
         ...(parameters.length ? { parameters } : {}),
@@ -282,21 +282,14 @@ export function openApiDocument(examples?: OpenApiExamples): Json {
         variables: { base_url: { default: 'http://127.0.0.1:8080/open' } },
       },
     ],
-    security: [{ openToken: [] }],
+    security: [{ [AUTH_SCHEME.openapi.name]: [] }],
     tags: [
       { name: 'authentication', description: '§5' },
       { name: 'data', description: '§2, §4: read-only data of the merchant that owns the credential' },
     ],
     paths,
     components: {
-      securitySchemes: {
-        openToken: {
-          type: 'apiKey',
-          in: 'header',
-          name: TOKEN_HEADER,
-          description: `The ${TOKEN_FIELD} of endpoint 1 (§5.3).`,
-        },
-      },
+      securitySchemes: { [AUTH_SCHEME.openapi.name]: AUTH_SCHEME.openapi.scheme },
       schemas: { ...bundledSchemas(), ...envelopes(ops) },
       responses: errorResponses,
     },

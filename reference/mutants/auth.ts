@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
 import { isSuccess, onPath, pathIs, withData, withBody } from '../kit.js';
 import { route, type ApiReply, type ApiRequest, type World } from '../server.js';
@@ -283,7 +284,7 @@ export const authMutants: Mutant[] = [
     description: "A disabled application's earlier token still opens /seats",
     kills: ['AUTH-10'],
     handle: (req, next, world) => {
-      const token = req.headers['open-token'];
+      const token = tokenOfRequest(req.headers);
       const app = typeof token === 'string' ? world.tokens.get(token) : undefined;
       if (app?.disabled && req.path === '/seats')
         return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
@@ -394,7 +395,7 @@ export const authMutants: Mutant[] = [
     description: '/auth refuses every key pair with 401 unless the request carries an open-token header (any value)',
     kills: ['AUTH-01'],
     handle: (req, next, world) =>
-      req.path === '/auth' && req.headers['open-token'] === undefined
+      req.path === '/auth' && tokenOfRequest(req.headers) === undefined
         ? world.render.error(401, 'Application not authenticated')
         : next(),
   },

@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
 import { isSuccess, onPath, pathIs, withBody } from '../kit.js';
 import { route, type ApiReply, type ApiRequest, type World } from '../server.js';
@@ -33,7 +34,7 @@ function authRefusalWithData(
 }
 
 const disabledToken = (req: ApiRequest, world: World): boolean => {
-  const token = req.headers['open-token'];
+  const token = tokenOfRequest(req.headers);
   return typeof token === 'string' && world.tokens.get(token)?.disabled === true;
 };
 
@@ -128,7 +129,7 @@ export const branchMutants: Mutant[] = [
       'GET /seats without an open-token header answers code 403 (no data), not 401',
       ['/seats'],
       (r, req, world) =>
-        req.app || req.headers['open-token'] !== undefined ? r : world.render.error(403, 'Forbidden: no token'),
+        req.app || tokenOfRequest(req.headers) !== undefined ? r : world.render.error(403, 'Forbidden: no token'),
     ),
     kills: ['UNAUTH-SEATS'],
   },

@@ -1,3 +1,4 @@
+import { AUTH_SCHEME, tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
 import { route, type ApiRequest, type World } from '../server.js';
 import type { App } from '../fixtures.js';
@@ -33,7 +34,7 @@ function acceptedApp(world: World, accepts: (issued: string) => boolean): App | 
 }
 
 const header = (req: ApiRequest): string | undefined => {
-  const h = req.headers['open-token'];
+  const h = tokenOfRequest(req.headers);
   return typeof h === 'string' && h !== '' ? h : undefined;
 };
 
@@ -125,20 +126,20 @@ export const credentialMutants: Mutant[] = [
   ),
   lenient(
     'token-from-query',
-    'a data endpoint takes the token from the query string (?open-token= or ?token=) when no header carries one',
-    (req, t) => !header(req) && (req.query.get('open-token') === t || req.query.get('token') === t),
+    `a data endpoint takes the token from the query string (?${AUTH_SCHEME.carrier.param}= or ?token=) when no header carries one`,
+    (req, t) => !header(req) && (req.query.get(AUTH_SCHEME.carrier.param) === t || req.query.get('token') === t),
     ['UNAUTH-MERCHANT', 'UNAUTH-DISHES', 'UNAUTH-SEAT', 'UNAUTH-ORDERS'],
   ),
   lenient(
     'token-from-bearer',
-    'a data endpoint takes the token from an Authorization: Bearer header',
-    (req, t) => !header(req) && req.headers.authorization === `Bearer ${t}`,
+    `a data endpoint takes the token from an ${AUTH_SCHEME.otherCarrier.name} header`,
+    (req, t) => !header(req) && AUTH_SCHEME.otherCarrier.tokenOf(req.headers) === t,
     ['UNAUTH-DISH'],
   ),
   lenient(
     'token-from-cookie',
-    'a data endpoint takes the token from a cookie named open-token',
-    (req, t) => !header(req) && (req.headers.cookie ?? '').split(/;\s*/).includes(`open-token=${t}`),
+    `a data endpoint takes the token from a cookie named ${AUTH_SCHEME.carrier.param}`,
+    (req, t) => !header(req) && (req.headers.cookie ?? '').split(/;\s*/).includes(`${AUTH_SCHEME.carrier.param}=${t}`),
     ['UNAUTH-SEATS'],
   ),
   {

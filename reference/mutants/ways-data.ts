@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Mutant } from './types.js';
@@ -97,7 +98,7 @@ export const dataWayMutants: Mutant[] = [
       return false;
     },
     handle: (req, next, world) => {
-      if (!overPlainHttp.has(req.headers) || req.headers['open-token'] !== undefined) return next();
+      if (!overPlainHttp.has(req.headers) || tokenOfRequest(req.headers) !== undefined) return next();
       const app = world.fixtures.apps[0]!;
       return route({ ...req, app, merchant: world.merchants.get(app.merchant)! }, world);
     },

@@ -1,3 +1,4 @@
+import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
 import { unknownBigId } from './errors.js';
 import { onPath, withBody } from '../kit.js';
@@ -27,7 +28,7 @@ export const INTERFACES = [AUTH_PATH, ...RESOURCE_PATHS].map((p) => p.slice(1));
  * percent-escapes, doubled or trailing slashes): only ERR-01's unknown interface, not the token checks' path variants.
  */
 function unknownInterfaceWithoutToken(req: ApiRequest): boolean {
-  if (req.method !== 'GET' || req.headers['open-token'] !== undefined) return false;
+  if (req.method !== 'GET' || tokenOfRequest(req.headers) !== undefined) return false;
   let path = req.path;
   try {
     path = decodeURIComponent(path);
@@ -109,7 +110,7 @@ export const waysErrorMutants: Mutant[] = [
       'orders-no-token-text-refusal',
       'GET /orders without an open-token header answers HTTP 401 with the plain-text body "Unauthorized" (no JSON)',
       ['/orders'],
-      (r, req) => (req.headers['open-token'] === undefined ? textRefusal : r),
+      (r, req) => (tokenOfRequest(req.headers) === undefined ? textRefusal : r),
     ),
     kills: ['ERR-04', 'UNAUTH-ORDERS'],
   },

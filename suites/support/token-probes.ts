@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { RequestSpec } from '../../core/transport/exchange.js';
 import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
 import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
-import { TOKEN_HEADER } from '../../core/spec/auth-scheme.js';
+import { AUTH_SCHEME } from '../../core/spec/auth-scheme.js';
 
 /**
  * Wrong credentials generated from the real ones (§4 rule 4, §5.3, §5.4): not a few hand-picked values, but every way
@@ -112,31 +112,13 @@ export const VALUE_WAYS: ValueWay[] = [
   },
 ];
 
-/** The real token in a carrier other than the open-token header, which §4 rule 4 does not allow. */
-export const CARRIER_WAYS: CarrierWay[] = [
-  {
-    kind: 'carrier',
-    name: `the real token in the query string as ${TOKEN_HEADER}, no header`,
-    request: (path, token) => ({ path, query: { [TOKEN_HEADER]: token } }),
-  },
-  {
-    kind: 'carrier',
-    name: 'the real token in the query string as token, no header',
-    request: (path, token) => ({ path, query: { token } }),
-  },
-  {
-    kind: 'carrier',
-    name: `the real token in an Authorization: Bearer header, no ${TOKEN_HEADER}`,
-    codes: [401],
-    request: (path, token) => ({ path, headers: { authorization: `Bearer ${token}` } }),
-  },
-  {
-    kind: 'carrier',
-    name: `the real token in a cookie named ${TOKEN_HEADER}, no header`,
-    codes: [401],
-    request: (path, token) => ({ path, headers: { cookie: `${TOKEN_HEADER}=${token}` } }),
-  },
-];
+/** The real token in a carrier other than the scheme's, which §4 rule 4 does not allow: the auth seam's list. */
+export const CARRIER_WAYS: CarrierWay[] = AUTH_SCHEME.wrongCarriers.map((c) => ({
+  kind: 'carrier',
+  name: c.name,
+  ...(c.codes ? { codes: c.codes } : {}),
+  request: (path, token) => ({ path, ...c.carry(token) }),
+}));
 
 /** The first letter of the path's first segment, percent-encoded: `/dishes` → `/%64ishes`. */
 const encodeFirstLetter = (p: string): string =>

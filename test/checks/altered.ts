@@ -1,11 +1,12 @@
 import type { RecordedExchange } from '../../core/session/recorded-source.js';
+import { carryToken, TOKEN_HEADER, tokenOfRequest } from '../../core/spec/auth-scheme.js';
 
-/** A recorded exchange's request as "METHOD /path?query" (the API's base path left out) and its open-token header. */
+/** A recorded exchange's request as "METHOD /path?query" (the API's base path left out) and the token it carried. */
 export function requestOf(x: RecordedExchange): { line: string; token: string | undefined } {
   const url = new URL(x.request.url);
   return {
     line: `${x.request.method} ${url.pathname.replace(/^\/open/, '')}${url.search}`,
-    token: x.request.headers['open-token'],
+    token: tokenOfRequest(x.request.headers),
   };
 }
 
@@ -47,4 +48,11 @@ export function issuedToken(exchanges: readonly RecordedExchange[], key: string)
   const token = (JSON.parse(auth?.response?.body ?? '{}') as { data?: { app_token?: unknown } }).data?.app_token;
   if (typeof token !== 'string') throw new Error(`no token issued for the key ${key} in the recording`);
   return token;
+}
+
+/** A recorded request's headers with another token carried as the auth scheme carries it (the header replaced). */
+export function carrying(headers: Record<string, string>, token: string): Record<string, string> {
+  const { [TOKEN_HEADER]: _, ...rest } = headers;
+  carryToken(rest, token);
+  return rest;
 }

@@ -11,7 +11,8 @@ import { RecordedSource, type RecordedExchange } from '../../core/session/record
 import { placeholderOf, SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
 import type { Config } from '../../core/config/config.js';
 import { recordingsOf, replay } from './replay.js';
-import { issuedToken, requestOf, withAnswers } from './altered.js';
+import { carrying, issuedToken, requestOf, withAnswers } from './altered.js';
+import { TOKEN_HEADER, tokenOfRequest } from '../../core/spec/auth-scheme.js';
 
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 const pass = (id: string) => recordingsOf(id).pass!;
@@ -20,7 +21,7 @@ type Chosen = (x: RecordedExchange) => boolean;
 const changed = (id: string, chosen: Chosen, change: (json: unknown) => unknown, status?: number) =>
   replay(check(id), pass(id).config, withAnswers(pass(id).exchanges, chosen, change, status));
 
-/** A request chosen by its line ("GET /dishes?token=…") and its open-token header. */
+/** A request chosen by its line ("GET /dishes?token=…") and the token it carried. */
 const asked =
   (line: string, token: (t: string | undefined) => boolean = () => true): Chosen =>
   (x) =>
@@ -55,8 +56,10 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
       403,
     );
     expect(r.status).toBe('failed');
-    expect(r.message).toBe(`${lead}no open-token header: expected code 401, got HTTP 403, code 403, status "ERROR"`);
-    expect(r.fingerprints).toEqual(['no open-token header']);
+    expect(r.message).toBe(
+      `${lead}no ${TOKEN_HEADER} header: expected code 401, got HTTP 403, code 403, status "ERROR"`,
+    );
+    expect(r.fingerprints).toEqual([`no ${TOKEN_HEADER} header`]);
   });
 
   test('the empty header and the changed token are each sent, and each judged', async () => {
@@ -75,9 +78,12 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
     const r = await replay(check(id), rec.config, exchanges);
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
-      `${lead}an empty open-token header: expected code 401, got HTTP 200, code 200, status "SUCCESS"; the real token with its last character changed: the refusal carries data 1`,
+      `${lead}an empty ${TOKEN_HEADER} header: expected code 401, got HTTP 200, code 200, status "SUCCESS"; the real token with its last character changed: the refusal carries data 1`,
     );
-    expect(r.fingerprints).toEqual(['an empty open-token header', 'the real token with its last character changed']);
+    expect(r.fingerprints).toEqual([
+      `an empty ${TOKEN_HEADER} header`,
+      'the real token with its last character changed',
+    ]);
   });
 
   test('the token taken from the query string: a success even without data', async () => {
@@ -108,11 +114,11 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
       [pass(id).config.app.key, pass(id).config.app.key],
     ]);
     return pass(id).exchanges.map((x) => {
-      const t = x.request.headers['open-token'];
+      const t = tokenOfRequest(x.request.headers);
       const headers =
         t === undefined
           ? x.request.headers
-          : { ...x.request.headers, 'open-token': known.get(t) ?? placeholderOf('derived-token') };
+          : carrying(x.request.headers, known.get(t) ?? placeholderOf('derived-token'));
       const response = x.response && { ...x.response, body: x.response.body.replaceAll(from, to) };
       return { ...x, request: { ...x.request, url: x.request.url.replaceAll(from, to), headers }, response };
     });
@@ -121,7 +127,9 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
   test('a token that ends in "~": its changed last character is "-", never the token itself', async () => {
     const to = `${token()}~`;
     const exchanges = withToken(to);
-    expect(exchanges.filter((x) => x.request.headers['open-token'] === placeholderOf('derived-token'))).toHaveLength(1);
+    expect(exchanges.filter((x) => tokenOfRequest(x.request.headers) === placeholderOf('derived-token'))).toHaveLength(
+      1,
+    );
     const r = await replay(check(id), pass(id).config, exchanges);
     expect(r.status).toBe('passed');
     // The stand-in answers only a request marked as carrying a derived token: a refusal of it reaches the check.
@@ -447,7 +455,8 @@ describe('a derived credential is a secret of the run, under its kind; a value h
     });
     expect(records[0]!.status).toBe('passed');
     return records[0]!.evidence.map(
-      (e) => `${decodeURIComponent(e.request.url).replace(/^.*\/open/, '')} ${e.request.headers['open-token'] ?? '-'}`,
+      (e) =>
+        `${decodeURIComponent(e.request.url).replace(/^.*\/open/, '')} ${tokenOfRequest(e.request.headers) ?? '-'}`,
     );
   };
 
@@ -473,7 +482,7 @@ test("INFO-AUTH-TOKEN: a renewal earlier in the run (AUTH-05's token refused aft
   const renewed = 'tok_renewed_after_401_0001';
   const withToken = (x: RecordedExchange): RecordedExchange => ({
     ...x,
-    request: { ...x.request, headers: { ...x.request.headers, 'open-token': renewed } },
+    request: { ...x.request, headers: carrying(x.request.headers, renewed) },
   });
   // /auth issues the first token, then the renewed one; /seats and /merchant refuse the first once it has worked.
   const exchanges = rec.exchanges.flatMap((x): RecordedExchange[] => {

@@ -7,6 +7,7 @@ import { ALL_CHECKS } from '../../suites/index.js';
 import type { RecordedExchange } from '../../core/session/recorded-source.js';
 import { recordingsOf, replay } from './replay.js';
 import { issuedToken, requestOf, withAnswers } from './altered.js';
+import { TOKEN_HEADER } from '../../core/spec/auth-scheme.js';
 
 type Rec = Record<string, unknown>;
 const ID = 'UNAUTH-DISHES';
@@ -14,7 +15,7 @@ const check = ALL_CHECKS.find((c) => c.id === ID)!;
 const rec = recordingsOf(ID).pass!;
 const token = issuedToken(rec.exchanges, rec.config.app.key);
 const withToken = (line: string) => (x: RecordedExchange) => requestOf(x).line === line && requestOf(x).token === token;
-const noHeader = (x: RecordedExchange) => requestOf(x).line === 'GET /dishes' && !('open-token' in x.request.headers);
+const noHeader = (x: RecordedExchange) => requestOf(x).line === 'GET /dishes' && !(TOKEN_HEADER in x.request.headers);
 const refusalSaying = (msg: string) => () => ({ status: 'ERROR', code: 401, msg });
 const listed = (line: string, change: (items: Rec[]) => unknown[]) => (exchanges: RecordedExchange[]) =>
   withAnswers(exchanges, withToken(line), (json) => ({
@@ -45,7 +46,7 @@ describe(`${ID}: the values a refusal may not hold`, () => {
   test('a name of four characters is one', async () => {
     const r = await judge(withAnswers(edges(rec.exchanges), noHeader, refusalSaying('no token, no Soup'), 401));
     expect(r.status).toBe('failed');
-    expect(r.message).toContain(`no open-token header: the refusal body contains dish 900's name ("Soup")`);
+    expect(r.message).toContain(`no ${TOKEN_HEADER} header: the refusal body contains dish 900's name ("Soup")`);
   });
 
   test('a name of three, a value past the first 200 records, the word undefined are none', async () => {
@@ -60,7 +61,7 @@ describe(`${ID}: the merchant's values when they cannot be read`, () => {
     const refused = withAnswers(rec.exchanges, withToken('GET /merchant'), refusalSaying('busy'), 500);
     const r = await judge(withAnswers(edges(refused), noHeader, refusalSaying('no Soup'), 401));
     expect(r.status).toBe('failed');
-    expect(r.message).toContain(`no open-token header: the refusal body contains dish 900's name ("Soup")`);
+    expect(r.message).toContain(`no ${TOKEN_HEADER} header: the refusal body contains dish 900's name ("Soup")`);
   });
 
   test('a /merchant with no response: the check cannot finish', async () => {

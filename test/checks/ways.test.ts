@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../../suites/index.js';
 import { recordingsOf, replay } from './replay.js';
 import { issuedToken, requestOf, withAnswers, withBodies } from './altered.js';
+import { TOKEN_HEADER } from '../../core/spec/auth-scheme.js';
 
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 
@@ -31,7 +32,7 @@ describe('UNAUTH-*: a refusal that carries data fails, with the code right', () 
         (json) => ({ ...(json as object), data: [{ id: 101 }] }),
       );
       expect(r.status).toBe('failed');
-      expect(r.message).toContain('no open-token header: the refusal carries data [{"id":101}]');
+      expect(r.message).toContain(`no ${TOKEN_HEADER} header: the refusal carries data [{"id":101}]`);
     });
   }
 });
