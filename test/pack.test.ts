@@ -10,7 +10,7 @@ import { installTarball, npm, packTarball } from './helpers/pack.js';
 test('the npm pack tarball installs, `npx conformance --demo` passes from it, and library mode works from it', async () => {
   const { dir, tarball } = packTarball();
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
-  expect(files).toContain('package/dist/suites/conformance.test.js');
+  expect(files).toContain('package/dist/app/checks-process.js');
   expect(files).toContain('package/schemas/dish.schema.json');
   expect(files).toContain('package/openapi.yaml');
   expect(files).not.toContain('package/test/');

@@ -348,7 +348,7 @@ describe.concurrent('verdicts you can trust', () => {
         onSpawn: (p) => {
           pid = p;
         },
-        // The checks' process starts early (app/early-worker.ts): it runs checks once the CLI says it is checking.
+        // The checks' process starts early (bin/conformance.js): it runs checks once the CLI says it is checking.
         onStdout: (s) => {
           checking ||= s.includes(': checking ');
         },
@@ -403,7 +403,7 @@ describe.concurrent('verdicts you can trust', () => {
     expect(seen.every((u) => u.includes('/auth'))).toBe(true);
   });
 
-  // The checks start in their own process as soon as the preflight passed (suites/cli-run.ts): a CLI killed outright
+  // The checks start in their own process as soon as the preflight passed (app/checks-process.ts): a CLI killed outright
   // (no signal handler runs, no report) must not leave that process sending requests to the server.
   test('a CLI killed with SIGKILL leaves no checks process sending requests', async () => {
     const srv = await startReferenceServer({ https: true });
