@@ -112,7 +112,7 @@ export class ConformanceReporter implements Reporter {
         name: meta.suite?.name ?? 'conformance',
         file,
         call,
-        collector: new ResultCollector(new Redactor(), undefined, accepts),
+        collector: new ResultCollector(new Redactor(), accepts),
       };
       this.calls.set(key, found);
     }
