@@ -42,6 +42,7 @@ function slowDown(srv: RunningServer, ms: number): number[] {
 async function signalNpx(
   signal: NodeJS.Signals,
   srv: RunningServer,
+  group = false,
 ): Promise<{
   npxExit: { code: number | null; signal: NodeJS.Signals | null };
   sentAt: number;
@@ -55,6 +56,8 @@ async function signalNpx(
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...targetEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, as a terminal's foreground job: a real Ctrl-C signals every process of it.
+    detached: group,
   });
   let out = '';
   let stderr = '';
@@ -66,7 +69,7 @@ async function signalNpx(
       sentAt = -1;
       setTimeout(() => {
         sentAt = performance.now();
-        process.kill(child.pid!, signal);
+        process.kill(group ? -child.pid! : child.pid!, signal);
       }, 1000);
     }
   });
@@ -87,6 +90,23 @@ async function signalNpx(
 }
 
 describe('signals sent to npx alone (issue 38 item 6)', () => {
+  test('a real Ctrl-C (SIGINT to the whole process group): the report of what finished, and no harness error', async () => {
+    const srv = await startReferenceServer({ https: true });
+    slowDown(srv, 150);
+    try {
+      const r = await signalNpx('SIGINT', srv, true);
+      expect(r.report, r.stderr).toBeDefined();
+      expect(r.reportAt! - r.sentAt).toBeLessThan(1500);
+      expect(r.report!.verdict).toBe('incomplete');
+      expect(r.report!.errors.join(' ')).toMatch(/the run was interrupted \(SIGINT\)/);
+      // One signal: no second-signal exit, no checks' process that died of it, no unhandled error.
+      expect(r.report!.errors.join(' ')).not.toMatch(/checks' process stopped/);
+      expect(r.stderr).not.toMatch(/unhandled error|Worker emitted error|HARNESS/);
+    } finally {
+      await srv.close();
+    }
+  });
+
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     test(`${signal} to npx: the run stops within a second with its report of what finished (INCOMPLETE), and sends nothing more`, async () => {
       const srv = await startReferenceServer({ https: true });
