@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot, tool } from '../core/base/paths.js';
@@ -156,6 +156,20 @@ describe('adapters agree with the CLI (same server, same seed)', () => {
     expect(() =>
       conformanceChecks({ base_url: 'https://x.invalid', app: { secret: 'a', key: 'b' } }, { only: ['NOPE-*'] }),
     ).toThrow(/^conformanceChecks: /);
+  });
+});
+
+describe('examples/node-test, as a vendor has it', () => {
+  test('node --test against the sandbox its test starts: every check passes, and the report says CONFORMANT', async () => {
+    const dir = project({});
+    cpSync(join(packageRoot, 'examples', 'node-test'), dir, { recursive: true });
+    const node = await run(['--test', '--test-reporter=tap', 'test/conformance.test.mjs'], dir);
+    expect(node.code, node.out).toBe(0);
+    expect(tapFailures(node.out)).toEqual([]);
+    expect(node.out).toContain('Conformance: CONFORMANT');
+    expect(node.report!.verdict).toBe('conformant');
+    expect(node.report!.checks.map((c) => c.id).sort()).toEqual(ALL_CHECKS.map((c) => c.id).sort());
+    expect(existsSync(join(dir, 'conformance-report', 'junit.xml'))).toBe(true);
   });
 });
 
