@@ -186,7 +186,3 @@ export async function runConformance(config: ConfigSource, options: RunOptions =
 
 const reasonOf = (reason: unknown): string =>
   typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : 'the run was interrupted';
-
-/** The full catalogue as plain values (no session): id, title, level, section, area. */
-export const catalogue = (): Array<Omit<ConformanceCheck, 'run'>> =>
-  ALL_CHECKS.map((c) => ({ id: c.id, title: c.title, level: c.level, section: c.spec, area: c.area }));
