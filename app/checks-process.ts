@@ -80,6 +80,10 @@ async function run(order: Extract<ToChecks, { type: 'run' }>): Promise<FromCheck
   return { type: 'ended', errors: result.errors };
 }
 
-await loaded;
+const { ALL_CHECKS } = (await loaded)[4];
+post({
+  type: 'catalogue',
+  heads: ALL_CHECKS.map(({ id, title, level, spec, area }) => ({ id, title, level, spec, area })),
+});
 // The API's precompiled validators, loaded before the run's first answer needs them.
 (await import('../core/spec/schemas.js')).isValid('envelope.success', {});

@@ -26,6 +26,8 @@ export type ToChecks =
 
 /** Checks' process → CLI. */
 export type FromChecks =
+  /** Sent once its modules are loaded: the catalogue (the CLI selects, lists and reports from it). */
+  | { type: 'catalogue'; heads: CheckHead[] }
   | { type: 'record'; record: CheckRecord }
   | { type: 'progress'; progress: RequestProgress }
   /** The engine ended: every record was sent; errors are the run's own (it was stopped: how many did not finish). */
@@ -56,7 +58,35 @@ export function startsChecks(argv: readonly string[]): boolean {
 
 /** The checks' process of one run. */
 export class ChecksProcess {
+  private catalogue: Promise<CheckHead[] | undefined> | undefined;
+
   private constructor(private readonly child: ChildProcess) {}
+
+  /**
+   * The catalogue's heads as the process loaded them (so the CLI does not load the checks a second time), or
+   * undefined if it ended before it said.
+   */
+  heads(): Promise<CheckHead[] | undefined> {
+    const child = this.child;
+    this.catalogue ??= new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null || !child.connected) return resolve(undefined);
+      // Waited for: the channel keeps the CLI alive until it is heard.
+      child.channel?.ref();
+      const done = (heads: CheckHead[] | undefined): void => {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        child.channel?.unref();
+        resolve(heads);
+      };
+      const onMessage = (m: FromChecks): void => {
+        if (m.type === 'catalogue') done(m.heads);
+      };
+      const onExit = (): void => done(undefined);
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+    return this.catalogue;
+  }
 
   /**
    * Forks it now: it loads the engine and the checks while the CLI runs its preflight. It keeps the CLI alive only
@@ -131,7 +161,7 @@ export class ChecksProcess {
           hooks.onRecord?.(m.record);
         } else if (m.type === 'progress') hooks.onProgress?.(m.progress);
         else if (m.type === 'ended') end(m.errors);
-        else end([`the checks' process failed: ${m.message}`], `the checks' process failed`);
+        else if (m.type === 'failed') end([`the checks' process failed: ${m.message}`], `the checks' process failed`);
       };
       const onExit = (code: number | null, signal: NodeJS.Signals | null): void =>
         end(

@@ -76,15 +76,25 @@ async function signalNpx(
   const npxExit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, s) => resolve({ code, signal: s })),
   );
+  // The report once written whole (it may be seen while it is being written).
   let reportAt: number | undefined;
-  for (let i = 0; i < 100 && reportAt === undefined; i++) {
-    if (existsSync(reportFile)) reportAt = performance.now();
-    else await new Promise((r) => setTimeout(r, 50));
+  let report: Report | undefined;
+  for (let i = 0; i < 100 && report === undefined; i++) {
+    try {
+      if (existsSync(reportFile)) {
+        const at = performance.now();
+        report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+        reportAt = at;
+      }
+    } catch {
+      /* not whole yet */
+    }
+    if (report === undefined) await new Promise((r) => setTimeout(r, 50));
   }
   return {
     npxExit,
     sentAt,
-    ...(reportAt !== undefined ? { reportAt, report: JSON.parse(readFileSync(reportFile, 'utf8')) as Report } : {}),
+    ...(reportAt !== undefined && report !== undefined ? { reportAt, report } : {}),
     stderr,
   };
 }
