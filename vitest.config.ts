@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/helpers/sequencer.js';
 
-// The project's own tests (npm test). Conformance runs do not read this file: the CLI passes config: false.
+// The project's own tests (npm test). A conformance run has no Vitest in it: the CLI hosts the engine itself.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

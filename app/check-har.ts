@@ -2,7 +2,7 @@ import { commandArgs } from './command-args.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, resolveConfig, redactedConfig, type Config, type Credentials } from '../core/config/config.js';
+import { ConfigError, resolveConfig, type Config, type Credentials } from '../core/config/config.js';
 import { runChecks } from '../core/engine/engine.js';
 import {
   bodyBytes,
@@ -15,7 +15,8 @@ import { HarError, type HarRoles } from '../core/session/har.js';
 import { readHarStream, type HarStreamResult } from '../core/session/har-stream.js';
 import type { Requirement } from '../core/model/check.js';
 import type { Who } from '../core/spec/resources.js';
-import { buildReport, checkRecord, type CheckRecord, type Report } from '../core/model/report.js';
+import { checkRecord, type CheckRecord, type Report } from '../core/model/report.js';
+import { runFacts, runReport } from '../core/engine/run-report.js';
 import type { Redactor } from '../core/redact/redact.js';
 import {
   AUTH_PATH,
@@ -31,7 +32,7 @@ import { inertBlock, untrustedLine } from '../core/redact/untrusted-text.js';
 import { tool } from '../core/base/paths.js';
 import { summaryText } from '../reporters/terminal.js';
 import { ALL_CHECKS } from '../suites/index.js';
-import { writeReportDir } from './suite-runner.js';
+import { writeReportDir } from './report-dir.js';
 
 /** `conformance check-har --help`. */
 export const CHECK_HAR_USAGE = `Usage: conformance check-har capture.har [--base-url URL] [--report-dir DIR] [--reporter LIST] [--strict] [-q]
@@ -359,21 +360,16 @@ async function judgeFile(
       : []),
   ];
   const report: Report = {
-    ...buildReport({
-      checks: records,
-      baseUrl: redactor.redact(config.base_url),
-      startedAt: started,
-      durationMs: performance.now() - t0,
-      strict: config.strict,
-      catalogue: ALL_CHECKS,
-      fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
-      config: {
-        ...redactedConfig(config),
-        recording: redactor.redact(file),
-        ...(notes.length ? { recording_notes: notes } : {}),
+    ...runReport(
+      runFacts(config, redactor),
+      { records, errors: [] },
+      {
+        catalogue: ALL_CHECKS,
+        startedAt: started,
+        durationMs: performance.now() - t0,
+        config: { recording: redactor.redact(file), ...(notes.length ? { recording_notes: notes } : {}) },
       },
-      errors: [],
-    }),
+    ),
     source: 'recording',
   };
   if (!v.quiet) {

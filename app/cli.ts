@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   ConfigError,
@@ -17,8 +15,12 @@ import {
 import { tool } from '../core/base/paths.js';
 import { redactorFor } from '../core/redact/redact.js';
 import { CREDENTIALS } from '../core/spec/auth-scheme.js';
-import { readProgress } from '../core/session/progress.js';
-import type { RunnerOptions } from './suite-runner.js';
+import type { RequestProgress } from '../core/session/progress.js';
+import { deadlineWords } from '../core/engine/run.js';
+import { runFacts, runReport } from '../core/engine/run-report.js';
+import type { CheckHead } from '../core/model/report.js';
+import { ChecksProcess } from './run-host.js';
+import { writeReportDir } from './report-dir.js';
 import { selectChecks } from './selection.js';
 import {
   ceilingLines,
@@ -33,18 +35,7 @@ import { didYouMean } from '../core/config/suggest.js';
 import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
 import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLine, untrustedLines } from '../core/redact/untrusted-text.js';
-import { loadCheckHeads } from './check-heads.js';
-import { checksEnded, dropEarlyWorker, forkEarlyWorker, startRun, stopRun } from './early-worker.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
-
-/**
- * How long the CLI waits before loading Vitest, in round trips as the preflight measured one: at +50 ms the fixture
- * run ended about 0.1 s sooner (alternating runs: no wait, 150, 250, 400, 800 and 1200 ms; the gain flattens out from
- * 400 ms, eight round trips).
- */
-const VITEST_AFTER_ROUND_TRIPS = 8;
-/** The longest such wait: a slow server's round trip must not hold the report back much past the checks' end. */
-const VITEST_WAIT_MAX_MS = 1_000;
 
 /** The exit codes every command shares: 0 conformant or passed, 1 a MUST failure, 2 usage, 3 could not judge. */
 export const EXIT = { conformant: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -227,7 +218,7 @@ function err(s: string): void {
   process.stderr.write(untrustedLines(s));
 }
 
-async function runCommand(argv: string[]): Promise<number> {
+async function runCommand(argv: string[], early?: ChecksProcess): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: RUN_FLAGS, strict: true, allowPositionals: false });
@@ -244,8 +235,32 @@ async function runCommand(argv: string[]): Promise<number> {
     out(`${tool.name} ${tool.version}\n`);
     return 0;
   }
-  // The checks' heads, not the checks: their code loads in the checks' own process (app/check-heads.ts).
-  const heads = await loadCheckHeads();
+  // The checks' process (app/checks-process.ts), forked first: it loads the engine and the checks while this process
+  // reads the config and runs the preflight. Ended with the run (or at once, by a usage error).
+  const checks = v.list ? undefined : (early ?? ChecksProcess.fork());
+  try {
+    return await checkedRun(v, checks);
+  } finally {
+    checks?.kill();
+  }
+}
+
+/** A run of the checks (or --list), its flags parsed: config, preflight, the checks, the report. */
+async function checkedRun(
+  v: Record<string, string | boolean | string[] | undefined>,
+  checks: ChecksProcess | undefined,
+): Promise<number> {
+  // The catalogue: selection, --list, the baseline's ids and coverage. The checks' process loads the checks anyway and
+  // says their heads: this process does not load them a second time (only --list, which runs none, does).
+  const heads: CheckHead[] =
+    (await checks?.heads()) ??
+    (await import('../suites/index.js')).ALL_CHECKS.map(({ id, title, level, spec, area }) => ({
+      id,
+      title,
+      level,
+      spec,
+      area,
+    }));
   if (v.list) {
     out(listText(heads));
     return 0;
@@ -293,9 +308,7 @@ async function runCommand(argv: string[]): Promise<number> {
     config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
   }
 
-  // The checks' process (app/early-worker.ts), if bin/conformance.js did not start it already: it loads the engine
-  // and the checks while the preflight runs.
-  forkEarlyWorker();
+  if (!checks) throw new Error('a run without its checks process');
   // The whole run, preflight included, ends by deadline_ms from here.
   const deadlineAt = Date.now() + config.deadline_ms;
   const interruption = interruptions();
@@ -305,37 +318,31 @@ async function runCommand(argv: string[]): Promise<number> {
     const baseline = entries && entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
-    // The run's scratch folder: the worker's count of requests for the progress line.
-    const runDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
-    const progressFile = quiet ? undefined : join(runDir, 'requests.json');
-    let progress: Progress | undefined;
+    const facts = runFacts(config, redactor);
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     let unverified: string[];
     const startedAt = new Date();
-    const { preflight, SetupError, setupStopReport } = await import('./preflight.js');
+    const { preflight, SetupError } = await import('./preflight.js');
     // A run stopped before any check started: the report directory (NOTHING JUDGED, the line, no checks) and the
     // job summary, so CI's artifact, JUnit widget and summary say why. No check, so no annotation: the terminal
     // keeps its one line.
     const stopBeforeChecks = async (line: string, cause?: string): Promise<number> => {
-      rmSync(runDir, { recursive: true, force: true });
-      const report = setupStopReport({
-        config,
-        catalogue: heads,
-        line,
-        startedAt,
-        redactor,
-        ...(cause ? { cause } : {}),
-      });
-      const files = await (await import('./suite-runner.js')).writeReportDir(report, config);
+      const report = runReport(
+        facts,
+        { records: [], errors: [] },
+        {
+          catalogue: heads,
+          startedAt,
+          setupStop: redactor.redact(line),
+          ...(cause !== undefined ? { stopCause: cause } : {}),
+        },
+      );
+      const files = await writeReportDir(report, config);
       out(await githubOutputs(report, redactor, process.env, files));
       return EXIT.incomplete;
     };
-    // How long this process waited for the server during the preflight: about one round trip.
-    let roundTrip = 0;
     try {
-      const before = performance.eventLoopUtilization();
       unverified = await preflight(config, redactor);
-      roundTrip = performance.eventLoopUtilization(before).idle;
     } catch (e) {
       if (!(e instanceof SetupError)) throw e;
       err(`conformance: ${e.message}\n`);
@@ -345,18 +352,30 @@ async function runCommand(argv: string[]): Promise<number> {
     const interrupted = interruption.reason();
     if (interrupted !== undefined)
       return await stopBeforeChecks(`${interrupted} before any check started`, interrupted);
-    // The checks start now in their own process (suites/cli-run.ts), and Vitest reports each as it ends.
+    // The checks start now in their own process; the report's start and duration count from here.
     const checksStarted = new Date();
-    startRun({
-      config,
-      only: selected.map((c) => c.id),
-      deadlineAt,
-      ...(progressFile ? { progressFile } : {}),
-      ...(harFile !== undefined ? { recordHar: resolve(harFile) } : {}),
-    });
-    // A signal from here on stops the checks and ends the run with the report of what finished (Vitest's own
-    // handlers, which exit at once, are dropped as it adds them: app/suite-runner.ts).
-    void interruption.promise.then((why) => stopRun(why));
+    let requests: RequestProgress | undefined;
+    let progress: Progress | undefined;
+    const running = checks.run(
+      {
+        type: 'run',
+        config,
+        only: selected.map((c) => c.id),
+        deadlineAt,
+        progress: !quiet,
+        ...(harFile !== undefined ? { recordHar: resolve(harFile) } : {}),
+      },
+      {
+        selected,
+        // A signal from here on stops the checks and ends the run with the report of what finished.
+        interrupted: interruption.promise,
+        deadlineWords: deadlineWords(config),
+        onRecord: () => progress?.finished(),
+        onProgress: (p) => {
+          requests = p;
+        },
+      },
+    );
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
@@ -368,45 +387,25 @@ async function runCommand(argv: string[]): Promise<number> {
       out(
         `Details: a seeded sample of at most ${config.max_details} records per resource (max_details; seed ${config.fuzz.seed})\n`,
       );
-    // The progress line counts from the checks' start (their process writes its requests to progressFile).
-    progress = progressFile
-      ? new Progress(
+    // The progress line counts from the checks' start (their process sends its count of requests).
+    progress = quiet
+      ? undefined
+      : new Progress(
           selected.length,
           out,
           process.stdout.isTTY === true,
-          () => readProgress(progressFile),
+          () => requests,
           progressEvery,
           config.concurrency,
-        )
-      : undefined;
-    // Vitest is needed only to report the checks. Loading and creating it is some 0.4 s of CPU, which at a distance
-    // slows the checks' first round trips, their busiest (the token, the lists, the first details, the code compiled
-    // as it first runs): it waits about VITEST_AFTER_ROUND_TRIPS round trips as the preflight measured one, or until
-    // the checks have ended or a signal came. At no distance that is about 20 ms: Vitest is then the run's critical path.
-    await Promise.race([
-      // A timer that keeps the process alive: the checks' process does not until Vitest takes it.
-      delay(Math.min(VITEST_AFTER_ROUND_TRIPS * roundTrip, VITEST_WAIT_MAX_MS)),
-      checksEnded(),
-      interruption.promise,
-    ]);
-    const runner = await import('./suite-runner.js');
-    const runnerOptions: RunnerOptions = {
-      selected,
-      catalogue: heads,
-      strict: config.strict,
-      deadlineAt,
-      startedAt: checksStarted,
-      interrupted: interruption.promise,
-      redactor,
-      ...(baseline ? { mark: (r) => markRecord(r, baseline) } : {}),
-      onRecord: () => progress?.finished(),
-    };
-    const running = (await runner.openSuite(config, runnerOptions)).run();
-    const { report, closed } = await running.finally(() => {
-      progress?.end();
-      rmSync(runDir, { recursive: true, force: true });
-    });
-    const files = await runner.writeReportDir(report, config);
+        );
+    const run = await running.finally(() => progress?.end());
+    const records = baseline ? run.records.map((r) => markRecord(r, baseline)) : run.records;
+    const report = runReport(
+      facts,
+      { records, errors: run.errors.map((e) => redactor.redact(e)) },
+      { catalogue: heads, startedAt: checksStarted },
+    );
+    const files = await writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
     // own annotations after it.
     out(inertBlock(redactor.redact(summaryText(report, files, { quiet, verbose: v.verbose === true }))));
@@ -415,10 +414,8 @@ async function runCommand(argv: string[]): Promise<number> {
       out(
         `Warning: --record-har: nothing was written to ${untrustedLine(redactor.redact(harFile))} (the recording failed; the verdict above stands)\n`,
       );
-    await closed;
     return report.exit_code;
   } finally {
-    dropEarlyWorker();
     interruption.dispose();
     await stop?.();
   }
@@ -457,9 +454,13 @@ function plainProgressEvery(env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+/** How often a run looks at its parent process (see parentWatch). */
+const PARENT_CHECK_MS = 150;
+
 /**
  * SIGINT and SIGTERM end the run early with a report of what finished (exit 3, INCOMPLETE); a second signal exits at
- * once (130 for SIGINT, 143 for SIGTERM).
+ * once (130 for SIGINT, 143 for SIGTERM). So does a signal sent to `npx` alone (what CI runners and `timeout` do),
+ * which reaches this process only through its parent (parentWatch).
  */
 function interruptions(): { promise: Promise<string>; reason(): string | undefined; dispose(): void } {
   let resolve!: (why: string) => void;
@@ -467,31 +468,90 @@ function interruptions(): { promise: Promise<string>; reason(): string | undefin
     resolve = r;
   });
   let seen: string | undefined;
-  const on = (signal: NodeJS.Signals): void => {
-    if (seen) process.exit(signal === 'SIGINT' ? 130 : 143);
-    seen = `the run was interrupted (${signal})`;
-    err(`conformance: ${signal}: stopping, writing the report of what finished (again to quit at once)\n`);
+  /** A signal of our own came (the parent's, seen by parentWatch, does not count as a first Ctrl-C). */
+  let signalled = false;
+  const stopWith = (why: string, line: string): void => {
+    if (seen) return;
+    seen = why;
+    err(`conformance: ${line}: stopping, writing the report of what finished (again to quit at once)\n`);
     resolve(seen);
+  };
+  const on = (signal: NodeJS.Signals): void => {
+    if (signalled) process.exit(signal === 'SIGINT' ? 130 : 143);
+    signalled = true;
+    stopWith(`the run was interrupted (${signal})`, signal);
   };
   const int = (): void => on('SIGINT');
   const term = (): void => on('SIGTERM');
   process.on('SIGINT', int);
   process.on('SIGTERM', term);
+  const stopWatch = parentWatch((what) => stopWith(`the run was interrupted (${what})`, what));
   return {
     promise,
     reason: () => seen,
     dispose: () => {
+      stopWatch();
       process.off('SIGINT', int);
       process.off('SIGTERM', term);
     },
   };
 }
 
-/** The CLI: runs the command argv names (a run when none) and resolves to the process's exit code. */
-export async function main(argv: string[]): Promise<number> {
+/** The scheduler's count of a process's wake-ups (Linux), or undefined where /proc does not say. */
+function wakeUps(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const n = [...status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s*(\d+)$/gm)].reduce(
+      (a, m) => a + Number(m[1]),
+      0,
+    );
+    return Number.isFinite(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command name of a process (Linux), or undefined. */
+function commandName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Signals that reach this process only through its parent. `npx conformance` (npm exec, and npm run) runs the CLI
+ * through `sh -c`, and npm passes a SIGINT or SIGTERM on to that shell only: a SIGTERM ends the shell (this process
+ * gets another parent: the run is stopped), and a SIGINT is held by the shell until its command ends (the shell,
+ * waiting for this process, wakes up for it: on Linux that is seen in its count of wake-ups, and the run is
+ * stopped). Returns a function that stops watching.
+ */
+function parentWatch(stop: (what: string) => void): () => void {
+  const parent = process.ppid;
+  // A shell that npm started this process in: it sleeps until this process ends, unless a signal wakes it.
+  const shell =
+    process.env.npm_lifecycle_event !== undefined && /^(sh|dash|bash)$/.test(commandName(parent) ?? '')
+      ? wakeUps(parent)
+      : undefined;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) stop('its parent process ended');
+    else if (shell !== undefined && wakeUps(parent) !== shell) stop('a signal to its parent process');
+    else return;
+    clearInterval(timer);
+  }, PARENT_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * The CLI: runs the command argv names (a run when none) and resolves to the process's exit code.
+ * @param early the checks' process bin/conformance.js forked for a run before this module loaded
+ */
+export async function main(argv: string[], early?: ChecksProcess): Promise<number> {
   try {
     const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]] : undefined;
-    return await (command ? command(argv.slice(1)) : runCommand(argv));
+    return await (command ? command(argv.slice(1)) : runCommand(argv, early));
   } catch (e) {
     if (e instanceof HelpRequest) {
       out(e.usage);

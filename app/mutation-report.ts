@@ -42,6 +42,8 @@ export interface MutationFigures {
   equivalent: number;
   /** Killed or timed out, as a percentage of the non-equivalent mutants that ran or had no test. */
   score: number;
+  /** Stryker's own score: killed or timed out, as a percentage of every mutant that ran or had no test. */
+  rawScore: number;
   survivors: Survivor[];
 }
 
@@ -136,6 +138,7 @@ export function mutationFigures(report: MutationTestResult, verdicts: Map<string
     invalid: count(all, 'CompileError', 'RuntimeError'),
     equivalent,
     score: judged ? ((killed + timeout) / judged) * 100 : Number.NaN,
+    rawScore: judged + equivalent ? ((killed + timeout) / (judged + equivalent)) * 100 : Number.NaN,
     survivors,
   };
 }
@@ -144,7 +147,8 @@ export function mutationFigures(report: MutationTestResult, verdicts: Map<string
 export function strykerScoreMarkdown(f: MutationFigures): string {
   const judged = f.killed + f.timeout + f.survived + f.noCoverage - f.equivalent;
   return (
-    `**Checks' code under Stryker: ${f.score.toFixed(1)} % of ${judged} non-equivalent mutants killed** ` +
+    `**Checks' code under Stryker: ${f.rawScore.toFixed(1)} % of ${judged + f.equivalent} mutants killed (Stryker's ` +
+    `own score); ${f.score.toFixed(1)} % of the ${judged} that are not equivalent** ` +
     `(${f.killed} killed, ${f.timeout} timed out, ${f.survived} survived, ${f.noCoverage} run by no test; ` +
     `${f.equivalent} more are equivalent, ${f.ignored} static ones not run, ${f.invalid} invalid) by the per-check ` +
     `unit tests, over the checks' code and the helpers they judge with; the survivors and why each survives: ` +

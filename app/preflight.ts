@@ -1,4 +1,4 @@
-import { redactedConfig, type Config, type Credentials } from '../core/config/config.js';
+import type { Config, Credentials } from '../core/config/config.js';
 import { NetworkError, type Reply } from '../core/transport/exchange.js';
 import { isRecord, successData } from '../core/session/api.js';
 import { describeReply, isRefusal } from '../core/model/assertions.js';
@@ -8,7 +8,6 @@ import { AUTH_PATH } from '../core/spec/endpoints.js';
 import { authQuery, CREDENTIALS, merchantField, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 import { tokensIn } from '../core/transport/issued-tokens.js';
 import type { Redactor } from '../core/redact/redact.js';
-import { buildReport, type CatalogueEntry, type Report } from '../core/model/report.js';
 import { clientFor } from '../core/engine/run.js';
 
 /**
@@ -246,33 +245,4 @@ async function sameMerchantStop(
   throw new SetupError(
     `other_app authenticates as the same merchant as app (${AUTH_PATH} and /merchant name merchant id ${redactor.redact(stringifyJson(merchants[0]!.id) ?? '')} for both): the isolation checks need an application of a second merchant. Check ${other.settings}; ${AT_FAULT} (it answers two merchants' applications with one merchant)`,
   );
-}
-
-/**
- * The report of a run that stopped before any check (at its setup, or interrupted during the preflight): NOTHING
- * JUDGED, the stop's one line as the reason, no check outcomes, so CI's artifact and JUnit widget show why.
- */
-export function setupStopReport(args: {
-  config: Config;
-  catalogue: CatalogueEntry[];
-  line: string;
-  startedAt: Date;
-  redactor: Redactor;
-  /** Why no check ran, when not the setup (an interruption during the preflight). */
-  cause?: string;
-}): Report {
-  const { config, redactor } = args;
-  return buildReport({
-    checks: [],
-    baseUrl: redactor.redact(config.base_url),
-    startedAt: args.startedAt,
-    durationMs: Date.now() - args.startedAt.getTime(),
-    strict: config.strict,
-    catalogue: args.catalogue,
-    fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
-    config: redactedConfig(config),
-    errors: [],
-    setupStop: redactor.redact(args.line),
-    ...(args.cause !== undefined ? { stopCause: args.cause } : {}),
-  });
 }

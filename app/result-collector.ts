@@ -3,22 +3,18 @@ import { checkRecord, unfinishedRecord, type CheckRecord } from '../core/model/r
 import type { Redactor } from '../core/redact/redact.js';
 
 /**
- * Reads each check's result from Vitest's public test objects (meta written by the check's test) as it finishes,
- * and keeps the results as report records. A test that ended without a result (the module failed, the worker
- * died) becomes an error record; checks that never reported at all are the runner's to fill in (see runSuite).
+ * Library mode's reporter (app/vitest-reporter.ts), one per conformanceSuite call: reads each check's result from
+ * Vitest's public test objects (meta written by the check's test) as it finishes, and keeps the results as report
+ * records. A test that ended without a result (the module failed, the worker died) becomes an error record.
  */
 export class ResultCollector implements Reporter {
   readonly records: CheckRecord[] = [];
   readonly errors: string[] = [];
   private readonly seen = new Set<string>();
-  /**
-   * @param accepts which tests are this collector's (library mode: one collector per conformanceSuite call); all
-   *   when absent
-   */
+  /** @param accepts which tests are this collector's (those of one conformanceSuite call) */
   constructor(
     private readonly redactor: Redactor,
-    private readonly onRecord?: (r: CheckRecord) => void,
-    private readonly accepts: (t: TestCase) => boolean = () => true,
+    private readonly accepts: (t: TestCase) => boolean,
   ) {}
 
   /** Keeps a record once per check id (a late duplicate from a cancelled run is dropped). */
@@ -26,7 +22,6 @@ export class ResultCollector implements Reporter {
     if (this.seen.has(rec.id)) return;
     this.seen.add(rec.id);
     this.records.push(rec);
-    this.onRecord?.(rec);
   }
 
   has(id: string): boolean {

@@ -2,9 +2,8 @@ import type { CheckResult, Level, Area } from '../core/model/check.js';
 import type { RunInfo } from '../suites/declare-checks.js';
 
 /**
- * What comes back from the checks' process through Vitest: each test's meta (TaskMeta below: each check's record,
- * read by app/result-collector.ts). What the CLI sends that process, and what it answers beside Vitest's protocol,
- * is in suites/worker-messages.ts.
+ * Library mode on Vitest: what each test's meta carries to the reporter (TaskMeta below: each check's record, read by
+ * app/result-collector.ts), which may run in another process or read merged blobs.
  */
 declare module '@vitest/runner' {
   interface TaskMeta {

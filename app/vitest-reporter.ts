@@ -3,7 +3,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { Reporter, SerializedError, TestCase, TestModule, Vitest } from 'vitest/node';
 import { ResultCollector } from './result-collector.js';
 import { REPORT_FILES, writeReports } from '../reporters/index.js';
-import { buildReport, VERDICT_WORD } from '../core/model/report.js';
+import { VERDICT_WORD } from '../core/model/report.js';
+import { runReport } from '../core/engine/run-report.js';
 import { Redactor } from '../core/redact/redact.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 import { assertSupportedVitest } from './vitest-version.js';
@@ -111,7 +112,7 @@ export class ConformanceReporter implements Reporter {
         name: meta.suite?.name ?? 'conformance',
         file,
         call,
-        collector: new ResultCollector(new Redactor(), undefined, accepts),
+        collector: new ResultCollector(new Redactor(), accepts),
       };
       this.calls.set(key, found);
     }
@@ -141,18 +142,22 @@ export class ConformanceReporter implements Reporter {
     for (const [i, c] of calls.entries()) {
       const tests = modules.flatMap((m) => [...m.children.allTests()]).filter((t) => this.callOf(t) === c);
       const info = tests.map((t) => t.meta().run).find((r) => r !== undefined);
-      const report = buildReport({
-        checks: c.collector.records,
-        baseUrl: info?.base_url ?? '(unknown: the suite stopped before it read its config)',
-        startedAt: this.started,
-        durationMs: Date.now() - this.started.getTime(),
-        // As in the CLI: coverage counts every MUST check of the suite, so a run of some checks is PARTIAL.
-        catalogue: ALL_CHECKS,
-        strict: info?.strict ?? false,
-        fuzz: info?.fuzz ?? { seed: 0, runs: 0 },
-        config: { ...(info?.config ?? {}), mode: 'library (vitest)', suite: c.name, test_file: c.file },
-        errors: c.collector.errors,
-      });
+      const facts = info ?? {
+        base_url: '(unknown: the suite stopped before it read its config)',
+        fuzz: { seed: 0, runs: 0 },
+        config: {},
+        strict: false,
+      };
+      // As in the CLI: coverage counts every MUST check of the suite, so a run of some checks is PARTIAL.
+      const report = runReport(
+        facts,
+        { records: c.collector.records, errors: c.collector.errors },
+        {
+          catalogue: ALL_CHECKS,
+          startedAt: this.started,
+          config: { mode: 'library (vitest)', suite: c.name, test_file: c.file },
+        },
+      );
       const target = subdirs ? join(dir, subdirs[i]!) : dir;
       mkdirSync(target, { recursive: true });
       const files = await writeReports(report, target, this.options.formats ?? ['json', 'junit', 'html']);

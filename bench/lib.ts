@@ -9,7 +9,7 @@
  *            simulated round trip also once with no request waiting for a slot, where the chain of round trips it
  *            waits through one after another is counted (bench/chain.ts: the dependency floor);
  *   empty  — the CLI's fixed cost: the same command running one check (--only AUTH-01: the token request only);
- *   vitest — Vitest's own start on one trivial test file (the lower bound of any Vitest-based run);
+ *   vitest — Vitest's own start on one trivial test file (what a run cost once Vitest was in the CLI; kept to compare);
  *   dredd  — Dredd against the API's OpenAPI document (`conformance openapi`, lowered to 2.0 by bench/openapi2.ts),
  *            where Dredd can be installed (never into this package).
  * Runs of floor and suite alternate so a noisy neighbour hurts both alike, after one unmeasured suite run that warms the
@@ -645,7 +645,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             'CLI fixed cost: a run of one check (--only AUTH-01)',
             empty,
             undefined,
-            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one ${AUTH_PATH} per application), Vitest start, suite import, the token request, report writing`,
+            `the one-check run exits ${codes} (PARTIAL: one check of the catalogue); its wall time is the fixed cost: process start, config, preflight (one ${AUTH_PATH} per application), the checks' process and its modules, the token request, report writing`,
           ),
         );
         rows.push(row('n/a', 'vitest', "Vitest's own start: one trivial test file", vt));
@@ -892,13 +892,13 @@ export function targets(rows: Row[]): Target[] {
   const out: Target[] = [];
   const fs = find('fixture', 'suite');
   const ff = find('fixture', 'floor');
-  const vt = find('n/a', 'vitest');
-  if (fs && ff && vt) {
-    const limit = 1.5 * (vt.wall_ms + ff.wall_ms);
+  if (fs && ff) {
+    // Issue 36: the CLI hosts the engine (no Vitest in a run), so the fixture run is judged against its request floor.
+    const limit = 1.5 * ff.wall_ms;
     out.push({
-      name: 'fixture: whole CLI run ≤ 1.5 × (Vitest trivial start + floor)',
+      name: 'fixture: whole CLI run ≤ 1.5 × its request floor',
       limit: `${Math.round(limit)} ms`,
-      measured: `${fs.wall_ms} ms (${(fs.wall_ms / (vt.wall_ms + ff.wall_ms)).toFixed(2)} ×)${unless(fs)}`,
+      measured: `${fs.wall_ms} ms (${(fs.wall_ms / ff.wall_ms).toFixed(2)} ×)${unless(fs)}`,
       met: fs.wall_ms <= limit && whole(fs),
     });
   }

@@ -1,7 +1,6 @@
 /**
- * The engine's run as Vitest's tests see it (the CLI's entry and library mode alike): each test waits for its own
- * check's record. No Vitest import: the checks' process starts a CLI run through it before Vitest runs the entry file
- * (suites/cli-run.ts).
+ * One run of the engine as a test runner's tests see it (the programmatic API's session, app/api.ts, which the Vitest
+ * and node:test adapters use): each test waits for its own check's record. No test runner's import.
  */
 import type { Check } from '../core/model/check.js';
 import type { EngineOptions, EngineResult } from '../core/engine/engine.js';
@@ -20,9 +19,8 @@ interface Waiting {
 }
 
 /**
- * One run of the engine and each check's record as it arrives. It starts either when `begin` is called (the CLI's run,
- * as soon as its preflight passed) or when the first test asks for its record (library mode: Vitest has chosen by
- * then which tests run — filters, shards, .only — and the run takes the checks of those tests).
+ * One run of the engine and each check's record as it arrives. It starts when the first check asks for its record
+ * (a test runner has chosen by then which tests run — filters, shards, .only — and the run takes those checks).
  */
 export class CheckRecords {
   private readonly waiting = new Map<string, Waiting>();
@@ -83,7 +81,7 @@ export class CheckRecords {
     return this.entry(id).promise;
   }
 
-  /** Stops the run: every check not finished is incomplete, with this reason (a cancelled Vitest run). */
+  /** Stops the run: every check not finished is incomplete, with this reason (a cancelled test run, a signal). */
   stop(reason: unknown): void {
     this.controller.abort(reason);
   }
@@ -91,5 +89,10 @@ export class CheckRecords {
   /** Resolves once the run has ended (started or not). */
   async ended(): Promise<void> {
     await this.started?.catch(() => undefined);
+  }
+
+  /** The run's result once it has ended; undefined if it never started. Rejects if it could not start. */
+  async result(): Promise<EngineResult | undefined> {
+    return this.started;
   }
 }

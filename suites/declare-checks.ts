@@ -1,15 +1,17 @@
 import { describe, test, type RunnerTestFile, type RunnerTestSuite } from 'vitest';
 import type { Check } from '../core/model/check.js';
 import { phasesOf } from '../core/engine/engine.js';
-import type { CheckRecords } from './check-records.js';
+import type { CheckRecord } from '../core/model/report.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 
 /** What the report needs to know of a run, carried on each test's meta so a reporter in another process has it. */
-export interface RunInfo {
-  base_url: string;
-  fuzz: { seed: number; runs: number };
-  config: Record<string, unknown>;
-  strict: boolean;
+export type { RunFacts as RunInfo } from '../core/engine/run-report.js';
+import type { RunFacts as RunInfo } from '../core/engine/run-report.js';
+
+/** Where a test gets its check's record: one shared run (app/api.ts ConformanceSession). */
+export interface RecordSource {
+  /** The record of a check; the run starts, if it has not, on the checks `runs` names. */
+  record(id: string, runs: () => ReadonlySet<string>): Promise<CheckRecord>;
 }
 
 /** The check ids of the tests of a file that Vitest will run (of one conformanceSuite call in library mode). */
@@ -27,20 +29,14 @@ function testsToRun(file: Readonly<RunnerTestFile>, call: number | undefined): S
 }
 
 /**
- * Declares one Vitest test per check, grouped by phase and area (core/engine/engine.ts phasesOf): the CLI's entry
- * (suites/conformance.test.ts) and library mode (app/vitest.ts) both declare through here. The engine runs the
+ * Declares one Vitest test per check, grouped by phase and area (core/engine/engine.ts phasesOf): library mode's
+ * adapter (app/vitest.ts) declares through here. The engine runs the
  * checks in its own order; each test waits for its check's record. A test's outcome follows the check's level: a
  * MUST failure, a check that could not finish (incomplete) or an error of the suite fails the test; a SHOULD failure
  * is a warning annotation on a passing test (it never gates); a skip carries its reason. The whole result travels
  * in task.meta for the reporters.
- * @param stopOnCancel a cancelled Vitest run (the CLI's deadline or a signal) stops the engine; library mode leaves
- *   it alone (a test's own timeout must not end the others' checks)
  */
-export function declareChecks(
-  selected: Check[],
-  records: CheckRecords,
-  opts: { info?: () => RunInfo; stopOnCancel?: boolean } = {},
-): void {
+export function declareChecks(selected: Check[], records: RecordSource, opts: { info?: () => RunInfo } = {}): void {
   for (const phase of phasesOf(selected)) {
     const groups =
       phase.name === 'areas'
@@ -60,9 +56,7 @@ export function declareChecks(
           test(
             `${check.id} ${check.title}`,
             { meta, concurrent: phase.concurrent },
-            async ({ task, skip, annotate, signal }) => {
-              if (opts.stopOnCancel)
-                signal.addEventListener('abort', () => records.stop(signal.reason), { once: true });
+            async ({ task, skip, annotate }) => {
               const result = await records.record(check.id, () => testsToRun(task.file, task.meta.suite?.call));
               task.meta.result = result;
               if (opts.info) task.meta.run = opts.info();

@@ -147,4 +147,21 @@ describe.sequential('the engine', () => {
       fast();
     }
   });
+
+  test('tells onProgress its count of requests while it runs and once at its end, as messages (no file)', async () => {
+    const fast = slowDown(srv, 80);
+    try {
+      const seen: Array<{ sent: number; settled: number; planned?: number }> = [];
+      const { records } = await runChecks(config(), ALL_CHECKS, undefined, { onProgress: (p) => seen.push(p) });
+      expect(records.every((r) => r.status !== 'failed')).toBe(true);
+      // At least one count while the run went on (every 500 ms), and the last one once every request had settled.
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      const last = seen.at(-1)!;
+      expect(last.sent).toBeGreaterThan(50);
+      expect(last.settled).toBe(last.sent);
+      expect(seen[0]!.sent).toBeLessThan(last.sent);
+    } finally {
+      fast();
+    }
+  });
 });

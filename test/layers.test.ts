@@ -61,8 +61,12 @@ const subLayerOf = (path: string): string | undefined => {
   return parts[0] === 'core' && parts.length > 2 ? parts[1] : undefined;
 };
 
-/** Files allowed to import Vitest: the adapters that declare checks as tests and run them (everything else is plain). */
-const VITEST_ADAPTERS = /^(app\/|suites\/(conformance\.test|checks-worker|declare-checks)\.ts$)/;
+/**
+ * Files allowed to import Vitest: its adapter (library mode) alone. The CLI hosts the engine itself: no module of its
+ * run (app/cli.ts, app/run-host.ts, app/checks-process.ts) may load Vitest, nor may the programmatic API.
+ */
+const VITEST_ADAPTERS =
+  /^(app\/(vitest|vitest-reporter|vitest-version|result-collector)\.ts|suites\/declare-checks\.ts)$/;
 
 /** Each file's bare imports (package names), for the rules on Vitest and on the package importing itself. */
 function bareImports(files: string[]): Map<string, string[]> {

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import type { MutantResult, MutationTestResult } from 'mutation-testing-report-schema';
-import { mutationFigures, readStrykerReport, readVerdicts, survivorsMarkdown } from '../app/mutation-report.js';
+import {
+  mutationFigures,
+  readStrykerReport,
+  readVerdicts,
+  strykerScoreMarkdown,
+  survivorsMarkdown,
+} from '../app/mutation-report.js';
 
 const SOURCE = ['export function f(a: number): boolean {', '  return a > 1 || a < -1;', '}', ''].join('\n');
 
@@ -50,6 +56,11 @@ test('the score counts killed and timed-out mutants over those that ran or had n
   const judged = mutationFigures(report(), verdicts);
   expect(judged.equivalent).toBe(1);
   expect(judged.score).toBeCloseTo((2 / 3) * 100);
+  // Stryker's own score is printed beside it: the equivalent ones are not set apart there.
+  expect(judged.rawScore).toBe(50);
+  expect(strykerScoreMarkdown(judged)).toMatch(
+    /^\*\*Checks' code under Stryker: 50\.0 % of 4 mutants killed \(Stryker's own score\); 66\.7 % of the 3 that are not equivalent\*\*/,
+  );
   expect(survivorsMarkdown(judged, verdicts)).toContain(
     `| \`${key}\` | suites/x.ts:2 | EqualityOperator | \`a < -1\` | \`a <= -1\` | equivalent |`,
   );

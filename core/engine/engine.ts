@@ -1,6 +1,6 @@
 /**
  * The engine: one conformance run from a config and the selected checks to their records. Every run path goes
- * through here: the CLI's and library mode's Vitest tests (suites/declare-checks.ts), check-har, the recordings and
+ * through here: the CLI (app/checks-process.ts), the programmatic API and its adapters (app/api.ts), check-har, the recordings and
  * the checks' unit replay. It owns the order checks run in (phasesOf), the outcome of each check (runCheck) and its
  * record (checkRecord), and ends every check it started: at the deadline or an interruption, what did not finish is
  * incomplete, never failed.
@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import { SharedRequests } from '../session/api.js';
 import { runCheck, unmetRequirement } from './run-check.js';
 import { setQuoteFilter } from '../redact/quote.js';
-import { writeProgress } from '../session/progress.js';
+import type { RequestProgress } from '../session/progress.js';
 import { redactorFor, type Redactor } from '../redact/redact.js';
 import { checkRecord, unfinishedRecord, type CheckRecord } from '../model/report.js';
 import { clientFor, deadlineWords, type SourceOf } from './run.js';
@@ -88,8 +88,11 @@ export interface EngineOptions {
   deadlineAt?: number;
   /** Every phase one check at a time (check-har: a request asked twice gets its recorded answers in order). */
   sequential?: boolean;
-  /** Where to keep the count of requests sent and planned (core/session/progress.ts) for the CLI's progress line. */
-  progressFile?: string;
+  /**
+   * The count of requests sent and planned (core/session/progress.ts) for the CLI's progress line: called every
+   * PROGRESS_EVERY_MS while the run goes on, and once at its end.
+   */
+  onProgress?: (progress: RequestProgress) => void;
   /** Called with the run's redactor before any check starts (check-har adds the recording's other secrets). */
   onRedactor?: (redactor: Redactor) => void;
 }
@@ -101,6 +104,9 @@ export interface EngineResult {
   errors: string[];
   redactor: Redactor;
 }
+
+/** How often a run tells onProgress its count of requests: often enough for a live line, rarely enough to cost nothing. */
+export const PROGRESS_EVERY_MS = 500;
 
 /**
  * After the deadline: time for checks to end on their own (their requests stop at the deadline and they end as
@@ -127,7 +133,9 @@ export async function runChecks(
   const client = source ? source(redactor) : clientFor(config, redactor, { deadlineAt });
   opts.onRedactor?.(redactor);
   const shared = new SharedRequests(config, client, readersOf(checks, config));
-  const stopProgress = opts.progressFile ? writeProgress(shared.tally, opts.progressFile) : undefined;
+  const onProgress = opts.onProgress;
+  const progressTimer = onProgress && setInterval(() => onProgress(shared.tally.snapshot()), PROGRESS_EVERY_MS);
+  progressTimer?.unref?.();
 
   const records = new Map<string, CheckRecord>();
   const settle = (rec: CheckRecord): void => {
@@ -194,7 +202,8 @@ export async function runChecks(
     const unfinished = checks.filter((c) => records.get(c.id)?.status === 'incomplete').length;
     errors.push(redactor.redact(`${stopReason}: ${unfinished} of ${checks.length} checks did not finish`));
   }
-  stopProgress?.();
+  if (progressTimer) clearInterval(progressTimer);
+  onProgress?.(shared.tally.snapshot());
   // Stopped: the requests still in flight end at their own time limit; the run does not wait for them.
   const closing = client.close().catch(() => undefined);
   if (stopReason === undefined) await closing;

@@ -1,7 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-
 /**
- * What a run has sent so far and what it still plans to send, as the Vitest worker tells the CLI (which draws the
+ * What a run has sent so far and what it still plans to send, as the engine tells the CLI through EngineOptions.onProgress (which draws the
  * progress line: rate, estimate of the time left).
  */
 export interface RequestProgress {
@@ -20,7 +18,7 @@ export interface RequestProgress {
 
 /**
  * Counts the run's requests and plans those to come: one per detail the checks declare they read (Check.reads; how
- * many is known once its list is in), and those of their own the checks ask for (api.ask). One per run, in the worker.
+ * many is known once its list is in), and those of their own the checks ask for (api.ask). One per run, in the engine.
  */
 export class RequestTally {
   private sent = 0;
@@ -67,39 +65,5 @@ export class RequestTally {
       settled: this.settled,
       ...(known ? { planned: Math.max(this.sent, this.sent + details - this.detailsSent) + this.promised } : {}),
     };
-  }
-}
-
-/** How often the worker writes its tally for the CLI: often enough for a live line, rarely enough to cost nothing. */
-const WRITE_EVERY_MS = 500;
-
-/**
- * Writes the tally to a file the CLI reads (the worker is another process; a whole small file replaced by a rename,
- * so a reader never sees half of one). Returns a function that writes the last snapshot and stops.
- */
-export function writeProgress(tally: RequestTally, file: string): () => void {
-  const write = (): void => {
-    try {
-      writeFileSync(`${file}.tmp`, JSON.stringify(tally.snapshot()));
-      renameSync(`${file}.tmp`, file);
-    } catch {
-      /* progress is a courtesy: a full disk must not fail the run */
-    }
-  };
-  const timer = setInterval(write, WRITE_EVERY_MS);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    write();
-  };
-}
-
-/** The tally as the worker last wrote it; undefined before it has (or if the file is unreadable). */
-export function readProgress(file: string): RequestProgress | undefined {
-  try {
-    const p = JSON.parse(readFileSync(file, 'utf8')) as RequestProgress;
-    return typeof p.sent === 'number' && typeof p.settled === 'number' ? p : undefined;
-  } catch {
-    return undefined;
   }
 }
