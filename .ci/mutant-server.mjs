@@ -14,7 +14,14 @@ if (!mutant) {
   process.exit(2);
 }
 const server = await startReferenceServer({ variants: [mutant], https: true });
-console.log(JSON.stringify({ baseUrl: server.baseUrl, caFile: server.caFile, env: FIXTURE_ENV, kills: mutant.kills }));
+console.log(
+  JSON.stringify({
+    baseUrl: server.baseUrl,
+    caFile: server.caFile,
+    env: { ...FIXTURE_ENV, CONFORMANCE_UNSAFE_METHODS: 'true' },
+    kills: mutant.kills,
+  }),
+);
 const stop = () => void server.close().then(() => process.exit(0));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
