@@ -42,6 +42,7 @@ export function testTls(): Promise<TestTls> {
 function der(tag: number, ...contents: Buffer[]): Buffer {
   const body = Buffer.concat(contents);
   const n = body.length;
+  if (n > 0xffff) throw new RangeError(`a DER value of ${n} bytes: longer than any certificate here needs`);
   const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
   return Buffer.concat([Buffer.from([tag, ...length]), body]);
 }
