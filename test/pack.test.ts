@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../core/base/paths.js';
 import { runCli } from './helpers/cli.js';
@@ -52,7 +53,10 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   const list = await runCli(['--list'], { cwd: dir, bin: 'npx' });
   expect(list.code).toBe(0);
   expect(list.stdout).toMatch(/^AUTH-01 /m);
-  // Library mode from the installed package (exports map, dependencies under node_modules): the example project.
+  // Library mode from the installed package (exports map, dependencies under node_modules): the example project, with
+  // the Vitest it names installed as a user would (the package brings none of its own).
+  const { version: vitestVersion } = createRequire(import.meta.url)('vitest/package.json') as { version: string };
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `vitest@${vitestVersion}`], dir);
   cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
   cpSync(join(packageRoot, 'examples', 'vitest-library', 'vitest.config.mjs'), join(dir, 'vitest.config.mjs'));
   const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
