@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../core/base/paths.js';
 import { runCli } from './helpers/cli.js';
@@ -31,7 +32,9 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   const readme = execFileSync('tar', ['-xzOf', tarball, 'package/README.md'], { encoding: 'utf8' });
   const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
     .map((m) => m[1]!)
-    .filter((l) => !/^[a-z]+:/.test(l));
+    .filter((l) => !/^[a-z]+:/.test(l))
+    // Images stay in the repository (the README shows them where it is read from a clone or the repository): none ships.
+    .filter((l) => !/\.(png|jpe?g|gif|svg|webp)$/.test(l));
   expect(links.length).toBeGreaterThan(3);
   for (const l of links)
     expect(
@@ -52,9 +55,10 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
   const list = await runCli(['--list'], { cwd: dir, bin: 'npx' });
   expect(list.code).toBe(0);
   expect(list.stdout).toMatch(/^AUTH-01 /m);
-  // Library mode from the installed package (exports map, dependencies under node_modules): the example project, in
-  // a project that installs Vitest as a library-mode user does.
-  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', 'vitest@~4.1.12'], dir);
+  // Library mode from the installed package (exports map, dependencies under node_modules): the example project, with
+  // the Vitest it names installed as a user would (the package brings none of its own).
+  const { version: vitestVersion } = createRequire(import.meta.url)('vitest/package.json') as { version: string };
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `vitest@${vitestVersion}`], dir);
   cpSync(join(packageRoot, 'examples', 'vitest-library', 'test'), join(dir, 'test'), { recursive: true });
   cpSync(join(packageRoot, 'examples', 'vitest-library', 'vitest.config.mjs'), join(dir, 'vitest.config.mjs'));
   const lib = spawnSync(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
@@ -109,3 +113,82 @@ test('the lowest Vitest of the supported range runs the CLI and library mode; Vi
   expect(out).toContain(`library mode supports Vitest ${SUPPORTED_VITEST}; this project runs Vitest 3.2.7`);
   expect(out).not.toMatch(/Cannot read properties of undefined/);
 }, 180_000);
+
+// #36: the tarball holds what a user runs, nothing of the workshop. Every module under dist/ in it is reached from the
+// package's entry points (bin/ and the exports map) through imports, import(), new URL(…, import.meta.url) or a file
+// name the code joins; every module it reaches is in it. The writers of generated files, the mutants and variants of
+// the reference server, the rule matrix's source and the README's screenshot stay in the repository.
+test('the tarball holds no maintenance code, no image, no install script, and no certificate library', () => {
+  const { dir, tarball } = packTarball();
+  const root = join(dir, 'unpacked');
+  mkdirSync(root);
+  execFileSync('tar', ['-xzf', tarball, '-C', root]);
+  const pkg = join(root, 'package');
+  const files = readdirSync(pkg, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(join(pkg, f)).isFile());
+  for (const maintenance of [
+    'dist/app/rules-doc.js',
+    'dist/app/mutation-report.js',
+    'dist/app/check-recordings.js',
+    'dist/app/readme-blocks.js',
+    'dist/reference/mutants/index.js',
+    'dist/reference/variants.js',
+    'docs/report-screenshot.png',
+  ])
+    expect(files, maintenance).not.toContain(maintenance);
+  expect(files.filter((f) => /\.(png|jpe?g|gif|webp)$/.test(f))).toEqual([]);
+
+  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+    exports: Record<string, string | { default: string }>;
+    scripts?: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+  // No script npm (or pnpm, yarn) runs when the package is installed: installs stay quiet (#38).
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+    expect(manifest.scripts?.[hook], `scripts.${hook}`).toBeUndefined();
+  // The demo's TLS certificates are written with node:crypto: no certificate library and its polyfill (about 5 MB).
+  expect(Object.keys(manifest.dependencies)).not.toContain('@peculiar/x509');
+  expect(Object.keys(manifest.dependencies)).not.toContain('reflect-metadata');
+
+  const modules = new Set(files.filter((f) => f.startsWith('dist/') && /\.(js|cjs|mjs)$/.test(f)));
+  const entries = [
+    ...Object.values(manifest.bin),
+    ...Object.values(manifest.exports).map((e) => (typeof e === 'string' ? e : e.default)),
+  ]
+    .map((e) => e.replace(/^\.\//, ''))
+    .filter((e) => /\.(js|cjs|mjs)$/.test(e) && files.includes(e));
+  const reached = new Set<string>();
+  const missing: string[] = [];
+  const queue = [...entries];
+  while (queue.length) {
+    const file = queue.pop()!;
+    if (reached.has(file)) continue;
+    reached.add(file);
+    const text = readFileSync(join(pkg, file), 'utf8');
+    for (const [, name] of text.matchAll(/['"`]([^'"`\s]+\.(?:js|cjs|mjs))['"`]/g)) {
+      if (name!.includes('${')) {
+        // A name made in a template (`schema-validators.${group}.cjs`): every shipped module it can name.
+        const [head, ...rest] = name!.split(/\$\{[^}]*\}/);
+        const pattern = new RegExp(
+          `(^|/)${[head!, ...rest].map((p) => p.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`,
+        );
+        queue.push(...[...modules].filter((m) => pattern.test(m)));
+      } else if (name!.startsWith('.')) {
+        const target = join(file, '..', name!);
+        if (modules.has(target)) queue.push(target);
+        else missing.push(`${file} → ${name}`);
+      } else {
+        // A file name the code joins to a folder (join(packageRoot, 'dist', 'suites', 'conformance.test.js')).
+        queue.push(...[...modules].filter((m) => m === name || m.endsWith(`/${name}`)));
+      }
+    }
+  }
+  expect(missing, 'modules the shipped code imports that are not shipped').toEqual([]);
+  // A module of types only compiles to an empty one: nothing to reach.
+  const typesOnly = (f: string): boolean =>
+    /^export \{\};\s*(\/\/# sourceMappingURL=\S+\s*)?$/.test(readFileSync(join(pkg, f), 'utf8').trim());
+  expect(
+    [...modules].filter((m) => !reached.has(m) && !typesOnly(m)),
+    'shipped modules nothing reaches',
+  ).toEqual([]);
+});

@@ -10,7 +10,19 @@ import { packageRoot } from '../core/base/paths.js';
 const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { files: string[] };
 // npm ships these whatever `files` says.
 const ALWAYS = ['package.json', 'README.md', 'LICENSE'];
-const entries = [...pkg.files, ...ALWAYS].map((f) => f.replace(/^\.\//, ''));
+const entries = [...pkg.files, ...ALWAYS].filter((f) => !f.startsWith('!')).map((f) => f.replace(/^\.\//, ''));
+// `files` entries that take paths out again ("!dist/app/rules-doc.*", "!dist/reference/mutants/"), as npm reads them.
+const excluded = pkg.files
+  .filter((f) => f.startsWith('!'))
+  .map(
+    (f) =>
+      new RegExp(
+        `^${f
+          .slice(1)
+          .replace(/[.+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '[^/]*')}${f.endsWith('/') ? '' : '(/|$)'}`,
+      ),
+  );
 // A path names a file of the repository when its first segment is one of the repository's top-level entries; other
 // names in the README are the user's (`known-failures.yaml`, `conformance-report/`, `.github/actions/…`); a path
 // out of the package (`../`) never ships.
@@ -19,6 +31,7 @@ const topLevel = new Set(readdirSync(packageRoot).filter((n) => !n.startsWith('.
 /** Whether `ref` (a path relative to the package root, a folder when it ends in `/`) is in the packed tarball. */
 function shipped(ref: string): boolean {
   const path = ref.replace(/^\.\//, '').replace(/\/$/, '');
+  if (excluded.some((x) => x.test(path) || x.test(`${path}/`))) return false;
   return entries.some((e) => {
     const entry = e.replace(/\/$/, '');
     if (e.endsWith('/') && path.startsWith(`${entry}/`)) {
@@ -33,9 +46,10 @@ function shipped(ref: string): boolean {
 /** Every relative link target and every path of a repository file the README names outside its code blocks. */
 function fileReferences(markdown: string): string[] {
   const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
-  const links = [...prose.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+  // Images stay in the repository (the README shows them where it is read from a clone or the repository).
+  const links = [...prose.matchAll(/(?<!!\[[^\]]*)\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
     .map((m) => m[1]!)
-    .filter((l) => !/^[a-z]+:/.test(l));
+    .filter((l) => !/^[a-z]+:/.test(l) && !/\.(png|jpe?g|gif|svg|webp)$/.test(l));
   const named = [...prose.matchAll(/`([^`\s]+)`/g)]
     .map((m) => m[1]!)
     .filter((s) => /^[\w.-]+(\/[\w.*-]*)*$/.test(s) && (topLevel.has(s.split('/')[0]!) || s.startsWith('../')))
@@ -62,6 +76,13 @@ test('the shipped-file rule itself tells a shipped file from one that is not', (
   expect(shipped('test/library.test.ts')).toBe(false);
   expect(shipped('CONTRIBUTING.md')).toBe(false);
   expect(shipped('schemas/no-such.schema.json')).toBe(false);
+  // What `files` takes out again: the workshop's modules and images.
+  expect(shipped('dist/app/rules-doc.js')).toBe(false);
+  expect(shipped('dist/reference/mutants/index.js')).toBe(false);
+  expect(shipped('dist/reference/mutants/')).toBe(false);
+  expect(shipped('docs/report-screenshot.png')).toBe(false);
+  expect(shipped('docs/rules.md')).toBe(true);
+  expect(shipped('dist/reference/server.js')).toBe(true);
   expect(fileReferences('see `../shared/spec.md` and [x](test/a.ts)\n```sh\nnode bench/x.js\n```\n')).toEqual([
     'test/a.ts',
     '../shared/spec.md',

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { runCli } from './helpers/cli.js';
@@ -124,5 +125,27 @@ describe('the throw-away TLS material, made at start (nothing shipped)', () => {
     // Clients take files: the certificates (never a key) are written where --ca-file can read them.
     expect(readFileSync(tls.ca.certFile, 'utf8')).toBe(tls.ca.cert);
     expect(readFileSync(tls.selfSigned.certFile, 'utf8')).toBe(tls.selfSigned.cert);
+  });
+
+  // Clients that verify strictly (OpenSSL's X509_STRICT, Python 3.13's default context) want RFC 5280's key
+  // identifiers and a keyCertSign CA: the DER written by reference/tls.ts is read by OpenSSL itself here.
+  test('OpenSSL verifies the chain and the self-signed certificate in strict mode', async () => {
+    const tls = await testTls();
+    const verify = (caFile: string, cert: string): string => {
+      const r = spawnSync('openssl', ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', caFile], {
+        input: cert,
+        encoding: 'utf8',
+      });
+      return `${r.stdout}${r.stderr}`.trim();
+    };
+    expect(verify(tls.ca.certFile, tls.server.cert)).toBe('stdin: OK');
+    expect(verify(tls.selfSigned.certFile, tls.selfSigned.cert)).toBe('stdin: OK');
+    expect(verify(tls.ca.certFile, tls.selfSigned.cert)).toMatch(
+      /self-signed certificate\nerror stdin: verification failed/,
+    );
+    const text = spawnSync('openssl', ['x509', '-noout', '-text'], { input: tls.ca.cert, encoding: 'utf8' }).stdout;
+    expect(text).toMatch(/Basic Constraints: critical\s+CA:TRUE, pathlen:0/);
+    expect(text).toMatch(/Key Usage: critical\s+Certificate Sign/);
+    expect(text).toMatch(/Signature Algorithm: ecdsa-with-SHA256/);
   });
 });

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 
 /**
- * The string formats the schemas name: the spec's own three, and "uri" and "date-time" from ajv-formats. One table,
+ * The string formats the schemas name: the spec's own, and JSON Schema's "uri" and "date-time" for our own files (Node's
+ * URL parser, no library: ajv-formats' table is no public entry point, and its public one loads all of ajv). One table,
  * used both where the validators are compiled (core/spec/schema-compiler.ts) and where precompiled ones run.
  */
 
@@ -88,22 +88,38 @@ export const timeFormats = {
   'spec-ip': isIpAddress,
 };
 
-/** How ajv-formats defines a format: a function, a regular expression, or an object with `validate`. */
-type FormatDefinition = ((s: string) => boolean) | RegExp | { validate: ((s: string) => boolean) | RegExp };
+/**
+ * "date-time" (RFC 3339 §5.6, as JSON Schema defines the format, read as ajv-formats reads it): a real date and time
+ * with seconds, an optional fraction, and "Z" or an offset (its minutes and colon optional); a leap second (:60) only
+ * at 23:59 UTC. Only our own files carry one (report.json's time).
+ */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/;
+function isDateTime(s: string): boolean {
+  const m = RFC3339.exec(s);
+  if (!m) return false;
+  const [hh, mm, ss] = [+m[4]!, +m[5]!, +m[6]!];
+  const offset = m[7] ? (m[7] === '-' ? -1 : 1) * (+m[8]! * 60 + +(m[9] ?? 0)) : 0;
+  if (+m[8]! > 23 || +(m[9] ?? 0) > 59 || !isRealDate(+m[1]!, +m[2]!, +m[3]!, hh, mm, Math.min(ss, 59))) return false;
+  return ss < 60 || (((hh * 60 + mm - offset) % 1440) + 1440) % 1440 === 1439;
+}
 
-// ajv-formats' definitions module is plain data and regular expressions: it loads without ajv itself.
-const ajvFormats = createRequire(import.meta.url)('ajv-formats/dist/formats') as {
-  fullFormats: Record<string, FormatDefinition>;
-};
+/**
+ * "uri": an absolute URI (RFC 3986: a scheme, then the rest) that the WHATWG URL parser reads, as undici will when it
+ * requests it. Only the configuration's base_url has this format, and what undici cannot read is no base URL.
+ */
+function isUri(s: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(s) && URL.canParse(s);
+}
 
 /**
  * Every format the schemas use, as ajv takes it (`addFormat(name, definition)`): the precompiled validators look a
  * format up in this table by name, so it must hold the same definitions the compiler was given.
  */
-export const FORMATS: Record<string, FormatDefinition | { type: 'string'; validate: (s: string) => boolean }> = {
-  uri: ajvFormats.fullFormats.uri!,
-  'date-time': ajvFormats.fullFormats['date-time']!,
+export const FORMATS: Record<string, { type: 'string'; validate: (s: string) => boolean }> = {
   ...Object.fromEntries(
-    Object.entries(timeFormats).map(([name, validate]) => [name, { type: 'string' as const, validate }]),
+    Object.entries({ ...timeFormats, uri: isUri, 'date-time': isDateTime }).map(([name, validate]) => [
+      name,
+      { type: 'string' as const, validate },
+    ]),
   ),
 };
