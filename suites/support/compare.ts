@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CheckContext } from '../../core/model/check.js';
 import { isRecord, successData, type Rec } from '../../core/session/api.js';
 import type { ListPath, Noun, Resource } from '../../core/spec/resources.js';
@@ -72,6 +73,72 @@ export function sameJson(x: unknown, y: unknown): boolean {
     }
   }
   return true;
+}
+
+/**
+ * JSON equality in which no array's order counts (nor key order): §4 defines which records a list holds ("all dishes
+ * of the current merchant"), not their order, and no rule orders an order's dishes, so two answers that hold the same
+ * records in another order hold the same content. The same order is tried first (the common case costs no more than
+ * sameJson); otherwise each element of the top-level arrays is reduced to a digest of its canonical text and the
+ * digests are compared as multisets, so a large list is never held twice as text.
+ */
+export function sameContent(x: unknown, y: unknown): boolean {
+  if (sameJson(x, y)) return true;
+  if (Array.isArray(x) && Array.isArray(y)) {
+    if (x.length !== y.length) return false;
+    const digests = (xs: unknown[]): string[] => {
+      const out: string[] = [];
+      for (let i = 0; i < xs.length; i++) out.push(createHash('sha256').update(canonicalText(xs[i])).digest('base64'));
+      return out.sort();
+    };
+    const [a, b] = [digests(x), digests(y)];
+    return a.every((d, i) => d === b[i]);
+  }
+  return canonicalText(x) === canonicalText(y);
+}
+
+/**
+ * One text per JSON value whatever the order of its arrays and keys (both sorted). Iterative, as sameJson: server
+ * data may nest past any call stack.
+ */
+export function canonicalText(root: unknown): string {
+  interface Frame {
+    keys: string[] | undefined;
+    values: unknown[];
+    texts: string[];
+  }
+  const frames: Frame[] = [];
+  /** A leaf's text, or undefined once an object or array has been opened as a frame. */
+  const enter = (v: unknown): string | undefined => {
+    if (typeof v === 'bigint') return String(v);
+    if (typeof v !== 'object' || v === null) return v === undefined ? 'undefined' : JSON.stringify(v);
+    if (Array.isArray(v)) {
+      const values: unknown[] = [];
+      for (let i = 0; i < v.length; i++) values.push(v[i]);
+      frames.push({ keys: undefined, values, texts: [] });
+    } else {
+      const keys = Object.keys(v).sort();
+      frames.push({ keys, values: keys.map((k) => (v as Rec)[k]), texts: [] });
+    }
+    return undefined;
+  };
+  const first = enter(root);
+  if (first !== undefined) return first;
+  for (;;) {
+    const f = frames[frames.length - 1]!;
+    if (f.texts.length < f.values.length) {
+      const t = enter(f.values[f.texts.length]);
+      if (t !== undefined) f.texts.push(t);
+      continue;
+    }
+    frames.pop();
+    const text = f.keys
+      ? `{${f.keys.map((k, i) => `${JSON.stringify(k)}:${f.texts[i]}`).join(',')}}`
+      : `[${f.texts.sort().join(',')}]`;
+    const parent = frames[frames.length - 1];
+    if (!parent) return text;
+    parent.texts.push(text);
+  }
 }
 
 /** 5 and "5": the same text, one side a number. */
