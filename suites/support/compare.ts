@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CheckContext } from '../../core/model/check.js';
 import { isRecord, successData, type Rec } from '../../core/session/api.js';
-import type { ListPath, Noun, Resource } from '../../core/spec/resources.js';
+import type { ListPath, Noun, Resource, Who } from '../../core/spec/resources.js';
 import { show } from '../../core/redact/quote.js';
 import { validate } from '../../core/spec/schemas.js';
 import { isIdLike } from '../../core/base/exact-json.js';
@@ -211,17 +211,26 @@ export function recordIn(reply: Reply): Rec | undefined {
  * answer a record: that is the detail check's finding, not consistency's. No response ends the check as incomplete;
  * a failure of the suite's own (a recorded body it cannot read) is the suite's error, never "answers no such record".
  */
-export async function detailRecord(ctx: CheckContext, resource: Resource, id: RecordId): Promise<Rec | undefined> {
-  return recordIn(await ctx.api.detail(resource, id));
+export async function detailRecord(
+  ctx: CheckContext,
+  resource: Resource,
+  id: RecordId,
+  who: Who = 'app',
+): Promise<Rec | undefined> {
+  return recordIn(await ctx.api.detail(resource, id, who));
 }
 
 /** A list of the run, or undefined with a note when it is unavailable (its own check reports why). */
-export async function optionalList(ctx: CheckContext, path: ListPath): Promise<readonly Rec[] | undefined> {
+export async function optionalList(
+  ctx: CheckContext,
+  path: ListPath,
+  who: Who = 'app',
+): Promise<readonly Rec[] | undefined> {
   try {
-    return await ctx.api.list(path);
+    return await ctx.api.list(path, who);
   } catch (e) {
     if (e instanceof NetworkError) throw e;
-    ctx.note(`${path} not checked: ${(e as Error).message}`);
+    ctx.note(`${path}${who === 'app' ? '' : ` with ${who}'s token`} not checked: ${(e as Error).message}`);
     return undefined;
   }
 }

@@ -445,7 +445,7 @@ describe('the consistency checks: each way records can disagree, and what is not
       ),
     );
     expect(r.message).toBe(
-      '1 of 3 order lines have a pivot that names another order or dish: order 5002, dish 104: pivot.dish_id is 105',
+      '1 of 5 order lines have a pivot that names another order or dish: order 5002, dish 104: pivot.dish_id is 105',
     );
     expect(r.fingerprints).toEqual(['order:5002:dish:104:pivot.dish_id']);
     expect(r.notes).toContain('not compared, 1: dishes is not an array (see ORD-01): order 5003');
