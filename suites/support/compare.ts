@@ -97,9 +97,15 @@ export function sameContent(x: unknown, y: unknown): boolean {
   return canonicalText(x) === canonicalText(y);
 }
 
+/** A canonical text past this length stands in its parent as its digest: a deep nesting stays linear, not quadratic. */
+const CANONICAL_INLINE = 64;
+const short = (text: string): string =>
+  text.length > CANONICAL_INLINE ? `#${createHash('sha256').update(text).digest('base64')}` : text;
+
 /**
- * One text per JSON value whatever the order of its arrays and keys (both sorted). Iterative, as sameJson: server
- * data may nest past any call stack.
+ * One text per JSON value whatever the order of its arrays and keys (both sorted); a member longer than a few dozen
+ * characters is written as its digest, so equal texts mean equal content (but for a hash collision). Iterative, as
+ * sameJson: server data may nest past any call stack.
  */
 export function canonicalText(root: unknown): string {
   interface Frame {
@@ -111,7 +117,7 @@ export function canonicalText(root: unknown): string {
   /** A leaf's text, or undefined once an object or array has been opened as a frame. */
   const enter = (v: unknown): string | undefined => {
     if (typeof v === 'bigint') return String(v);
-    if (typeof v !== 'object' || v === null) return v === undefined ? 'undefined' : JSON.stringify(v);
+    if (typeof v !== 'object' || v === null) return short(v === undefined ? 'undefined' : JSON.stringify(v));
     if (Array.isArray(v)) {
       const values: unknown[] = [];
       for (let i = 0; i < v.length; i++) values.push(v[i]);
@@ -132,9 +138,11 @@ export function canonicalText(root: unknown): string {
       continue;
     }
     frames.pop();
-    const text = f.keys
-      ? `{${f.keys.map((k, i) => `${JSON.stringify(k)}:${f.texts[i]}`).join(',')}}`
-      : `[${f.texts.sort().join(',')}]`;
+    const text = short(
+      f.keys
+        ? `{${f.keys.map((k, i) => `${JSON.stringify(k)}:${f.texts[i]}`).join(',')}}`
+        : `[${f.texts.sort().join(',')}]`,
+    );
     const parent = frames[frames.length - 1];
     if (!parent) return text;
     parent.texts.push(text);
