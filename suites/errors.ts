@@ -144,7 +144,11 @@ export async function wrongTokenProbes(ctx: CheckContext, who: Who): Promise<Err
   const wrong = token.slice(0, -1) + (token.endsWith('~') ? '-' : '~');
   // app's is the report's "${OPEN_TOKEN%?}~"; another application's is a derived secret of its own.
   if (who === 'app') ctx.secret(wrong);
-  else ctx.secret(wrong, 'derived-token');
+  else {
+    // As an altered token is: the value and what it shares with the real one, so no echo of either shows.
+    ctx.secret(wrong, 'derived-token');
+    ctx.secret(wrong.slice(0, -1), 'derived-token');
+  }
   return Promise.all(
     (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
       kind: 'wrong token',
