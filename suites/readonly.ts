@@ -205,8 +205,7 @@ export const readonlyChecks = defineChecks('readonly', [
   },
   {
     id: 'RO-03',
-    title:
-      "/auth answers other_app's key pair with a token each time it is asked, not only the first (as AUTH-01 judges app's)",
+    title: `${AUTH_PATH} answers other_app's key pair with a token each time it is asked, not only the first (as AUTH-01 judges app's)`,
     level: 'MUST',
     spec: '§3, §4 endpoint 1, §5.2',
     requires: ['other_app'],
