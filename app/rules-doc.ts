@@ -12,6 +12,7 @@ import {
 } from '../suites/rules/index.js';
 import { NAMED_PLACES } from '../suites/rules/places.js';
 import { EVERY_WAY_FROM_RUNS } from '../suites/rules/tokens.js';
+import { sentenceMapMarkdown } from '../suites/rules/sentences.js';
 
 /**
  * docs/rules.md, written from the rule matrix (suites/rules/) by `npm run rules`; test/rules.test.ts compares it and
@@ -176,6 +177,7 @@ export function rulesMarkdown(): string {
     }
     out.push('', ...notes.markdown(), '');
   }
+  out.push(...sentenceMapMarkdown());
   return out.join('\n');
 }
 

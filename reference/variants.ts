@@ -46,6 +46,25 @@ function snowflaked(reply: ApiReply, path: string): ApiReply {
   return map ? { ...reply, raw: losslessStringify({ ...body, data: map(body.data) })! } : reply;
 }
 
+/** Per server: how many answers the reordering variant has shuffled (each answer a new order). */
+const shuffles = new WeakMap<object, number>();
+
+/** The items in an order drawn from the seed (a small xorshift generator), never the order they came in when 2+. */
+function shuffled<T>(items: T[], seed: number): T[] {
+  const out = [...items];
+  let x = (seed * 2654435761) >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    const j = x % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  // A shuffle may land on the order it started from: a rotation then makes it another.
+  return out.length > 1 && out.every((v, i) => v === items[i]) ? [...out.slice(1), out[0]!] : out;
+}
+
 /**
  * Conforming variants: each uses the spec's latitude (issue list "The spec's latitude") and must pass with zero
  * failures and zero SHOULD warnings.
@@ -364,6 +383,23 @@ export const LATITUDE_VARIANTS: Variant[] = [
     description: 'dish and seat ids with leading zeros ("0101") answer 400 instead of the record',
     handle: (req, next, world) =>
       /^\/(dishes|seats)\/0[0-9]+$/.test(req.path) ? world.render.error(400, 'Parameter error: malformed id') : next(),
+  },
+  {
+    // §4 defines which records a list holds ("all dishes of the current merchant"), not their order: a SELECT without
+    // ORDER BY read by parallel workers answers them in a new order on every request.
+    name: 'lists-in-any-order',
+    description: "every list (/dishes, /seats, /orders) and every order's dishes come in a new order on every request",
+    handle: (req, next, world) => {
+      const r = next();
+      if (!['/dishes', '/seats', '/orders'].includes(req.path)) return r;
+      const n = (shuffles.get(world) ?? 0) + 1;
+      shuffles.set(world, n);
+      return withData(r, (d: R[]) =>
+        shuffled(d, n).map((x, i) =>
+          Array.isArray(x.dishes) ? { ...x, dishes: shuffled(x.dishes, n * 7919 + i) } : x,
+        ),
+      );
+    },
   },
   // RFC 9110 §12.5.3: bodies coded gzip, br and deflate whatever the request's Accept-Encoding (the client decodes).
   codedBodies,

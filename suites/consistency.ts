@@ -1,7 +1,8 @@
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/model/check.js';
 import { Blocked } from '../core/session/check-errors.js';
 import { everyRecord, isRecord, type Rec } from '../core/session/api.js';
-import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Resource } from '../core/spec/resources.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, RESOURCES, type Resource, type Who } from '../core/spec/resources.js';
+import { judgedApplications } from './support/tenants.js';
 import { show } from '../core/redact/quote.js';
 import { detailPath } from '../core/spec/endpoints.js';
 import { idKey, isIdLike, isIntegerValue } from '../core/base/exact-json.js';
@@ -318,6 +319,21 @@ async function orders(ctx: CheckContext): Promise<readonly Rec[]> {
   return ctx.api.list('/orders');
 }
 
+/**
+ * The applications whose orders the order-line checks judge (#35: the other merchant's order lines are
+ * judged for consistency like app's), each with how a finding names it and prefixes its fingerprint.
+ */
+function orderJudges(ctx: CheckContext): Array<{ who: Who; label: string; key: string }> {
+  return judgedApplications(ctx).map(({ who }) =>
+    who === 'app' ? { who, label: '', key: '' } : { who, label: `${who}'s `, key: `${who}:` },
+  );
+}
+
+/** The orders of an application, or undefined with a note for another one whose list is unavailable. */
+async function ordersOf(ctx: CheckContext, who: Who): Promise<readonly Rec[] | undefined> {
+  return who === 'app' ? orders(ctx) : optionalList(ctx, '/orders', who);
+}
+
 /** The seat an order names: seat_id when it is a well-formed non-zero int, else undefined (0: no seat applies). */
 const seatIdOf = (o: Rec): number | undefined =>
   fieldValid('order', 'seat_id', o.seat_id) && o.seat_id !== 0 ? (o.seat_id as number) : undefined;
@@ -492,30 +508,34 @@ async function pivotIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   const skips = new Skips();
   let lines = 0;
-  await everyRecord(await orders(ctx), (o) => {
-    if (!Array.isArray(o.dishes)) {
-      skips.add('dishes is not an array (see ORD-01)', `order ${show(o.id)}`);
-      return;
-    }
-    for (const d of o.dishes) {
-      if (!isRecord(d) || !isRecord(d.pivot)) {
-        skips.add('an order line without a dish object or pivot (see ORD-01)', `order ${show(o.id)}`);
-        continue;
+  for (const { who, label, key } of orderJudges(ctx)) {
+    const all = await ordersOf(ctx, who);
+    if (!all) continue;
+    await everyRecord(all, (o) => {
+      if (!Array.isArray(o.dishes)) {
+        skips.add('dishes is not an array (see ORD-01)', `${label}order ${show(o.id)}`);
+        return;
       }
-      lines++;
-      const p = d.pivot;
-      if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id))
-        found.add(
-          `order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`,
-          `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.order_id`,
-        );
-      if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id))
-        found.add(
-          `order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`,
-          `${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.dish_id`,
-        );
-    }
-  });
+      for (const d of o.dishes) {
+        if (!isRecord(d) || !isRecord(d.pivot)) {
+          skips.add('an order line without a dish object or pivot (see ORD-01)', `${label}order ${show(o.id)}`);
+          continue;
+        }
+        lines++;
+        const p = d.pivot;
+        if (fieldValid('pivot', 'order_id', p.order_id) && !sameId(o.id, p.order_id))
+          found.add(
+            `${label}order ${show(o.id)}, dish ${show(d.id)}: pivot.order_id is ${show(p.order_id)}`,
+            `${key}${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.order_id`,
+          );
+        if (fieldValid('pivot', 'dish_id', p.dish_id) && !sameId(d.id, p.dish_id))
+          found.add(
+            `${label}order ${show(o.id)}, dish ${show(d.id)}: pivot.dish_id is ${show(p.dish_id)}`,
+            `${key}${recordKey('order', o.id)}:${recordKey('dish', d.id)}:pivot.dish_id`,
+          );
+      }
+    });
+  }
   skips.flush(ctx);
   if (found.length)
     ctx.fail(found.summary('order lines have a pivot that names another order or dish', lines), found.fingerprints);

@@ -1,7 +1,7 @@
 import { defineChecks, type CheckContext } from '../core/model/check.js';
 import { Blocked, CheckFailure } from '../core/session/check-errors.js';
 import { isRecord, successData } from '../core/session/api.js';
-import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource } from '../core/spec/resources.js';
+import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource, type Who } from '../core/spec/resources.js';
 import type { Reply } from '../core/transport/exchange.js';
 import { AUTH_PATH, detailPath } from '../core/spec/endpoints.js';
 import { KEY_PAIR_QUERY } from '../core/spec/auth-scheme.js';
@@ -9,9 +9,12 @@ import { carriesData, describeReply, envelopeCode, expectError } from '../core/m
 import { show } from '../core/redact/quote.js';
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
-import { sameJson } from './support/compare.js';
+import { judgedApplications } from './support/tenants.js';
+import { contentTypeProblem } from './support/media-type.js';
+import { sameContent } from './support/compare.js';
 import { Findings } from '../core/model/findings.js';
 import { errorPhrase, grouped } from './support/observations.js';
+import { askAgain } from './readonly.js';
 
 /**
  * The error answers of §7 the suite provokes. Each is sent once per run through ctx.api.once, so the MUST checks
@@ -23,8 +26,40 @@ export const UNKNOWN_INTERFACE = '/conformance-unknown-interface';
 export const NON_NUMERIC_ID = 'conformance-unknown-id';
 /** Added to the largest id of a list: far enough that it is no neighbour another check already used. */
 const PAST_MAX = 1_000_000n;
-/** List-endpoint query parameters a server might be tempted to honour (§4 rule 2: none accepted). */
-export const LIST_QUERY: Record<string, string> = { page: '2', limit: '1', per_page: '1', conformance_probe: '1' };
+/**
+ * List-endpoint query parameters a server might be tempted to honour (§4 rule 2: none accepted): paging, the filters
+ * a list of dishes, seats or orders is commonly given (status, dates, ids, a search), and sorting. All go in one
+ * request per list: a server that applies any one of them answers other records (each filter's value matches no
+ * record: status -99, the day 1970-01-01, id 0, a search for a word no record holds). Sorting alone changes only the
+ * order, which is not content (the lists are compared as multisets).
+ */
+export const LIST_QUERY: Record<string, string> = {
+  page: '2',
+  limit: '1',
+  per_page: '1',
+  offset: '1',
+  page_size: '1',
+  size: '1',
+  status: '-99',
+  date: '1970-01-01',
+  start_date: '1970-01-01',
+  end_date: '1970-01-01',
+  from: '1970-01-01',
+  to: '1970-01-01',
+  created_at: '1970-01-01',
+  updated_at: '1970-01-01',
+  id: '0',
+  category_id: '0',
+  seat_id: '0',
+  user_id: '0',
+  q: 'conformance-probe',
+  search: 'conformance-probe',
+  keyword: 'conformance-probe',
+  name: 'conformance-probe',
+  sort: 'id',
+  order: 'desc',
+  conformance_probe: '1',
+};
 
 /** key: the probe's fingerprint, stable across runs (no id that depends on the data). */
 export interface ErrorProbe {
@@ -33,6 +68,9 @@ export interface ErrorProbe {
   key: string;
   reply: Reply;
 }
+
+/** The key of the unknown interface asked with the token: the one error the transport checks read. */
+const TRANSPORT_SAMPLE = `GET ${UNKNOWN_INTERFACE}`;
 
 /** GET of an interface that does not exist, with the valid token or with none. */
 export async function unknownInterface(ctx: CheckContext, withToken: boolean): Promise<ErrorProbe> {
@@ -96,6 +134,35 @@ export async function noTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
   );
 }
 
+/**
+ * Data endpoints 2–7 with each judged application's token, its last character changed (§5.4: no valid credential,
+ * refused with 401): refusals are judged like successes (their envelope, media type and encoding, ERR-04) at every
+ * endpoint, for every configured application, not only the refusal of a request without a token.
+ */
+export async function wrongTokenProbes(ctx: CheckContext, who: Who): Promise<ErrorProbe[]> {
+  const token = await ctx.api.token(who);
+  const wrong = token.slice(0, -1) + (token.endsWith('~') ? '-' : '~');
+  // app's is the report's "${OPEN_TOKEN%?}~"; another application's is a derived secret of its own.
+  if (who === 'app') ctx.secret(wrong);
+  else {
+    // As an altered token is: the value and what it shares with the real one, so no echo of either shows.
+    ctx.secret(wrong, 'derived-token');
+    ctx.secret(wrong.slice(0, -1), 'derived-token');
+  }
+  return Promise.all(
+    (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
+      kind: 'wrong token',
+      request: `GET ${path} with ${who}'s token, its last character changed`,
+      key: `GET ${ep.path} with ${who}'s changed token`,
+      reply: await ctx.api.once(`errors:wrong-token:${who}:${path}`, {
+        path,
+        token: wrong,
+        ...(who === 'app' ? {} : { derived: 'token' as const }),
+      }),
+    })),
+  );
+}
+
 /** /auth with neither secret nor key (§4 endpoint 1: both required). */
 export async function authWithoutParams(ctx: CheckContext): Promise<ErrorProbe> {
   const request = `GET ${AUTH_PATH} without ${KEY_PAIR_QUERY.publicKey} and ${KEY_PAIR_QUERY.secretKey}`;
@@ -114,6 +181,7 @@ export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
     unknownInterface(ctx, false).then((p) => [p]),
     ...DETAIL_RESOURCES.map((resource) => unknownIdProbes(ctx, resource)),
     noTokenProbes(ctx),
+    ...judgedApplications(ctx).map(({ who }) => wrongTokenProbes(ctx, who)),
     authWithoutParams(ctx).then((p) => [p]),
   ]);
   const out: ErrorProbe[] = [];
@@ -207,9 +275,10 @@ export const errorChecks = defineChecks('errors', [
   },
   {
     id: 'ERR-04',
-    title: 'Every error body is a JSON envelope with an integer code and a status other than SUCCESS',
+    title:
+      'Every error and refusal is a JSON envelope with an integer code and a string status other than SUCCESS, sent as JSON in UTF-8',
     level: 'MUST',
-    spec: '§2.1, §7',
+    spec: '§1, §2.1, §7',
     async run(ctx) {
       const found = new Findings();
       for (const { request, key, reply } of await allErrorProbes(ctx)) {
@@ -223,10 +292,16 @@ export const errorChecks = defineChecks('errors', [
         const errors = validate('envelope.error', reply.json);
         ctx.shows(reply, errors.length ? 'finding' : 'correct');
         if (errors.length) found.add(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`, key);
+        // An error is an answer like a success (§1: all interfaces are JSON and UTF-8). The unknown interface asked
+        // with the token is among the answers the transport checks read (TRANS-01, TRANS-02): theirs to judge.
+        if (key === TRANSPORT_SAMPLE) continue;
+        const media = contentTypeProblem(reply.headers['content-type']);
+        if (media) found.add(`${request}: ${media}`, `${key}:content-type`);
+        if (!reply.utf8) found.add(`${request}: the body is not valid UTF-8 (§1)`, `${key}:utf-8`);
       }
       if (found.length)
         ctx.fail(
-          `expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ${listed(found.items)}`,
+          `expected every error body to be an envelope {status: a string, not "SUCCESS", code: integer}, as JSON (a JSON Content-Type, UTF-8): ${listed(found.items)}`,
           found.fingerprints,
         );
     },
@@ -270,21 +345,26 @@ export const errorChecks = defineChecks('errors', [
         }
         if (isSuccessEnvelope(query)) {
           if (
-            sameJson(
+            sameContent(
               successData(plain).ok ? (plain.json as { data?: unknown }).data : undefined,
               (query.json as { data?: unknown }).data,
             )
           )
             continue;
-          // Other data may also mean the data changed between the two requests: ask once more without parameters.
-          const again = await ctx.send({ path, token: await ctx.api.token() });
+          // Other data may also mean the list changes between requests: the same GET asked again (shared with RO-02,
+          // which judges a list that changes by itself) tells which.
+          const again = await askAgain(ctx, path);
           if (
-            isSuccessEnvelope(again) &&
-            sameJson((again.json as { data?: unknown }).data, (query.json as { data?: unknown }).data)
-          )
+            !isSuccessEnvelope(again) ||
+            !sameContent((plain.json as { data?: unknown }).data, (again.json as { data?: unknown }).data)
+          ) {
+            ctx.note(
+              `GET ${path} answered other data when asked again without parameters, so what the parameters changed is not judged here (RO-02 judges a list that changes)`,
+            );
             continue;
+          }
           problems.push({
-            text: `GET ${path}?${q} answered SUCCESS with other data than GET ${path} (twice, before and after): the parameters were applied, and §4 rule 2 accepts none (judgement: ignoring them answers the same data; a list that changes between requests could also differ)`,
+            text: `GET ${path}?${q} answered SUCCESS with other records than GET ${path}, which answered the same records when asked again: the parameters were applied, and §4 rule 2 accepts none (ignoring them answers the same records, in any order)`,
             fingerprint: `GET ${path}?query:applied`,
           });
           continue;
@@ -333,7 +413,7 @@ export const errorChecks = defineChecks('errors', [
         if (!q.ok) phrase = `refused (${errorPhrase(query)})`;
         else if (!p.ok) phrase = 'SUCCESS (the plain list did not succeed, so not compared)';
         else
-          phrase = sameJson(p.data, q.data)
+          phrase = sameContent(p.data, q.data)
             ? 'ignored (the same data as without them)'
             : 'SUCCESS with other data than without them (applied or the data changed)';
         return { label: path, phrase };

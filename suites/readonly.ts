@@ -1,10 +1,14 @@
 import { defineChecks, type CheckContext } from '../core/model/check.js';
 import { isRecord, successData } from '../core/session/api.js';
 import { NetworkError, type Reply } from '../core/transport/exchange.js';
-import { describeReply } from '../core/model/assertions.js';
+import { describeReply, isRefusal } from '../core/model/assertions.js';
 import { jsonText, show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
-import { sameJson } from './support/compare.js';
+import { Findings } from '../core/model/findings.js';
+import type { Endpoint } from '../core/spec/endpoints.js';
+import { AUTH_PATH } from '../core/spec/endpoints.js';
+import { authRequest, TOKEN_FIELD } from '../core/spec/auth-scheme.js';
+import { sameContent } from './support/compare.js';
 import { errorPhrase, grouped } from './support/observations.js';
 
 /** The methods §1 and §3 rule out ("read-only; no operation changes any state"). Sent only with unsafe_methods. */
@@ -21,6 +25,8 @@ export interface UnsafeAnswer {
 export interface UnsafeProbe {
   paths: string[];
   before: Reply[];
+  /** The same GETs asked once more before the unsafe requests (RO-02's). */
+  again: Reply[];
   answers: UnsafeAnswer[];
   after: Reply[];
 }
@@ -36,6 +42,9 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   const paths = (await dataEndpointPaths(ctx)).map((p) => p.path);
   // Before: the run's shared GETs (every other check has run on them already, and sent only GET); after: fresh ones.
   const before = await Promise.all(paths.map((path) => ctx.api.get(path)));
+  // The same GETs asked again before any unsafe request (RO-02's, shared): a path whose GET alone changes what it
+  // answers is RO-02's finding, and shows nothing of what the unsafe methods did.
+  const again = await Promise.all(paths.map((path) => askAgain(ctx, path)));
   // One at a time on a path, in a fixed order, so a server that changes state there changes it the same way on every
   // run; the paths side by side, so the run's chain of round trips is one path's four methods, not a resource's
   // eight. A server that changes state through two paths of one resource (the list and a detail) may show the
@@ -59,20 +68,20 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
   // Reported in the order of the paths.
   const answers = perPath.flat();
   const after = await Promise.all(paths.map((path) => ctx.api.once(`readonly:after:${path}`, { path, token })));
-  return { paths, before, answers, after };
+  return { paths, before, again, answers, after };
 }
 
 function fieldDiff(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
-    .filter((k) => !sameJson(a[k], b[k]))
+    .filter((k) => !sameContent(a[k], b[k]))
     .map((k) => `${k} ${show(a[k], 40)} → ${show(b[k], 40)}`);
 }
 
 /** What changed between two payloads of one endpoint; lists are compared by id, whatever their order. */
 export function dataChanges(before: unknown, after: unknown): string[] {
-  // sameJson returns at once for the very same tree, which an unchanged big list is (the client parses identical
-  // big bodies once).
-  if (sameJson(before, after)) return [];
+  // sameContent returns at once for the very same tree, which an unchanged big list is (the client parses identical
+  // big bodies once). Order is not content: no rule orders a list or an order's dishes.
+  if (sameContent(before, after)) return [];
   if (Array.isArray(before) && Array.isArray(after)) {
     const index = (xs: unknown[]): Map<string, unknown> =>
       new Map(xs.map((x, i) => [isRecord(x) && x.id !== undefined ? jsonText(x.id) : `#${i}`, x]));
@@ -81,7 +90,7 @@ export function dataChanges(before: unknown, after: unknown): string[] {
     for (const [id, x] of b) {
       const y = a.get(id);
       if (y === undefined) out.push(`record ${id} is gone`);
-      else if (!sameJson(x, y))
+      else if (!sameContent(x, y))
         out.push(
           `record ${id} changed: ${isRecord(x) && isRecord(y) ? fieldDiff(x, y).join(', ') : `${show(x, 40)} → ${show(y, 40)}`}`,
         );
@@ -96,8 +105,67 @@ export function dataChanges(before: unknown, after: unknown): string[] {
   return [`data ${show(before, 60)} → ${show(after, 60)}`];
 }
 
+/** A data endpoint's answer to the run's GET and to the same GET asked once more afterwards. */
+export interface RepeatedGet {
+  ep: Endpoint;
+  path: string;
+  first: Reply;
+  again: Reply;
+}
+
+/**
+ * Every data endpoint asked twice with app's token (§3: "no operation changes any state", so a GET does not change
+ * what a later GET answers): the run's shared GET, and once every one of those has been answered, the same GET again.
+ * The second is shared (ERR-06 reads it too, to tell a list that changes by itself from parameters applied).
+ */
+export async function repeatedGets(ctx: CheckContext): Promise<RepeatedGet[]> {
+  const paths = await dataEndpointPaths(ctx);
+  const first = await Promise.all(paths.map(({ path }) => ctx.api.get(path)));
+  const again = await Promise.all(paths.map(({ path }) => askAgain(ctx, path)));
+  return paths.map(({ ep, path }, i) => ({ ep, path, first: first[i]!, again: again[i]! }));
+}
+
+/** The same GET once more with app's token, sent once per run whichever check asks first. */
+export async function askAgain(ctx: CheckContext, path: string): Promise<Reply> {
+  return ctx.api.once(`readonly:again:${path}`, { path, token: await ctx.api.token() });
+}
+
 /** The checks that the API is read-only (§1, §3); they send unsafe methods only with unsafe_methods. */
 export const readonlyChecks = defineChecks('readonly', [
+  // First: the readonly phase runs its checks one by one in this order, so RO-02's second GETs come before RO-01's
+  // unsafe methods (which a broken server may let change the data).
+  {
+    id: 'RO-02',
+    title: 'A GET changes nothing: every data endpoint answers the same data when asked again',
+    level: 'MUST',
+    spec: '§1, §3',
+    async run(ctx) {
+      const found = new Findings();
+      for (const { ep, path, first, again } of await repeatedGets(ctx)) {
+        const [b, a] = [successData(first), successData(again)];
+        // A first GET that did not succeed is its endpoint's finding; nothing to compare.
+        if (!b.ok) {
+          ctx.note(`GET ${path} did not succeed the first time (${b.why}); not compared`);
+          continue;
+        }
+        if (!a.ok) {
+          found.add(`GET ${path} answered SUCCESS, then ${describeReply(again)}`, `GET ${ep.path}`);
+          continue;
+        }
+        const changes = dataChanges(b.data, a.data);
+        if (changes.length)
+          found.add(
+            `GET ${path}: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? ` and ${changes.length - 5} more` : ''}`,
+            `GET ${ep.path}`,
+          );
+      }
+      if (found.length)
+        ctx.fail(
+          `§3: no operation changes any state, so a GET asked again answers the same data (in any order); got: ${found.items.join(' | ')} (the comparison assumes no other client changes the merchant during the run)`,
+          found.fingerprints,
+        );
+    },
+  },
   {
     id: 'RO-01',
     title: 'POST, PUT, PATCH and DELETE change no data (checked through GET before and after)',
@@ -105,12 +173,16 @@ export const readonlyChecks = defineChecks('readonly', [
     spec: '§1, §3',
     requires: ['unsafe_methods'],
     async run(ctx) {
-      const { paths, before, after } = await unsafeProbe(ctx);
+      const { paths, before, again, after } = await unsafeProbe(ctx);
       const problems: string[] = [];
       paths.forEach((path, i) => {
-        const [b, a] = [successData(before[i]!), successData(after[i]!)];
+        const [b, a, g] = [successData(before[i]!), successData(after[i]!), successData(again[i]!)];
         if (!b.ok) {
           ctx.note(`GET ${path} did not succeed before the unsafe requests (${b.why}); not compared`);
+          return;
+        }
+        if (!g.ok || dataChanges(b.data, g.data).length) {
+          ctx.note(`GET ${path} answered other data when asked again before any unsafe request (RO-02); not compared`);
           return;
         }
         if (!a.ok) {
@@ -129,6 +201,43 @@ export const readonlyChecks = defineChecks('readonly', [
             '(the comparison assumes no other client changes the merchant during the run)',
         );
       }
+    },
+  },
+  {
+    id: 'RO-03',
+    title: `${AUTH_PATH} answers other_app's key pair with a token each time it is asked, not only the first (as AUTH-01 judges app's)`,
+    level: 'MUST',
+    spec: '§3, §4 endpoint 1, §5.2',
+    requires: ['other_app'],
+    // Its second /auth of each application waits until every other check has ended (a new token may end the run's).
+    mintsTokens: true,
+    async run(ctx) {
+      // app's /auth is asked before the run (the preflight), by the run, and again by the checks that mint tokens;
+      // AUTH-01 judges what it answers. A server that refuses app's valid pair too breaks AUTH-01's rule, not this
+      // one: one broken rule, one check.
+      const own = await ctx.api.auth('app');
+      if (isRefusal(own))
+        return void ctx.note(
+          `GET ${AUTH_PATH} refuses app's key pair too (${describeReply(own)}): AUTH-01's finding, other_app's calls not judged here`,
+        );
+      const found = new Findings();
+      for (const who of ['other_app'] as const) {
+        // The run's own call (the preflight's came before it), then one more: each must issue a token (§5.2). Only
+        // a refusal is this rule's; a success with another shape is the /auth answer checks' (AUTH-01, ENV-01).
+        const asked = [await ctx.api.auth(who), await ctx.send(authRequest(ctx.api.credentials(who)))];
+        asked.forEach((reply, i) => {
+          if (isRefusal(reply))
+            found.add(
+              `GET ${AUTH_PATH} with ${who}'s key pair, ${i ? 'asked once more at the end of the run' : "the run's own call, after the preflight's"}: expected a token, got a refusal (${describeReply(reply)})`,
+              `GET ${AUTH_PATH} ${who}${i ? ' again' : ''}`,
+            );
+        });
+      }
+      if (found.length)
+        ctx.fail(
+          `§5.2: the application calls endpoint 1 and the response carries ${TOKEN_FIELD}; the spec sets no limit to the calls, and app's are answered, so every call of an enabled application gets a token: ${found.items.join('; ')}`,
+          found.fingerprints,
+        );
     },
   },
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).

@@ -10,6 +10,7 @@ import { dataEndpointPaths } from './support/paths.js';
 import { otherApplicationsAnswers, ownAnswers, type Answer } from './support/answers.js';
 import { unknownInterface } from './errors.js';
 import { errorPhrase, grouped, sendOrError } from './support/observations.js';
+import { contentTypeProblem } from './support/media-type.js';
 
 /**
  * The answers every transport check judges: endpoint 1, endpoints 2–7 (shared requests), one error answer, and the
@@ -27,25 +28,7 @@ export async function sampleReplies(ctx: CheckContext): Promise<Answer[]> {
   return [...out, ...(await otherApplicationsAnswers(ctx))];
 }
 
-/**
- * §1 "JSON, UTF-8". The JSON media type is application/json (RFC 8259; a +json suffix type is JSON too). It
- * defines no charset parameter because JSON is UTF-8 by definition: no charset passes, and one that is present
- * must name UTF-8 (the label "utf8" is accepted as the common alias).
- */
-export function contentTypeProblem(value: string | undefined): string | undefined {
-  if (value === undefined || value.trim() === '') return 'no Content-Type header';
-  const [type = '', ...params] = value.split(';').map((s) => s.trim());
-  const media = type.toLowerCase();
-  if (media !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media))
-    return `Content-Type ${show(value)} is not a JSON media type`;
-  for (const p of params) {
-    const [k = '', v = ''] = p.split('=').map((s) => s.trim());
-    if (k.toLowerCase() !== 'charset') continue;
-    const cs = v.replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (cs !== 'utf-8' && cs !== 'utf8') return `Content-Type ${show(value)} names charset ${show(v)}, not UTF-8`;
-  }
-  return undefined;
-}
+export { contentTypeProblem } from './support/media-type.js';
 
 /** Where in a body decoded with replacement characters the first invalid byte sat: a JSON path, else a snippet. */
 function invalidUtf8At(reply: Reply): string {

@@ -141,4 +141,20 @@ export const consistencyMutants: Mutant[] = [
       return r;
     },
   },
+  // #35: the other merchant's order lines are judged like app's (caught with other_app's token only).
+  {
+    name: 'other-merchant-pivot-order-id',
+    description: "merchant 2's order lines carry a pivot.order_id naming the next order (merchant 1's are right)",
+    kills: ['CONS-09'],
+    handle: (req, next) => {
+      const r = next();
+      return req.path === '/orders' && req.merchant?.id === 2
+        ? withData(r, (d) =>
+            eachRecord(d, (o) => {
+              for (const x of o.dishes) x.pivot.order_id = o.id + 1;
+            }),
+          )
+        : r;
+    },
+  },
 ];

@@ -71,4 +71,61 @@ export const errorMutants: Mutant[] = [
     ),
     kills: ['ERR-06'],
   },
+  {
+    // §4 rule 2: a list endpoint that filters by a parameter the suite sent beside paging (a `WHERE status = ?`).
+    ...onPath(
+      'list-query-status-filter',
+      'GET /seats applies ?status=: only the seats of that status are listed',
+      ['/seats'],
+      (r, req) =>
+        req.query.has('status')
+          ? withData(r, (d: Array<{ status: unknown }>) =>
+              d.filter((x) => String(x.status) === req.query.get('status')),
+            )
+          : r,
+    ),
+    kills: ['ERR-06'],
+  },
+  {
+    // The token middleware's own refusal, apart from the router's: a number where §2.1 types status as a string.
+    name: 'wrong-token-refusal-numeric-status',
+    description:
+      'a data endpoint refuses a token that is not valid (the header present) with {status: 401, code: 401}: status a number; a request without the header gets the usual refusal',
+    kills: ['ERR-04'],
+    handle: (req, next) => {
+      const r = next();
+      const body = r.body as { code?: unknown } | undefined;
+      return presentButRefused(req, body) ? { ...r, body: { ...body, status: 401 } } : r;
+    },
+  },
+  {
+    name: 'wrong-token-refusal-text-html',
+    description:
+      'a data endpoint refuses a token that is not valid with its JSON envelope labelled Content-Type text/html (the body unchanged)',
+    kills: ['ERR-04'],
+    handle: (req, next) => {
+      const r = next();
+      return presentButRefused(req, r.body as { code?: unknown } | undefined)
+        ? { ...r, headers: { ...r.headers, 'content-type': 'text/html; charset=utf-8' } }
+        : r;
+    },
+  },
+  {
+    name: 'wrong-token-refusal-msg-latin1',
+    description:
+      'a data endpoint refuses a token that is not valid with a msg written in Latin-1 ("Jeton refusé": the é a lone byte 0xE9, not UTF-8)',
+    kills: ['ERR-04'],
+    handle: (req, next) => {
+      const r = next();
+      const body = r.body as { code?: unknown } | undefined;
+      return presentButRefused(req, body)
+        ? { ...r, raw: Buffer.from(JSON.stringify({ ...body, msg: 'Jeton refusé' }), 'latin1') }
+        : r;
+    },
+  },
 ];
+
+/** A data endpoint's refusal of a request whose open-token header is present but names no valid application. */
+function presentButRefused(req: ApiRequest, body: { code?: unknown } | undefined): body is { code: 401 } {
+  return req.path !== '/auth' && req.headers['open-token'] !== undefined && !req.app && body?.code === 401;
+}

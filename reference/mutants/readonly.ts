@@ -1,5 +1,5 @@
 import type { Mutant } from './types.js';
-import { pathIs, withData } from '../kit.js';
+import { eachRecord, isSuccess, pathIs, withData } from '../kit.js';
 import { ok, type World } from '../server.js';
 
 /** Dishes deleted per server (a soft delete: orders keep the dishes they embed, as order history would). */
@@ -10,7 +10,24 @@ const goneOf = (world: World): Set<string> => {
   return s;
 };
 
-/** Servers whose unsafe methods change data (§1, §3), each caught by exactly its `kills`. */
+/** Per server: how many times each merchant's orders were read through GET /orders. */
+const reads = new WeakMap<World, Map<number, number>>();
+const readsOf = (world: World): Map<number, number> => {
+  let m = reads.get(world);
+  if (!m) reads.set(world, (m = new Map()));
+  return m;
+};
+/** Per server: the seat detail paths already read (the one-time view). */
+const readPaths = new WeakMap<World, Set<string>>();
+const readPathsOf = (world: World): Set<string> => {
+  let s = readPaths.get(world);
+  if (!s) readPaths.set(world, (s = new Set()));
+  return s;
+};
+/** Per server: how many times /auth answered other_app's key pair. */
+const authCalls = new WeakMap<World, number>();
+
+/** Servers whose requests change state (§1, §3: unsafe methods, a GET, an /auth), each caught by exactly its `kills`. */
 export const readonlyMutants: Mutant[] = [
   {
     name: 'delete-removes-dish',
@@ -31,6 +48,52 @@ export const readonlyMutants: Mutant[] = [
       if (req.path === '/dishes')
         return withData(next(), (list: Array<{ id: unknown }>) => list.filter((x) => !gone.has(String(x.id))));
       return next();
+    },
+  },
+  {
+    // §3: a read that writes (orders marked as seen, their updated_at set, by every GET of the list).
+    name: 'get-orders-marks-seen',
+    description:
+      "every GET /orders marks the merchant's orders as seen: the next GET /orders answers them with a later updated_at",
+    kills: ['RO-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.method !== 'GET' || req.path !== '/orders' || !req.merchant || !isSuccess(r)) return r;
+      const seen = readsOf(world);
+      const n = seen.get(req.merchant.id) ?? 0;
+      seen.set(req.merchant.id, n + 1);
+      const at = `2030-01-${String(1 + (Math.floor(n / 60) % 28)).padStart(2, '0')} 00:${String(n % 60).padStart(2, '0')}`;
+      return n === 0 ? r : withData(r, (d) => eachRecord(d, (o) => void (o.updated_at = at)));
+    },
+  },
+  {
+    // §3: a read that consumes (a one-time view: the record is archived once read).
+    name: 'get-seat-detail-read-once',
+    description:
+      'GET /seats/:id archives the seat once it has been read: asked again with the same path, it answers 404',
+    kills: ['RO-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.method !== 'GET' || !req.merchant || !pathIs(req, '/seats/:id') || !isSuccess(r)) return r;
+      const read = readPathsOf(world);
+      if (read.has(req.path)) return world.render.error(404, 'Record not found');
+      read.add(req.path);
+      return r;
+    },
+  },
+  {
+    // §5.2: one token per application for good; a second /auth of the second merchant's application is refused.
+    name: 'auth-second-call-refused-other-app',
+    description:
+      "/auth answers other_app's key pair once; every later call with it is refused with 401 (app's is answered every time)",
+    kills: ['RO-03'],
+    handle: (req, next, world) => {
+      const r = next();
+      const other = world.fixtures.apps[1]!;
+      if (req.path !== '/auth' || req.query.get('secret') !== other.secret || !isSuccess(r)) return r;
+      const calls = (authCalls.get(world) ?? 0) + 1;
+      authCalls.set(world, calls);
+      return calls === 1 ? r : world.render.error(401, 'Application authentication error: a token was already issued');
     },
   },
 ];

@@ -132,13 +132,14 @@ export const fuzzWayMutants: Mutant[] = [
     // TRANS-01's "charset not UTF-8" branch: the body stays ASCII, so TRANS-02 (the bytes) has nothing to see.
     name: 'unknown-interface-latin1-charset',
     description:
-      "the framework's catch-all 404 of an unknown interface labels its JSON Content-Type charset=iso-8859-1",
+      "the framework's catch-all 404 of an unknown interface asked with a valid token labels its JSON Content-Type charset=iso-8859-1",
     kills: ['TRANS-01'],
     handle: (req, next) => {
       const r = next();
       // A 404 to a path whose first segment names no interface is the catch-all's, not one of the API's own 404s.
       const first = req.path.split('/').find(Boolean) ?? '';
-      return r.http !== 404 || INTERFACES.includes(first)
+      // With the token only: the one the transport checks read (ERR-04 judges the one without a token).
+      return r.http !== 404 || !req.app || INTERFACES.includes(first)
         ? r
         : { ...r, headers: { ...r.headers, 'content-type': 'application/json; charset=iso-8859-1' } };
     },

@@ -285,7 +285,7 @@ const PIVOT_TABLE: Table = {
       ways: [
         byReference('wrong value', 'not the id of the order it is in', [
           [undefined, ['app'], probed(by('CONS-09', 'cons-pivot-order-id'))],
-          [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+          [undefined, ['other_app'], probedWhen('with other_app', by('CONS-09', 'other-merchant-pivot-order-id'))],
         ]),
       ],
     },
@@ -295,7 +295,11 @@ const PIVOT_TABLE: Table = {
       ways: [
         byReference('wrong value', 'not the id of the dish it is in', [
           [undefined, ['app'], probed(by('CONS-09', 'cons-pivot-dish-id-swapped'))],
-          [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+          [
+            undefined,
+            ['other_app'],
+            probedWhen('with other_app', unproven('CONS-09', "no mutant breaks pivot.dish_id in other_app's orders")),
+          ],
         ]),
       ],
     },

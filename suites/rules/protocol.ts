@@ -102,12 +102,24 @@ const errorEnvelope = (
       ]),
   at([AUTH_WRONG_PAIR], ['disabled_app'], probed(refusalProof('AUTH-09', what, refusalMutants))),
   at([LIST_QUERY], ['app'], probed(noMutant('ERR-06', what))),
+  // ERR-04 reads a wrong token's refusal at every data endpoint, for app and other_app (errors.ts wrongTokenProbes).
   at(
     [WRONG_TOKEN],
-    undefined,
-    notProbed(
-      "UNAUTH-* and AUTH-10 judge a wrong token's refusal by its code and data, not its envelope's other members",
+    ['app'],
+    probed(mutantsAt[WRONG_TOKEN] ? by('ERR-04', ...mutantsAt[WRONG_TOKEN]) : noMutant('ERR-04', what)),
+  ),
+  at(
+    [WRONG_TOKEN],
+    ['other_app'],
+    probedWhen(
+      'with other_app',
+      mutantsAt[WRONG_TOKEN] ? by('ERR-04', ...mutantsAt[WRONG_TOKEN]) : noMutant('ERR-04', `${what} for other_app`),
     ),
+  ),
+  at(
+    [WRONG_TOKEN],
+    ['disabled_app'],
+    notProbed("AUTH-10 judges the disabled application's token's refusal by its code and data, not its envelope"),
   ),
 ];
 
@@ -211,11 +223,12 @@ const ENVELOPE_STATUS = envelopeRule(
         ),
       ],
       errors: 'answers an error with status SUCCESS',
-      errorMutants: { [NO_TOKEN]: ['unauthorized-status-success'] },
+      errorMutants: { [NO_TOKEN]: ['unauthorized-status-success'], [WRONG_TOKEN]: ['unauthorized-status-success'] },
     }),
     envelopeWay('wrong type', 'status not a string', {
       success: ['ENV-01', 'mistypes status'],
       errors: 'mistypes status on an error',
+      errorMutants: { [WRONG_TOKEN]: ['wrong-token-refusal-numeric-status'] },
     }),
   ],
   [{ reading: 'any status string but SUCCESS on an error, e.g. FAIL', variants: ['errors-http-200'] }],
@@ -364,12 +377,37 @@ const ERROR_DATA: Rule = {
   latitude: [{ reading: 'data null, {} or [] on an error', variants: [] }],
 };
 
+/** The errors ERR-04 reads beside the unknown interface: their media type and bytes are judged as a success's are. */
+const ERR_04_READS: readonly Place[] = [NO_TOKEN, WRONG_TOKEN, UNKNOWN_ID, AUTH_NO_PARAMS];
+
+/**
+ * ERR-04 judges every error it reads as an answer (§1: JSON, UTF-8), as the transport checks judge successes: for
+ * app at each of them, for other_app its wrong token's refusals; `mutants` prove the wrong token's cells.
+ */
+const errorsAsAnswers = (what: string, mutants: string[] = []): WaySpec['at'] => [
+  only(['app'], probed(mutants.length ? by('ERR-04', ...mutants) : noMutant('ERR-04', `${what} here`)), [WRONG_TOKEN]),
+  only(
+    ['other_app'],
+    probedWhen(
+      'with other_app',
+      mutants.length ? by('ERR-04', ...mutants) : noMutant('ERR-04', `${what} in other_app's refusals`),
+    ),
+    [WRONG_TOKEN],
+  ),
+  only(['app'], probed(noMutant('ERR-04', `${what} in an error here`)), ERR_04_READS),
+  only(
+    ['other_app'],
+    notProbed("these errors are provoked with app's credentials or none: only a wrong token is sent for other_app"),
+    ERR_04_READS,
+  ),
+];
+
 const JSON_RULE: Rule = {
   id: '§1 JSON',
   group: '§1 and §4 common rules',
   text: 'All interfaces are JSON: every answer has a JSON content type, and a JSON body with no byte order mark before it (RFC 8259 §8.1)',
   level: 'MUST',
-  places: [...ENDPOINTS, UNKNOWN_INTERFACE, NO_TOKEN],
+  places: [...ENDPOINTS, UNKNOWN_INTERFACE, ...ERR_04_READS],
   apps: ['app', 'other_app'],
   appsNote: 'disabled_app: its refusals are read for code and data only',
   ways: [
@@ -377,13 +415,7 @@ const JSON_RULE: Rule = {
       'absent',
       'no Content-Type',
       only(['app'], probed(noMutant('TRANS-01', 'drops the header')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
-      only(
-        ['app'],
-        notProbed(
-          'the transport checks read the successes of endpoints 1–7 and one error (an unknown interface): a refusal is not among them',
-        ),
-        [NO_TOKEN],
-      ),
+      ...errorsAsAnswers('drops the header'),
       otherTransport('TRANS-01', 'drops the header'),
       rest(OTHER_TRANSPORT_READ),
     ),
@@ -392,7 +424,7 @@ const JSON_RULE: Rule = {
       'another media type (text/html)',
       only(['app'], probed(by('TRANS-01', 'seats-text-html')), [SEATS]),
       only(['app'], probed(noMutant('TRANS-01', 'answers another media type here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
-      only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
+      ...errorsAsAnswers('answers another media type', ['wrong-token-refusal-text-html']),
       only(['other_app'], probed(by('TRANS-01', 'other-merchant-merchant-text-plain')), [MERCHANT]),
       otherTransport('TRANS-01', 'answers another media type here'),
       rest(OTHER_TRANSPORT_READ),
@@ -450,7 +482,7 @@ const JSON_RULE: Rule = {
       'a charset other than UTF-8',
       only(['app'], probed(by('TRANS-01', 'unknown-interface-latin1-charset')), [UNKNOWN_INTERFACE]),
       only(['app'], probed(noMutant('TRANS-01', 'names another charset')), ENDPOINTS),
-      only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
+      ...errorsAsAnswers('names another charset'),
       otherTransport('TRANS-01', 'names another charset'),
       rest(OTHER_TRANSPORT_READ),
     ),
@@ -493,7 +525,7 @@ const UTF8_RULE: Rule = {
       'bytes that are not UTF-8 (Latin-1)',
       only(['app'], probed(by('TRANS-02', 'dish-name-latin1')), [DISHES]),
       only(['app'], probed(noMutant('TRANS-02', 'sends other bytes here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
-      only(['app'], notProbed('a refusal is not among the answers the transport checks read'), [NO_TOKEN]),
+      ...errorsAsAnswers('sends other bytes', ['wrong-token-refusal-msg-latin1']),
       only(['other_app'], probed(by('TRANS-02', 'other-merchant-dishes-latin1')), [DISHES]),
       otherTransport('TRANS-02', 'sends other bytes here'),
       rest(OTHER_TRANSPORT_READ),
@@ -683,8 +715,19 @@ const READ_ONLY: Rule = {
       'an unsafe method without a token changes data',
       rest("the unsafe methods are sent with app's token only"),
     ),
+    way(
+      'wrong value',
+      'a GET changes what a later GET answers (§3: no operation changes any state)',
+      only(['app'], probed(by('RO-02', 'get-orders-marks-seen')), [ORDERS]),
+      only(['app'], probed(by('RO-02', 'get-seat-detail-read-once')), [SEAT]),
+      only(['app'], probed(noMutant('RO-02', 'changes data through a GET here'))),
+      rest("RO-02 asks every data endpoint twice with app's token only"),
+    ),
   ],
-  latitude: [{ reading: 'any refusal of POST, PUT, PATCH and DELETE (recorded by INFO-RO-METHODS)', variants: [] }],
+  latitude: [
+    { reading: 'any refusal of POST, PUT, PATCH and DELETE (recorded by INFO-RO-METHODS)', variants: [] },
+    { reading: 'a list in another order when asked again', variants: ['lists-in-any-order'] },
+  ],
 };
 
 /** §4 endpoint table: what each endpoint answers. */
@@ -762,11 +805,18 @@ const LIST_QUERY_RULE: Rule = {
     ),
     way(
       'wrong place or carrier',
-      'applying a parameter the suite does not send (a filter of its own)',
-      rest('only page, limit, per_page and conformance_probe are sent'),
+      'applying a filter of its own (status, a date, an id, a search), sent beside the paging parameters',
+      only(['app'], probed(by('ERR-06', 'list-query-status-filter'))),
+      rest("ERR-06 asks with app's token only"),
     ),
   ],
-  latitude: [{ reading: 'ignore them (the same data), or refuse with 400', variants: ['list-query-400'] }],
+  latitude: [
+    { reading: 'ignore them (the same data), or refuse with 400', variants: ['list-query-400'] },
+    {
+      reading: 'the same records in another order (order is not content: no rule orders a list)',
+      variants: ['lists-in-any-order'],
+    },
+  ],
 };
 
 const AUTH_NO_HEADER: Rule = {
@@ -898,7 +948,7 @@ const KEY_PAIR: Rule = {
       'stale value',
       'a second /auth for the same pair refused (a token "already issued")',
       only(['app'], probed(by('AUTH-01', 'auth-token-issued-once'))),
-      only(['other_app'], notProbed("AUTH-01 judges app's /auth only")),
+      only(['other_app'], probedWhen('with other_app', by('RO-03', 'auth-second-call-refused-other-app'))),
       only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
     ),
   ],

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { CheckContext } from '../../core/model/check.js';
 import { isRecord, successData, type Rec } from '../../core/session/api.js';
-import type { ListPath, Noun, Resource } from '../../core/spec/resources.js';
+import type { ListPath, Noun, Resource, Who } from '../../core/spec/resources.js';
 import { show } from '../../core/redact/quote.js';
 import { validate } from '../../core/spec/schemas.js';
 import { isIdLike } from '../../core/base/exact-json.js';
@@ -74,6 +75,80 @@ export function sameJson(x: unknown, y: unknown): boolean {
   return true;
 }
 
+/**
+ * JSON equality in which no array's order counts (nor key order): §4 defines which records a list holds ("all dishes
+ * of the current merchant"), not their order, and no rule orders an order's dishes, so two answers that hold the same
+ * records in another order hold the same content. The same order is tried first (the common case costs no more than
+ * sameJson); otherwise each element of the top-level arrays is reduced to a digest of its canonical text and the
+ * digests are compared as multisets, so a large list is never held twice as text.
+ */
+export function sameContent(x: unknown, y: unknown): boolean {
+  if (sameJson(x, y)) return true;
+  if (Array.isArray(x) && Array.isArray(y)) {
+    if (x.length !== y.length) return false;
+    const digests = (xs: unknown[]): string[] => {
+      const out: string[] = [];
+      for (let i = 0; i < xs.length; i++) out.push(createHash('sha256').update(canonicalText(xs[i])).digest('base64'));
+      return out.sort();
+    };
+    const [a, b] = [digests(x), digests(y)];
+    return a.every((d, i) => d === b[i]);
+  }
+  return canonicalText(x) === canonicalText(y);
+}
+
+/** A canonical text past this length stands in its parent as its digest: a deep nesting stays linear, not quadratic. */
+const CANONICAL_INLINE = 64;
+const short = (text: string): string =>
+  text.length > CANONICAL_INLINE ? `#${createHash('sha256').update(text).digest('base64')}` : text;
+
+/**
+ * One text per JSON value whatever the order of its arrays and keys (both sorted); a member longer than a few dozen
+ * characters is written as its digest, so equal texts mean equal content (but for a hash collision). Iterative, as
+ * sameJson: server data may nest past any call stack.
+ */
+export function canonicalText(root: unknown): string {
+  interface Frame {
+    keys: string[] | undefined;
+    values: unknown[];
+    texts: string[];
+  }
+  const frames: Frame[] = [];
+  /** A leaf's text, or undefined once an object or array has been opened as a frame. */
+  const enter = (v: unknown): string | undefined => {
+    if (typeof v === 'bigint') return String(v);
+    if (typeof v !== 'object' || v === null) return short(v === undefined ? 'undefined' : JSON.stringify(v));
+    if (Array.isArray(v)) {
+      const values: unknown[] = [];
+      for (let i = 0; i < v.length; i++) values.push(v[i]);
+      frames.push({ keys: undefined, values, texts: [] });
+    } else {
+      const keys = Object.keys(v).sort();
+      frames.push({ keys, values: keys.map((k) => (v as Rec)[k]), texts: [] });
+    }
+    return undefined;
+  };
+  const first = enter(root);
+  if (first !== undefined) return first;
+  for (;;) {
+    const f = frames[frames.length - 1]!;
+    if (f.texts.length < f.values.length) {
+      const t = enter(f.values[f.texts.length]);
+      if (t !== undefined) f.texts.push(t);
+      continue;
+    }
+    frames.pop();
+    const text = short(
+      f.keys
+        ? `{${f.keys.map((k, i) => `${JSON.stringify(k)}:${f.texts[i]}`).join(',')}}`
+        : `[${f.texts.sort().join(',')}]`,
+    );
+    const parent = frames[frames.length - 1];
+    if (!parent) return text;
+    parent.texts.push(text);
+  }
+}
+
 /** 5 and "5": the same text, one side a number. */
 export function sameText(a: unknown, b: unknown): boolean {
   const numeric = (x: unknown): boolean => typeof x === 'number' || typeof x === 'bigint';
@@ -144,17 +219,26 @@ export function recordIn(reply: Reply): Rec | undefined {
  * answer a record: that is the detail check's finding, not consistency's. No response ends the check as incomplete;
  * a failure of the suite's own (a recorded body it cannot read) is the suite's error, never "answers no such record".
  */
-export async function detailRecord(ctx: CheckContext, resource: Resource, id: RecordId): Promise<Rec | undefined> {
-  return recordIn(await ctx.api.detail(resource, id));
+export async function detailRecord(
+  ctx: CheckContext,
+  resource: Resource,
+  id: RecordId,
+  who: Who = 'app',
+): Promise<Rec | undefined> {
+  return recordIn(await ctx.api.detail(resource, id, who));
 }
 
 /** A list of the run, or undefined with a note when it is unavailable (its own check reports why). */
-export async function optionalList(ctx: CheckContext, path: ListPath): Promise<readonly Rec[] | undefined> {
+export async function optionalList(
+  ctx: CheckContext,
+  path: ListPath,
+  who: Who = 'app',
+): Promise<readonly Rec[] | undefined> {
   try {
-    return await ctx.api.list(path);
+    return await ctx.api.list(path, who);
   } catch (e) {
     if (e instanceof NetworkError) throw e;
-    ctx.note(`${path} not checked: ${(e as Error).message}`);
+    ctx.note(`${path}${who === 'app' ? '' : ` with ${who}'s token`} not checked: ${(e as Error).message}`);
     return undefined;
   }
 }

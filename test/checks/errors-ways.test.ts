@@ -4,6 +4,7 @@
  * and list endpoints whose data changes between requests; each from a recorded pass with only that part changed.
  */
 import { describe, expect, test } from 'vitest';
+import { LIST_QUERY } from '../../suites/errors.js';
 import { ALL_CHECKS } from '../../suites/index.js';
 import type { RecordedExchange } from '../../core/session/recorded-source.js';
 import { recordingsOf, replay } from './replay.js';
@@ -91,7 +92,8 @@ describe('ERR-04: the error answers it could not have, and how many it lists', (
   });
 
   const without = ['GET /merchant', 'GET /dishes', 'GET /dishes/101', 'GET /seats', 'GET /seats/11', 'GET /orders'];
-  const lead = 'expected every error body to be an envelope {status: not "SUCCESS", code: integer}: ';
+  const lead =
+    'expected every error body to be an envelope {status: a string, not "SUCCESS", code: integer}, as JSON (a JSON Content-Type, UTF-8): ';
 
   test('five findings are all listed; a sixth is counted', async () => {
     const { config, exchanges } = rec('ERR-04');
@@ -128,7 +130,7 @@ test('ERR-05: an error with no code, or over HTTP 200, is no mismatch of status 
 
 describe('ERR-06: a list that changes between requests', () => {
   const { config, exchanges } = rec('ERR-06');
-  const q = '?page=2&limit=1&per_page=1&conformance_probe=1';
+  const q = `?${new URLSearchParams(LIST_QUERY).toString()}`;
   const plain = exchanges.find(withToken('GET /dishes'))!;
   /** GET /dishes asked once more, answered with this data. */
   const later = (data: unknown): RecordedExchange => ({
@@ -163,7 +165,7 @@ describe('ERR-06: a list that changes between requests', () => {
 
 test('INFO-ERR-LIST-QUERY: refused, not compared, applied', async () => {
   const { config, exchanges } = rec('INFO-ERR-LIST-QUERY');
-  const q = '?page=2&limit=1&per_page=1&conformance_probe=1';
+  const q = `?${new URLSearchParams(LIST_QUERY).toString()}`;
   const refused = withAnswers(exchanges, withToken(`GET /dishes${q}`), () => ({ status: 'ERROR', code: 400 }), 400);
   const plainFails = withAnswers(refused, withToken('GET /seats'), () => ({ status: 'ERROR', code: 500 }), 500);
   const applied = withAnswers(plainFails, withToken(`GET /orders${q}`), (j) => ({ ...(j as object), data: [] }));

@@ -11,11 +11,17 @@ import { requestOf, withAnswers } from './altered.js';
 
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 
-/** The nth recorded exchange of a request line (1: the GET before the unsafe requests, 2: the one after). */
+/**
+ * The nth recorded exchange of a request line (1: the GET before the unsafe requests, 2: the same GET asked again
+ * before them (RO-02's), 3: the one after them: AFTER).
+ */
 const nth = (line: string, n: number) => {
   let seen = 0;
   return (x: RecordedExchange): boolean => requestOf(x).line === line && ++seen === n;
 };
+
+/** The GET after the unsafe requests: the third of its request line. */
+const AFTER = 3;
 
 type Envelope = { status: string; code: number; data: unknown };
 const dataOf = (json: unknown) => (json as Envelope).data;
@@ -83,7 +89,7 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
     const r = await roWith([
       [
         'GET /dishes',
-        2,
+        AFTER,
         (j) => {
           const [first, second, ...rest] = dataOf(j) as Array<Record<string, unknown>>;
           expect(first).toMatchObject({ id: 101 });
@@ -91,8 +97,12 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
           return { ...(j as object), data: [{ ...second, price: 31, stock: 19 }, ...rest, { ...second, id: 105 }] };
         },
       ],
-      ['GET /merchant', 2, (j) => ({ ...(j as object), data: { ...(dataOf(j) as object), name: 'X', phone: '1' } })],
-      ['GET /seats/11', 2, (j) => ({ ...(j as object), data: [dataOf(j)] })],
+      [
+        'GET /merchant',
+        AFTER,
+        (j) => ({ ...(j as object), data: { ...(dataOf(j) as object), name: 'X', phone: '1' } }),
+      ],
+      ['GET /seats/11', AFTER, (j) => ({ ...(j as object), data: [dataOf(j)] })],
     ]);
     expect(r.status).toBe('failed');
     expect(r.message).toMatch(
@@ -104,7 +114,7 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
     const r = await roWith([
       [
         'GET /seats',
-        2,
+        AFTER,
         (j) => ({
           ...(j as object),
           data: [...(dataOf(j) as unknown[]), ...[901, 902, 903, 904, 905, 906, 907].map((id) => ({ id }))],
@@ -119,7 +129,7 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
     const five = await roWith([
       [
         'GET /seats',
-        2,
+        AFTER,
         (j) => ({
           ...(j as object),
           data: [...(dataOf(j) as unknown[]), ...[901, 902, 903, 904, 905].map((id) => ({ id }))],
@@ -134,7 +144,7 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
   });
 
   test('a GET that succeeded before and fails after', async () => {
-    const r = await roWith([['GET /dishes/101', 2, () => ({ status: 'ERROR', code: 404, msg: 'gone' }), 404]]);
+    const r = await roWith([['GET /dishes/101', AFTER, () => ({ status: 'ERROR', code: 404, msg: 'gone' }), 404]]);
     expect(r.message).toBe(
       failed('GET /dishes/101 answered SUCCESS before and HTTP 404, code 404, status "ERROR" after'),
     );
@@ -143,7 +153,7 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
   test('a GET that did not succeed before is not compared, and said', async () => {
     const r = await roWith([
       ['GET /orders', 1, () => ({ status: 'ERROR', code: 500 }), 500],
-      ['GET /orders', 2, (j) => ({ ...(j as object), data: [] })],
+      ['GET /orders', AFTER, (j) => ({ ...(j as object), data: [] })],
     ]);
     expect(r.status).toBe('passed');
     expect(r.notes).toEqual([
