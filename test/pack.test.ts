@@ -154,6 +154,8 @@ test('the tarball holds no maintenance code, no image, no install script, and no
   const entries = [
     ...Object.values(manifest.bin),
     ...Object.values(manifest.exports).map((e) => (typeof e === 'string' ? e : e.default)),
+    // The Action's steps run shipped modules by name (dist/app/action-inputs.js).
+    ...[...readFileSync(join(pkg, 'action.yml'), 'utf8').matchAll(/\/(dist\/[\w/.-]+\.js)\b/g)].map((m) => m[1]!),
   ]
     .map((e) => e.replace(/^\.\//, ''))
     .filter((e) => /\.(js|cjs|mjs)$/.test(e) && files.includes(e));
