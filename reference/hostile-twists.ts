@@ -254,3 +254,16 @@ export const deepNesting: Variant = {
     return { ...placed, raw: JSON.stringify(placed.body).replace('"@DEEP@"', DEEP) };
   },
 };
+
+/** 11. Tokens no header can carry: ESC, BEL and U+202E in each (issue 37). The suite must not wait on a request it cannot send. */
+export const ILLEGAL_TOKEN = (n: number): string => `tok${n}\u001b[2J\u0007\u202Eevil${'x'.repeat(24)}`;
+/** GET /auth issues tokens holding ESC, BEL and U+202E: no legal header value (RFC 9110 §5.5). */
+export const illegalToken: Variant = {
+  name: 'illegal-token',
+  description: 'GET /auth issues tokens holding ESC, BEL and U+202E, which no header value may carry',
+  handle(req, next, world) {
+    const r = next();
+    let n = 0;
+    return pathIs(req, '/auth') ? reissue(r, world, () => ILLEGAL_TOKEN(n++ + Math.floor(Math.random() * 1e6))) : r;
+  },
+};

@@ -285,6 +285,22 @@ describe.concurrent(
       // In the evidence, the header that carried it shows the marker.
       expect(o.files['report.json']).toContain('"open-token": "[REDACTED:token]"');
     });
+
+    test('11: a token with ESC, BEL and U+202E: AUTH-01 fails, its requests are not sent, and nothing waits on them', async () => {
+      const o = await run([T.illegalToken]);
+      judge(o, [1]);
+      // Old behaviour: the run hung at "checks 48/61 done" until its deadline (10 min by default).
+      expect(o.wallMs, 'no stall').toBeLessThan(30_000);
+      expect(check(o, 'AUTH-01').status).toBe('failed');
+      expect(check(o, 'AUTH-01').message).toMatch(
+        /the issued app_token holds characters no header value may carry \(U\+001B, U\+0007, U\+202E; RFC 9110 §5\.5\)/,
+      );
+      const notSent = o.run.report!.checks.filter((c) => /not sent: the open-token header value/.test(c.message));
+      expect(notSent.length).toBeGreaterThan(10);
+      // Not sent is never the server's failure: AUTH-01 alone fails.
+      expect(o.run.report!.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['AUTH-01']);
+      expect(o.files['report.json']).not.toContain('evilxxxx');
+    });
   },
 );
 
@@ -330,6 +346,30 @@ describe.sequential('the HTTP client against a twisted server', () => {
       await srv.close();
     }
   });
+
+  test('a request that cannot be sent fails at once and every request queued behind it goes on', async () => {
+    const srv = await startReferenceServer({ variants: [answering(0, '{"status":"SUCCESS","code":200,"data":[]}')] });
+    const c = client(srv.baseUrl);
+    try {
+      const t0 = performance.now();
+      const bad = [
+        c.send({ path: '/dishes', token: T.ILLEGAL_TOKEN(1) }),
+        c.send({ path: '/dishes', headers: { 'x-odd': 'a\u0007b' } }),
+        c.send({ path: '/dishes', method: 'G ET' }),
+      ].map((p) => p.catch((x: unknown) => x));
+      const good = Array.from({ length: 6 }, () => c.send({ path: '/dishes' }));
+      for (const e of await Promise.all(bad)) {
+        expect(e).toBeInstanceOf(NetworkError);
+        expect((e as NetworkError).code).toBe('NOT_SENT');
+        expect((e as NetworkError).message).not.toContain('evil');
+      }
+      expect((await Promise.all(good)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(performance.now() - t0, 'nothing waited for a drain').toBeLessThan(2000);
+    } finally {
+      await c.close();
+      await srv.close();
+    }
+  }, 10_000);
 
   test('retry {max: 0} answers the first 429 as it came; the wait budget ends a storm with RETRY_BUDGET', async () => {
     const srv = await startReferenceServer({ variants: [answering(0, '{"status":"ERROR","code":429}', 429)] });

@@ -26,9 +26,9 @@ import {
 } from './pacing.js';
 import { BACKSTOP_TIMEOUTS, Timeouts, type Flight } from './timeouts.js';
 import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
-import { transfer } from './transfer.js';
+import { requestTarget, transfer } from './transfer.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
-import { learnTokens } from './issued-tokens.js';
+import { learnTokens, unsendable } from './issued-tokens.js';
 import { carryToken } from '../spec/auth-scheme.js';
 
 /** The client's settings, from the run's configuration (core/engine/run.ts clientFor). */
@@ -206,6 +206,9 @@ export class HttpClient {
         );
       }
       if (this.deadline.aborted) throw this.deadline.reason;
+      // Refused here, at once, rather than by undici: see unsendable.
+      const why = unsendable(method, requestTarget(url).path, headers);
+      if (why !== undefined) throw Object.assign(new Error(`not sent: ${why}`), { code: 'NOT_SENT' });
       flight = this.timeouts.start();
       // A GET sent again, and any other method (never sent twice: see send), goes on a connection of its own, closed
       // after it: a kept-alive one of the pool may be closing under it.
@@ -284,7 +287,7 @@ export class HttpClient {
     } catch (e) {
       const own = (e as { code?: string }).code;
       const d =
-        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT' || own === 'BAD_CODING'
+        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT' || own === 'BAD_CODING' || own === 'NOT_SENT'
           ? { code: own, message: (e as Error).message }
           : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
       if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint());
