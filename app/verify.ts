@@ -3,16 +3,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { ConfigError, fileProblem } from '../core/config/config.js';
 import { tool } from '../core/base/paths.js';
-import {
-  coverageOf,
-  outcomeOf,
-  VERDICT_MEANING,
-  VERDICT_WORD,
-  verdictOf,
-  type Coverage,
-  type Report,
-  type Verdict,
-} from '../core/model/report.js';
+import { VERDICT_WORD, type Coverage, type Report, type Verdict } from '../core/model/report.js';
+import { rejudge } from './rejudge.js';
 import { loadCheckHeads } from './check-heads.js';
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
@@ -152,10 +144,7 @@ async function checkWords(s: ConformanceStatement, reportBytes: Buffer): Promise
   const errors = validate('report', value);
   if (errors.length) throw new NotVerified(`the report.json it covers is not a report: ${formatErrors(errors, 1)}`);
   const report = value as Report;
-  // Outcomes from each check's status, level and baseline mark, by the one rule: not the outcome field as written.
-  const checks = report.checks.map((c) => ({ ...c, outcome: outcomeOf(c) }));
-  const ofThisVersion = report.tool.name === tool.name && report.tool.version === tool.version;
-  const computed = ofThisVersion ? coverageOf(checks, await loadCheckHeads()) : report.coverage;
+  const { checks, coverage: computed, verdict, exit_code: exit } = rejudge(report, await loadCheckHeads());
   const notRun = (c: Coverage): string[] => c.not_run.map((n) => n.id).sort();
   if (
     computed.must_total !== report.coverage.must_total ||
@@ -166,11 +155,6 @@ async function checkWords(s: ConformanceStatement, reportBytes: Buffer): Promise
     throw new NotVerified(
       `report.json's coverage (${report.coverage.must_judged} of ${report.coverage.must_total} MUST checks judged) is not what its checks give (${computed.must_judged} of ${computed.must_total})`,
     );
-  const v = verdictOf(checks, report.errors, computed, report.strict);
-  // A run stopped before any check (a setup mistake) is NOTHING JUDGED whatever its errors (buildReport).
-  const verdict: Verdict =
-    report.verdict === 'nothing judged' && computed.must_judged === 0 ? 'nothing judged' : v.verdict;
-  const exit = verdict === v.verdict ? v.exit_code : VERDICT_MEANING[verdict].exit;
   if (report.verdict !== verdict || report.exit_code !== exit)
     throw new NotVerified(
       `report.json says ${VERDICT_WORD[report.verdict] ?? shown(report.verdict)} (exit ${shown(report.exit_code)}), but its checks give ${VERDICT_WORD[verdict]} (exit ${exit})`,
