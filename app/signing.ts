@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readCappedText } from '../core/base/regular-file.js';
 import { bundleFromJSON, bundleToJSON, type SerializedBundle } from '@sigstore/bundle';
 import { CIContextProvider, DSSEBundleBuilder, type Signer } from '@sigstore/sign';
 import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import { TrustedRoot } from '@sigstore/protobuf-specs';
-import { ConfigError } from '../core/config/config.js';
+import { ConfigError, fileProblem } from '../core/config/config.js';
 import { PAYLOAD_TYPE, sha256 } from '../core/model/attestation.js';
 import { Redactor } from '../core/redact/redact.js';
 
@@ -64,9 +64,9 @@ function signingAlgorithm(key: KeyObject): string | null {
 
 function readKeyFile(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readCappedText(file, 'pem');
   } catch (e) {
-    throw new ConfigError(`cannot read key ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError(`cannot read key ${file}: ${fileProblem(e)}`);
   }
 }
 
@@ -144,10 +144,10 @@ async function trustedRootOf(file: string | undefined): Promise<TrustedRoot> {
     return getTrustedRoot();
   }
   try {
-    return TrustedRoot.fromJSON(JSON.parse(readFileSync(file, 'utf8')));
+    return TrustedRoot.fromJSON(JSON.parse(readCappedText(file, 'trustedRoot')));
   } catch (e) {
     throw new ConfigError(
-      `cannot read trusted root ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read trusted root ${file}: ${e instanceof SyntaxError ? 'not JSON' : fileProblem(e)}`,
     );
   }
 }

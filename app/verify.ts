@@ -21,7 +21,7 @@ import {
   suiteOf,
   type ConformanceStatement,
 } from '../core/model/attestation.js';
-import { MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
+import { FILE_CAPS, MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
 import type { VerifyWith } from './signing.js';
 
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
@@ -246,6 +246,8 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
     v.key !== undefined
       ? { keyFile: v.key }
       : { identity: identity!, issuer: issuer!, ...(v['trusted-root'] ? { trustedRoot: v['trusted-root'] } : {}) };
+  // The key is read (bounded, a regular file) before anything else: a FIFO or /dev/zero is refused at once.
+  if (v.key !== undefined) readCapped(v.key, FILE_CAPS.pem.bytes, 'key', FILE_CAPS.pem.what);
   const bytes = readCapped(file, ATTESTATION_MAX_BYTES, 'attestation', 'an attestation holds a few kilobytes');
 
   const { verifyBundle, VerifyFailure } = await import('./signing.js');

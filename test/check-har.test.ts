@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
@@ -9,7 +9,7 @@ import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
 import { forgedMarkers } from '../reference/hostile-twists.js';
 import { randomBytes } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Report } from '../core/model/report.js';
@@ -515,11 +515,14 @@ describe('files that are not regular files, or past the cap, are refused in one 
     [fifo, 'a pipe'],
     [dir, 'a directory'],
   ])('%s', async (path, what) => {
-    const har = await runCli(['check-har', path], { timeoutMs: 20_000 });
-    expect([har.code, har.stderr]).toEqual([
-      2,
-      `conformance: check-har: ${path}: not a regular file (${what}): give the path of a file\n`,
-    ]);
+    // A pipe is a HAR read as a stream (below); check-har refuses the rest.
+    if (what !== 'a pipe') {
+      const har = await runCli(['check-har', path], { timeoutMs: 20_000 });
+      expect([har.code, har.stderr]).toEqual([
+        2,
+        `conformance: check-har: ${path}: not a regular file (${what}): give the path of a file\n`,
+      ]);
+    }
     // A directory is a report directory to diff, merge and baseline (its report.json): only check-har refuses it.
     if (what === 'a directory') return;
     const report = join(mkdtempSync(join(tmpdir(), 'report-')), 'report.json');
@@ -535,6 +538,27 @@ describe('files that are not regular files, or past the cap, are refused in one 
         `conformance: cannot read report ${path}: not a regular file (${what}): give the path of a file\n`,
       ]);
     }
+  });
+
+  test('issue 37: a HAR from a pipe (check-har <(…)) is read as a stream, and judged as the file is', async () => {
+    const { live, har } = await recordMutant('reference');
+    const pipe = join(mkdtempSync(join(tmpdir(), 'har-pipe-')), 'capture.har');
+    execFileSync('mkfifo', [pipe]);
+    const writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', har, pipe], { stdio: 'ignore' });
+    const r = await runCli(['check-har', pipe], { timeoutMs: 60_000 });
+    writer.kill();
+    expect(r.stderr).toBe('');
+    expect([r.code, r.report!.verdict]).toEqual([live.code, live.report!.verdict]);
+    // Past the cap, a pipe is refused as it is read, in one line.
+    const capped = join(dirname(pipe), 'capped.har');
+    execFileSync('mkfifo', [capped]);
+    const writer2 = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', har, capped], { stdio: 'ignore' });
+    const c = await runCli(['check-har', capped], { env: { CONFORMANCE_MAX_HAR_BYTES: '100000' }, timeoutMs: 60_000 });
+    writer2.kill();
+    expect([c.code, c.stderr]).toEqual([
+      2,
+      `conformance: check-har: ${capped}: a pipe that went on past the cap of 100000 bytes (CONFORMANCE_MAX_HAR_BYTES): not read further\n`,
+    ]);
   });
 
   test('a HAR past the cap', async () => {

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readCappedText } from '../base/regular-file.js';
 import { tmpdir } from 'node:os';
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
@@ -87,7 +88,9 @@ export class HttpClient {
         timeout: opts.timeoutMs,
         rejectUnauthorized: !opts.tls.insecure,
         // One TLS context for every connection: given `ca`, each connection would parse it into a context of its own.
-        ...(opts.tls.ca_file ? { secureContext: createSecureContext({ ca: readFileSync(opts.tls.ca_file) }) } : {}),
+        ...(opts.tls.ca_file
+          ? { secureContext: createSecureContext({ ca: readCappedText(opts.tls.ca_file, 'pem') }) }
+          : {}),
       },
       headersTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
       bodyTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
