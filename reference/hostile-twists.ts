@@ -267,3 +267,20 @@ export const illegalToken: Variant = {
     return pathIs(req, '/auth') ? reissue(r, world, () => ILLEGAL_TOKEN(n++ + Math.floor(Math.random() * 1e6))) : r;
   },
 };
+
+/**
+ * 12. A conforming server with 70 KB of headers on its /auth and /merchant answers (260 preference headers, as a
+ * site with many cookies sends): legal, and read whole. Only there: every answer's headers are evidence.
+ */
+export const MANY_HEADERS = 260;
+export const manyHeaders: Variant = {
+  name: 'many-headers',
+  description: `/auth and /merchant answer with ${MANY_HEADERS} extra headers of 256 bytes each (about 70 KB of headers)`,
+  handle(req, next) {
+    const r = next();
+    if (!pathIs(req, '/auth') && !pathIs(req, '/merchant')) return r;
+    const extra: Record<string, string> = {};
+    for (let i = 0; i < MANY_HEADERS; i++) extra[`x-pref-${i}`] = `v${i}-${'p'.repeat(250)}`;
+    return { ...r, headers: { ...r.headers, ...extra } };
+  },
+};

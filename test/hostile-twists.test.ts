@@ -301,6 +301,12 @@ describe.concurrent(
       expect(o.run.report!.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['AUTH-01']);
       expect(o.files['report.json']).not.toContain('evilxxxx');
     });
+
+    test('12: 70 KB of headers on /auth and /merchant answers are read: a conforming server stays conforming', async () => {
+      const o = await run([T.manyHeaders]);
+      judge(o, [0]);
+      expect(o.run.stdout).not.toMatch(/Headers Overflow/);
+    });
   },
 );
 
@@ -370,6 +376,32 @@ describe.sequential('the HTTP client against a twisted server', () => {
       await srv.close();
     }
   }, 10_000);
+
+  test('headers past the limit: one line that names it', async () => {
+    const huge: Variant = {
+      name: 'huge-headers',
+      description: 'answers with 300 KB of headers',
+      raw(_req, res) {
+        const h: Record<string, string> = { 'content-type': 'application/json' };
+        for (let i = 0; i < 1200; i++) h[`x-pad-${i}`] = 'p'.repeat(250);
+        res.writeHead(200, h);
+        res.end('{"status":"SUCCESS","code":200,"data":[]}');
+        return true;
+      },
+    };
+    const srv = await startReferenceServer({ variants: [huge] });
+    const c = client(srv.baseUrl);
+    try {
+      const e = await c.send({ path: '/dishes' }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(NetworkError);
+      expect((e as NetworkError).message).toMatch(
+        /: the response headers exceed 256 KiB, the most the suite reads: not read$/,
+      );
+    } finally {
+      await c.close();
+      await srv.close();
+    }
+  });
 
   test('retry {max: 0} answers the first 429 as it came; the wait budget ends a storm with RETRY_BUDGET', async () => {
     const srv = await startReferenceServer({ variants: [answering(0, '{"status":"ERROR","code":429}', 429)] });

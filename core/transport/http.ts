@@ -12,7 +12,7 @@ import { parseJsonExact } from '../base/exact-json.js';
 import { textOnDemand } from './rendered-text.js';
 import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
 import type { Exchange, Reply, RequestSpec, RetryRecord } from './exchange.js';
-import { describeError, STALE_CONNECTION } from './network-errors.js';
+import { describeError, MAX_HEADER_BYTES, STALE_CONNECTION } from './network-errors.js';
 import {
   BREAKER_TIMEOUTS,
   Breaker,
@@ -92,6 +92,8 @@ export class HttpClient {
           ? { secureContext: createSecureContext({ ca: readCappedText(opts.tls.ca_file, 'pem') }) }
           : {}),
       },
+      // A conforming server may send many cookies: undici's default (Node's, 16 KiB) failed one with 250 of them.
+      maxHeaderSize: MAX_HEADER_BYTES,
       headersTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
       bodyTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
     };
