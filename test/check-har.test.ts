@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
@@ -469,6 +470,26 @@ test('long recorded bodies go to files and are read as live ones: past DISK_LIST
     expect(off.stderr).toBe('');
     expect(outcomes(off.report)).toEqual(outcomes(live.report));
   }
+});
+
+test("issue 37: --record-har never writes over the run's own report files", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'record-own-'));
+  mkdirSync(join(dir, 'out'));
+  writeFileSync(join(dir, 'out', 'report.json'), 'the last report');
+  symlinkSync(join(dir, 'out', 'junit.xml'), join(dir, 'link.har'));
+  const base = ['--base-url', 'https://127.0.0.1:1/open', '--secret', 'a', '--key', 'b', '--report-dir', 'out'];
+  for (const [path, name] of [
+    ['out/report.json', 'report.json'],
+    ['./out/../out/report.html', 'report.html'],
+    ['link.har', 'junit.xml'],
+  ] as const) {
+    const r = await runCli([...base, '--record-har', path], { cwd: dir, timeoutMs: 20_000 });
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `conformance: --record-har ${path}: that is the run's own ${name}, which the run writes: give the recording another path\n`,
+    ]);
+  }
+  expect(readFileSync(join(dir, 'out', 'report.json'), 'utf8')).toBe('the last report');
 });
 
 test('--record-har: a path that cannot be written is a usage error before any request', async () => {

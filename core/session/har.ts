@@ -5,7 +5,8 @@
 import { placeholderOf, type Redactor } from '../redact/redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from '../config/config.js';
-import { closeSync, openSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileProblem } from '../config/config.js';
 import { tool } from '../base/paths.js';
 
@@ -250,11 +251,38 @@ export function writeHarFile(
   if (writer.failed) throw new HarError(`cannot write ${file}: ${writer.failed}`);
 }
 
+/** Whether two paths name one file: the same path, the same file through links, or the same inode. */
+function samePath(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const real = (p: string): string => {
+    // A symbolic link is followed even when its target does not exist yet (the HAR would create it).
+    let at = resolve(p);
+    for (let hops = 0; hops < 40 && lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink(); hops++)
+      at = resolve(dirname(at), readlinkSync(at));
+    try {
+      return join(realpathSync(dirname(at)), basename(at));
+    } catch {
+      return at;
+    }
+  };
+  if (real(a) === real(b)) return true;
+  const sa = statSync(a, { throwIfNoEntry: false });
+  const sb = statSync(b, { throwIfNoEntry: false });
+  return !!sa && !!sb && sa.dev === sb.dev && sa.ino === sb.ino;
+}
+
 /**
  * Makes sure --record-har can write its file before the run sends a request: the file is created (empty) now, and
  * a path that cannot be written is a usage error (HarError) that costs no request.
  */
-export function prepareHarFile(file: string): void {
+export function prepareHarFile(file: string, reserved: readonly string[] = []): void {
+  // The run's own report files: a HAR written over report.json would leave no report, and the run would then
+  // overwrite the HAR.
+  const own = reserved.find((r) => samePath(file, r));
+  if (own !== undefined)
+    throw new HarError(
+      `--record-har ${file}: that is the run's own ${basename(own)}, which the run writes: give the recording another path`,
+    );
   try {
     closeSync(openSync(file, 'w'));
   } catch (e) {
