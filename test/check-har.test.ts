@@ -8,7 +8,7 @@ import { CREDENTIALS } from '../reference/fixtures.js';
 import { BIN, failedIds, runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
-import { forgedMarkers } from '../reference/hostile-twists.js';
+import { forgedMarkers, illegalToken } from '../reference/hostile-twists.js';
 import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -470,6 +470,19 @@ test('long recorded bodies go to files and are read as live ones: past DISK_LIST
     expect(off.stderr).toBe('');
     expect(outcomes(off.report)).toEqual(outcomes(live.report));
   }
+});
+
+test("issue 37: a run's own HAR of a server issuing tokens no header can carry fails the checks the live run failed", async () => {
+  const { live, har } = await recordRun([illegalToken]);
+  expect(failedIds(live.report)).toEqual(['AUTH-01']);
+  const r = await runCli(['check-har', har], { timeoutMs: 60_000 });
+  expect(r.stderr).toBe('');
+  expect(failedIds(r.report)).toEqual(failedIds(live.report));
+  expect(r.report!.checks.find((c) => c.id === 'AUTH-01')!.message).toBe(
+    live.report!.checks.find((c) => c.id === 'AUTH-01')!.message,
+  );
+  // The HAR holds no such token, only the code points of what it held.
+  expect(readFileSync(har, 'utf8')).not.toMatch(/evilx|\\u001b/i);
 });
 
 test("issue 37: --record-har never writes over the run's own report files", async () => {

@@ -9,6 +9,7 @@ import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, t
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileProblem } from '../config/config.js';
 import { tool } from '../base/paths.js';
+import { illegalHeaderChars, tokensIn } from '../transport/issued-tokens.js';
 
 interface HarHeader {
   name: string;
@@ -23,6 +24,8 @@ export interface HarEntry {
     status?: number;
     headers?: HarHeader[];
     _error?: string;
+    /** --record-har: the characters of the issued token no header value may carry, which its placeholder lacks. */
+    _token_chars?: string;
     content?: { size?: number; mimeType?: string; text?: string; encoding?: string; _file?: string };
   };
   _error?: string;
@@ -88,8 +91,13 @@ export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: str
   else if (c.size === 0) body = { body: '' };
   else
     return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
-  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
+  const chars = e!.response!._token_chars;
+  const tokenChars = typeof chars === 'string' && TOKEN_CHARS.test(chars) ? { tokenChars: chars } : {};
+  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body, ...tokenChars }, ...time };
 }
+
+/** A list of code points as illegalHeaderChars writes them: `U+001B, U+0007, U+202E`. */
+const TOKEN_CHARS = /^U\+[0-9A-F]{4,6}(, U\+[0-9A-F]{4,6}){0,7}$/;
 
 /** Text with every secret the redactor knows replaced by its kind's placeholder. */
 function hider(redactor: Redactor): (s: string) => string {
@@ -221,6 +229,11 @@ export class HarWriter {
           }
         : { text: hide(r.body) };
     const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
+    // A token no header can carry is replaced by a placeholder that can: what it held that no header may carry is
+    // written beside it (code points, no secret), so check-har judges the token as the live run did (AUTH-01).
+    // tokensIn gives each token as written, then decoded (its JSON escapes read): the decoded form is the token.
+    const illegal =
+      r.encoding === 'base64' ? undefined : tokensIn(undefined, r.body).reverse().map(illegalHeaderChars).find(Boolean);
     return {
       ...base,
       response: {
@@ -230,6 +243,7 @@ export class HarWriter {
         headers: headers(r.headers),
         cookies: [],
         content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
+        ...(illegal ? { _token_chars: illegal } : {}),
         redirectURL: r.headers.location ? hide(r.headers.location) : '',
         headersSize: -1,
         bodySize: size,

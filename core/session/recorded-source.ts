@@ -38,7 +38,15 @@ export interface RecordedExchange {
    * The answer; absent when there was none (then error says why: a refused connection, a timeout). A body too long
    * to hold is in a file of its own (file: its bytes as they came, body then empty).
    */
-  response?: { status: number; headers: Record<string, string>; body: string; encoding?: 'base64'; file?: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body: string;
+    encoding?: 'base64';
+    file?: string;
+    /** The issued token's characters that no header value may carry (HarEntry _token_chars), as code points. */
+    tokenChars?: string;
+  };
   error?: string;
   /** How long the answer took, as recorded (the timing profile reads it). */
   duration_ms?: number;
@@ -400,6 +408,10 @@ function replyOf(
       jsonError = (e as Error).message;
       text ??= buf.toString('utf8');
     }
+  // The recording's placeholder of a token no header could carry gets those characters back: judged as live.
+  const data = (json as { data?: { app_token?: unknown } } | undefined)?.data;
+  if (response.tokenChars && data && typeof data.app_token === 'string')
+    data.app_token += String.fromCodePoint(...response.tokenChars.split(', ').map((u) => parseInt(u.slice(2), 16)));
   learnTokens(redactor, json, text, request.url, response.headers);
   const head = text ?? buf.subarray(0, EXCERPT_HEAD_BYTES).toString('utf8');
   const exchange: Exchange = {
