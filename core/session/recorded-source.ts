@@ -28,7 +28,7 @@ import { textOnDemand } from '../transport/rendered-text.js';
 import { parseJsonBuffer } from '../transport/json-buffer.js';
 import { BIG_BODY_BYTES } from '../transport/body-sink.js';
 import { learnTokens } from '../transport/issued-tokens.js';
-import { carryToken, tokenOfRequest, withSecretKey } from '../spec/auth-scheme.js';
+import { carryToken, TOKEN_FIELD, tokenField, tokenOfRequest, withSecretKey } from '../spec/auth-scheme.js';
 import { withBom, withoutBom } from '../transport/content-coding.js';
 
 /** One recorded request and its answer, whole. Header names are lower case. */
@@ -409,9 +409,11 @@ function replyOf(
       text ??= buf.toString('utf8');
     }
   // The recording's placeholder of a token no header could carry gets those characters back: judged as live.
-  const data = (json as { data?: { app_token?: unknown } } | undefined)?.data;
-  if (response.tokenChars && data && typeof data.app_token === 'string')
-    data.app_token += String.fromCodePoint(...response.tokenChars.split(', ').map((u) => parseInt(u.slice(2), 16)));
+  const data = (json as { data?: unknown } | undefined)?.data;
+  const token = tokenField(data);
+  if (response.tokenChars && typeof token === 'string')
+    (data as Record<string, unknown>)[TOKEN_FIELD] =
+      token + String.fromCodePoint(...response.tokenChars.split(', ').map((u) => parseInt(u.slice(2), 16)));
   learnTokens(redactor, json, text, request.url, response.headers);
   const head = text ?? buf.subarray(0, EXCERPT_HEAD_BYTES).toString('utf8');
   const exchange: Exchange = {
