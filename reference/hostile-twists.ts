@@ -268,11 +268,12 @@ export const illegalToken: Variant = {
   },
 };
 
-/**
- * 12. A conforming server with 70 KB of headers on its /auth and /merchant answers (260 preference headers, as a
- * site with many cookies sends): legal, and read whole. Only there: every answer's headers are evidence.
- */
+/** 12. How many extra headers of 256 bytes the many-headers twist adds: about 70 KB, past Node's 16 KiB default. */
 export const MANY_HEADERS = 260;
+/**
+ * A conforming server with 70 KB of headers on its /auth and /merchant answers (as a site with many cookies sends):
+ * legal, and read whole. Only there: every answer's headers are evidence, and the reports would grow past bounds.
+ */
 export const manyHeaders: Variant = {
   name: 'many-headers',
   description: `/auth and /merchant answer with ${MANY_HEADERS} extra headers of 256 bytes each (about 70 KB of headers)`,
