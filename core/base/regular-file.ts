@@ -24,9 +24,14 @@ export function openRegularFile(
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   const st = fstatSync(fd);
   if (!st.isFile()) {
+    if (opts.pipe && st.isFIFO()) {
+      // Opened again, blocking: a read then waits for the writer instead of failing with EAGAIN. The first end is
+      // closed only after: a pipe with no reader for a moment would end its writer (SIGPIPE).
+      const blocking = openSync(file, constants.O_RDONLY);
+      closeSync(fd);
+      return { fd: blocking, bytes: undefined, pipe: true };
+    }
     closeSync(fd);
-    // Opened again, blocking: a read then waits for the writer instead of failing with EAGAIN.
-    if (opts.pipe && st.isFIFO()) return { fd: openSync(file, constants.O_RDONLY), bytes: undefined, pipe: true };
     const what = st.isDirectory()
       ? 'a directory'
       : st.isFIFO()

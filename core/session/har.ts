@@ -104,6 +104,10 @@ function hider(redactor: Redactor): (s: string) => string {
   return (s) => redactor.replaceSecrets(s, placeholderOf);
 }
 
+/** Characters of a body written at a time (HarWriter.add), and what stands for the body meanwhile. */
+const BODY_SLICE_CHARS = 1024 * 1024;
+const BODY_MARK = '\u0000conformance-body\u0000';
+
 /**
  * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
  * so that check-har still tells the applications apart; roles say which placeholders are which application's.
@@ -146,8 +150,27 @@ export class HarWriter {
   /** Appends one exchange (nothing once a write failed). */
   add(x: RecordedExchange): void {
     if (this.fd === undefined) return;
-    const text = JSON.stringify(this.entryOf(x));
-    this.write(() => writeSync(this.fd!, `${this.entries++ ? ',' : ''}${text}`));
+    const entry = this.entryOf(x) as { response?: { content?: { text?: string } } };
+    const content = entry.response?.content;
+    const body = content?.text;
+    // A long body is written a slice at a time, escaped slice by slice: the entry is never one string with the
+    // body in it (a second copy of an 80 MB body, and a third as the bytes written).
+    if (content && body !== undefined && body.length > BODY_SLICE_CHARS) content.text = BODY_MARK;
+    const text = JSON.stringify(entry);
+    this.write(() => {
+      const comma = this.entries++ ? ',' : '';
+      if (content?.text !== BODY_MARK) return void writeSync(this.fd!, `${comma}${text}`);
+      const at = text.indexOf(JSON.stringify(BODY_MARK));
+      writeSync(this.fd!, `${comma}${text.slice(0, at)}"`);
+      for (let from = 0; from < body!.length;) {
+        let to = Math.min(from + BODY_SLICE_CHARS, body!.length);
+        // A surrogate pair stays whole in its slice.
+        if (to < body!.length && /[\uD800-\uDBFF]/.test(body![to - 1]!)) to--;
+        writeSync(this.fd!, JSON.stringify(body!.slice(from, to)).slice(1, -1));
+        from = to;
+      }
+      writeSync(this.fd!, `"${text.slice(at + JSON.stringify(BODY_MARK).length)}`);
+    });
   }
 
   /** Ends the HAR; a recording that failed leaves an empty file (the CLI says nothing was written). */
