@@ -1,7 +1,8 @@
 import { commandArgs } from './command-args.js';
 import { writeOutputFile } from './output-file.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { yaml } from '../core/config/yaml.js';
+import { existsSync } from 'node:fs';
+import { readCappedText } from '../core/base/regular-file.js';
+import { parseYaml, yaml, YamlRefused } from '../core/config/yaml.js';
 import { ConfigError, fileProblem } from '../core/config/config.js';
 import { didYouMean } from '../core/config/suggest.js';
 import { checkRecord, judge, type BaselineMark, type CheckRecord, type Report } from '../core/model/report.js';
@@ -35,11 +36,10 @@ export const todayUtc = (now = new Date()): string => now.toISOString().slice(0,
 export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let doc: unknown;
   try {
-    doc = yaml().parse(text);
+    doc = parseYaml(text);
   } catch (e) {
-    throw new ConfigError(
-      `baseline ${file} is not valid YAML: ${e instanceof yaml().YAMLParseError ? e.message.split('\n')[0] : String(e)}`,
-    );
+    if (!(e instanceof YamlRefused)) throw e;
+    throw new ConfigError(`baseline ${file} is not valid YAML: ${e.message}`);
   }
   doc ??= [];
   const errors = validate('baseline', doc);
@@ -66,7 +66,7 @@ export function parseBaseline(text: string, file: string, knownIds?: ReadonlySet
 export function readBaseline(file: string, knownIds?: ReadonlySet<string>): BaselineEntry[] {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readCappedText(file, 'baseline');
   } catch (e) {
     throw new ConfigError(`cannot read baseline ${file}: ${fileProblem(e)}`);
   }

@@ -285,7 +285,6 @@ async function checkedRun(
   const progressEvery = plainProgressEvery(process.env);
   // --record-har: a path that cannot be written is a usage error before any request (the file is created empty).
   const harFile = typeof v['record-har'] === 'string' ? v['record-har'] : undefined;
-  if (harFile !== undefined) await prepareRecording(harFile);
 
   let config: Config;
   let stop: (() => Promise<void>) | undefined;
@@ -307,6 +306,8 @@ async function checkedRun(
     const file = typeof v.config === 'string' ? readConfigFile(v.config, process.env) : undefined;
     config = resolveConfig({ ...(file ? { file } : {}), env: process.env, flags });
   }
+  // Still before any request, and never over the run's own report files.
+  if (harFile !== undefined) await prepareRecording(harFile, config.report.dir);
 
   if (!checks) throw new Error('a run without its checks process');
   // The whole run, preflight included, ends by deadline_ms from here.
@@ -422,10 +423,13 @@ async function checkedRun(
 }
 
 /** Creates --record-har's file (empty) before the run, or stops with a usage error: no request is sent. */
-async function prepareRecording(file: string): Promise<void> {
+async function prepareRecording(file: string, reportDir: string): Promise<void> {
   const { prepareHarFile, HarError } = await import('../core/session/har.js');
   try {
-    prepareHarFile(file);
+    prepareHarFile(
+      file,
+      ['report.json', 'junit.xml', 'report.html', 'attestation.sigstore.json'].map((f) => join(reportDir, f)),
+    );
   } catch (e) {
     if (e instanceof HarError) throw new ConfigError(e.message);
     throw e;

@@ -11,8 +11,10 @@ import {
   type Outcome,
   type Report,
 } from '../core/model/report.js';
-import { formatErrors, validate } from '../core/spec/schemas.js';
+import { validate } from '../core/spec/schemas.js';
 import { oneLine } from '../reporters/terminal.js';
+import { rejudge } from './rejudge.js';
+import { loadCheckHeads } from './check-heads.js';
 
 /**
  * What changed between two runs (`conformance diff old/report.json new/report.json`), by check ID and, inside a
@@ -45,6 +47,8 @@ export interface ReportDiff {
   lostCoverage: DiffEntry[];
   /** The two runs' verdicts, when both reports have one. */
   verdict?: { before: Report['verdict']; after: Report['verdict'] };
+  /** The two runs' base URLs, when they differ: the changes may be the targets', not a build's. */
+  targets?: { before: string; after: string };
 }
 
 /** Failing for a diff: a finding a reader must act on, or an error of the suite. */
@@ -117,6 +121,10 @@ const fingerprintList = (list: string[]): string =>
 /** The diff as the terminal shows it, file names escaped (they are untrusted). */
 export function diffText(d: ReportDiff, oldName: string, newName: string): string {
   const out = [`Comparing ${oneLine(oldName)} → ${oneLine(newName)}`];
+  if (d.targets)
+    out.push(
+      `Warning: the reports are of different targets (${oneLine(d.targets.before)} → ${oneLine(d.targets.after)}): what changed may be the target, not the build`,
+    );
   if (d.verdict)
     out.push(
       d.verdict.before === d.verdict.after
@@ -182,12 +190,18 @@ export function readReportFile(path: string): { bytes: Buffer; report: Report } 
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
+    // JSON.parse's message quotes the text around the error: a file that is no report may be a key file.
+    const at = /position (\d+)/.exec((e as Error).message)?.[1];
     throw new ConfigError(
-      `${file} is not a conformance report.json: not JSON (${(e as Error).message.split('\n')[0]})`,
+      `${file} is not a conformance report.json: not JSON${at !== undefined ? ` (at byte offset ${at})` : ''}`,
     );
   }
   const errors = validate('report', value);
-  if (errors.length) throw new ConfigError(`${file} is not a conformance report.json: ${formatErrors(errors, 1)}`);
+  // The schema's words quote the file's key names and values: said by count and by where, never what.
+  if (errors.length)
+    throw new ConfigError(
+      `${file} is not a conformance report.json: it does not have the shape of schemas/report.schema.json (${errors.length} problem${errors.length === 1 ? '' : 's'})`,
+    );
   // Reports of older versions carry no outcomes: derived here, by the one rule.
   const report = value as Report;
   return {
@@ -207,7 +221,7 @@ or a check that judged the server before does not now (skipped, incomplete or ab
  * `conformance diff old new` (each a report.json or a report directory): prints the changes; exit 1 when something
  * regressed or coverage was lost.
  */
-export function diffCommand(argv: string[], out: (s: string) => void): number {
+export async function diffCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const { positionals } = commandArgs(
     { args: argv, options: {}, allowPositionals: true },
     (m) => `diff: ${m} (see diff --help)`,
@@ -216,7 +230,15 @@ export function diffCommand(argv: string[], out: (s: string) => void): number {
   if (positionals.length !== 2)
     throw new ConfigError('diff: give two reports, the old then the new (report.json files or report directories)');
   const [a, b] = positionals as [string, string];
-  const d = diffReports(readReport(a), readReport(b));
+  const [before, after] = [readReport(a), readReport(b)];
+  // The verdicts as each report's checks give them, never as its verdict field says (rejudge).
+  const heads = await loadCheckHeads();
+  const d = diffReports(
+    { checks: before.checks, verdict: rejudge(before, heads).verdict },
+    { checks: after.checks, verdict: rejudge(after, heads).verdict },
+  );
+  if (before.target.base_url !== after.target.base_url)
+    d.targets = { before: before.target.base_url, after: after.target.base_url };
   out(diffText(d, a, b));
   return d.regressed.length || d.lostCoverage.length ? 1 : 0;
 }

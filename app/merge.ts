@@ -10,6 +10,7 @@ import {
   summarize,
   VERDICT_ORDER,
   VERDICT_WORD,
+  type CatalogueEntry,
   type CheckRecord,
   type Counts,
   type Outcome,
@@ -18,11 +19,14 @@ import {
 } from '../core/model/report.js';
 import { tool } from '../core/base/paths.js';
 import { oneLine } from '../reporters/terminal.js';
+import { rejudge } from './rejudge.js';
+import { loadCheckHeads } from './check-heads.js';
 
 /**
  * `conformance merge reports/*\/report.json [--out merged.json]`: many targets are many processes (one per target,
  * e.g. a CI matrix job each); this folds their report.json files into one summary — a verdict per target and, per
- * check, where it failed. The merged verdict is the worst of the targets' (VERDICT_ORDER); the exit code is the
+ * check, where it failed. Each target's verdict and exit code are what its checks give (rejudge), never its report's
+ * verdict or exit_code fields. The merged verdict is the worst of the targets' (VERDICT_ORDER); the exit code is the
  * worst of theirs: 3 when one could not judge, else 1 when one is not conformant, else 0.
  */
 export interface MergedTarget {
@@ -86,9 +90,18 @@ function outcomeCounts(checks: CheckRecord[]): Counts {
 }
 
 /** Merges the reports of many targets; each target is labelled by its file's folder, made unique. */
-export function mergeReports(inputs: Array<{ file: string; report: Report }>, now = new Date()): MergedReport {
+export function mergeReports(
+  inputs: Array<{ file: string; report: Report }>,
+  now = new Date(),
+  /** This version's catalogue, for the reports of this version (rejudge). */
+  heads?: readonly CatalogueEntry[],
+): MergedReport {
   const used = new Map<string, number>();
-  const targets: MergedTarget[] = inputs.map(({ file, report: r }) => {
+  const notes: string[] = [];
+  // Each target's verdict and exit code as its checks give them, never as its verdict or exit_code fields say.
+  const judged = inputs.map(({ report }) => rejudge(report, heads));
+  const targets: MergedTarget[] = inputs.map(({ file, report: r }, i) => {
+    const j = judged[i]!;
     let label = labelOf(file);
     const n = (used.get(label) ?? 0) + 1;
     used.set(label, n);
@@ -100,17 +113,25 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
       tool_version: r.tool.version,
       started_at: r.started_at,
       duration_ms: r.duration_ms,
-      verdict: r.verdict,
-      exit_code: r.exit_code,
+      verdict: j.verdict,
+      exit_code: j.exit_code,
       fuzz: r.fuzz,
-      summary: outcomeCounts(r.checks),
+      summary: outcomeCounts(j.checks),
       checks: r.checks.length,
     };
   });
 
+  targets.forEach((t, i) => {
+    const r = inputs[i]!.report;
+    if (r.verdict !== t.verdict || r.exit_code !== t.exit_code)
+      notes.push(
+        `${t.label}: its report says ${VERDICT_WORD[r.verdict] ?? 'another verdict'} (exit ${JSON.stringify(r.exit_code)?.slice(0, 20) ?? 'none'}), but its checks give ${VERDICT_WORD[t.verdict]} (exit ${t.exit_code}): merged as its checks say`,
+      );
+  });
+
   // One row per check id, in the order of first appearance (each report is already in area order).
   const checks = new Map<string, MergedCheck>();
-  inputs.forEach(({ report }, i) => {
+  judged.forEach((report, i) => {
     const label = targets[i]!.label;
     for (const c of report.checks) {
       let m = checks.get(c.id);
@@ -123,7 +144,6 @@ export function mergeReports(inputs: Array<{ file: string; report: Report }>, no
     }
   });
 
-  const notes: string[] = [];
   const versions = [...new Set(targets.map((t) => t.tool_version))];
   if (versions.length > 1)
     notes.push(`the reports come from different suite versions (${versions.join(', ')}): their check sets may differ`);
@@ -257,7 +277,7 @@ could not judge (${VERDICT_WORD.incomplete}; ${VERDICT_WORD['nothing judged']}; 
 `;
 
 /** `conformance merge …`: prints the merged summary, writes it as JSON with --out. */
-export function mergeCommand(argv: string[], out: (s: string) => void): number {
+export async function mergeCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const parsed = commandArgs(
     { args: argv, options: { out: { type: 'string', short: 'o' } }, allowPositionals: true },
     (m) => `merge: ${m} (see merge --help)`,
@@ -266,7 +286,8 @@ export function mergeCommand(argv: string[], out: (s: string) => void): number {
   if (!parsed.positionals.length)
     throw new ConfigError('merge: give the report.json files or report directories to merge (see merge --help)');
   const files = parsed.positionals.map(reportFileOf);
-  const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
+  const reports = files.map((file) => ({ file, report: readReport(file) }));
+  const merged = mergeReports(reports, new Date(), await loadCheckHeads());
   out(mergedText(merged));
   if (parsed.values.out) {
     const target = resolve(parsed.values.out);

@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readCappedText } from '../core/base/regular-file.js';
 import { bundleFromJSON, bundleToJSON, type SerializedBundle } from '@sigstore/bundle';
 import { CIContextProvider, DSSEBundleBuilder, type Signer } from '@sigstore/sign';
 import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import { TrustedRoot } from '@sigstore/protobuf-specs';
-import { ConfigError } from '../core/config/config.js';
+import { ConfigError, fileProblem } from '../core/config/config.js';
 import { PAYLOAD_TYPE, sha256 } from '../core/model/attestation.js';
 import { Redactor } from '../core/redact/redact.js';
 
@@ -43,6 +43,16 @@ export class VerifyFailure extends Error {}
 /** A key's hint as the bundle carries it: the SHA-256 of its SubjectPublicKeyInfo (DER). */
 export const keyHint = (key: KeyObject): string => sha256(key.export({ type: 'spki', format: 'der' }));
 
+/**
+ * Whether a bundle's key hint names the key of SPKI SHA-256 `keyHex`: that digest in hex (this suite's hint) or in
+ * base64 (with or without padding), as other tools write it. An empty hint names no key and passes.
+ */
+export function hintNames(hint: string, keyHex: string): boolean {
+  if (!hint) return true;
+  const b64 = Buffer.from(keyHex, 'hex').toString('base64').replace(/=+$/, '');
+  return hint.toLowerCase() === keyHex || hint.replace(/=+$/, '') === b64;
+}
+
 /** The two key types a local attestation is signed with; the digest each signs with (Ed25519 signs the message). */
 function signingAlgorithm(key: KeyObject): string | null {
   if (key.asymmetricKeyType === 'ed25519') return null;
@@ -54,9 +64,9 @@ function signingAlgorithm(key: KeyObject): string | null {
 
 function readKeyFile(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readCappedText(file, 'pem');
   } catch (e) {
-    throw new ConfigError(`cannot read key ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError(`cannot read key ${file}: ${fileProblem(e)}`);
   }
 }
 
@@ -134,10 +144,10 @@ async function trustedRootOf(file: string | undefined): Promise<TrustedRoot> {
     return getTrustedRoot();
   }
   try {
-    return TrustedRoot.fromJSON(JSON.parse(readFileSync(file, 'utf8')));
+    return TrustedRoot.fromJSON(JSON.parse(readCappedText(file, 'trustedRoot')));
   } catch (e) {
     throw new ConfigError(
-      `cannot read trusted root ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read trusted root ${file}: ${e instanceof SyntaxError ? 'not JSON' : fileProblem(e)}`,
     );
   }
 }
@@ -181,9 +191,14 @@ export async function verifyBundle(
         throw new VerifyFailure(
           'the attestation was signed keyless (a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer',
         );
-      // The key given is the one trusted, whatever hint the bundle names; a local key has no log or timestamp.
+      // The key given is the one trusted; a local key has no log or timestamp.
       const trust = toTrustMaterial(NO_AUTHORITIES, () => ({ publicKey, validFor: () => true }));
       new Verifier(trust, { tlogThreshold: 0, ctlogThreshold: 0, timestampThreshold: 0 }).verify(entity);
+      // Signed by --key, and the bundle must not say another key signed it.
+      if (!hintNames(entity.key.hint, keyHint(publicKey)))
+        throw new VerifyFailure(
+          `the bundle's key hint names another key than --key (sha256:${keyHint(publicKey)}): a bundle must name the key that signed it`,
+        );
       by = `key sha256:${keyHint(publicKey)}`;
     } else {
       if (entity.key.$case !== 'certificate')

@@ -3,7 +3,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { ConfigError, fileProblem } from '../core/config/config.js';
 import { tool } from '../core/base/paths.js';
-import { VERDICT_WORD, type Verdict } from '../core/model/report.js';
+import { VERDICT_WORD, type Coverage, type Report, type Verdict } from '../core/model/report.js';
+import { rejudge } from './rejudge.js';
+import { loadCheckHeads } from './check-heads.js';
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 import {
@@ -15,20 +17,22 @@ import {
   sha256,
   SHA256_DIGEST,
   shippedSpecSha256,
+  statementOf,
   suiteOf,
   type ConformanceStatement,
 } from '../core/model/attestation.js';
-import { MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
+import { FILE_CAPS, MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
 import type { VerifyWith } from './signing.js';
 
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
 Checks a conformance attestation: its signature and signer, that the statement is this suite's about this suite's
-spec text, that the report files match their digests and that it names the subjects given. Prints the attested
+spec text, that every report file it lists is there and matches its digest, that its verdict, counts and coverage
+are what report.json's checks give, and that it names the subjects given. Prints the attested
 verdict in one line; exit 0 only when everything holds (whatever verdict it attests: read the word), 1 with the
 reason otherwise.
 
-  --report <file>                 The report.json it must cover (its junit.xml and report.html beside it too, when
-                                  the attestation lists them) [default: report.json beside ATTESTATION, if there]
+  --report <file>                 The report.json it covers (and beside it the junit.xml and report.html the
+                                  attestation lists, each required) [default: report.json beside ATTESTATION]
   --key <file>                    The vendor's public key (PEM), for an attestation signed with --key
   --certificate-identity <id>     The signer a keyless attestation must have (the certificate's subject alternative
                                   name, e.g. https://github.com/acme/api/.github/workflows/conformance.yml@refs/heads/main)
@@ -89,8 +93,11 @@ function checkClaims(s: ConformanceStatement): void {
     throw new NotVerified(`the statement's result ${s.predicate.result} does not follow from its verdict ${c.verdict}`);
 }
 
-/** The report files the statement covers that lie beside `reportFile`: each must have its attested digest. */
-function checkReports(s: ConformanceStatement, reportFile: string): string[] {
+/**
+ * The report files the statement covers, beside `reportFile`: each must be there and have its attested digest.
+ * Returns the names checked and report.json's bytes.
+ */
+function checkReports(s: ConformanceStatement, reportFile: string): { checked: string[]; report: Buffer } {
   const listed = new Map(s.predicate.conformance.reports.map((r) => [r.name, r.digest.sha256]));
   if (!listed.has('report.json')) throw new NotVerified('the statement covers no report.json');
   // Only the files a run writes: a name is joined to a folder here, and this suite never lists another.
@@ -99,15 +106,100 @@ function checkReports(s: ConformanceStatement, reportFile: string): string[] {
     throw new NotVerified(`the statement lists ${other} as a report file, which this suite does not write`);
   const dir = dirname(resolve(reportFile));
   const checked: string[] = [];
+  let report: Buffer | undefined;
   for (const [name, digest] of listed) {
     const file = name === 'report.json' ? reportFile : join(dir, name);
-    if (name !== 'report.json' && !existsSync(file)) continue;
-    const actual = sha256(readCapped(file, MAX_REPORT_BYTES, 'report file', 'CONFORMANCE_MAX_REPORT_BYTES'));
+    // A file the statement vouches for and the verifier lacks is not vouched for by anyone: nothing verified.
+    if (!existsSync(file))
+      throw new NotVerified(`the statement covers ${name}, which is not at ${file}: give the report folder it covers`);
+    const bytes = readCapped(file, MAX_REPORT_BYTES, 'report file', 'CONFORMANCE_MAX_REPORT_BYTES');
+    const actual = sha256(bytes);
     if (actual !== digest)
       throw new NotVerified(`${file} has changed since it was attested (sha256:${actual}, attested sha256:${digest})`);
+    if (name === 'report.json') report = bytes;
     checked.push(name === 'report.json' ? file : name);
   }
-  return checked;
+  return { checked, report: report! };
+}
+
+/** A value as a refusal shows it: compact JSON, cut short. */
+const shown = (v: unknown): string => {
+  const text = JSON.stringify(v) ?? 'nothing';
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+};
+
+/**
+ * The words a statement signs must be what the report it covers says: the verdict, its word and test result, the
+ * exit code, the counts of every outcome and the coverage are recomputed from report.json's checks (by this
+ * suite's rule, with its catalogue when the report is of this version) and compared. A key holder can sign any
+ * words; this makes them sign the same words their report's checks give, or be refused.
+ */
+async function checkWords(s: ConformanceStatement, reportBytes: Buffer): Promise<void> {
+  let value: unknown;
+  try {
+    value = JSON.parse(reportBytes.toString('utf8'));
+  } catch (e) {
+    throw new NotVerified(`the report.json it covers is not JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const errors = validate('report', value);
+  if (errors.length) throw new NotVerified(`the report.json it covers is not a report: ${formatErrors(errors, 1)}`);
+  const report = value as Report;
+  const { checks, coverage: computed, verdict, exit_code: exit } = rejudge(report, await loadCheckHeads());
+  const notRun = (c: Coverage): string[] => c.not_run.map((n) => n.id).sort();
+  if (
+    computed.must_total !== report.coverage.must_total ||
+    computed.must_judged !== report.coverage.must_judged ||
+    computed.complete !== report.coverage.complete ||
+    shown(notRun(computed)) !== shown(notRun(report.coverage))
+  )
+    throw new NotVerified(
+      `report.json's coverage (${report.coverage.must_judged} of ${report.coverage.must_total} MUST checks judged) is not what its checks give (${computed.must_judged} of ${computed.must_total})`,
+    );
+  if (report.verdict !== verdict || report.exit_code !== exit)
+    throw new NotVerified(
+      `report.json says ${VERDICT_WORD[report.verdict] ?? shown(report.verdict)} (exit ${shown(report.exit_code)}), but its checks give ${VERDICT_WORD[verdict]} (exit ${exit})`,
+    );
+  const reports = s.predicate.conformance.reports;
+  const own = new Set(reports.map((r) => `${r.name}\0${r.digest.sha256}`));
+  const expected = statementOf(
+    { ...report, checks, coverage: computed, verdict, exit_code: exit },
+    {
+      reports,
+      subjects: s.subject.filter((x) => !own.has(`${x.name}\0${x.digest.sha256}`)),
+      specSha256: shippedSpecSha256(),
+    },
+  );
+  const c = s.predicate.conformance;
+  const e = expected.predicate.conformance;
+  const count = (o: Record<string, string[]>): Record<string, number> =>
+    Object.fromEntries(Object.entries(o).map(([k, ids]) => [k, ids.length]));
+  const pairs: Array<[string, unknown, unknown]> = [
+    ['verdict', c.verdict, e.verdict],
+    ['verdict word', c.verdict_word, e.verdict_word],
+    ['test result', s.predicate.result, expected.predicate.result],
+    ['exit code', c.exit_code, e.exit_code],
+    ['strict', c.strict, e.strict],
+    ['verdict reason', c.verdict_reason, report.verdict_reason],
+    [
+      'coverage',
+      { must_total: c.coverage.must_total, must_judged: c.coverage.must_judged, complete: c.coverage.complete },
+      { must_total: e.coverage.must_total, must_judged: e.coverage.must_judged, complete: e.coverage.complete },
+    ],
+    ['checks not judged', notRun(c.coverage), notRun(e.coverage)],
+    ['counts of outcomes', count(c.outcomes), count(e.outcomes)],
+    ['outcomes', c.outcomes, e.outcomes],
+    ['passedTests', s.predicate.passedTests, expected.predicate.passedTests],
+    ['warnedTests', s.predicate.warnedTests, expected.predicate.warnedTests],
+    ['failedTests', s.predicate.failedTests, expected.predicate.failedTests],
+    ['known failures', c.known_failures, e.known_failures],
+    ['target', descriptorOf(s, CONFIG_NAMES.target)?.uri, report.target.base_url],
+    ['suite version', suiteOf(s).version, report.tool.version],
+    ['run start', c.started_at, e.started_at],
+    ['fuzz seed and runs', c.fuzz, e.fuzz],
+  ];
+  for (const [what, said, is] of pairs)
+    if (JSON.stringify(said) !== JSON.stringify(is))
+      throw new NotVerified(`the statement's ${what} (${shown(said)}) is not what report.json gives (${shown(is)})`);
 }
 
 /** `conformance verify`: exit 0 when the attestation holds in every respect, 1 with the reason otherwise. */
@@ -154,6 +246,8 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
     v.key !== undefined
       ? { keyFile: v.key }
       : { identity: identity!, issuer: issuer!, ...(v['trusted-root'] ? { trustedRoot: v['trusted-root'] } : {}) };
+  // The key is read (bounded, a regular file) before anything else: a FIFO or /dev/zero is refused at once.
+  if (v.key !== undefined) readCapped(v.key, FILE_CAPS.pem.bytes, 'key', FILE_CAPS.pem.what);
   const bytes = readCapped(file, ATTESTATION_MAX_BYTES, 'attestation', 'an attestation holds a few kilobytes');
 
   const { verifyBundle, VerifyFailure } = await import('./signing.js');
@@ -170,13 +264,18 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
     const named = new Set(s.subject.map((x) => x.digest.sha256));
     const missing = subjects.find((d) => !named.has(d));
     if (missing) throw new NotVerified(`the attestation does not name sha256:${missing} among its subjects`);
-    const checked = reportFile ? checkReports(s, reportFile) : [];
+    if (!reportFile)
+      throw new NotVerified(
+        `the statement covers report.json, which is not beside ${basename(file)}: give it with --report`,
+      );
+    const { checked, report } = checkReports(s, reportFile);
+    await checkWords(s, report);
     const c = s.predicate.conformance;
     const target = descriptorOf(s, CONFIG_NAMES.target)?.uri ?? '';
     const suite = suiteOf(s);
     out(
       `${untrustedLine(
-        `VERIFIED ${c.verdict_word}: ${target} judged by ${suite.name} ${suite.version} on ${c.started_at} (${c.coverage.must_judged} of ${c.coverage.must_total} MUST checks judged${c.known_failures.length ? `, ${c.known_failures.length} known failure(s)` : ''}), signed by ${by}${checked.length ? `; matches ${checked.join(', ')}` : '; no report checked (--report)'}${subjects.length ? `; names ${subjects.length} subject(s) given` : ''}`,
+        `VERIFIED ${c.verdict_word}: ${target} judged by ${suite.name} ${suite.version} on ${c.started_at} (${c.coverage.must_judged} of ${c.coverage.must_total} MUST checks judged${c.known_failures.length ? `, ${c.known_failures.length} known failure(s)` : ''}), signed by ${by}; matches ${checked.join(', ')}${subjects.length ? `; names ${subjects.length} subject(s) given` : ''}`,
       )}\n`,
     );
     return 0;

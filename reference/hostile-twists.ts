@@ -255,3 +255,34 @@ export const deepNesting: Variant = {
     return { ...placed, raw: JSON.stringify(placed.body).replace('"@DEEP@"', DEEP) };
   },
 };
+
+/** 11. Tokens no header can carry: ESC, BEL and U+202E in each (issue 37). The suite must not wait on a request it cannot send. */
+export const ILLEGAL_TOKEN = (n: number): string => `tok${n}\u001b[2J\u0007\u202Eevil${'x'.repeat(24)}`;
+/** GET /auth issues tokens holding ESC, BEL and U+202E: no legal header value (RFC 9110 §5.5). */
+export const illegalToken: Variant = {
+  name: 'illegal-token',
+  description: 'GET /auth issues tokens holding ESC, BEL and U+202E, which no header value may carry',
+  handle(req, next, world) {
+    const r = next();
+    let n = 0;
+    return pathIs(req, '/auth') ? reissue(r, world, () => ILLEGAL_TOKEN(n++ + Math.floor(Math.random() * 1e6))) : r;
+  },
+};
+
+/** 12. How many extra headers of 256 bytes the many-headers twist adds: about 70 KB, past Node's 16 KiB default. */
+export const MANY_HEADERS = 260;
+/**
+ * A conforming server with 70 KB of headers on its /auth and /merchant answers (as a site with many cookies sends):
+ * legal, and read whole. Only there: every answer's headers are evidence, and the reports would grow past bounds.
+ */
+export const manyHeaders: Variant = {
+  name: 'many-headers',
+  description: `/auth and /merchant answer with ${MANY_HEADERS} extra headers of 256 bytes each (about 70 KB of headers)`,
+  handle(req, next) {
+    const r = next();
+    if (!pathIs(req, '/auth') && !pathIs(req, '/merchant')) return r;
+    const extra: Record<string, string> = {};
+    for (let i = 0; i < MANY_HEADERS; i++) extra[`x-pref-${i}`] = `v${i}-${'p'.repeat(250)}`;
+    return { ...r, headers: { ...r.headers, ...extra } };
+  },
+};

@@ -13,6 +13,7 @@ import {
 } from '../core/spec/auth-scheme.js';
 import type { Reply } from '../core/transport/exchange.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact/redact.js';
+import { illegalHeaderChars } from '../core/transport/issued-tokens.js';
 import {
   carriesData,
   describeReply,
@@ -243,6 +244,12 @@ export const authChecks = defineChecks('auth', [
       const token = tokenField(data);
       if (typeof token !== 'string' || token === '')
         ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string ${TOKEN_FIELD} in data, got ${show(token)}`);
+      // A token no header can carry cannot be sent back (§5.3 step 3): the requests that would are not sent.
+      const illegal = typeof token === 'string' ? illegalHeaderChars(token) : undefined;
+      if (illegal)
+        ctx.fail(
+          `GET ${AUTH_PATH}: the issued ${TOKEN_FIELD} holds characters no header value may carry (${illegal}; RFC 9110 §5.5), so no request can send it back in the ${TOKEN_HEADER} header`,
+        );
       // Such a token is a word as much as a secret: it is hidden in what the server sent, not in the tool's own text.
       if (typeof token === 'string' && token.length < SAFE_SECRET_LENGTH)
         ctx.note(

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
@@ -218,8 +218,11 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
   test('a statement about another spec text, or with words this suite does not write, does not verify', async () => {
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
     const reports = [{ name: 'report.json', digest: { sha256: sha256(readFileSync(reportFile)) } }];
-    const signWrite = async (s: ConformanceStatement): Promise<string> => {
-      const file = join(mkdtempSync(join(tmpdir(), 'attest-crafted-')), ATTESTATION_FILE);
+    // Beside the report it covers: verify refuses a statement whose report.json is not there.
+    const signWrite = async (s: ConformanceStatement, reportText?: string): Promise<string> => {
+      const to = mkdtempSync(join(tmpdir(), 'attest-crafted-'));
+      writeFileSync(join(to, 'report.json'), reportText ?? readFileSync(reportFile));
+      const file = join(to, ATTESTATION_FILE);
       writeFileSync(file, JSON.stringify((await signStatement(statementBytes(s), { keyFile: keys.key })).bundle));
       return file;
     };
@@ -236,15 +239,123 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     expect(run.stdout).toMatch(/^NOT VERIFIED: the statement's verdict word "CONFORMANT" is not this suite's word/);
 
     // What the statement quotes of the server is printed inert: no line of its own, no workflow command.
-    const hostile = statementOf(
-      { ...report, target: { base_url: 'https://x.test/\n::error::forged\u001b[2J' } },
-      { reports, subjects: [], specSha256: shippedSpecSha256() },
-    );
-    const shown = await runCli(['verify', await signWrite(hostile), '--key', keys.pub], { cwd });
+    const hostileReport = { ...report, target: { base_url: 'https://x.test/\n::error::forged\u001b[2J' } };
+    const hostileText = JSON.stringify(hostileReport);
+    const hostile = statementOf(hostileReport, {
+      reports: [{ name: 'report.json', digest: { sha256: sha256(hostileText) } }],
+      subjects: [],
+      specSha256: shippedSpecSha256(),
+    });
+    const shown = await runCli(['verify', await signWrite(hostile, hostileText), '--key', keys.pub], { cwd });
     expect(shown.code).toBe(0);
     oneLine(shown);
     expect(shown.stdout).not.toMatch(/^::/m);
     expect(shown.stdout).not.toContain('\u001b');
+  });
+
+  test('issue 37: the signed words must be what the report says; a hint must name --key; every listed file must be there', async () => {
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+    const signIn = async (s: ConformanceStatement, text: string): Promise<string> => {
+      const to = mkdtempSync(join(tmpdir(), 'attest-words-'));
+      writeFileSync(join(to, 'report.json'), text);
+      const file = join(to, ATTESTATION_FILE);
+      writeFileSync(file, JSON.stringify((await signStatement(statementBytes(s), { keyFile: keys.key })).bundle));
+      return file;
+    };
+    const statementFor = (r: Report, text: string): ConformanceStatement =>
+      statementOf(r, {
+        reports: [{ name: 'report.json', digest: { sha256: sha256(text) } }],
+        subjects: [],
+        specSha256: shippedSpecSha256(),
+      });
+    const refused = async (file: string, why: RegExp): Promise<void> => {
+      const run = await runCli(['verify', file, '--key', keys.pub], { cwd });
+      expect(run.code, run.stdout).toBe(1);
+      oneLine(run);
+      expect(run.stdout).toMatch(why);
+    };
+    // A NOT CONFORMANT run (AUTH-01 failed), its statement's verdict edited to CONFORMANT and signed by the key.
+    const checks = report.checks.map((c) =>
+      c.id === 'AUTH-01' ? { ...c, status: 'failed' as const, outcome: 'failed' as const, message: 'x' } : c,
+    );
+    const failing: Report = {
+      ...report,
+      checks,
+      verdict: 'not conformant',
+      exit_code: 1,
+      verdict_reason: '1 gating finding: AUTH-01',
+    };
+    const failingText = JSON.stringify(failing);
+    const honest = statementFor(failing, failingText);
+    const forged: ConformanceStatement = {
+      ...honest,
+      predicate: {
+        ...honest.predicate,
+        result: 'PASSED',
+        conformance: { ...honest.predicate.conformance, verdict: 'conformant', verdict_word: VERDICT_WORD.conformant },
+      },
+    };
+    await refused(
+      await signIn(forged, failingText),
+      /^NOT VERIFIED: the statement's verdict \("conformant"\) is not what report\.json gives \("not conformant"\)/,
+    );
+    // The honest statement of the same report verifies, and says NOT CONFORMANT.
+    const ok = await runCli(['verify', await signIn(honest, failingText), '--key', keys.pub], { cwd });
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/^VERIFIED NOT CONFORMANT: /);
+    // A count edited: one failed test moved to the passed ones.
+    const moved: ConformanceStatement = {
+      ...honest,
+      predicate: { ...honest.predicate, passedTests: [...honest.predicate.passedTests, 'AUTH-01'], failedTests: [] },
+    };
+    await refused(await signIn(moved, failingText), /^NOT VERIFIED: the statement's passedTests \(/);
+    // A report whose verdict field its own checks contradict, with a statement that agrees with the field.
+    const lying: Report = { ...failing, verdict: 'conformant', exit_code: 0 };
+    const lyingText = JSON.stringify(lying);
+    await refused(
+      await signIn(statementFor(lying, lyingText), lyingText),
+      /^NOT VERIFIED: report\.json says CONFORMANT \(exit 0\), but its checks give NOT CONFORMANT \(exit 1\)/,
+    );
+    // The coverage inflated in both.
+    const inflated: Report = { ...report, coverage: { ...report.coverage, must_total: 60, must_judged: 60 } };
+    const inflatedText = JSON.stringify(inflated);
+    await refused(
+      await signIn(statementFor(inflated, inflatedText), inflatedText),
+      /^NOT VERIFIED: report\.json's coverage \(60 of 60 MUST checks judged\) is not what its checks give \(50 of 50\)/,
+    );
+
+    // A bundle whose key hint names another key than --key (the signature is --key's).
+    expect((await runCli(['attest', '--key', keys.key], { cwd })).code).toBe(0);
+    const stranger = keyFiles(cwd, 'ed25519', 'hint-stranger');
+    const copy = copyOf(dir);
+    const b = JSON.parse(readFileSync(join(copy, ATTESTATION_FILE), 'utf8')) as {
+      verificationMaterial: { publicKey: { hint: string } };
+    };
+    const strangerHint = sha256(
+      Buffer.from(
+        readFileSync(stranger.pub, 'utf8')
+          .replace(/-----[^-]+-----/g, '')
+          .replace(/\s/g, ''),
+        'base64',
+      ),
+    );
+    b.verificationMaterial.publicKey.hint = strangerHint;
+    writeFileSync(join(copy, ATTESTATION_FILE), JSON.stringify(b));
+    await refused(join(copy, ATTESTATION_FILE), /^NOT VERIFIED: the bundle's key hint names another key than --key/);
+
+    // Issue 38: a file the statement lists that is missing is not vouched for.
+    const partialCopy = copyOf(dir);
+    rmSync(join(partialCopy, 'junit.xml'));
+    await refused(
+      join(partialCopy, ATTESTATION_FILE),
+      /^NOT VERIFIED: the statement covers junit\.xml, which is not at /,
+    );
+    const noReport = join(mkdtempSync(join(tmpdir(), 'attest-alone-')), ATTESTATION_FILE);
+    cpSync(attestation, noReport);
+    await refused(
+      noReport,
+      /^NOT VERIFIED: the statement covers report\.json, which is not beside \S+: give it with --report/,
+    );
   });
 
   test('keyless: signed through a mock Fulcio, Rekor and TSA on 127.0.0.1, verified against their trusted root', async () => {
@@ -350,6 +461,9 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     expect(s.predicate.conformance.verdict_word).toBe(VERDICT_WORD.partial);
     expect(s.predicate.conformance.coverage.complete).toBe(false);
     expect(s.predicate.conformance.coverage.not_run.length).toBe(s.predicate.conformance.coverage.must_total - 1);
+    // Issue 38: what makes it WARNED is listed in warnedTests: the MUST checks it did not judge.
+    expect(s.predicate.warnedTests).toEqual(s.predicate.conformance.coverage.not_run.map((n) => n.id));
+    expect(s.predicate.passedTests).toEqual(['AUTH-01']);
     const verified = await runCli(['verify', join(pdir, ATTESTATION_FILE), '--key', keys.pub], { cwd: pcwd });
     expect(verified.stdout).toMatch(/^VERIFIED PASSED, PARTIAL: .*\(1 of \d+ MUST checks judged\)/);
 

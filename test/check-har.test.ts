@@ -1,16 +1,17 @@
 import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { MUTANTS } from '../reference/mutants/index.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { BIN, failedIds, runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 import type { Variant } from '../reference/server.js';
-import { forgedMarkers } from '../reference/hostile-twists.js';
+import { forgedMarkers, illegalToken } from '../reference/hostile-twists.js';
 import { randomBytes } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Report } from '../core/model/report.js';
@@ -473,6 +474,39 @@ test('long recorded bodies go to files and are read as live ones: past DISK_LIST
   }
 });
 
+test("issue 37: a run's own HAR of a server issuing tokens no header can carry fails the checks the live run failed", async () => {
+  const { live, har } = await recordRun([illegalToken]);
+  expect(failedIds(live.report)).toEqual(['AUTH-01']);
+  const r = await runCli(['check-har', har], { timeoutMs: 60_000 });
+  expect(r.stderr).toBe('');
+  expect(failedIds(r.report)).toEqual(failedIds(live.report));
+  expect(r.report!.checks.find((c) => c.id === 'AUTH-01')!.message).toBe(
+    live.report!.checks.find((c) => c.id === 'AUTH-01')!.message,
+  );
+  // The HAR holds no such token, only the code points of what it held.
+  expect(readFileSync(har, 'utf8')).not.toMatch(/evilx|\\u001b/i);
+});
+
+test("issue 37: --record-har never writes over the run's own report files", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'record-own-'));
+  mkdirSync(join(dir, 'out'));
+  writeFileSync(join(dir, 'out', 'report.json'), 'the last report');
+  symlinkSync(join(dir, 'out', 'junit.xml'), join(dir, 'link.har'));
+  const base = ['--base-url', 'https://127.0.0.1:1/open', '--secret', 'a', '--key', 'b', '--report-dir', 'out'];
+  for (const [path, name] of [
+    ['out/report.json', 'report.json'],
+    ['./out/../out/report.html', 'report.html'],
+    ['link.har', 'junit.xml'],
+  ] as const) {
+    const r = await runCli([...base, '--record-har', path], { cwd: dir, timeoutMs: 20_000 });
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `conformance: --record-har ${path}: that is the run's own ${name}, which the run writes: give the recording another path\n`,
+    ]);
+  }
+  expect(readFileSync(join(dir, 'out', 'report.json'), 'utf8')).toBe('the last report');
+});
+
 test('--record-har: a path that cannot be written is a usage error before any request', async () => {
   const { server, port, hits } = await countingServer();
   try {
@@ -517,11 +551,14 @@ describe('files that are not regular files, or past the cap, are refused in one 
     [fifo, 'a pipe'],
     [dir, 'a directory'],
   ])('%s', async (path, what) => {
-    const har = await runCli(['check-har', path], { timeoutMs: 20_000 });
-    expect([har.code, har.stderr]).toEqual([
-      2,
-      `conformance: check-har: ${path}: not a regular file (${what}): give the path of a file\n`,
-    ]);
+    // A pipe is a HAR read as a stream (below); check-har refuses the rest.
+    if (what !== 'a pipe') {
+      const har = await runCli(['check-har', path], { timeoutMs: 20_000 });
+      expect([har.code, har.stderr]).toEqual([
+        2,
+        `conformance: check-har: ${path}: not a regular file (${what}): give the path of a file\n`,
+      ]);
+    }
     // A directory is a report directory to diff, merge and baseline (its report.json): only check-har refuses it.
     if (what === 'a directory') return;
     const report = join(mkdtempSync(join(tmpdir(), 'report-')), 'report.json');
@@ -537,6 +574,27 @@ describe('files that are not regular files, or past the cap, are refused in one 
         `conformance: cannot read report ${path}: not a regular file (${what}): give the path of a file\n`,
       ]);
     }
+  });
+
+  test('issue 37: a HAR from a pipe (check-har <(…)) is read as a stream, and judged as the file is', async () => {
+    const { live, har } = await recordMutant('reference');
+    const pipe = join(mkdtempSync(join(tmpdir(), 'har-pipe-')), 'capture.har');
+    execFileSync('mkfifo', [pipe]);
+    const writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', har, pipe], { stdio: 'ignore' });
+    const r = await runCli(['check-har', pipe], { timeoutMs: 60_000 });
+    writer.kill();
+    expect(r.stderr).toBe('');
+    expect([r.code, r.report!.verdict]).toEqual([live.code, live.report!.verdict]);
+    // Past the cap, a pipe is refused as it is read, in one line.
+    const capped = join(dirname(pipe), 'capped.har');
+    execFileSync('mkfifo', [capped]);
+    const writer2 = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', har, capped], { stdio: 'ignore' });
+    const c = await runCli(['check-har', capped], { env: { CONFORMANCE_MAX_HAR_BYTES: '100000' }, timeoutMs: 60_000 });
+    writer2.kill();
+    expect([c.code, c.stderr]).toEqual([
+      2,
+      `conformance: check-har: ${capped}: a pipe that went on past the cap of 100000 bytes (CONFORMANCE_MAX_HAR_BYTES): not read further\n`,
+    ]);
   });
 
   test('a HAR past the cap', async () => {

@@ -288,6 +288,28 @@ describe.concurrent(
       carryToken(marked, '[REDACTED:token]');
       expect(o.files['report.json']).toContain(JSON.stringify(marked).slice(1, -1).replace(':', ': '));
     });
+
+    test('11: a token with ESC, BEL and U+202E: AUTH-01 fails, its requests are not sent, and nothing waits on them', async () => {
+      const o = await run([T.illegalToken]);
+      judge(o, [1]);
+      // Old behaviour: the run hung at "checks 48/61 done" until its deadline (10 min by default).
+      expect(o.wallMs, 'no stall').toBeLessThan(30_000);
+      expect(check(o, 'AUTH-01').status).toBe('failed');
+      expect(check(o, 'AUTH-01').message).toMatch(
+        /the issued app_token holds characters no header value may carry \(U\+001B, U\+0007, U\+202E; RFC 9110 §5\.5\)/,
+      );
+      const notSent = o.run.report!.checks.filter((c) => /not sent: the open-token header value/.test(c.message));
+      expect(notSent.length).toBeGreaterThan(10);
+      // Not sent is never the server's failure: AUTH-01 alone fails.
+      expect(o.run.report!.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['AUTH-01']);
+      expect(o.files['report.json']).not.toContain('evilxxxx');
+    });
+
+    test('12: 70 KB of headers on /auth and /merchant answers are read: a conforming server stays conforming', async () => {
+      const o = await run([T.manyHeaders]);
+      judge(o, [0]);
+      expect(o.run.stdout).not.toMatch(/Headers Overflow/);
+    });
   },
 );
 
@@ -328,6 +350,56 @@ describe.sequential('the HTTP client against a twisted server', () => {
         /* busy */
       }
       expect((await pending).status).toBe(200);
+    } finally {
+      await c.close();
+      await srv.close();
+    }
+  });
+
+  test('a request that cannot be sent fails at once and every request queued behind it goes on', async () => {
+    const srv = await startReferenceServer({ variants: [answering(0, '{"status":"SUCCESS","code":200,"data":[]}')] });
+    const c = client(srv.baseUrl);
+    try {
+      const t0 = performance.now();
+      const bad = [
+        c.send({ path: '/dishes', token: T.ILLEGAL_TOKEN(1) }),
+        c.send({ path: '/dishes', headers: { 'x-odd': 'a\u0007b' } }),
+        c.send({ path: '/dishes', method: 'G ET' }),
+      ].map((p) => p.catch((x: unknown) => x));
+      const good = Array.from({ length: 6 }, () => c.send({ path: '/dishes' }));
+      for (const e of await Promise.all(bad)) {
+        expect(e).toBeInstanceOf(NetworkError);
+        expect((e as NetworkError).code).toBe('NOT_SENT');
+        expect((e as NetworkError).message).not.toContain('evil');
+      }
+      expect((await Promise.all(good)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(performance.now() - t0, 'nothing waited for a drain').toBeLessThan(2000);
+    } finally {
+      await c.close();
+      await srv.close();
+    }
+  }, 10_000);
+
+  test('headers past the limit: one line that names it', async () => {
+    const huge: Variant = {
+      name: 'huge-headers',
+      description: 'answers with 300 KB of headers',
+      raw(_req, res) {
+        const h: Record<string, string> = { 'content-type': 'application/json' };
+        for (let i = 0; i < 1200; i++) h[`x-pad-${i}`] = 'p'.repeat(250);
+        res.writeHead(200, h);
+        res.end('{"status":"SUCCESS","code":200,"data":[]}');
+        return true;
+      },
+    };
+    const srv = await startReferenceServer({ variants: [huge] });
+    const c = client(srv.baseUrl);
+    try {
+      const e = await c.send({ path: '/dishes' }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(NetworkError);
+      expect((e as NetworkError).message).toMatch(
+        /: the response headers exceed 256 KiB, the most the suite reads: not read$/,
+      );
     } finally {
       await c.close();
       await srv.close();

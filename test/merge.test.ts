@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -185,5 +185,61 @@ describe('conformance merge (the CLI)', () => {
     expect(run.stderr).toMatch(/junk\.json is not a conformance report\.json/);
     const none = await runCli(['merge'], { cwd: dir });
     expect(none.code).toBe(2);
+  });
+});
+
+describe('issue 37: merge and diff go by what a report checked, and quote no file that is no report', () => {
+  test('a report.json that is a symlink to a token file: the error quotes none of it', async () => {
+    const dir = layout({ 'shop-a': good });
+    const secret = 'sk_live_9f8e7d6c5b4a39281706';
+    writeFileSync(join(dir, 'token.txt'), `${secret}\n`);
+    mkdirSync(join(dir, 'reports', 'evil'));
+    symlinkSync(join(dir, 'token.txt'), join(dir, 'reports', 'evil', 'report.json'));
+    // And a JSON file whose keys and values are secrets.
+    writeFileSync(join(dir, 'creds.json'), JSON.stringify({ [secret]: secret }));
+    for (const arg of ['reports/evil', 'creds.json']) {
+      const run = await runCli(['merge', 'reports/shop-a', arg], { cwd: dir });
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/is not a conformance report\.json/);
+      expect(run.stderr + run.stdout).not.toContain(secret.slice(0, 6));
+    }
+  });
+
+  test('exit code and verdict come from the checks: a failed MUST check with exit_code 0, an empty "conformant" report', async () => {
+    const lying: Report = { ...broken, exit_code: 0 };
+    const tiny = JSON.stringify(broken).replace('"exit_code":1', '"exit_code":1e-400');
+    const empty: Report = {
+      ...good,
+      checks: [],
+      coverage: { ...good.coverage, not_run: [] },
+      summary: report('x', []).summary,
+    };
+    const dir = layout({ lying, empty });
+    mkdirSync(join(dir, 'reports', 'tiny'));
+    writeFileSync(join(dir, 'reports', 'tiny', 'report.json'), tiny);
+    for (const name of ['lying', 'tiny']) {
+      const run = await runCli(['merge', `reports/${name}`], { cwd: dir });
+      expect(run.stderr).toBe('');
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stdout).toMatch(/NOT CONFORMANT: 1 target/);
+    }
+    const run = await runCli(['merge', 'reports/empty', '--out', 'm.json'], { cwd: dir });
+    expect(run.code, run.stdout).toBe(3);
+    expect(run.stdout).toMatch(/its report says CONFORMANT \(exit 0\), but its checks give NOTHING JUDGED \(exit 3\)/);
+    expect((JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as MergedReport).verdict).toBe('nothing judged');
+  });
+
+  test('diff says when the two reports are of different targets, and takes the verdict from the checks', async () => {
+    const dir = layout({ a: good, b: { ...broken, verdict: 'conformant', exit_code: 0 } satisfies Report });
+    const run = await runCli(['diff', 'reports/a', 'reports/b'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /Warning: the reports are of different targets \(https:\/\/a\.example\/open → https:\/\/b\.example\/open\)/,
+    );
+    // Its report says CONFORMANT; its checks (a MUST check failed) say otherwise.
+    expect(run.stdout).toMatch(/Verdict: .+ → NOT CONFORMANT\n/);
+    const same = await runCli(['diff', 'reports/a', 'reports/a'], { cwd: dir });
+    expect(same.stdout).not.toMatch(/different targets/);
   });
 });

@@ -10,13 +10,27 @@ export class FileRefused extends Error {}
 
 /**
  * Opens a regular file of at most `maxBytes` for reading (non-blocking: opening a FIFO would wait for a writer).
+ * With `pipe`, a pipe (`<(…)`, a FIFO) is opened too, to be read as a stream: `bytes` is then undefined and the
+ * reader counts what it reads against the cap (readPipeBlock).
  * @param env the variable that changes the cap, named in the refusal
  */
-export function openRegularFile(file: string, maxBytes: number, env: string): { fd: number; bytes: number } {
+export function openRegularFile(
+  file: string,
+  maxBytes: number,
+  env: string,
+  opts: { pipe?: boolean } = {},
+): { fd: number; bytes: number; pipe?: false } | { fd: number; bytes: undefined; pipe: true } {
   // A file that cannot be opened throws as it did (ENOENT, EACCES): the caller says which file.
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   const st = fstatSync(fd);
   if (!st.isFile()) {
+    if (opts.pipe && st.isFIFO()) {
+      // Opened again, blocking: a read then waits for the writer instead of failing with EAGAIN. The first end is
+      // closed only after: a pipe with no reader for a moment would end its writer (SIGPIPE).
+      const blocking = openSync(file, constants.O_RDONLY);
+      closeSync(fd);
+      return { fd: blocking, bytes: undefined, pipe: true };
+    }
     closeSync(fd);
     const what = st.isDirectory()
       ? 'a directory'
@@ -41,9 +55,20 @@ export function readRegularFile(file: string, maxBytes: number, env: string): st
   return readRegularBytes(file, maxBytes, env).toString('utf8');
 }
 
+/**
+ * Reads the next block of a pipe into `block`, counting against the cap as it goes: past `maxBytes` read in all
+ * (`so_far` before this block), the pipe is refused (FileRefused) without reading further. 0 at its end.
+ */
+export function readPipeBlock(fd: number, block: Buffer, soFar: number, maxBytes: number, env: string): number {
+  const n = readSync(fd, block, 0, Math.min(block.length, maxBytes + 1 - soFar), null);
+  if (soFar + n > maxBytes)
+    throw new FileRefused(`a pipe that went on past the cap of ${maxBytes} bytes (${env}): not read further`);
+  return n;
+}
+
 /** The bytes of a regular file of at most `maxBytes` (openRegularFile), read whole. */
 export function readRegularBytes(file: string, maxBytes: number, env: string): Buffer {
-  const { fd, bytes } = openRegularFile(file, maxBytes, env);
+  const { fd, bytes } = openRegularFile(file, maxBytes, env) as { fd: number; bytes: number };
   try {
     const buf = Buffer.allocUnsafe(bytes);
     let at = 0;
@@ -65,3 +90,19 @@ export const MAX_REPORT_BYTES = Number(process.env.CONFORMANCE_MAX_REPORT_BYTES)
 /** A report.json's bytes, refused in one line when it is not a regular file or is past MAX_REPORT_BYTES. */
 export const readReportBytes = (file: string): Buffer =>
   readRegularBytes(file, MAX_REPORT_BYTES, 'CONFORMANCE_MAX_REPORT_BYTES');
+
+/**
+ * The caps of the small files the CLI reads, each checked before a byte is read (openRegularFile): a config file,
+ * a baseline, a key or certificate (PEM), a trusted root. Past its cap, or not a regular file, a file is refused
+ * in one line (exit 2).
+ */
+export const FILE_CAPS = {
+  config: { bytes: 1024 * 1024, what: "a config file's cap" },
+  baseline: { bytes: 16 * 1024 * 1024, what: "a baseline's cap" },
+  pem: { bytes: 1024 * 1024, what: "a key or certificate file's cap" },
+  trustedRoot: { bytes: 16 * 1024 * 1024, what: "a trusted root's cap" },
+} as const;
+
+/** The text of a file the CLI reads whole, refused when not a regular file or past its kind's cap (FILE_CAPS). */
+export const readCappedText = (file: string, kind: keyof typeof FILE_CAPS): string =>
+  readRegularFile(file, FILE_CAPS[kind].bytes, FILE_CAPS[kind].what);

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readCappedText } from '../base/regular-file.js';
 import { X509Certificate } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { didYouMean, orList } from './suggest.js';
-import { yaml } from './yaml.js';
+import { parseYaml, YamlRefused } from './yaml.js';
 import { schemaObject, validate, type SchemaError } from '../spec/schemas.js';
 import { CREDENTIALS, CREDENTIAL_SETTINGS, type KeyPair } from '../spec/auth-scheme.js';
 
@@ -386,16 +386,16 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unk
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv): Tree {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readCappedText(file, 'config');
   } catch (e) {
     throw new ConfigError(`cannot read config file ${file}: ${fileProblem(e)}`);
   }
   let doc: unknown;
   try {
-    doc = yaml().parse(text);
+    doc = parseYaml(text);
   } catch (e) {
-    const msg = e instanceof yaml().YAMLParseError ? e.message.split('\n')[0] : String(e);
-    throw new ConfigError(`config file ${file} is not valid YAML: ${msg}`);
+    if (!(e instanceof YamlRefused)) throw e;
+    throw new ConfigError(`config file ${file} is not valid YAML: ${e.message}`);
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc))
@@ -561,7 +561,7 @@ function maxDetails(given: number | 'all' | undefined): { max_details?: number }
 function checkCaFile(file: string): void {
   let pem: string;
   try {
-    pem = readFileSync(file, 'utf8');
+    pem = readCappedText(file, 'pem');
   } catch (e) {
     throw new ConfigError(`cannot read tls.ca_file ${file}: ${fileProblem(e)}`);
   }

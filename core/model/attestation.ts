@@ -116,6 +116,11 @@ export function statementOf(
   for (const c of report.checks) outcomes[c.outcome].push(c.id);
   const ids = (keep: (o: Outcome) => boolean): string[] =>
     report.checks.filter((c) => keep(c.outcome)).map((c) => c.id);
+  // What makes a run WARNED is listed as warned: its SHOULD failures and the MUST checks it did not judge in full
+  // (not run, skipped, sampled), which are then not among the passed ones.
+  const notJudged = new Set(report.coverage.not_run.map((n) => n.id));
+  const failed = ids((o) => FAILED_OUTCOMES.has(o));
+  const warned = [...new Set([...ids((o) => o === 'warned'), ...notJudged])].filter((id) => !failed.includes(id));
   return {
     _type: STATEMENT_TYPE,
     subject: [...inputs.subjects, ...inputs.reports],
@@ -132,9 +137,9 @@ export function statementOf(
         { name: CONFIG_NAMES.target, uri: report.target.base_url },
         { name: CONFIG_NAMES.settings, mediaType: 'application/json', annotations: report.config },
       ],
-      passedTests: ids((o) => o === 'passed'),
-      warnedTests: ids((o) => o === 'warned'),
-      failedTests: ids((o) => FAILED_OUTCOMES.has(o)),
+      passedTests: ids((o) => o === 'passed').filter((id) => !notJudged.has(id)),
+      warnedTests: warned,
+      failedTests: failed,
       conformance: {
         verdict: report.verdict,
         verdict_word: VERDICT_WORD[report.verdict],

@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { FileRefused, openRegularFile } from '../base/regular-file.js';
+import { FileRefused, openRegularFile, readPipeBlock } from '../base/regular-file.js';
 import { join } from 'node:path';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { none } from 'stream-chain/defs.js';
@@ -16,6 +16,7 @@ import type { RecordedExchange } from './recorded-source.js';
 
 /** The largest HAR read (CONFORMANCE_MAX_HAR_BYTES changes it): past it, the file is refused before it is read. */
 export const MAX_HAR_BYTES = Number(process.env.CONFORMANCE_MAX_HAR_BYTES) || 4 * 1024 ** 3;
+const HAR_CAP_ENV = 'CONFORMANCE_MAX_HAR_BYTES';
 /** A body's text held in memory up to this many characters; past it, the body goes to a file of its own. */
 const BODY_IN_MEMORY_CHARS = 1024 * 1024;
 /**
@@ -39,9 +40,10 @@ export interface HarStreamResult {
  * Opens a HAR file for reading, or refuses it in one line: not a regular file (a FIFO never ends, /dev/zero never
  * stops), or longer than the cap.
  */
-export function openHar(file: string, maxBytes = MAX_HAR_BYTES): { fd: number; bytes: number } {
+export function openHar(file: string, maxBytes = MAX_HAR_BYTES): ReturnType<typeof openRegularFile> {
   try {
-    return openRegularFile(file, maxBytes, 'CONFORMANCE_MAX_HAR_BYTES');
+    // A pipe (`check-har <(…)`) is read as a stream, its bytes counted against the cap as they come.
+    return openRegularFile(file, maxBytes, HAR_CAP_ENV, { pipe: true });
   } catch (e) {
     throw new HarError(
       e instanceof FileRefused
@@ -145,7 +147,8 @@ export function readHarStream(
   onExchange: (x: RecordedExchange) => void,
   maxBytes = MAX_HAR_BYTES,
 ): HarStreamResult {
-  const { fd, bytes } = openHar(file, maxBytes);
+  const opened = openHar(file, maxBytes);
+  const { fd } = opened;
   const leftOut: string[] = [];
   let leftOutCount = 0;
   let entries = 0;
@@ -286,8 +289,15 @@ export function readHarStream(
   const decoder = new StringDecoder('utf8');
   const block = Buffer.allocUnsafe(READ_BLOCK);
   try {
-    for (let at = 0, first = true; at < bytes;) {
-      const n = readSync(fd, block, 0, Math.min(READ_BLOCK, bytes - at), at);
+    for (let at = 0, first = true; opened.pipe || at < opened.bytes;) {
+      let n: number;
+      try {
+        n = opened.pipe
+          ? readPipeBlock(fd, block, at, maxBytes, HAR_CAP_ENV)
+          : readSync(fd, block, 0, Math.min(READ_BLOCK, opened.bytes - at), at);
+      } catch (e) {
+        throw new HarError(e instanceof FileRefused ? e.message : `cannot read it: ${(e as Error).message}`);
+      }
       if (n <= 0) break;
       at += n;
       let text = decoder.write(block.subarray(0, n));

@@ -5,9 +5,11 @@
 import { placeholderOf, type Redactor } from '../redact/redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from '../config/config.js';
-import { closeSync, openSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileProblem } from '../config/config.js';
 import { tool } from '../base/paths.js';
+import { illegalHeaderChars, tokensIn } from '../transport/issued-tokens.js';
 
 interface HarHeader {
   name: string;
@@ -22,6 +24,8 @@ export interface HarEntry {
     status?: number;
     headers?: HarHeader[];
     _error?: string;
+    /** --record-har: the characters of the issued token no header value may carry, which its placeholder lacks. */
+    _token_chars?: string;
     content?: { size?: number; mimeType?: string; text?: string; encoding?: string; _file?: string };
   };
   _error?: string;
@@ -87,13 +91,22 @@ export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: str
   else if (c.size === 0) body = { body: '' };
   else
     return `${request.method} ${url}: ${c._file ? 'its body is in a separate file (recordHar content: "attach"), not in the HAR' : 'no body recorded'}`;
-  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body }, ...time };
+  const chars = e!.response!._token_chars;
+  const tokenChars = typeof chars === 'string' && TOKEN_CHARS.test(chars) ? { tokenChars: chars } : {};
+  return { request, response: { status, headers: headerMap(e!.response!.headers), ...body, ...tokenChars }, ...time };
 }
+
+/** A list of code points as illegalHeaderChars writes them: `U+001B, U+0007, U+202E`. */
+const TOKEN_CHARS = /^U\+[0-9A-F]{4,6}(, U\+[0-9A-F]{4,6}){0,7}$/;
 
 /** Text with every secret the redactor knows replaced by its kind's placeholder. */
 function hider(redactor: Redactor): (s: string) => string {
   return (s) => redactor.replaceSecrets(s, placeholderOf);
 }
+
+/** Characters of a body written at a time (HarWriter.add), and what stands for the body meanwhile. */
+const BODY_SLICE_CHARS = 1024 * 1024;
+const BODY_MARK = '\u0000conformance-body\u0000';
 
 /**
  * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
@@ -137,8 +150,27 @@ export class HarWriter {
   /** Appends one exchange (nothing once a write failed). */
   add(x: RecordedExchange): void {
     if (this.fd === undefined) return;
-    const text = JSON.stringify(this.entryOf(x));
-    this.write(() => writeSync(this.fd!, `${this.entries++ ? ',' : ''}${text}`));
+    const entry = this.entryOf(x) as { response?: { content?: { text?: string } } };
+    const content = entry.response?.content;
+    const body = content?.text;
+    // A long body is written a slice at a time, escaped slice by slice: the entry is never one string with the
+    // body in it (a second copy of an 80 MB body, and a third as the bytes written).
+    if (content && body !== undefined && body.length > BODY_SLICE_CHARS) content.text = BODY_MARK;
+    const text = JSON.stringify(entry);
+    this.write(() => {
+      const comma = this.entries++ ? ',' : '';
+      if (content?.text !== BODY_MARK) return void writeSync(this.fd!, `${comma}${text}`);
+      const at = text.indexOf(JSON.stringify(BODY_MARK));
+      writeSync(this.fd!, `${comma}${text.slice(0, at)}"`);
+      for (let from = 0; from < body!.length;) {
+        let to = Math.min(from + BODY_SLICE_CHARS, body!.length);
+        // A surrogate pair stays whole in its slice.
+        if (to < body!.length && /[\uD800-\uDBFF]/.test(body![to - 1]!)) to--;
+        writeSync(this.fd!, JSON.stringify(body!.slice(from, to)).slice(1, -1));
+        from = to;
+      }
+      writeSync(this.fd!, `"${text.slice(at + JSON.stringify(BODY_MARK).length)}`);
+    });
   }
 
   /** Ends the HAR; a recording that failed leaves an empty file (the CLI says nothing was written). */
@@ -220,6 +252,11 @@ export class HarWriter {
           }
         : { text: hide(r.body) };
     const size = content.encoding ? Buffer.from(content.text, 'base64').length : Buffer.byteLength(content.text);
+    // A token no header can carry is replaced by a placeholder that can: what it held that no header may carry is
+    // written beside it (code points, no secret), so check-har judges the token as the live run did (AUTH-01).
+    // tokensIn gives each token as written, then decoded (its JSON escapes read): the decoded form is the token.
+    const illegal =
+      r.encoding === 'base64' ? undefined : tokensIn(undefined, r.body).reverse().map(illegalHeaderChars).find(Boolean);
     return {
       ...base,
       response: {
@@ -229,6 +266,7 @@ export class HarWriter {
         headers: headers(r.headers),
         cookies: [],
         content: { size, mimeType: r.headers['content-type'] ?? '', ...content },
+        ...(illegal ? { _token_chars: illegal } : {}),
         redirectURL: r.headers.location ? hide(r.headers.location) : '',
         headersSize: -1,
         bodySize: size,
@@ -250,11 +288,38 @@ export function writeHarFile(
   if (writer.failed) throw new HarError(`cannot write ${file}: ${writer.failed}`);
 }
 
+/** Whether two paths name one file: the same path, the same file through links, or the same inode. */
+function samePath(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const real = (p: string): string => {
+    // A symbolic link is followed even when its target does not exist yet (the HAR would create it).
+    let at = resolve(p);
+    for (let hops = 0; hops < 40 && lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink(); hops++)
+      at = resolve(dirname(at), readlinkSync(at));
+    try {
+      return join(realpathSync(dirname(at)), basename(at));
+    } catch {
+      return at;
+    }
+  };
+  if (real(a) === real(b)) return true;
+  const sa = statSync(a, { throwIfNoEntry: false });
+  const sb = statSync(b, { throwIfNoEntry: false });
+  return !!sa && !!sb && sa.dev === sb.dev && sa.ino === sb.ino;
+}
+
 /**
  * Makes sure --record-har can write its file before the run sends a request: the file is created (empty) now, and
  * a path that cannot be written is a usage error (HarError) that costs no request.
  */
-export function prepareHarFile(file: string): void {
+export function prepareHarFile(file: string, reserved: readonly string[] = []): void {
+  // The run's own report files: a HAR written over report.json would leave no report, and the run would then
+  // overwrite the HAR.
+  const own = reserved.find((r) => samePath(file, r));
+  if (own !== undefined)
+    throw new HarError(
+      `--record-har ${file}: that is the run's own ${basename(own)}, which the run writes: give the recording another path`,
+    );
   try {
     closeSync(openSync(file, 'w'));
   } catch (e) {

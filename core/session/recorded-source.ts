@@ -28,7 +28,7 @@ import { textOnDemand } from '../transport/rendered-text.js';
 import { parseJsonBuffer } from '../transport/json-buffer.js';
 import { BIG_BODY_BYTES } from '../transport/body-sink.js';
 import { learnTokens } from '../transport/issued-tokens.js';
-import { carryToken, tokenOfRequest, withSecretKey } from '../spec/auth-scheme.js';
+import { carryToken, TOKEN_FIELD, tokenField, tokenOfRequest, withSecretKey } from '../spec/auth-scheme.js';
 import { withBom, withoutBom } from '../transport/content-coding.js';
 
 /** One recorded request and its answer, whole. Header names are lower case. */
@@ -38,7 +38,15 @@ export interface RecordedExchange {
    * The answer; absent when there was none (then error says why: a refused connection, a timeout). A body too long
    * to hold is in a file of its own (file: its bytes as they came, body then empty).
    */
-  response?: { status: number; headers: Record<string, string>; body: string; encoding?: 'base64'; file?: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body: string;
+    encoding?: 'base64';
+    file?: string;
+    /** The issued token's characters that no header value may carry (HarEntry _token_chars), as code points. */
+    tokenChars?: string;
+  };
   error?: string;
   /** How long the answer took, as recorded (the timing profile reads it). */
   duration_ms?: number;
@@ -400,6 +408,12 @@ function replyOf(
       jsonError = (e as Error).message;
       text ??= buf.toString('utf8');
     }
+  // The recording's placeholder of a token no header could carry gets those characters back: judged as live.
+  const data = (json as { data?: unknown } | undefined)?.data;
+  const token = tokenField(data);
+  if (response.tokenChars && typeof token === 'string')
+    (data as Record<string, unknown>)[TOKEN_FIELD] =
+      token + String.fromCodePoint(...response.tokenChars.split(', ').map((u) => parseInt(u.slice(2), 16)));
   learnTokens(redactor, json, text, request.url, response.headers);
   const head = text ?? buf.subarray(0, EXCERPT_HEAD_BYTES).toString('utf8');
   const exchange: Exchange = {

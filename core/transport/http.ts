@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readCappedText } from '../base/regular-file.js';
 import { tmpdir } from 'node:os';
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { parseJsonExact } from '../base/exact-json.js';
 import { textOnDemand } from './rendered-text.js';
 import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
 import type { Exchange, Reply, RequestSpec, RetryRecord } from './exchange.js';
-import { describeError, STALE_CONNECTION } from './network-errors.js';
+import { describeError, MAX_HEADER_BYTES, STALE_CONNECTION } from './network-errors.js';
 import {
   BREAKER_TIMEOUTS,
   Breaker,
@@ -26,9 +27,9 @@ import {
 } from './pacing.js';
 import { BACKSTOP_TIMEOUTS, Timeouts, type Flight } from './timeouts.js';
 import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
-import { transfer } from './transfer.js';
+import { requestTarget, transfer } from './transfer.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
-import { learnTokens } from './issued-tokens.js';
+import { learnTokens, unsendable } from './issued-tokens.js';
 import { carryToken } from '../spec/auth-scheme.js';
 
 /** The client's settings, from the run's configuration (core/engine/run.ts clientFor). */
@@ -87,8 +88,12 @@ export class HttpClient {
         timeout: opts.timeoutMs,
         rejectUnauthorized: !opts.tls.insecure,
         // One TLS context for every connection: given `ca`, each connection would parse it into a context of its own.
-        ...(opts.tls.ca_file ? { secureContext: createSecureContext({ ca: readFileSync(opts.tls.ca_file) }) } : {}),
+        ...(opts.tls.ca_file
+          ? { secureContext: createSecureContext({ ca: readCappedText(opts.tls.ca_file, 'pem') }) }
+          : {}),
       },
+      // A conforming server may send many cookies: undici's default (Node's, 16 KiB) failed one with 250 of them.
+      maxHeaderSize: MAX_HEADER_BYTES,
       headersTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
       bodyTimeout: opts.timeoutMs * BACKSTOP_TIMEOUTS,
     };
@@ -206,6 +211,9 @@ export class HttpClient {
         );
       }
       if (this.deadline.aborted) throw this.deadline.reason;
+      // Refused here, at once, rather than by undici: see unsendable.
+      const why = unsendable(method, requestTarget(url).path, headers);
+      if (why !== undefined) throw Object.assign(new Error(`not sent: ${why}`), { code: 'NOT_SENT' });
       flight = this.timeouts.start();
       // A GET sent again, and any other method (never sent twice: see send), goes on a connection of its own, closed
       // after it: a kept-alive one of the pool may be closing under it.
@@ -284,7 +292,7 @@ export class HttpClient {
     } catch (e) {
       const own = (e as { code?: string }).code;
       const d =
-        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT' || own === 'BAD_CODING'
+        own === 'BODY_TOO_LARGE' || own === 'ENDPOINT_TIMED_OUT' || own === 'BAD_CODING' || own === 'NOT_SENT'
           ? { code: own, message: (e as Error).message }
           : describeError(e, this.opts.timeoutMs, this.deadline.aborted);
       if (d.code === 'TIMEOUT') this.breaker.timedOut(endpoint());

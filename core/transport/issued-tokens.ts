@@ -99,3 +99,52 @@ function tokenKind(redactor: Redactor, url: string): SecretKind {
   const of = secret === null ? undefined : redactor.kindOf(secret);
   return of === 'other-public-key' ? 'other-token' : of === 'public-key' || secret === null ? 'token' : 'issued-token';
 }
+
+/**
+ * Characters a header value cannot carry: C0 controls but HTAB, and DEL (RFC 9110 §5.5: a field value is visible
+ * characters, spaces and tabs), and any character past U+00FF (a header is octets; undici and fetch() refuse a
+ * string that is not a byte string). A server that issues a token holding one issued a token no request can send
+ * back (§2.6: every other request carries it in the open-token header).
+ */
+const NOT_IN_HEADER = /[\u0000-\u0008\u000A-\u001F\u007F\u0100-\uFFFF]/gu;
+
+/**
+ * The characters of `value` that no header value may carry, as code points (`U+001B, U+0007, U+202E`), at most
+ * eight and each once; undefined when the value is a legal header value. Never the value itself: it may be a secret.
+ */
+export function illegalHeaderChars(value: string): string | undefined {
+  const seen = new Set<string>();
+  for (const m of value.matchAll(NOT_IN_HEADER)) {
+    seen.add(`U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+    if (seen.size > 8) break;
+  }
+  if (!seen.size) return undefined;
+  const listed = [...seen].slice(0, 8);
+  return `${listed.join(', ')}${seen.size > 8 ? ', …' : ''}`;
+}
+
+/** An HTTP token (RFC 9110 §5.6.2): what a method and a header name must be. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a request target may hold as undici sends it: no space, no control, nothing past U+00FF. */
+const BAD_TARGET = /[^\u0021-\u00ff]/u;
+
+/**
+ * Why a request cannot be sent as it stands (an illegal header value, a bad method, name or path), in words that
+ * quote no value; undefined when it can. Asked before a request reaches the dispatcher: undici refuses such a
+ * request synchronously and then wrongly takes its connection for busy, and every request queued behind it would
+ * wait for a drain that never comes (the stall of issue 37).
+ */
+export function unsendable(
+  method: string,
+  path: string,
+  headers: Readonly<Record<string, string>>,
+): string | undefined {
+  if (!HTTP_TOKEN.test(method)) return 'its method is not an HTTP token';
+  if (BAD_TARGET.test(path)) return 'its path holds a space, a control or a character past U+00FF';
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HTTP_TOKEN.test(name)) return 'a header name is not an HTTP token';
+    const bad = illegalHeaderChars(value);
+    if (bad) return `the ${name} header value holds characters no header value may carry (${bad}; RFC 9110 §5.5)`;
+  }
+  return undefined;
+}

@@ -1,5 +1,8 @@
 /** Why a request got no usable response, in words a user can act on (the cause of a NetworkError). */
 
+/** The most bytes of response headers read (every header line of one answer together); past it, the answer is refused. */
+export const MAX_HEADER_BYTES = 256 * 1024;
+
 /** Errors of a kept-alive connection the server closed while it sat idle (see HttpClient.send). */
 export const STALE_CONNECTION = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE']);
 
@@ -29,6 +32,7 @@ const KNOWN_ERRORS: Record<string, string> = {
   UND_ERR_INFO: 'the server sent an invalid HTTP response',
   HPE_INVALID_CONSTANT: 'the server sent an invalid HTTP response',
   UND_ERR_INVALID_ARG: 'the request could not be sent (invalid header or URL)',
+  UND_ERR_HEADERS_OVERFLOW: `the response headers exceed ${MAX_HEADER_BYTES / 1024} KiB, the most the suite reads: not read`,
 };
 
 /** A one-line, stack-free account of why a request got no usable response. */

@@ -113,6 +113,19 @@ export const authMutants: Mutant[] = [
   skipsTokenCheck('seat', '/seats/:id', ['UNAUTH-SEAT', 'AUTH-10']),
   skipsTokenCheck('orders', '/orders', ['UNAUTH-ORDERS', 'AUTH-10']),
   {
+    // No request can carry it back (RFC 9110 §5.5): the suite sends none, and AUTH-01 alone fails.
+    ...onPath(
+      'auth-token-control-char',
+      '/auth issues a token ending in BEL, which no header value may carry',
+      ['/auth'],
+      (r) =>
+        withData(r, (d) => {
+          d.app_token = `${String(d.app_token)}\u0007`;
+        }),
+    ),
+    kills: ['AUTH-01'],
+  },
+  {
     ...onPath('auth-no-token', '/auth answers SUCCESS without app_token', ['/auth'], (r) =>
       withData(r, (d) => {
         delete d.app_token;

@@ -624,6 +624,20 @@ const AUTH_TABLE: Table = {
             ),
           ],
         ]),
+        byReference(
+          'whitespace or encoding',
+          'a character no header value may carry (RFC 9110 §5.5), so no request can send it back',
+          [
+            [undefined, ['app'], probed(by('AUTH-01', 'auth-token-control-char'))],
+            [
+              undefined,
+              ['other_app'],
+              notProbed(
+                "AUTH-01 judges app's token only; other_app's requests with such a token are not sent (incomplete)",
+              ),
+            ],
+          ],
+        ),
       ],
     },
     { name: 'merchant', type: 'object (§2.5)' },
