@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
   ConfigError,
@@ -19,6 +19,7 @@ import type { RequestProgress } from '../core/session/progress.js';
 import { deadlineWords } from '../core/engine/run.js';
 import { runFacts, runReport } from '../core/engine/run-report.js';
 import type { CheckHead } from '../core/model/report.js';
+import { loadCheckHeads } from './check-heads.js';
 import { ChecksProcess } from './run-host.js';
 import { writeReportDir } from './report-dir.js';
 import { selectChecks } from './selection.js';
@@ -252,15 +253,7 @@ async function checkedRun(
 ): Promise<number> {
   // The catalogue: selection, --list, the baseline's ids and coverage. The checks' process loads the checks anyway and
   // says their heads: this process does not load them a second time (only --list, which runs none, does).
-  const heads: CheckHead[] =
-    (await checks?.heads()) ??
-    (await import('../suites/index.js')).ALL_CHECKS.map(({ id, title, level, spec, area }) => ({
-      id,
-      title,
-      level,
-      spec,
-      area,
-    }));
+  const heads: CheckHead[] = (await checks?.heads()) ?? (await loadCheckHeads());
   if (v.list) {
     out(listText(heads));
     return 0;
