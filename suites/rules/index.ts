@@ -14,13 +14,17 @@ export const RULES: Rule[] = [...PROTOCOL_RULES, ...FIELD_RULES].flatMap((r) =>
 /** Every cell of the matrix. */
 export const CELLS: Cell[] = RULES.flatMap(cellsOf);
 
-/** The matrix in numbers: rules, cells, and how many are probed (proven by a mutant or not) or explained. */
+/**
+ * The matrix in numbers: rules, cells, how many are probed (proven by a mutant or not), not probed (a gap, with why)
+ * and not applicable (by a quoted sentence).
+ */
 export function matrixCounts(cells: readonly Cell[] = CELLS): {
   rules: number;
   cells: number;
   probed: number;
   proven: number;
   notProbed: number;
+  notApplicable: number;
 } {
   const probed = cells.filter((c) => c.outcome?.kind === 'probed');
   return {
@@ -29,5 +33,6 @@ export function matrixCounts(cells: readonly Cell[] = CELLS): {
     probed: probed.length,
     proven: probed.filter((c) => c.outcome?.kind === 'probed' && c.outcome.by.some((p) => p.mutants.length)).length,
     notProbed: cells.filter((c) => c.outcome?.kind === 'not probed').length,
+    notApplicable: cells.filter((c) => c.outcome?.kind === 'not applicable').length,
   };
 }
