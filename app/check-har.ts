@@ -1,3 +1,4 @@
+import { runMatrix } from '../suites/rules/index.js';
 import { commandArgs } from './command-args.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -373,6 +374,7 @@ async function judgeFile(
         ...(notes.length ? { recording_notes: notes } : {}),
       },
       errors: [],
+      matrix: runMatrix(config),
     }),
     source: 'recording',
   };

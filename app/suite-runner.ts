@@ -1,3 +1,4 @@
+import { runMatrix } from '../suites/rules/index.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { join, relative, resolve } from 'node:path';
@@ -256,6 +257,8 @@ async function runSuite(
     fuzz: { seed: config.fuzz.seed, runs: config.fuzz.runs },
     config: redactedConfig(config),
     errors: collector.errors,
+    // The rule matrix: a run that left a cell the suite probes unprobed is PARTIAL, and says how many (#35).
+    matrix: runMatrix(config),
   });
   return { report, closed };
 }
