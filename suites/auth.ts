@@ -334,6 +334,13 @@ export const authChecks = defineChecks('auth', [
       for (const app of judgedApplications(ctx)) {
         const r = app.who === 'app' ? await ctx.api.auth() : await ctx.api.authAnswer(app.who);
         const s = r ? successData(r) : undefined;
+        // app's refusal is AUTH-01's; other_app's, refused its own valid key pair in the run (its token for the
+        // checks that need one), is this check's: they are blocked pointing here (#35).
+        if (r && s && !s.ok && app.who !== 'app')
+          ctx.fail(
+            `GET ${AUTH_PATH}${app.suffix}: expected the access credential result for a valid key pair, got ${s.why}`,
+            [`${app.who}:refused`],
+          );
         if (!s?.ok) continue;
         expectShape(ctx, 'auth-result', s.data, `GET ${AUTH_PATH}${app.suffix} data`);
       }
