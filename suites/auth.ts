@@ -338,7 +338,7 @@ export const authChecks = defineChecks('auth', [
         // checks that need one), is this check's: they are blocked pointing here (#35).
         if (r && s && !s.ok && app.who !== 'app')
           ctx.fail(
-            `GET ${AUTH_PATH}${app.suffix}: expected the access credential result for a valid key pair, got ${s.why}`,
+            `GET ${AUTH_PATH} with ${app.who}'s key pair: expected the access credential result (§2.6), ${s.why}`,
             [`${app.who}:refused`],
           );
         if (!s?.ok) continue;

@@ -898,7 +898,7 @@ const KEY_PAIR: Rule = {
       'stale value',
       'a second /auth for the same pair refused (a token "already issued")',
       only(['app'], probed(by('AUTH-01', 'auth-token-issued-once'))),
-      only(['other_app'], notProbed("AUTH-01 judges app's /auth only")),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-02', 'other-app-token-issued-once'))),
       only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
     ),
   ],

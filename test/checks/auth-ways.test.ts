@@ -309,11 +309,14 @@ describe("/auth's answer, for each application: what is judged, what is left to 
     expect(list.notes).toEqual([]);
   });
 
-  test("AUTH-02, AUTH-03: other_app's /auth refused, or with no record, is left to AUTH-01 and AUTH-02", async () => {
-    for (const id of ['AUTH-02', 'AUTH-03']) {
-      const refused = await changed(id, otherAuth, error(401), 401);
-      expect(refused.status, id).toBe('passed');
-    }
+  test("AUTH-02 fails other_app's /auth refused (#35: the checks blocked for its token point there); AUTH-03 leaves it, and a record that is none, to AUTH-02", async () => {
+    const refused = await changed('AUTH-02', otherAuth, error(401), 401);
+    expect(refused.status).toBe('failed');
+    expect(refused.message).toBe(
+      'GET /auth with other_app\'s key pair: expected the access credential result (§2.6), answered status "ERROR", code 401 (HTTP 401)',
+    );
+    expect(refused.fingerprints).toEqual(['other_app:refused']);
+    expect((await changed('AUTH-03', otherAuth, error(401), 401)).status).toBe('passed');
     const none = await changed(
       'AUTH-03',
       otherAuth,
