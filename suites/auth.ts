@@ -335,8 +335,9 @@ export const authChecks = defineChecks('auth', [
         const r = app.who === 'app' ? await ctx.api.auth() : await ctx.api.authAnswer(app.who);
         const s = r ? successData(r) : undefined;
         // app's refusal is AUTH-01's; other_app's, refused its own valid key pair in the run (its token for the
-        // checks that need one), is this check's: they are blocked pointing here (#35).
-        if (r && s && !s.ok && app.who !== 'app')
+        // checks that need one), is this check's: they are blocked pointing here (#35). A success envelope gone wrong
+        // is the envelope checks'.
+        if (r && s && !s.ok && isRefusal(r) && app.who !== 'app')
           ctx.fail(
             `GET ${AUTH_PATH} with ${app.who}'s key pair: expected the access credential result (§2.6), ${s.why}`,
             [`${app.who}:refused`],

@@ -416,7 +416,8 @@ export const authMutants: Mutant[] = [
   {
     name: 'auth-demands-open-token',
     description: '/auth refuses every key pair with 401 unless the request carries an open-token header (any value)',
-    kills: ['AUTH-01'],
+    // app's refusal is AUTH-01's, other_app's AUTH-02's (#35).
+    kills: ['AUTH-01', 'AUTH-02'],
     handle: (req, next, world) =>
       req.path === '/auth' && req.headers['open-token'] === undefined
         ? world.render.error(401, 'Application not authenticated')

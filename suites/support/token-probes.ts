@@ -103,11 +103,15 @@ export const VALUE_WAYS: ValueWay[] = [
     arbitrary: (t) => {
       const at = [...t].flatMap((c, i) => (/[A-Za-z0-9]/.test(c) ? [i] : []));
       const own = [...new Set(at.map((i) => t[i]!))];
-      if (own.length < 2) return undefined;
-      return fc
-        .tuple(fc.constantFrom(...at), fc.constantFrom(...own))
-        .filter(([i, c]) => t[i] !== c)
-        .map(([i, c]) => `${t.slice(0, i)}${c}${t.slice(i + 1)}`);
+      if (new Set(own.map((c) => c.toLowerCase())).size < 2) return undefined;
+      return (
+        fc
+          .tuple(fc.constantFrom(...at), fc.constantFrom(...own))
+          // Another letter, not the same one in another case: that is the letter-case way's (and a mutant that takes
+          // either would be caught by chance of the token's letters).
+          .filter(([i, c]) => t[i]!.toLowerCase() !== c.toLowerCase())
+          .map(([i, c]) => `${t.slice(0, i)}${c}${t.slice(i + 1)}`)
+      );
     },
   },
 ];
