@@ -17,7 +17,7 @@ import { readHarStream, type HarStreamResult } from '../core/session/har-stream.
 import type { Requirement } from '../core/model/check.js';
 import type { Who } from '../core/spec/resources.js';
 import { buildReport, checkRecord, type CheckRecord, type Report } from '../core/model/report.js';
-import type { Redactor } from '../core/redact/redact.js';
+import { placeholderOf, type Redactor } from '../core/redact/redact.js';
 import {
   AUTH_PATH,
   authCallOf,
@@ -94,7 +94,8 @@ export class RecordingSurvey {
       return;
     }
     const token = tokenOfRequest(x.request.headers);
-    if (token) {
+    // A recording's stand-in for derived or altered tokens is no application's token (#35: every run sends hundreds).
+    if (token && token !== placeholderOf('derived-token') && token !== placeholderOf('altered-token')) {
       if (this.uses.has(token) || this.uses.size < MAX_TRACKED) this.uses.set(token, (this.uses.get(token) ?? 0) + 1);
       const api = API_PATHS.exec(u.pathname);
       if (api && this.apiBase === undefined) this.apiBase = `${u.origin}${u.pathname.slice(0, api.index)}`;
@@ -374,6 +375,7 @@ async function judgeFile(
         ...(notes.length ? { recording_notes: notes } : {}),
       },
       errors: [],
+      // The rule matrix, as a live run counts it (#35): a recording that holds less probes fewer cells.
       matrix: runMatrix(config),
     }),
     source: 'recording',
