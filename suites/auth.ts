@@ -218,6 +218,8 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   // All at once, through the engine's concurrency caps: refusals are cheap. A probe without an answer (a reset
   // connection) ends the check as incomplete, none left unawaited. Judged in the order of the probes, whatever order
   // the answers came in: a finding's text is stable across runs.
+  // Planned first (one request each; a shrunk finding sends a few more), so the progress line counts them.
+  ctx.api.plan(probes.length);
   const answers = await Promise.all(probes.map((p) => p.send()));
   const found = new Findings();
   // Each finding in a block of its own: a statement after an early return counts as reached in every run (npm run ways).

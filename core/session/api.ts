@@ -596,6 +596,14 @@ export class Api {
   }
 
   /**
+   * Requests of the check's own that it sends itself (the token probes, some drawn by fast-check): planned now, so
+   * the progress line's estimate counts them before they go out, as ask's are.
+   */
+  plan(requests: number): void {
+    this.shared.tally.promise(requests);
+  }
+
+  /**
    * Requests of the check's own, one per item (`request` builds it), answered as they come: iterate the result to
    * judge each (`for await (const { item, reply } of answers)`). The progress line plans them all at once.
    */
