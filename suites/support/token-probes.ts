@@ -193,26 +193,31 @@ export interface FixedWay {
 /** Letters and digits: a value of them shares no character class a format check could tell from a token's. */
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** Whether two strings share a run of `n` characters (a value that does shares something with the token). */
-function sharesRun(a: string, b: string, n: number): boolean {
-  for (let i = 0; i + n <= a.length; i++) if (b.includes(a.slice(i, i + n))) return true;
-  return false;
+/** Every run of `n` characters of the strings: a value with none of them shares nothing with any (one pass each). */
+function runsOf(strings: readonly string[], n: number): Set<string> {
+  const runs = new Set<string>();
+  for (const t of strings) for (let i = 0; i + n <= t.length; i++) runs.add(t.slice(i, i + n));
+  return runs;
 }
+
+/** The unrelated value's length at most: a token of 8,000 characters needs no value as long to be told from it. */
+const UNRELATED_MAX = 256;
 
 /** The ways no application's token is needed for (§5.4: no valid credential), sent at every place. */
 export const BARE_WAYS: BareWay[] = [
   { kind: 'bare', name: `no ${TOKEN_HEADER} header`, value: () => undefined },
   { kind: 'bare', name: `an empty ${TOKEN_HEADER} header`, value: () => '' },
   {
-    // What a check of presence alone (any value) takes: as long as the token, of letters and digits, and sharing no
-    // run of four characters with any token the run knows (so it is no derivation of one).
+    // What a check of presence alone (any value) takes: as long as the token (up to 256 characters), of letters and
+    // digits, and sharing no run of four characters with any token the run knows (so it is no derivation of one).
     kind: 'bare',
     name: 'a value that shares nothing with any token',
     value: (tokens) => {
-      const length = Math.max(MIN, ...tokens.map((t) => t.length));
+      const length = Math.min(UNRELATED_MAX, Math.max(MIN, ...tokens.map((t) => t.length)));
+      const runs = runsOf(tokens, 4);
       return fc
         .string({ unit: fc.constantFrom(...ALNUM), minLength: length, maxLength: length })
-        .filter((v) => !tokens.some((t) => sharesRun(v, t, 4)));
+        .filter((v) => ![...runsOf([v], 4)].some((r) => runs.has(r)));
     },
   },
 ];
