@@ -18,6 +18,7 @@ import type { Area, Check, Level } from '../core/model/check.js';
 import type { CheckRecord, Report } from '../core/model/report.js';
 import { CheckRecords } from '../suites/check-records.js';
 import { ALL_CHECKS } from '../suites/index.js';
+import { runMatrix } from '../suites/rules/index.js';
 import { selectChecks } from './selection.js';
 import { writeReportDir } from './report-dir.js';
 
@@ -135,12 +136,14 @@ export class ConformanceSession {
    * ended; `extra` is said in report.config (library mode's runner and suite).
    */
   async report(extra: Record<string, unknown> = {}): Promise<Report> {
-    const { facts } = await this.config();
+    const { facts, config } = await this.config();
     const result = await this.records.result();
     return runReport(facts, result ?? { records: [], errors: [] }, {
       catalogue: ALL_CHECKS,
       startedAt: this.startedAt,
       config: extra,
+      // As in the CLI: cells of the rule matrix this run did not probe make it PARTIAL (#35).
+      matrix: runMatrix(config),
     });
   }
 }

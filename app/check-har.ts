@@ -1,3 +1,4 @@
+import { runMatrix } from '../suites/rules/index.js';
 import { commandArgs } from './command-args.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import type { Requirement } from '../core/model/check.js';
 import type { Who } from '../core/spec/resources.js';
 import { checkRecord, type CheckRecord, type Report } from '../core/model/report.js';
 import { runFacts, runReport } from '../core/engine/run-report.js';
-import type { Redactor } from '../core/redact/redact.js';
+import { placeholderOf, type Redactor } from '../core/redact/redact.js';
 import {
   AUTH_PATH,
   authCallOf,
@@ -94,7 +95,8 @@ export class RecordingSurvey {
       return;
     }
     const token = tokenOfRequest(x.request.headers);
-    if (token) {
+    // A recording's stand-in for derived or altered tokens is no application's token (#35: every run sends hundreds).
+    if (token && token !== placeholderOf('derived-token') && token !== placeholderOf('altered-token')) {
       if (this.uses.has(token) || this.uses.size < MAX_TRACKED) this.uses.set(token, (this.uses.get(token) ?? 0) + 1);
       const api = API_PATHS.exec(u.pathname);
       if (api && this.apiBase === undefined) this.apiBase = `${u.origin}${u.pathname.slice(0, api.index)}`;
@@ -368,6 +370,8 @@ async function judgeFile(
         startedAt: started,
         durationMs: performance.now() - t0,
         config: { recording: redactor.redact(file), ...(notes.length ? { recording_notes: notes } : {}) },
+        // The rule matrix, as a live run counts it (#35): a recording that holds less probes fewer cells.
+        matrix: runMatrix(config),
       },
     ),
     source: 'recording',

@@ -20,6 +20,7 @@ import { deadlineWords } from '../core/engine/run.js';
 import { runFacts, runReport } from '../core/engine/run-report.js';
 import type { CheckHead } from '../core/model/report.js';
 import { loadCheckHeads } from './check-heads.js';
+import { runMatrix } from '../suites/rules/index.js';
 import { ChecksProcess } from './run-host.js';
 import { writeReportDir } from './report-dir.js';
 import { selectChecks } from './selection.js';
@@ -397,7 +398,8 @@ async function checkedRun(
     const report = runReport(
       facts,
       { records, errors: run.errors.map((e) => redactor.redact(e)) },
-      { catalogue: heads, startedAt: checksStarted },
+      // The rule matrix: a run that left a cell the suite probes unprobed is PARTIAL, and says how many (#35).
+      { catalogue: heads, startedAt: checksStarted, matrix: runMatrix(config) },
     );
     const files = await writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's

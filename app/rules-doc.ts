@@ -11,7 +11,6 @@ import {
   type Rule,
 } from '../suites/rules/index.js';
 import { NAMED_PLACES } from '../suites/rules/places.js';
-import { EVERY_WAY_FROM_RUNS } from '../suites/rules/tokens.js';
 import { sentenceMapMarkdown } from '../suites/rules/sentences.js';
 
 /**
@@ -89,7 +88,8 @@ function proofText(o: Extract<Outcome, { kind: 'probed' }>, notes: Notes, merged
       ? `${p.check}${own} (${p.mutants.map((m) => `\`${m}\``).join(', ')})`
       : `${p.check}${own} (no mutant ${notes.ref(p.unproven ?? '')})`,
   );
-  return `${o.scope ? `*${o.scope}:* ` : ''}${proofs.join(', ')}`;
+  const scope = [o.scope, o.via].filter(Boolean).join('; ');
+  return `${scope ? `*${scope}:* ` : ''}${proofs.join(', ')}`;
 }
 
 function latitudeText(rule: Rule): string {
@@ -118,7 +118,8 @@ function ruleRows(rule: Rule, notes: Notes, appsNoteSaid: boolean): string[] {
       if (!o) not.push(`${where}: **no outcome, a hole in the matrix**`);
       else if (o.kind === 'probed')
         probed.push(`${where}: ${proofText(merged ? (JSON.parse(template(o)) as typeof o) : o, notes, merged)}`);
-      else not.push(`${where}: ${notes.ref(o.why)}`);
+      else if (o.kind === 'not probed') not.push(`${where}: ${notes.ref(o.why)}`);
+      else not.push(`${where}: *not applicable* ${notes.ref(`${o.source}: “${o.quote}” — ${o.why}`)}`);
     }
     const ruleCell =
       i === 0
@@ -134,7 +135,7 @@ export function rulesMarkdown(): string {
   const total = matrixCounts();
   const countRow = (name: string, cells: readonly Cell[]): string => {
     const n = matrixCounts(cells);
-    return `| ${name} | ${n.rules} | ${n.cells} | ${n.probed} | ${n.proven} | ${n.notProbed} |`;
+    return `| ${name} | ${n.rules} | ${n.cells} | ${n.cells - n.notApplicable} | ${n.probed} | ${n.proven} | ${n.notProbed} | ${n.notApplicable} |`;
   };
   const out = [
     '# Every rule, every way to break it',
@@ -152,13 +153,22 @@ export function rulesMarkdown(): string {
     '',
     'Only the ways that apply to a rule are listed (a name can be no wrong value when the spec fixes none); the path',
     'variants and HEAD are places of the token rule, where a router that serves an alias can skip the check. A scope in',
-    'italics says in which runs a cell is probed (a default run probes one generated token probe of each family per',
-    `endpoint, by the endpoint’s place in §4; every probe reaches every endpoint from \`--fuzz-runs ${EVERY_WAY_FROM_RUNS}\`).`,
+    'italics says in which runs a cell is probed, when not in every run. A cell is *not applicable* only by a sentence',
+    'of the spec or of an RFC, quoted in its note; every other cell is probed, or a gap that says why not.',
     '',
-    '| section | rules | cells | probed | proven by a mutant | not probed |',
-    '|---|---|---|---|---|---|',
+    'The token rule (§4 rule 4, §5.4) is probed in every run by a covering design (`suites/support/token-probes.ts`,',
+    '`appFor`): every way is sent at every place (each data endpoint and each of its path variants), so every way ×',
+    'place pair is probed; each time the wrong token is derived from one configured application’s credentials, the',
+    'application turning with the place, so every way × application pair is probed too (each application takes',
+    'each way at two of the six endpoints, and at one or more of the five places of every endpoint). A cell whose',
+    'own request goes out from another application’s credentials says so (*covering design*): a defect confined to',
+    'one application at one place only is not guaranteed to be met. fast-check draws the generated values (one per',
+    'way and place in a default run); `--fuzz-runs` raises only how many it draws, never which cells are probed.',
+    '',
+    '| section | rules | cells | applicable | probed | proven by a mutant | not probed | not applicable |',
+    '|---|---|---|---|---|---|---|---|',
     ...groups.map((g) => countRow(g, RULES.filter((r) => r.group === g).flatMap(cellsOf))),
-    `| **all** | ${total.rules} | ${total.cells} | ${total.probed} | ${total.proven} | ${total.notProbed} |`,
+    `| **all** | ${total.rules} | ${total.cells} | ${total.cells - total.notApplicable} | ${total.probed} | ${total.proven} | ${total.notProbed} | ${total.notApplicable} |`,
     '',
   ];
   for (const g of groups) {
@@ -166,7 +176,7 @@ export function rulesMarkdown(): string {
     out.push(
       `## ${g}`,
       '',
-      '| rule | way to break it | probed: where — for whom: check (mutants that prove it) | not probed: where — for whom: [why] |',
+      '| rule | way to break it | probed: where — for whom: check (mutants that prove it) | not probed or not applicable: where — for whom: [why] |',
       '|---|---|---|---|',
     );
     // An application left out for the same reason as the rule above is said once, at the first.

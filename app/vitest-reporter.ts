@@ -1,3 +1,4 @@
+import { runMatrix } from '../suites/rules/index.js';
 import { join, relative, resolve } from 'node:path';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Reporter, SerializedError, TestCase, TestModule, Vitest } from 'vitest/node';
@@ -156,6 +157,8 @@ export class ConformanceReporter implements Reporter {
           catalogue: ALL_CHECKS,
           startedAt: this.started,
           config: { mode: 'library (vitest)', suite: c.name, test_file: c.file },
+          // The rule matrix, as in the CLI: cells this call's run did not probe make it PARTIAL (#35).
+          ...(info ? { matrix: runMatrix({ ...info.config, fuzz: info.fuzz }) } : {}),
         },
       );
       const target = subdirs ? join(dir, subdirs[i]!) : dir;

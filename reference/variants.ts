@@ -1,6 +1,6 @@
 import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { stringify as losslessStringify } from 'lossless-json';
-import { ok, type ApiReply, type Variant } from './server.js';
+import { ok, route, type ApiReply, type Variant } from './server.js';
 import type { Dish, Seat } from './fixtures.js';
 import { eachRecord, isSuccess, withData } from './kit.js';
 import { codedBodies } from './wire-variants.js';
@@ -264,6 +264,25 @@ export const LATITUDE_VARIANTS: Variant[] = [
     handle: (_req, next) => {
       const r = next();
       return { ...r, headers: { ...r.headers, 'content-type': 'application/json' } };
+    },
+  },
+  {
+    // #35: the aliases the token rule's probes send (support/token-probes.ts PATH_WAYS), all served, all with the check.
+    name: 'router-serves-aliases',
+    description:
+      'the router serves every spelling of a data endpoint as the endpoint, with the token check: a trailing or doubled slash, the path in any letter case, a percent-encoded letter',
+    handle: (req, next, world) => {
+      const segs = req.path.split('/').filter(Boolean);
+      if (!segs.length) return next();
+      let first: string;
+      try {
+        first = decodeURIComponent(segs[0]!).toLowerCase();
+      } catch {
+        return next();
+      }
+      if (!['merchant', 'dishes', 'seats', 'orders'].includes(first)) return next();
+      const path = `/${[first, ...segs.slice(1)].join('/')}`;
+      return path === req.path ? next() : route({ ...req, path }, world);
     },
   },
   {

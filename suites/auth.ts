@@ -30,24 +30,19 @@ import { sameJson } from './support/compare.js';
 import { judgedApplications } from './support/tenants.js';
 import { Findings } from '../core/model/findings.js';
 import fc from 'fast-check';
-import { CARRIER_WAYS, PATH_WAYS, VALUE_WAYS, waysAt } from './support/token-probes.js';
-
-/**
- * The hand-picked wrong-token variants of §5.4: each must get code 401 and no data. A malformed value (`not-a-token`)
- * is no longer sent (#27's request budget): it shares nothing with the real token, so a check lenient enough to take
- * it (presence only, any value) takes the wrong values below and the generated ones too; a format check that refuses
- * it is what the generated same-shape token probes.
- */
-function badTokens(token: string, secretKey: string): Array<{ label: string; token: string | undefined }> {
-  // '~' as the new last character, so a report's curl line can rebuild it as "${OPEN_TOKEN%?}~" (reporters/evidence.ts).
-  const changed = token.slice(0, -1) + (token.endsWith('~') ? '-' : '~');
-  return [
-    { label: `no ${TOKEN_HEADER} header`, token: undefined },
-    { label: `an empty ${TOKEN_HEADER} header`, token: '' },
-    { label: 'the real token with its last character changed', token: changed },
-    { label: 'the application secret key sent as the token', token: secretKey },
-  ];
-}
+import {
+  APP_WAYS,
+  appFor,
+  BARE_WAYS,
+  drawsPerPlace,
+  FIXED_WAYS,
+  PATH_WAYS,
+  placeIndex,
+  probeApps,
+  type PathWay,
+  type ProbeApp,
+} from './support/token-probes.js';
+import { Blocked } from '../core/session/check-errors.js';
 
 /** What is wrong with an answer to a request that carries no valid token, or undefined when it is a refusal. */
 function refusalProblem(r: Reply, codes: number[], sensitive: Sensitive): string | undefined {
@@ -64,87 +59,198 @@ type Sensitive = Awaited<ReturnType<typeof sensitiveValues>>;
 /** A generated probe's finding, thrown so fast-check shrinks towards the simplest wrong token that got through. */
 class ProbeFinding extends Error {}
 
+/** An application's credentials a wrong token is derived from, as this run has them. */
+interface Cred {
+  who: ProbeApp;
+  token: string;
+  key?: string;
+}
+
+/** How a finding names the application a wrong token was derived from: nothing for app, as before #35. */
+const fromWhom = (who: ProbeApp): string => (who === 'app' ? '' : ` (from ${who}'s credentials)`);
+
 /**
- * The generated probes of one endpoint (support/token-probes.ts): derived tokens in the header (shrunk on a
- * finding), the real token in another carrier, and the path as a router may spell it, with no token. Each way is
- * named in a finding and is its fingerprint.
+ * The credentials of every application the covering design turns over (support/token-probes.ts appFor): app's
+ * token and secret key, other_app's (its token from its own /auth), and the disabled application's earlier token
+ * (and key, when configured). An application without a token this run (other_app's /auth refused: AUTH-02 judges
+ * that) is stood in for by app, with a note.
  */
-async function generatedProbes(
-  ctx: CheckContext,
-  ep: Endpoint,
-  path: string,
-  token: string,
-  sensitive: Sensitive,
-): Promise<Array<{ text: string; way: string } | undefined>> {
+async function credentials(ctx: CheckContext): Promise<Array<Cred | undefined>> {
+  const c = ctx.config;
+  const apps = probeApps(c);
+  return Promise.all(
+    apps.map(async (who): Promise<Cred | undefined> => {
+      if (who === 'app') return { who, token: await ctx.api.token(), key: c.app.key };
+      if (who === 'disabled_app')
+        return { who, token: c.disabled_app!.token!, ...(c.disabled_app!.key ? { key: c.disabled_app!.key } : {}) };
+      try {
+        return { who, token: await ctx.api.token('other_app'), key: c.other_app!.key };
+      } catch (e) {
+        if (!(e instanceof Blocked)) throw e;
+        ctx.note(`wrong tokens derived from other_app's: not sent, app's stand in (${e.message})`);
+        return undefined;
+      }
+    }),
+  );
+}
+
+/** The longest path the token probes are sent to at every path way as well (a real id is a few characters). */
+const LONG_PATH = 2048;
+
+/** One probe of the token rule: a request without a valid credential at one place, and what its answer must be. */
+interface Probe {
+  way: string;
+  /** The path way it is sent at; undefined at the endpoint itself. */
+  at?: PathWay;
+  who?: ProbeApp;
+  send(): Promise<string | undefined>;
+}
+
+/**
+ * The token rule at one data endpoint (§4 rule 4, §5.3, §5.4), every way at every place in every run: the endpoint
+ * and each of its path ways, with no token, an empty one, a value unrelated to any token, wrong tokens derived from
+ * an application's credentials (hand-picked and generated, shrunk on a finding), the real token in another carrier,
+ * and at the path ways the disabled application's earlier token (AUTH-10 sends it to the endpoint itself). At the
+ * endpoint the answer must be a 401 refusal with no data (any refusal where a carrier is also a query parameter);
+ * at a path way, no data and no success (a router that does not serve it answers 404, which is fine).
+ */
+async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> {
   const i = DATA_ENDPOINTS.indexOf(ep);
+  const path = await endpointPath(ctx, ep);
+  const [creds, sensitive] = await Promise.all([credentials(ctx), sensitiveValues(ctx)]);
+  const app = creds[0]!;
+  const tokens = creds.flatMap((c) => (c ? [c.token] : []));
   const { seed, runs } = ctx.config.fuzz;
-  const values = waysAt(VALUE_WAYS, i, runs).map(async (way) => {
-    const arb = way.arbitrary(token);
-    if (!arb) return void ctx.note(`${way.name}: not probed, the token has ${token.length} characters`);
+  const draws = drawsPerPlace(runs);
+  const probes: Probe[] = [];
+  // A path past LONG_PATH (an id of megabytes a hostile list gave) is probed at the endpoint only: five times the
+  // probes, each carrying it, would cost the run more than they can tell.
+  const long = path.length > LONG_PATH;
+  if (long) ctx.note(`the path ways not probed: the path has ${path.length} characters`);
+  const places: Array<{ at?: PathWay; path: string; index: number }> = [
+    { path, index: placeIndex(i) },
+    ...(long ? [] : PATH_WAYS.map((w, v) => ({ at: w, path: w.path(path), index: placeIndex(i, v) }))),
+  ];
+  /** The problem with an answer at this place, or undefined when it refuses as it must. */
+  const judge = (place: (typeof places)[number], r: Reply, codes: number[] | undefined): string | undefined => {
+    const why = problemAt(place, r, codes);
+    // Every answer judged is evidence: the finding's, or a correct refusal beside it (#35 item 5).
+    ctx.shows(r, why ? 'finding' : 'correct');
+    return why;
+  };
+  const problemAt = (place: (typeof places)[number], r: Reply, codes: number[] | undefined): string | undefined => {
+    if (place.at)
+      return successData(r).ok || carriesData(r) ? `GET ${place.path}: answered ${describeReply(r)}` : undefined;
+    if (codes) return refusalProblem(r, codes, sensitive);
+    return successData(r).ok || carriesData(r)
+      ? `the token was taken from it: answered ${describeReply(r)}`
+      : undefined;
+  };
+  /** Sends generated values (shrunk on a finding): the first finding's text, or undefined. */
+  const drawn = async (
+    arb: fc.Arbitrary<string>,
+    place: (typeof places)[number],
+    k: number,
+    secretOf?: string,
+  ): Promise<string | undefined> => {
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
-        // A value holding the whole token is redacted through it; any other reveals part of it, so is a secret whole
-        // (and a recording holds it as the derived token's stand-in).
-        const whole = value.includes(token);
-        if (!whole) ctx.secret(value, 'derived-token');
-        const sent = await ctx.send({ path, token: value, ...(whole ? {} : { derived: 'token' as const }) });
-        const why = refusalProblem(sent, [401], sensitive);
-        ctx.shows(sent, why ? 'finding' : 'correct');
+        // A value holding the whole token is redacted through it; any other derived one reveals part of it, so is a
+        // secret whole (and a recording holds it as the derived token's stand-in).
+        const derived = secretOf !== undefined && !value.includes(secretOf);
+        if (derived) ctx.secret(value, 'derived-token');
+        const r = await ctx.send({ path: place.path, token: value, ...(derived ? { derived: 'token' as const } : {}) });
+        const why = judge(place, r, [401]);
         if (why) throw new ProbeFinding(why);
       }),
-      { seed: seed + i, numRuns: 1 },
+      { seed: seed + place.index * 64 + k, numRuns: draws },
     );
     if (!details.failed) return undefined;
     if (!(details.errorInstance instanceof ProbeFinding)) throw details.errorInstance;
-    // The run's seed, the one that replays it (--seed): fast-check's own is that plus the endpoint's place.
-    const text = `${way.name} (seed ${seed}, shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
-    return { text, way: way.name };
-  });
-  const carriers = waysAt(CARRIER_WAYS, i, runs).map(async (way) => {
-    const r = await ctx.send(way.request(path, token));
-    const why = way.codes
-      ? refusalProblem(r, way.codes, sensitive)
-      : successData(r).ok || carriesData(r)
-        ? `the token was taken from it: answered ${describeReply(r)}`
-        : undefined;
-    ctx.shows(r, why ? 'finding' : 'correct');
-    return why ? { text: `${way.name}: ${why}`, way: way.name } : undefined;
-  });
-  const paths = waysAt(PATH_WAYS, i, runs).map(async (way) => {
-    const variant = way.path(path);
-    const r = await ctx.send({ path: variant });
-    const opened = successData(r).ok || carriesData(r);
-    ctx.shows(r, opened ? 'finding' : 'correct');
-    return opened
-      ? { text: `${way.name} (GET ${variant}) with no token: answered ${describeReply(r)}`, way: way.name }
-      : undefined;
-  });
-  // In the order of the ways, whatever order the answers came in: a finding's text is stable across runs.
-  return Promise.all([...values, ...carriers, ...paths]);
-}
-
-async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> {
-  const token = await ctx.api.token();
-  const path = await endpointPath(ctx, ep);
-  const variants = badTokens(token, ctx.config.app.key);
-  ctx.secret(variants[2]!.token!);
-  const sensitive = await sensitiveValues(ctx);
+    // The run's seed, the one that replays it (--seed): fast-check's own is that plus the probe's place.
+    return `(seed ${seed}, shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
+  };
+  for (const place of places) {
+    BARE_WAYS.forEach((way, k) => {
+      const value = way.value(tokens);
+      probes.push({
+        way: way.name,
+        ...(place.at ? { at: place.at } : {}),
+        send: async () => {
+          // The unrelated value is drawn as long as the tokens the run knows: a replay, which knows their stand-ins,
+          // finds it by the derived token's stand-in (no part of it is secret; it is redacted all the same).
+          if (typeof value === 'object') return drawn(value, place, 32 + k, '\u0000');
+          const r = await ctx.send({ path: place.path, ...(value !== undefined ? { token: value } : {}) });
+          return judge(place, r, [401]);
+        },
+      });
+    });
+    APP_WAYS.forEach((way, k) => {
+      const cred = appFor(creds, k, place.index) ?? app;
+      probes.push({
+        way: way.name,
+        who: cred.who,
+        ...(place.at ? { at: place.at } : {}),
+        send: async () => {
+          if (way.kind === 'carrier')
+            return judge(place, await ctx.send(way.request(place.path, cred.token)), way.codes);
+          if (way.kind === 'value') {
+            const arb = way.arbitrary(cred.token);
+            if (!arb) {
+              ctx.note(`${way.name}${fromWhom(cred.who)}: not probed, the token has ${cred.token.length} characters`);
+              return undefined;
+            }
+            return drawn(arb, place, k, cred.token);
+          }
+          const value = way.value(cred);
+          if (value === undefined) {
+            ctx.note(`${way.name}${fromWhom(cred.who)}: not probed, no secret key is configured for ${cred.who}`);
+            return undefined;
+          }
+          // app's token with its last character changed keeps its own stand-in (a report's curl line rebuilds it);
+          // another application's is a derived token, which a recording holds as the derived token's stand-in.
+          const derived = cred.who !== 'app' && way === FIXED_WAYS[0];
+          if (derived) ctx.secret(value, 'derived-token');
+          else ctx.secret(value);
+          const r = await ctx.send({
+            path: place.path,
+            token: value,
+            ...(derived ? { derived: 'token' as const } : {}),
+          });
+          return judge(place, r, [401]);
+        },
+      });
+    });
+    const disabled = ctx.config.disabled_app?.token;
+    if (place.at && disabled)
+      probes.push({
+        way: "the disabled application's earlier token",
+        who: 'disabled_app',
+        at: place.at,
+        send: async () => judge(place, await ctx.send({ path: place.path, token: disabled }), [401]),
+      });
+  }
+  // All at once, through the engine's concurrency caps: refusals are cheap. A probe without an answer (a reset
+  // connection) ends the check as incomplete, none left unawaited. Judged in the order of the probes, whatever order
+  // the answers came in: a finding's text is stable across runs.
+  // Planned first (one request each; a shrunk finding sends a few more), so the progress line counts them.
+  ctx.api.plan(probes.length);
+  const answers = await Promise.all(probes.map((p) => p.send()));
   const found = new Findings();
-  // Together: a probe without an answer (a reset connection) ends the check as incomplete, none left unawaited.
-  const [generated, replies] = await Promise.all([
-    generatedProbes(ctx, ep, path, token, sensitive),
-    Promise.all(variants.map((v) => ctx.send({ path, ...(v.token !== undefined ? { token: v.token } : {}) }))),
-  ]);
-  replies.forEach((r, i) => {
-    const label = variants[i]!.label;
-    const why = refusalProblem(r, [401], sensitive);
-    ctx.shows(r, why ? 'finding' : 'correct');
-    if (why) found.add(`${label}: ${why}`, label);
+  // Each finding in a block of its own: a statement after an early return counts as reached in every run (npm run ways).
+  answers.forEach((why, n) => {
+    if (why) {
+      const p = probes[n]!;
+      const who = p.who ? fromWhom(p.who) : '';
+      const at = p.at ? ` at ${p.at.name}` : '';
+      // Fingerprints as before #35 at the endpoint itself for app; a path way or another application is named.
+      const key = p.at ? (p.way === BARE_WAYS[0]!.name ? p.at.name : `${p.way}, ${p.at.name}`) : p.way;
+      found.add(`${p.way}${who}${at}${why.startsWith('(') ? ' ' : ': '}${why}`, `${key}${who}`);
+    }
   });
-  for (const g of generated) if (g) found.add(g.text, g.way);
   if (found.length)
     ctx.fail(
-      `GET ${path} (§4 endpoint ${ep.n}) must refuse every request without a valid token with code 401 and no data: ${found.items.join('; ')}`,
+      `GET ${path} (§4 endpoint ${ep.n}) and the paths a router may serve as it must refuse every request without a valid token (code 401 and no data at the endpoint; no data at the others): ${found.items.join('; ')}`,
       found.fingerprints,
     );
 }
@@ -267,6 +373,14 @@ export const authChecks = defineChecks('auth', [
       for (const app of judgedApplications(ctx)) {
         const r = app.who === 'app' ? await ctx.api.auth() : await ctx.api.authAnswer(app.who);
         const s = r ? successData(r) : undefined;
+        // app's refusal is AUTH-01's; other_app's, refused its own valid key pair in the run (its token for the
+        // checks that need one), is this check's: they are blocked pointing here (#35). A success envelope gone wrong
+        // is the envelope checks'.
+        if (r && s && !s.ok && isRefusal(r) && app.who !== 'app')
+          ctx.fail(
+            `GET ${AUTH_PATH} with ${app.who}'s key pair: expected the access credential result (§2.6), ${s.why}`,
+            [`${app.who}:refused`],
+          );
         if (!s?.ok) continue;
         expectShape(ctx, 'auth-result', s.data, `GET ${AUTH_PATH}${app.suffix} data`);
       }

@@ -1,13 +1,11 @@
 import { defineChecks, type CheckContext } from '../core/model/check.js';
 import { isRecord, successData } from '../core/session/api.js';
 import { NetworkError, type Reply } from '../core/transport/exchange.js';
-import { describeReply, isRefusal } from '../core/model/assertions.js';
+import { describeReply } from '../core/model/assertions.js';
 import { jsonText, show } from '../core/redact/quote.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { Findings } from '../core/model/findings.js';
 import type { Endpoint } from '../core/spec/endpoints.js';
-import { AUTH_PATH } from '../core/spec/endpoints.js';
-import { authRequest, TOKEN_FIELD } from '../core/spec/auth-scheme.js';
 import { sameContent } from './support/compare.js';
 import { errorPhrase, grouped } from './support/observations.js';
 
@@ -201,43 +199,6 @@ export const readonlyChecks = defineChecks('readonly', [
             '(the comparison assumes no other client changes the merchant during the run)',
         );
       }
-    },
-  },
-  {
-    id: 'RO-03',
-    title: `${AUTH_PATH} answers other_app's key pair with a token each time it is asked, not only the first (as AUTH-01 judges app's)`,
-    level: 'MUST',
-    spec: '§3, §4 endpoint 1, §5.2',
-    requires: ['other_app'],
-    // Its second /auth of each application waits until every other check has ended (a new token may end the run's).
-    mintsTokens: true,
-    async run(ctx) {
-      // app's /auth is asked before the run (the preflight), by the run, and again by the checks that mint tokens;
-      // AUTH-01 judges what it answers. A server that refuses app's valid pair too breaks AUTH-01's rule, not this
-      // one: one broken rule, one check.
-      const own = await ctx.api.auth('app');
-      if (isRefusal(own))
-        return void ctx.note(
-          `GET ${AUTH_PATH} refuses app's key pair too (${describeReply(own)}): AUTH-01's finding, other_app's calls not judged here`,
-        );
-      const found = new Findings();
-      for (const who of ['other_app'] as const) {
-        // The run's own call (the preflight's came before it), then one more: each must issue a token (§5.2). Only
-        // a refusal is this rule's; a success with another shape is the /auth answer checks' (AUTH-01, ENV-01).
-        const asked = [await ctx.api.auth(who), await ctx.send(authRequest(ctx.api.credentials(who)))];
-        asked.forEach((reply, i) => {
-          if (isRefusal(reply))
-            found.add(
-              `GET ${AUTH_PATH} with ${who}'s key pair, ${i ? 'asked once more at the end of the run' : "the run's own call, after the preflight's"}: expected a token, got a refusal (${describeReply(reply)})`,
-              `GET ${AUTH_PATH} ${who}${i ? ' again' : ''}`,
-            );
-        });
-      }
-      if (found.length)
-        ctx.fail(
-          `§5.2: the application calls endpoint 1 and the response carries ${TOKEN_FIELD}; the spec sets no limit to the calls, and app's are answered, so every call of an enabled application gets a token: ${found.items.join('; ')}`,
-          found.fingerprints,
-        );
     },
   },
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).

@@ -189,7 +189,7 @@ describe.concurrent('a run that judges no MUST check is NOTHING JUDGED (exit 3),
         );
         const lines = verdictLines(run.stdout, 'nothing judged');
         expect(lines[0]).toMatch(
-          /^NOTHING JUDGED: no MUST check was judged: \d+ MUST checks not run .*\(\d+ not selected\)$/,
+          /^NOTHING JUDGED: no MUST check was judged: \d+ MUST checks not run .*\(\d+ not selected\); \d+ of the rule matrix's \d+ applicable cells not probed$/,
         );
         expect(lines[1]).toMatch(/exit 3\)$/);
         expect([json.verdict, json.verdict_word, json.exit_code]).toEqual(['nothing judged', 'NOTHING JUDGED', 3]);

@@ -4,7 +4,7 @@
  */
 import { redactedConfig, type Config } from '../config/config.js';
 import type { Redactor } from '../redact/redact.js';
-import { buildReport, type CatalogueEntry, type CheckRecord, type Report } from '../model/report.js';
+import { buildReport, type CatalogueEntry, type CheckRecord, type Report, type RunMatrix } from '../model/report.js';
 
 /**
  * What a report says of its run besides the records: the target (redacted), the fuzz seed, the config (redacted),
@@ -41,6 +41,8 @@ export function runReport(
     setupStop?: string;
     /** Why no check ran when that was no setup problem (an interruption during the preflight). */
     stopCause?: string;
+    /** The rule matrix (suites/rules' runMatrix): cells the run left unprobed make it PARTIAL (#35). */
+    matrix?: RunMatrix;
   },
 ): Report {
   return buildReport({
@@ -55,5 +57,6 @@ export function runReport(
     errors: run.errors,
     ...(opts.setupStop !== undefined ? { setupStop: opts.setupStop } : {}),
     ...(opts.stopCause !== undefined ? { stopCause: opts.stopCause } : {}),
+    ...(opts.matrix ? { matrix: opts.matrix } : {}),
   });
 }

@@ -169,6 +169,60 @@ export interface Coverage {
   not_run: Array<{ id: string; why: string }>;
   /** One line: "6 MUST checks not run (4 need other_app, 2 not selected)". Empty when complete. */
   text: string;
+  /** The rule matrix's applicable cells (docs/rules.md: every cell but those a quoted sentence makes not applicable). */
+  cellsApplicable?: number;
+  /** The applicable cells this run probed: a check that probes the cell ran to its end, for a configured application. */
+  cellsProbed?: number;
+  /** The applicable cells no run of the suite probes yet: the matrix's stated gaps (docs/rules.md, "not probed"). */
+  cellsGaps?: number;
+  /** The cells per rule of the matrix, by its id in docs/rules.md. */
+  rules?: Array<{ rule: string; applicable: number; probed: number }>;
+}
+
+/** One cell of the rule matrix as the verdict reads it: suites/rules/ makes them (the core imports no suite). */
+export interface MatrixCell {
+  rule: string;
+  /** probed: by any of `checks`, for `app`; gap: no run of the suite probes it; not applicable: by a quoted sentence. */
+  kind: 'probed' | 'gap' | 'not applicable';
+  checks: readonly string[];
+  app: string;
+}
+
+/** The matrix a report's coverage counts cells of, and the applications the run had configured. */
+export interface RunMatrix {
+  cells: readonly MatrixCell[];
+  apps: readonly string[];
+}
+
+/**
+ * The cells of the rule matrix this run probed (#35): a cell the suite probes counts when one of its checks ran to
+ * its end (passed or failed, not skipped, unfinished or sampled) and the cell's application was configured.
+ */
+export function cellCoverageOf(
+  matrix: RunMatrix,
+  checks: readonly CheckRecord[],
+): Required<Pick<Coverage, 'cellsApplicable' | 'cellsProbed' | 'cellsGaps' | 'rules'>> {
+  const ran = new Set(
+    checks.filter((c) => (c.status === 'passed' || c.status === 'failed') && !c.sampled).map((c) => c.id),
+  );
+  const apps = new Set(matrix.apps);
+  const rules = new Map<string, { rule: string; applicable: number; probed: number }>();
+  let gaps = 0;
+  for (const cell of matrix.cells) {
+    if (cell.kind === 'not applicable') continue;
+    const r = rules.get(cell.rule) ?? { rule: cell.rule, applicable: 0, probed: 0 };
+    rules.set(cell.rule, r);
+    r.applicable++;
+    if (cell.kind === 'gap') gaps++;
+    else if (apps.has(cell.app) && cell.checks.some((id) => ran.has(id))) r.probed++;
+  }
+  const all = [...rules.values()];
+  return {
+    cellsApplicable: all.reduce((n, r) => n + r.applicable, 0),
+    cellsProbed: all.reduce((n, r) => n + r.probed, 0),
+    cellsGaps: gaps,
+    rules: all,
+  };
 }
 
 /** The whole result of a run, as report.json holds it and every renderer reads it. */
@@ -268,6 +322,8 @@ export function coverageOf(
   catalogue: CatalogueEntry[],
   /** Why a MUST check with no record did not run: not selected, unless the run stopped before any check. */
   absent = 'not selected',
+  /** The rule matrix: its cells this run left unprobed make the run PARTIAL too (#35). */
+  matrix?: RunMatrix,
 ): Coverage {
   const ran = new Map(checks.map((c) => [c.id, c]));
   const must = catalogue.filter((c) => c.level === 'MUST');
@@ -279,15 +335,24 @@ export function coverageOf(
   }
   const groups = new Map<string, number>();
   for (const n of not_run) groups.set(n.why, (groups.get(n.why) ?? 0) + 1);
-  const text = not_run.length
-    ? `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${why}`).join(', ')})`
-    : '';
+  const cells = matrix ? cellCoverageOf(matrix, checks) : undefined;
+  // Cells the suite probes that this run did not: a selection, a configuration without an application, a deadline.
+  const unprobed = cells ? cells.cellsApplicable - cells.cellsGaps - cells.cellsProbed : 0;
+  const text = [
+    ...(not_run.length
+      ? [
+          `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${why}`).join(', ')})`,
+        ]
+      : []),
+    ...(unprobed > 0 ? [`${unprobed} of the rule matrix's ${cells!.cellsApplicable} applicable cells not probed`] : []),
+  ].join('; ');
   return {
-    complete: not_run.length === 0,
+    complete: not_run.length === 0 && unprobed <= 0,
     must_total: must.length,
     must_judged: must.length - not_run.length,
     not_run,
     text,
+    ...(cells ?? {}),
   };
 }
 
@@ -296,9 +361,10 @@ export function coverageOf(
  * is NOT CONFORMANT, exit 1, whatever else happened: that evidence stands. Else a harness error, an error of the
  * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else a run that judged no MUST check at all is
  * NOTHING JUDGED, exit 3. Else a MUST failure the baseline lists is NOT CONFORMANT — NO NEW FAILURES, exit 0 (the
- * gate is green, the word is not; 3 with --strict when MUST checks did not run, as PARTIAL). Else MUST checks that did not run (or ran on a sample), or a baseline entry used
- * for a SHOULD or INFO check, make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0. SHOULD failures
- * never gate.
+ * gate is green, the word is not; 3 with --strict when MUST checks did not run, as PARTIAL). Else MUST checks that did
+ * not run (or ran on a sample), cells of the rule matrix the suite probes that this run did not probe (#35), or a
+ * baseline entry used for a SHOULD or INFO check, make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0.
+ * SHOULD failures never gate.
  */
 export function verdictOf(
   checks: CheckRecord[],
@@ -359,7 +425,11 @@ export function verdictOf(
   return {
     verdict: 'conformant',
     exit_code: 0,
-    reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})`,
+    reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})${
+      coverage.cellsApplicable !== undefined
+        ? `, and probed every cell of the rule matrix the suite probes (${coverage.cellsProbed} of ${coverage.cellsApplicable} applicable; ${coverage.cellsGaps} are the suite's stated gaps, docs/rules.md)`
+        : ''
+    }`,
   };
 }
 
@@ -425,10 +495,10 @@ export const unfinishedOf = (report: Pick<Report, 'checks'>): CheckRecord[] =>
  */
 export function judge(
   report: Omit<Report, 'verdict' | 'exit_code' | 'verdict_reason' | 'coverage' | 'summary'>,
-  scope: { catalogue: CatalogueEntry[] } | { coverage: Coverage },
+  scope: { catalogue: CatalogueEntry[]; matrix?: RunMatrix } | { coverage: Coverage },
 ): Report {
   const checks = sortChecks(report.checks.map((c) => ({ ...c, outcome: outcomeOf(c) })));
-  const coverage = 'coverage' in scope ? scope.coverage : coverageOf(checks, scope.catalogue);
+  const coverage = 'coverage' in scope ? scope.coverage : coverageOf(checks, scope.catalogue, undefined, scope.matrix);
   const v = verdictOf(checks, report.errors, coverage, report.strict);
   return {
     ...report,
@@ -456,6 +526,8 @@ export function buildReport(args: {
   setupStop?: string;
   /** Why no check ran, as coverage says it of each (a setup stop unless told otherwise: an interruption). */
   stopCause?: string;
+  /** The rule matrix and the configured applications: the cells a run did not probe make it PARTIAL (#35). */
+  matrix?: RunMatrix;
 }): Report {
   const report = judge(
     {
@@ -470,8 +542,10 @@ export function buildReport(args: {
       errors: args.errors,
     },
     args.setupStop === undefined
-      ? { catalogue: args.catalogue }
-      : { coverage: coverageOf(args.checks, args.catalogue, args.stopCause ?? 'the setup stopped the run') },
+      ? { catalogue: args.catalogue, ...(args.matrix ? { matrix: args.matrix } : {}) }
+      : {
+          coverage: coverageOf(args.checks, args.catalogue, args.stopCause ?? 'the setup stopped the run', args.matrix),
+        },
   );
   return args.setupStop === undefined
     ? report

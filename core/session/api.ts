@@ -447,7 +447,8 @@ export class Api {
     const token = s.ok ? issuedToken(s.data) : undefined;
     if (token === undefined) {
       throw new Blocked(
-        `no token for ${who}: ${AUTH_PATH} ${s.ok ? `carried no ${TOKEN_FIELD}` : s.why} (see AUTH-01)`,
+        // The check that judges this application's /auth: AUTH-01 app's, AUTH-02 every other's (#35).
+        `no token for ${who}: ${AUTH_PATH} ${s.ok ? `carried no ${TOKEN_FIELD}` : s.why} (see ${who === 'app' ? 'AUTH-01' : 'AUTH-02'})`,
       );
     }
     this.shared.registerToken(token, who);
@@ -592,6 +593,14 @@ export class Api {
           (id, reply) => ({ id, reply }),
         ),
     };
+  }
+
+  /**
+   * Requests of the check's own that it sends itself (the token probes, some drawn by fast-check): planned now, so
+   * the progress line's estimate counts them before they go out, as ask's are.
+   */
+  plan(requests: number): void {
+    this.shared.tally.promise(requests);
   }
 
   /**

@@ -72,6 +72,8 @@ function authEnvelope(name: string, description: string, change: (body: any) => 
 
 /** Per server: the public keys /auth has issued a token for (auth-token-issued-once). */
 const tokensIssued = new WeakMap<World, Set<string>>();
+/** Per server: the second merchant's public keys /auth has issued a token for (other-app-token-issued-once). */
+const otherTokensIssued = new WeakMap<World, Set<string>>();
 
 /** The secret key of the merchant's own application, as a careless merchant model would carry it. */
 const keyOf = (world: Parameters<NonNullable<Mutant['handle']>>[2], merchant: number): string =>
@@ -364,9 +366,29 @@ export const authMutants: Mutant[] = [
     'UNAUTH-SEAT',
   ),
   {
+    // #35: the other_app refusal was reported as a setup gap pointing at AUTH-01, which had passed.
+    name: 'other-app-token-issued-once',
+    description:
+      "/auth issues the second merchant's application its token once: asked again for the same key pair (the run's own /auth after the preflight's), it refuses with 401",
+    kills: ['AUTH-02'],
+    handle: (req, next, world) => {
+      const r = next();
+      if (req.path !== '/auth' || !isSuccess(r)) return r;
+      const secret = req.query.get('secret') ?? '';
+      if (world.fixtures.apps.find((a) => a.secret === secret)?.merchant !== 2) return r;
+      const issued = otherTokensIssued.get(world) ?? new Set<string>();
+      otherTokensIssued.set(world, issued);
+      if (!issued.has(secret)) {
+        issued.add(secret);
+        return r;
+      }
+      return world.render.error(401, 'Application authentication error: a token was already issued');
+    },
+  },
+  {
     name: 'auth-token-issued-once',
     description:
-      "/auth issues an application's token once: asked again for the same key pair, it refuses with 401 (token already issued)",
+      "/auth issues the first merchant's application its token once: asked again for the same key pair, it refuses with 401 (token already issued)",
     // The preflight's /auth gets the token; the run's own /auth is refused. Only AUTH-01 judges that answer: the
     // checks that need a token are blocked, and AUTH-02/03 judge a success only.
     kills: ['AUTH-01'],
@@ -376,6 +398,8 @@ export const authMutants: Mutant[] = [
       const issued = tokensIssued.get(world) ?? new Set<string>();
       tokensIssued.set(world, issued);
       const secret = req.query.get('secret') ?? '';
+      // app's only (merchant 1): other_app's is other-app-token-issued-once, AUTH-02's.
+      if (world.fixtures.apps.find((a) => a.secret === secret)?.merchant !== 1) return r;
       if (!issued.has(secret)) {
         issued.add(secret);
         return r;
@@ -406,7 +430,8 @@ export const authMutants: Mutant[] = [
   {
     name: 'auth-demands-open-token',
     description: '/auth refuses every key pair with 401 unless the request carries an open-token header (any value)',
-    kills: ['AUTH-01'],
+    // app's refusal is AUTH-01's, other_app's AUTH-02's (#35).
+    kills: ['AUTH-01', 'AUTH-02'],
     handle: (req, next, world) =>
       req.path === '/auth' && tokenOfRequest(req.headers) === undefined
         ? world.render.error(401, 'Application not authenticated')

@@ -41,6 +41,8 @@ const disabledToken = (req: ApiRequest, world: World): boolean => {
 const known = (world: World, secret: string | null): boolean => world.fixtures.apps.some((a) => a.secret === secret);
 
 /** The data endpoints' paths (§4 endpoints 2–7), as pathIs patterns. */
+/** Every endpoint's UNAUTH check: each sends every way at every path way of its endpoint (#35). */
+const ALL_UNAUTH = ['UNAUTH-MERCHANT', 'UNAUTH-DISHES', 'UNAUTH-DISH', 'UNAUTH-SEATS', 'UNAUTH-SEAT', 'UNAUTH-ORDERS'];
 const DATA_PATHS = ['/merchant', '/dishes', '/dishes/:id', '/seats', '/seats/:id', '/orders'];
 
 /**
@@ -109,7 +111,9 @@ export const branchMutants: Mutant[] = [
     name: 'disabled-token-refusal-carries-data',
     description: 'the 401 to the disabled application\'s earlier token carries data {"hint": …}',
     kills: ['AUTH-10'],
-    handle: (req, next, world) => (disabledToken(req, world) ? withHint(next()) : next()),
+    // At the endpoints themselves (AUTH-10's places), not at the path ways UNAUTH-* send the token to (#35).
+    handle: (req, next, world) =>
+      disabledToken(req, world) && DATA_PATHS.some((p) => pathIs(req, p)) ? withHint(next()) : next(),
   },
   // UNAUTH-*'s refusalProblem is one function for the six checks: its code and its data branch, each at one endpoint.
   {
@@ -138,19 +142,19 @@ export const branchMutants: Mutant[] = [
     'doubled-slash-unguarded',
     'a data endpoint after a doubled slash (//dishes, //orders …) is served with no token at all',
     (p) => p.replace(/^\/\/+/, '/'),
-    ['UNAUTH-DISHES', 'UNAUTH-ORDERS'],
+    ALL_UNAUTH,
   ),
   spellingUnguarded(
     'upper-case-path-unguarded',
     'a data endpoint in upper case (/DISHES/101 …) is served with no token at all',
     (p) => p.toLowerCase(),
-    ['UNAUTH-DISH'],
+    ALL_UNAUTH,
   ),
   spellingUnguarded(
     'percent-encoded-path-unguarded',
     'a data endpoint with a percent-encoded letter (/%73eats …) is served with no token at all',
     decoded,
-    ['UNAUTH-SEATS'],
+    ALL_UNAUTH,
   ),
   {
     // SEC-02's password-hash branch: a hash under a name that names no credential (the name branch is

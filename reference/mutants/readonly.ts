@@ -24,8 +24,6 @@ const readPathsOf = (world: World): Set<string> => {
   if (!s) readPaths.set(world, (s = new Set()));
   return s;
 };
-/** Per server: how many times /auth answered other_app's key pair. */
-const authCalls = new WeakMap<World, number>();
 
 /** Servers whose requests change state (§1, §3: unsafe methods, a GET, an /auth), each caught by exactly its `kills`. */
 export const readonlyMutants: Mutant[] = [
@@ -79,21 +77,6 @@ export const readonlyMutants: Mutant[] = [
       if (read.has(req.path)) return world.render.error(404, 'Record not found');
       read.add(req.path);
       return r;
-    },
-  },
-  {
-    // §5.2: one token per application for good; a second /auth of the second merchant's application is refused.
-    name: 'auth-second-call-refused-other-app',
-    description:
-      "/auth answers other_app's key pair once; every later call with it is refused with 401 (app's is answered every time)",
-    kills: ['RO-03'],
-    handle: (req, next, world) => {
-      const r = next();
-      const other = world.fixtures.apps[1]!;
-      if (req.path !== '/auth' || req.query.get('secret') !== other.secret || !isSuccess(r)) return r;
-      const calls = (authCalls.get(world) ?? 0) + 1;
-      authCalls.set(world, calls);
-      return calls === 1 ? r : world.render.error(401, 'Application authentication error: a token was already issued');
     },
   },
 ];

@@ -44,10 +44,23 @@ export type Outcome =
   | {
       kind: 'probed';
       by: Proof[];
-      /** When it is probed, if not in every run ("from --fuzz-runs 251", "with unsafe_methods"). */
+      /** When it is probed, if not in every run ("with other_app", "with unsafe_methods"). */
       scope?: string;
+      /**
+       * How a covering design probes it, when this cell's own request is not sent in every run: the way is sent
+       * at this place from another application's credentials, and from this application's at other places
+       * (support/token-probes.ts appFor).
+       */
+      via?: string;
     }
-  | { kind: 'not probed'; why: string };
+  | { kind: 'not probed'; why: string }
+  | {
+      /** No rule applies here: a quoted sentence of the spec or of an RFC says so, and why it follows. */
+      kind: 'not applicable';
+      quote: string;
+      source: string;
+      why: string;
+    };
 
 /** One way of breaking a rule (`how` says it concretely), and its outcome by place and application. */
 export interface WaySpec {
@@ -123,6 +136,17 @@ export const probedWhen = (scope: string, ...by: Proof[]): Outcome => ({ kind: '
 /** Not probed, and why. */
 export const notProbed = (why: string): Outcome => ({ kind: 'not probed', why });
 
+/** Not applicable, by a sentence of the spec or an RFC (quoted as written, with where it is) and why it follows. */
+export const notApplicable = (source: string, quote: string, why: string): Outcome => ({
+  kind: 'not applicable',
+  source,
+  quote,
+  why,
+});
+
+/** Probed in every run through a covering design (`via` says how). */
+export const probedVia = (via: string, ...by: Proof[]): Outcome => ({ kind: 'probed', by, via });
+
 /** An outcome for these places (and applications, when given). */
 export const at = (
   places: readonly Place[] | undefined,
@@ -137,8 +161,5 @@ export const WHY = {
   detailsAppOnly:
     "details are asked for with app's token only (other_app's only by ISO-03, for merchant A's ids, and ISO-04, for merchant A's marks): their shape is not judged for other_app",
   noRecords: 'a disabled application is refused (§5.5): no answer carries its records',
-  head: "the spec's words give HEAD no rule a run can judge: §4 defines GET only, and §5.4 and §7 put the refusal in the response field code, which a HEAD answer has no body to carry (RFC 9110 §9.3.2); the HTTP status is the server's to choose (errors-http-200 answers every error over HTTP 200), so a HEAD answered 200 without a token is what a conforming server sends, and it carries no data",
-  pathVariantsNoToken:
-    'path variants are sent with no token only: a wrong token or another carrier at a path variant is never tried',
   notThisWay: 'nothing in the spec can be broken this way here',
 } as const;

@@ -948,7 +948,7 @@ const KEY_PAIR: Rule = {
       'stale value',
       'a second /auth for the same pair refused (a token "already issued")',
       only(['app'], probed(by('AUTH-01', 'auth-token-issued-once'))),
-      only(['other_app'], probedWhen('with other_app', by('RO-03', 'auth-second-call-refused-other-app'))),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-02', 'other-app-token-issued-once'))),
       only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
     ),
   ],

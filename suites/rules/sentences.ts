@@ -101,7 +101,7 @@ export const SPEC_SENTENCES: SpecSentence[] = [
   {
     section: '§3',
     quote: 'The interfaces given here are read-only; no operation changes any state.',
-    // A GET asked again (RO-02), the unsafe methods (RO-01), and /auth asked again (RO-03, under §5.2).
+    // A GET asked again (RO-02), the unsafe methods (RO-01), and /auth asked again (AUTH-01 for app, AUTH-02 for other_app, under §5.2).
     rules: ['§1 read-only', '§5.2, §4 endpoint 1'],
   },
   {

@@ -1,33 +1,44 @@
-import { DEFAULTS } from '../../core/config/config.js';
 import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
 import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
-import { CARRIER_WAYS, PATH_WAYS, RUNS_PER_WAY, VALUE_WAYS, waysAt } from '../support/token-probes.js';
 import {
+  APP_WAYS,
+  appFor,
+  BARE_WAYS,
+  CARRIER_WAYS,
+  PATH_WAYS,
+  placeIndex,
+  type ProbeApp,
+} from '../support/token-probes.js';
+import {
+  APPS,
   at,
   by,
-  notProbed,
+  notApplicable,
   probed,
+  probedVia,
   probedWhen,
   unproven,
-  WHY,
-  type App,
+  type Outcome,
+  type Place,
+  type Proof,
   type Rule,
   type Way,
   type WaySpec,
 } from './model.js';
-import { DATA, get, HEADS, PATH_VARIANTS } from './places.js';
+import { DATA, get, HEADS, variantPath } from './places.js';
 import { disabledTokenAt } from './protocol.js';
 
 /**
- * §4 rule 4, §5.3, §5.4 as cells: the token check of every data endpoint, for every way the UNAUTH-* checks probe
- * (the hand-picked wrong values, and the generated families of support/token-probes.ts). Which endpoint probes
- * which generated way in which run is computed from token-probes' own waysAt, so the matrix says what a run sends.
+ * §4 rule 4, §5.3, §5.4 as cells: the token check of every data endpoint, for every way the UNAUTH-* checks send
+ * (support/token-probes.ts), at every place (the endpoint and each path way of it) in every run. Which application's
+ * credentials a way is derived from at a place is the covering design's (appFor), computed here from the same
+ * function, so the matrix says what a run sends.
  */
 
 /** The UNAUTH check of a data endpoint, by its index in §4's data endpoints. */
 const unauth = (i: number): string => `UNAUTH-${DATA_ENDPOINTS[i]!.name.toUpperCase()}`;
 
-/** The mutants that accept a token the way a generated probe sends it (reference/mutants/credentials.ts). */
+/** The mutants that accept a token the way a probe sends it, wherever the reference server serves the path. */
 export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'a prefix of the real token': ['token-prefix-accepted', 'token-part-accepted'],
   'a suffix of the real token': ['token-part-accepted'],
@@ -46,19 +57,10 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'the path with its first letter percent-encoded': ['percent-encoded-path-unguarded'],
 };
 
-/** The tokens a derived way needs (token-probes notes the way not probed for a token without it). */
-const TOKEN_NEEDS: Record<string, string> = {
-  'a prefix of the real token': `with a token of more than ${SAFE_SECRET_LENGTH} characters`,
-  'a suffix of the real token': `with a token of more than ${SAFE_SECRET_LENGTH} characters`,
-  'a part of the real token (both ends cut)': `with a token of more than ${SAFE_SECRET_LENGTH + 1} characters`,
-  'the real token in another letter case': 'with a token that has letters',
-  'the real token with a space inside': 'with a token of 2 characters or more',
-  'the real token with one letter or digit changed to another of its own':
-    'with a token of two different letters or digits',
-};
-
-/** The matrix's way of each generated family's ways. */
+/** The matrix's way of each probe way (the ways not named here are wrong values, or other carriers). */
 const WAY_OF: Record<string, Way> = {
+  'no open-token header': 'absent',
+  'an empty open-token header': 'absent',
   'a prefix of the real token': 'partial or prefix match',
   'a suffix of the real token': 'partial or prefix match',
   'the real token with characters added around it': 'partial or prefix match',
@@ -67,133 +69,120 @@ const WAY_OF: Record<string, Way> = {
   'the real token with a space inside': 'whitespace or encoding',
 };
 
-/** The fewest fuzz runs with which the endpoint of this index probes the way (a default run's count or more). */
-export function fewestRuns<W>(ways: readonly W[], way: W, endpoint: number): number {
-  for (let runs = 1; ; runs += 1) if (waysAt(ways, endpoint, runs).includes(way)) return runs;
-}
+/** What a derived way needs of the token (the UNAUTH check notes the way not probed for a token without it). */
+const TOKEN_NEEDS: Record<string, string> = {
+  'a prefix of the real token': `a token of more than ${SAFE_SECRET_LENGTH} characters`,
+  'a suffix of the real token': `a token of more than ${SAFE_SECRET_LENGTH} characters`,
+  'a part of the real token (both ends cut)': `a token of more than ${SAFE_SECRET_LENGTH + 1} characters`,
+  'the real token in another letter case': 'a token that has letters',
+  'the real token with a space inside': 'a token of 2 characters or more',
+  'the real token with one letter or digit changed to another of its own': 'a token of two different letters or digits',
+  'the application secret key sent as the token': "the application's secret key (disabled_app's is optional)",
+};
 
-const DEFAULT_RUNS = DEFAULTS.fuzz_runs;
+/** The path ways the reference server itself serves as the endpoint (it ignores empty segments): trailing, doubled. */
+const SERVED_PATH_WAYS = new Set([0, 1]);
 
-/** The fewest fuzz runs with which every endpoint probes every way of every family. */
-export const EVERY_WAY_FROM_RUNS = Math.max(
-  ...[VALUE_WAYS, CARRIER_WAYS, PATH_WAYS].flatMap((ways: ReadonlyArray<{ name: string }>) =>
-    ways.flatMap((w) => DATA_ENDPOINTS.map((_, i) => fewestRuns(ways, w, i))),
-  ),
-);
-
-/** Who the probes start from: app's token only. */
-const OTHERS: ReadonlyArray<{ apps: App[]; why: string }> = [
+/** Mutants confined to one place (reference/mutants/credentials.ts, #35): the place, and which ways they take. */
+const PLACE_MUTANTS: ReadonlyArray<{ mutant: string; place: Place; takes: (way: string) => boolean }> = [
+  { mutant: 'dishes-trailing-slash-unguarded', place: get('/dishes/'), takes: () => true },
   {
-    apps: ['other_app'],
-    why: "every wrong token is derived from app's token: a token check that gives way for other_app's token only is not probed",
-  },
-  {
-    apps: ['disabled_app'],
-    why: "wrong tokens are not derived from the disabled application's token: its earlier token itself is AUTH-10's",
+    mutant: 'orders-upper-case-any-token',
+    place: get('/ORDERS'),
+    // Any non-empty open-token: not the ways without one (no header, an empty one, another carrier).
+    takes: (w) => w !== BARE_WAYS[0]!.name && w !== BARE_WAYS[1]!.name && !CARRIER_WAYS.some((c) => c.name === w),
   },
 ];
 
-/** The outcome of a generated way at each data endpoint, from the run in which the endpoint probes it. */
-function generatedAt<W extends { name: string }>(ways: readonly W[], way: W): WaySpec['at'] {
-  const mutants = MUTANTS_OF_WAY[way.name] ?? [];
-  const provenAt = DATA_ENDPOINTS.filter((_, i) => fewestRuns(ways, way, i) <= RUNS_PER_WAY).map((ep) => get(ep.path));
-  const needs = TOKEN_NEEDS[way.name];
-  return DATA_ENDPOINTS.map((ep, i) => {
-    const runs = fewestRuns(ways, way, i);
-    const place = [get(ep.path)];
-    const proof =
-      runs > RUNS_PER_WAY
-        ? unproven(
-            unauth(i),
-            `a default run (${DEFAULT_RUNS} fuzz runs) and the mutation test's run probe another way of this family here` +
-              (mutants.length ? `; the way is proven at ${provenAt.join(', ')} (${mutants.join(', ')})` : ''),
-          )
-        : mutants.length
-          ? by(unauth(i), ...mutants)
-          : unproven(unauth(i), 'no mutant accepts a request this way');
-    const scope = [runs > RUNS_PER_WAY ? `from --fuzz-runs ${runs}` : '', needs ?? ''].filter(Boolean).join(', ');
-    return at(place, ['app'], scope ? probedWhen(scope, proof) : probed(proof));
+/** The token rule's GET places, each with its index in the covering design. */
+const GET_PLACES: ReadonlyArray<{ place: Place; endpoint: number; pathWay?: number; index: number }> = [
+  ...DATA_ENDPOINTS.map((ep, i) => ({ place: get(ep.path), endpoint: i, index: placeIndex(i) })),
+  ...PATH_WAYS.flatMap((w, v) =>
+    DATA_ENDPOINTS.map((ep, i) => ({
+      place: get(variantPath(w.name, ep.path)),
+      endpoint: i,
+      pathWay: v,
+      index: placeIndex(i, v),
+    })),
+  ),
+];
+
+/** The mutants that catch a way at a place when it is sent from `who`'s credentials. */
+function mutantsAt(way: string, p: (typeof GET_PLACES)[number], who: ProbeApp | undefined): string[] {
+  const ep = DATA_ENDPOINTS[p.endpoint]!;
+  const out: string[] = [];
+  // Mutants that serve the place to any request without a valid token: every way is caught there.
+  if (p.pathWay === undefined) out.push(`no-token-check-${ep.name}`);
+  else out.push(...(MUTANTS_OF_WAY[PATH_WAYS[p.pathWay]!.name] ?? []));
+  for (const m of PLACE_MUTANTS) if (m.place === p.place && m.takes(way)) out.push(m.mutant);
+  if (way === BARE_WAYS[0]!.name && p.place === get('/seats')) out.push('unauth-seats-no-token-403');
+  // Mutants whose token comparison gives way: where the reference server serves the path, for an enabled
+  // application's credentials.
+  const served = p.pathWay === undefined || SERVED_PATH_WAYS.has(p.pathWay);
+  if (served && (who === 'app' || who === 'other_app')) {
+    out.push(...(MUTANTS_OF_WAY[way] ?? []));
+    if (who === 'other_app' && way === 'the real token in another letter case')
+      out.push('other-app-token-case-insensitive');
+  }
+  if (way === 'a prefix of the real token' && p.place === get('/seats/:id/') && who !== 'disabled_app')
+    out.push('seat-alias-prefix-token');
+  return out;
+}
+
+/** The proof of a way at a place: the check, and the mutants that catch it when sent from `who`'s credentials. */
+function proofAt(way: string, p: (typeof GET_PLACES)[number], who: ProbeApp | undefined): Proof {
+  const mutants = mutantsAt(way, p, who);
+  return mutants.length
+    ? by(unauth(p.endpoint), ...mutants)
+    : unproven(unauth(p.endpoint), 'no mutant takes this way here');
+}
+
+/** The cells of a way no application's token is needed for: one request stands for every application. */
+function bareAt(way: string): WaySpec['at'] {
+  return GET_PLACES.map((p) => at([p.place], undefined, probed(proofAt(way, p, undefined))));
+}
+
+/**
+ * The cells of a way derived from an application's credentials: probed from the application the covering design
+ * gives the place, and for the others through the design (the way is sent here, and from their credentials at
+ * other places).
+ */
+function derivedAt(way: string, k: number): WaySpec['at'] {
+  const needs = TOKEN_NEEDS[way];
+  return GET_PLACES.flatMap((p) => {
+    const sent = appFor(APPS, k, p.index);
+    const proof = proofAt(way, p, sent);
+    const own = needs ? probedWhen(`with ${needs}`, proof) : probed(proof);
+    const design: Outcome = probedVia(
+      `covering design: sent here from ${sent}'s credentials${needs ? `, with ${needs}` : ''}`,
+      unproven(
+        unauth(p.endpoint),
+        `this way is sent from this application's credentials at other places of the endpoint`,
+      ),
+    );
+    return [
+      at([p.place], [sent], own),
+      at(
+        [p.place],
+        APPS.filter((a) => a !== sent),
+        design,
+      ),
+    ];
   });
 }
 
-/** Entries every token way shares: path variants, HEAD, and the applications the probes do not start from. */
-const TAIL: WaySpec['at'] = [
-  at(
-    PATH_VARIANTS.map((v) => v.place),
-    undefined,
-    notProbed(WHY.pathVariantsNoToken),
+/** HEAD: no rule a HEAD answer can break (RFC 9110 and §7 quoted). */
+const HEAD_NA = at(
+  HEADS,
+  undefined,
+  notApplicable(
+    'RFC 9110 §9.3.2; spec §7',
+    'The HEAD method is identical to GET except that the server MUST NOT send content in the response. / The error code is given in the response field code; msg carries a description.',
+    "the refusal the rule asks for is the code field of the answer's body (§7), which a HEAD answer may not carry, and an answer with no content carries no data: neither half of the rule can be judged in a HEAD answer",
   ),
-  at(HEADS, undefined, notProbed(WHY.head)),
-  ...OTHERS.map((o) => at(undefined, o.apps, notProbed(o.why))),
-];
+);
 
-/** A hand-picked wrong value of UNAUTH-*'s list, sent to every data endpoint in every run. */
-function handPicked(way: Way, how: string): WaySpec {
-  return {
-    way,
-    how,
-    at: [
-      ...DATA_ENDPOINTS.map((ep, i) =>
-        at(
-          [get(ep.path)],
-          ['app'],
-          probed(
-            unproven(
-              unauth(i),
-              `no mutant accepts only this value: no-token-check-${ep.name} answers every request, and the check would still fail on its other wrong values without this one`,
-            ),
-          ),
-        ),
-      ),
-      ...TAIL,
-    ],
-  };
-}
-
-/** No token at all: at the endpoint (hand-picked), and at the path variants (generated, one per endpoint by default). */
-const NO_TOKEN: WaySpec = {
-  way: 'absent',
-  how: 'no open-token header: at the endpoint, and at a path a router serves as the endpoint',
-  at: [
-    ...DATA_ENDPOINTS.map((ep, i) =>
-      at(
-        [get(ep.path)],
-        ['app'],
-        probed(
-          by(unauth(i), `no-token-check-${ep.name}`, ...(ep.name === 'seats' ? ['unauth-seats-no-token-403'] : [])),
-        ),
-      ),
-    ),
-    ...PATH_VARIANTS.map((v) => {
-      const way = PATH_WAYS.find((w) => w.name === v.way)!;
-      const runs = fewestRuns(PATH_WAYS, way, v.endpoint);
-      const mutants = (MUTANTS_OF_WAY[way.name] ?? []).filter(() => runs <= RUNS_PER_WAY);
-      const check = unauth(v.endpoint);
-      const proof = mutants.length
-        ? by(check, ...mutants)
-        : unproven(
-            check,
-            runs <= RUNS_PER_WAY
-              ? `no mutant serves ${way.name.replace(/^the path/, 'a path')} without a token`
-              : `a default run (${DEFAULT_RUNS} fuzz runs) and the mutation test's run send another path variant here`,
-          );
-      return at(
-        [v.place],
-        ['app'],
-        runs <= RUNS_PER_WAY ? probed(proof) : probedWhen(`from --fuzz-runs ${runs}`, proof),
-      );
-    }),
-    at(HEADS, ['app'], notProbed(WHY.head)),
-    // A request without a token is no application's: app stands for it above.
-    at(
-      undefined,
-      ['other_app', 'disabled_app'],
-      notProbed("a request without a token belongs to no application: app's cells say it"),
-    ),
-  ],
-};
-
-const ALL_PLACES = [...DATA, ...PATH_VARIANTS.map((v) => v.place), ...HEADS];
+const GET_PLACE_NAMES = GET_PLACES.map((p) => p.place);
 
 /** §4 rule 4, §5.3 and §5.4: endpoints 2–7 refuse every request without a valid open-token, with 401 and no data. */
 export const TOKEN_RULE: Rule = {
@@ -201,52 +190,39 @@ export const TOKEN_RULE: Rule = {
   group: '§4 endpoints and numbered rules',
   text: 'Endpoints 2 to 7 need the open-token header (§4 rule 4); every other request carries the token in open-token (§5.3); a request without a valid credential is answered 401 (§5.4) — and carries no data',
   level: 'MUST',
-  places: ALL_PLACES,
+  places: [...DATA, ...GET_PLACE_NAMES.slice(DATA.length), ...HEADS],
   apps: ['app', 'other_app', 'disabled_app'],
   ways: [
-    NO_TOKEN,
-    handPicked('absent', 'an empty open-token header'),
-    {
-      way: 'wrong value',
-      how: 'a malformed token (not-a-token)',
-      at: [
-        at(
-          undefined,
-          undefined,
-          notProbed(
-            "not sent since #27's request budget: a value that shares nothing with the real token is taken only by a check lenient enough (presence only, any value) to take the last-character change, the secret key and the generated values as well; a format check that refuses it is probed by the same-shape token",
-          ),
-        ),
-      ],
-    },
-    handPicked('wrong value', 'the real token with its last character changed'),
-    handPicked('wrong value', "the application's secret key sent as the token"),
-    ...VALUE_WAYS.map((w): WaySpec => ({
+    ...BARE_WAYS.map((w): WaySpec => ({
       way: WAY_OF[w.name] ?? 'wrong value',
-      how: `${w.name}, in open-token`,
-      at: [...generatedAt(VALUE_WAYS, w), ...TAIL],
+      how: `${w.name}: one request for every application (it carries nothing of any)`,
+      at: [...bareAt(w.name), HEAD_NA],
     })),
-    ...CARRIER_WAYS.map((w): WaySpec => ({
-      way: 'wrong place or carrier',
-      how: w.name,
-      at: [...generatedAt(CARRIER_WAYS, w), ...TAIL],
+    ...APP_WAYS.map((w, k): WaySpec => ({
+      way: w.kind === 'carrier' ? 'wrong place or carrier' : (WAY_OF[w.name] ?? 'wrong value'),
+      how: w.kind === 'carrier' ? w.name : `${w.name}, in open-token`,
+      at: [...derivedAt(w.name, k), HEAD_NA],
     })),
     {
       way: "another application's or merchant's value",
       how: "the disabled application's earlier token",
       at: [
         ...disabledTokenAt(),
-        at(
-          PATH_VARIANTS.map((v) => v.place),
-          ['disabled_app'],
-          notProbed(WHY.pathVariantsNoToken),
+        ...GET_PLACES.filter((p) => p.pathWay !== undefined).map((p) =>
+          at(
+            [p.place],
+            ['disabled_app'],
+            probed(proofAt("the disabled application's earlier token", p, 'disabled_app')),
+          ),
         ),
-        at(HEADS, undefined, notProbed(WHY.head)),
+        HEAD_NA,
         at(
           undefined,
           ['app', 'other_app'],
-          notProbed(
-            "app's and other_app's own tokens are valid: each opens its own merchant's data (AUTH-05), which the isolation rule (§1) judges",
+          notApplicable(
+            '§5.5',
+            'The merchant can disable an application; its credential is then refused with 401.',
+            "the disabled application's credential is its own: app and other_app are enabled, and their own tokens are valid credentials (§5.3), which open their own merchant's data (AUTH-05; whose data is the isolation rule's)",
           ),
         ),
       ],
@@ -255,17 +231,24 @@ export const TOKEN_RULE: Rule = {
       way: 'stale value',
       how: 'a token superseded by a later /auth call',
       at: [
+        HEAD_NA,
         at(
           undefined,
           ['app', 'other_app'],
-          notProbed(
-            "§5.6 leaves the token's validity open: an earlier token may stay valid; INFO-AUTH-TOKEN records whether it does",
+          notApplicable(
+            '§5.6',
+            'Validity period of the API Token: not shown.',
+            'an earlier token may stay valid after a later /auth call, so accepting it breaks no rule; INFO-AUTH-TOKEN records whether it does',
           ),
         ),
         at(
           undefined,
           ['disabled_app'],
-          notProbed("the disabled application's earlier token is this rule's other way (AUTH-10)"),
+          notApplicable(
+            '§5.5',
+            'The merchant can disable an application; its credential is then refused with 401.',
+            "a disabled application gets no later token to supersede its earlier one (its /auth is refused, AUTH-09); its earlier token is this rule's other way (AUTH-10)",
+          ),
         ),
       ],
     },
@@ -280,6 +263,11 @@ export const TOKEN_RULE: Rule = {
       reading:
         "any refusal for the real token in the query string: it is also a query parameter a list does not take (§4 rule 2), and which error that gets is ERR-06's to judge; UNAUTH-* judge only that the token was not taken (no success, no data)",
       variants: ['list-query-400'],
+    },
+    {
+      reading:
+        'a router that serves the path ways (a trailing or doubled slash, any letter case, a percent-encoded letter) as the endpoint, with the token check; or answers them 404',
+      variants: ['router-serves-aliases'],
     },
     {
       reading:

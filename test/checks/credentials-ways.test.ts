@@ -212,7 +212,7 @@ describe('SEC-01, SEC-02: the applications configured, and the answers they cann
     );
     expect(r.status).toBe('passed');
     expect(r.notes).toContain(
-      'GET /merchant (other_app) not read: no token for other_app: /auth answered status "ERROR", code 401 (HTTP 401) (see AUTH-01)',
+      'GET /merchant (other_app) not read: no token for other_app: /auth answered status "ERROR", code 401 (HTTP 401) (see AUTH-02)',
     );
     expect(r.notes).toHaveLength(4);
   });

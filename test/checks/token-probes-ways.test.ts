@@ -9,13 +9,17 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { SAFE_SECRET_LENGTH as MIN } from '../../core/redact/redact.js';
 import {
+  APP_WAYS,
+  appFor,
+  BARE_WAYS,
   CARRIER_WAYS,
+  drawsPerPlace,
   PATH_WAYS,
+  placeIndex,
   VALUE_WAYS,
   probeRequests,
-  waysAt,
-  waysPerEndpoint,
 } from '../../suites/support/token-probes.js';
+import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
 
 const way = (start: string) => {
   const w = VALUE_WAYS.find((v) => v.name.startsWith(start));
@@ -133,23 +137,59 @@ describe('path ways: the endpoint as a router may spell it', () => {
   });
 });
 
-describe('how many ways each endpoint probes', () => {
-  test('one way of each family per 50 fuzz runs, at least one', () => {
-    expect([0, 50, 51, 100, 300, 301].map(waysPerEndpoint)).toEqual([1, 1, 2, 2, 6, 7]);
+describe('the covering design: every way at every place, every way from every application', () => {
+  const apps = ['app', 'other_app', 'disabled_app'] as const;
+  const places = DATA_ENDPOINTS.flatMap((_, i) => [placeIndex(i), ...PATH_WAYS.map((_, v) => placeIndex(i, v))]);
+
+  test('the places are numbered 0–29 once each, the six endpoints first', () => {
+    expect([...places].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, n) => n));
+    expect(DATA_ENDPOINTS.map((_, i) => placeIndex(i))).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  test("an endpoint's ways start at its own index and go on from there", () => {
-    expect(waysAt(['a', 'b', 'c', 'd'], 2, 100)).toEqual(['c', 'd']);
-    expect(waysAt(['a', 'b', 'c', 'd'], 3, 150)).toEqual(['d', 'a', 'b']);
-  });
+  test.each([3, 2, 1])(
+    'with %i applications, each takes every way at every endpoint and at two or more of the six',
+    (n) => {
+      const turn = apps.slice(0, n);
+      APP_WAYS.forEach((_, k) => {
+        for (const a of turn) {
+          // Among the six endpoints themselves.
+          const at = DATA_ENDPOINTS.filter((_, i) => appFor(turn, k, placeIndex(i)) === a);
+          expect(at.length, `way ${k}, ${a}`).toBeGreaterThanOrEqual(2);
+          // Among the five places of every endpoint.
+          DATA_ENDPOINTS.forEach((_, i) => {
+            const own = [placeIndex(i), ...PATH_WAYS.map((_, v) => placeIndex(i, v))].map((p) => appFor(turn, k, p));
+            expect(own, `way ${k}, endpoint ${i}`).toContain(a);
+          });
+        }
+      });
+    },
+  );
 
-  test('the extra requests: every way of every family somewhere by default, more ways per endpoint with more runs', () => {
-    // By default one way of each family per endpoint: 7 value ways over 6 endpoints (the 7th to the first), 4
-    // carriers and 4 paths.
-    expect(probeRequests(50)).toBe(7 + 6 + 6);
-    // 300 runs: 6 value ways per endpoint (the 7th again at the first), every carrier and path way at every endpoint.
-    expect(probeRequests(300)).toBe(7 + 5 * 6 + 6 * 4 + 6 * 4);
-    // From 301 runs every way of every family at every endpoint.
-    expect(probeRequests(301)).toBe(6 * (7 + 4 + 4));
+  test('the requests: every way at every place, the generated ones drawn more often with more fuzz runs', () => {
+    const perPlace = BARE_WAYS.length + APP_WAYS.length;
+    expect(APP_WAYS.length).toBe(2 + VALUE_WAYS.length + CARRIER_WAYS.length);
+    // 6 endpoints × 5 places × 16 ways, and the disabled token at the 24 path ways.
+    expect(probeRequests(50)).toBe(6 * 5 * perPlace + 24);
+    expect(probeRequests(50, false)).toBe(6 * 5 * perPlace);
+    expect([0, 50, 51, 100, 300, 301].map(drawsPerPlace)).toEqual([1, 1, 2, 2, 6, 7]);
+    // More runs draw more values of the 7 value ways and the unrelated value: no way more, no place more.
+    expect(probeRequests(100) - probeRequests(50)).toBe(6 * 5 * 8);
+  });
+});
+
+describe('ways that need no token', () => {
+  test('no header, an empty one, and a value as long as the longest token sharing no run of four with any', () => {
+    expect(BARE_WAYS.map((w) => w.value([TOKEN]))[0]).toBeUndefined();
+    expect(BARE_WAYS[1]!.value([TOKEN])).toBe('');
+    const other = 'zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz';
+    const arb = BARE_WAYS[2]!.value([TOKEN, other]) as fc.Arbitrary<string>;
+    const values = fc.sample(arb, { numRuns: 100, seed: 7 });
+    for (const v of values) {
+      expect(v.length, v).toBe(other.length);
+      for (let i = 0; i + 4 <= v.length; i++) {
+        expect(TOKEN.includes(v.slice(i, i + 4)), v).toBe(false);
+        expect(other.includes(v.slice(i, i + 4)), v).toBe(false);
+      }
+    }
   });
 });
