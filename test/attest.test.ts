@@ -133,7 +133,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     expect(ok.code).toBe(0);
     oneLine(ok);
     expect(ok.stdout).toMatch(/^VERIFIED CONFORMANT: https:\/\/127\.0\.0\.1:\d+\/open judged by \S+ \d+\.\d+\.\d+ on /);
-    expect(ok.stdout).toMatch(/52 of 52 MUST checks judged/);
+    expect(ok.stdout).toMatch(/\((\d+) of \1 MUST checks judged\)/);
     expect(ok.stdout).toMatch(/matches .*report\.json, junit\.xml, report\.html; names 1 subject/);
     // A subject the vendor did not name is not vouched for.
     const other = await runCli(['verify', attestation, '--key', keys.pub, '--subject', `sha256:${'cd'.repeat(32)}`], {

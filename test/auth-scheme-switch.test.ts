@@ -91,8 +91,19 @@ describe(`the auth scheme switched to ${TO.carrierName} in the seam alone`, () =
       // This checkout's CLI carries the token as the checkout's scheme does: the switched server takes none of it.
       const spec = await runCli(targetArgs(srv), { env: targetEnv });
       expect(spec.code).toBe(1);
-      // AUTH-05: the token from /auth opens no data endpoint.
-      expect(failedIds(spec.report)).toEqual(['AUTH-05']);
+      // AUTH-05: the token from /auth opens no data endpoint. The checkout's probes also send the real token in
+      // their wrong carriers at every endpoint (#35), one of which is the switched scheme's own: the switched server
+      // takes it, and each UNAUTH check that could run (the lists: no detail id without a list) says so.
+      const failed = failedIds(spec.report);
+      expect(failed).toContain('AUTH-05');
+      const others = spec.report!.checks.filter((c) => c.status === 'failed' && c.id !== 'AUTH-05');
+      expect(others.map((c) => c.id).sort()).toEqual([
+        'UNAUTH-DISHES',
+        'UNAUTH-MERCHANT',
+        'UNAUTH-ORDERS',
+        'UNAUTH-SEATS',
+      ]);
+      for (const c of others) expect(c.message).toMatch(/Authorization/);
     } finally {
       await srv.close();
     }
