@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ReportFormat } from '../core/config/config.js';
 import { VERDICT_WORD } from '../core/model/report.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
-import { phasesOf } from '../core/engine/engine.js';
+import { testGroupsOf } from '../core/engine/engine.js';
 import { ConformanceSession, type ConfigSource, type Selection } from './api.js';
 import { writeReportDir } from './report-dir.js';
 
@@ -48,32 +48,22 @@ export function conformanceTests(config: ConfigSource, options: NodeTestOptions 
         `${untrustedLine(`Conformance: ${VERDICT_WORD[report.verdict]}: ${report.verdict_reason}; report: ${files[0]}`)}\n`,
       );
     });
-    for (const phase of phasesOf(session.selected)) {
-      const groups =
-        phase.name === 'areas'
-          ? [...new Set(phase.checks.map((c) => c.area))].map((a) => ({
-              name: a,
-              checks: phase.checks.filter((c) => c.area === a),
-            }))
-          : [{ name: phase.name, checks: phase.checks }];
-      for (const group of groups)
-        describe(group.name, { concurrency: true }, () => {
-          for (const check of group.checks)
-            test(`${check.id} ${check.title}`, async (t) => {
-              const result = await session.record(check.id, () => all);
-              // node:test prints these into the terminal and the CI log: they quote the server.
-              const message = untrustedLine(result.message);
-              if (result.status === 'skipped') return t.skip(message);
-              if (
-                result.status === 'error' ||
-                result.status === 'incomplete' ||
-                (result.status === 'failed' && check.level === 'MUST')
-              )
-                throw new Error(message);
-              if (result.status === 'failed')
-                t.diagnostic(`${check.level} not met (warning, does not gate): ${message}`);
-            });
-        });
-    }
+    for (const group of testGroupsOf(session.selected))
+      describe(group.name, { concurrency: true }, () => {
+        for (const check of group.checks)
+          test(`${check.id} ${check.title}`, async (t) => {
+            const result = await session.record(check.id, () => all);
+            // node:test prints these into the terminal and the CI log: they quote the server.
+            const message = untrustedLine(result.message);
+            if (result.status === 'skipped') return t.skip(message);
+            if (
+              result.status === 'error' ||
+              result.status === 'incomplete' ||
+              (result.status === 'failed' && check.level === 'MUST')
+            )
+              throw new Error(message);
+            if (result.status === 'failed') t.diagnostic(`${check.level} not met (warning, does not gate): ${message}`);
+          });
+      });
   });
 }

@@ -1,6 +1,6 @@
 import { describe, test, type RunnerTestFile, type RunnerTestSuite } from 'vitest';
 import type { Check } from '../core/model/check.js';
-import { phasesOf } from '../core/engine/engine.js';
+import { testGroupsOf } from '../core/engine/engine.js';
 import type { CheckRecord } from '../core/model/report.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 
@@ -37,46 +37,33 @@ function testsToRun(file: Readonly<RunnerTestFile>, call: number | undefined): S
  * in task.meta for the reporters.
  */
 export function declareChecks(selected: Check[], records: RecordSource, opts: { info?: () => RunInfo } = {}): void {
-  for (const phase of phasesOf(selected)) {
-    const groups =
-      phase.name === 'areas'
-        ? [...new Set(phase.checks.map((c) => c.area))].map((a) => ({
-            name: a,
-            checks: phase.checks.filter((c) => c.area === a),
-          }))
-        : [{ name: phase.name, checks: phase.checks }];
-    for (const group of groups) {
-      // As the engine runs them: a test of a one-by-one phase starts when the one before ended, and waits for its
-      // own check only (library mode's testTimeout is per check, as it always was).
-      describe(group.name, { concurrent: phase.concurrent }, () => {
-        for (const check of group.checks) {
-          const meta = {
-            check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area },
-          };
-          test(
-            `${check.id} ${check.title}`,
-            { meta, concurrent: phase.concurrent },
-            async ({ task, skip, annotate }) => {
-              const result = await records.record(check.id, () => testsToRun(task.file, task.meta.suite?.call));
-              task.meta.result = result;
-              if (opts.info) task.meta.run = opts.info();
-              // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
-              // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
-              const message = untrustedLine(result.message);
-              if (result.status === 'skipped') skip(message);
-              // Incomplete (no usable response) is no pass either: nothing was judged.
-              if (
-                result.status === 'error' ||
-                result.status === 'incomplete' ||
-                (result.status === 'failed' && check.level === 'MUST')
-              )
-                throw new Error(message);
-              if (result.status === 'failed')
-                await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
-            },
-          );
-        }
-      });
-    }
+  for (const group of testGroupsOf(selected)) {
+    // As the engine runs them: a test of a one-by-one phase starts when the one before ended, and waits for its
+    // own check only (library mode's testTimeout is per check, as it always was).
+    describe(group.name, { concurrent: group.concurrent }, () => {
+      for (const check of group.checks) {
+        const meta = {
+          check: { id: check.id, title: check.title, level: check.level, spec: check.spec, area: check.area },
+        };
+        test(`${check.id} ${check.title}`, { meta, concurrent: group.concurrent }, async ({ task, skip, annotate }) => {
+          const result = await records.record(check.id, () => testsToRun(task.file, task.meta.suite?.call));
+          task.meta.result = result;
+          if (opts.info) task.meta.run = opts.info();
+          // Vitest prints these into the terminal and the CI log (and as annotations under GITHUB_ACTIONS): they
+          // quote the server, so they carry the escaped line. The meta keeps the message for the reporters.
+          const message = untrustedLine(result.message);
+          if (result.status === 'skipped') skip(message);
+          // Incomplete (no usable response) is no pass either: nothing was judged.
+          if (
+            result.status === 'error' ||
+            result.status === 'incomplete' ||
+            (result.status === 'failed' && check.level === 'MUST')
+          )
+            throw new Error(message);
+          if (result.status === 'failed')
+            await annotate(`${check.level} not met (warning, does not gate): ${message}`, 'warning');
+        });
+      }
+    });
   }
 }

@@ -59,6 +59,26 @@ export function phasesOf(checks: readonly Check[]): Phase[] {
 
 const profileFirst = (c: Check): number => (c.level === 'INFO' ? 0 : 1);
 
+/** A group of a runner's tests (a describe block): one per area in the concurrent phase, else the phase itself. */
+export interface TestGroup {
+  name: string;
+  concurrent: boolean;
+  checks: Check[];
+}
+
+/** How a runner adapter (Vitest, node:test) groups its tests: the phases in order, the concurrent one by area. */
+export function testGroupsOf(checks: readonly Check[]): TestGroup[] {
+  return phasesOf(checks).flatMap((phase) =>
+    phase.name === 'areas'
+      ? [...new Set(phase.checks.map((c) => c.area))].map((a) => ({
+          name: a,
+          concurrent: phase.concurrent,
+          checks: phase.checks.filter((c) => c.area === a),
+        }))
+      : [{ name: phase.name, concurrent: phase.concurrent, checks: phase.checks }],
+  );
+}
+
 /** The phase whose checks start with the run and whose /auth requests wait for every other phase. */
 const MINTING = 'token-minting';
 
