@@ -1,4 +1,5 @@
 import { tool } from '../core/base/paths.js';
+import { runMatrix } from '../suites/rules/index.js';
 import {
   coverageOf,
   outcomeOf,
@@ -42,7 +43,11 @@ function catalogueOf(report: Report): CatalogueEntry[] {
 export function rejudge(report: Report, heads?: readonly CatalogueEntry[]): Rejudged {
   const checks = report.checks.map((c) => ({ ...c, outcome: outcomeOf(c) }));
   const ours = heads !== undefined && report.tool.name === tool.name && report.tool.version === tool.version;
-  const coverage = coverageOf(checks, ours ? [...heads] : catalogueOf(report));
+  // This version's rule matrix, for the applications the report's run had configured: cells it left unprobed make
+  // a run PARTIAL (#35) as they did when it was built. A report of another version is judged by its checks alone.
+  const coverage = ours
+    ? coverageOf(checks, [...heads], undefined, runMatrix({ ...report.config, fuzz: report.fuzz }))
+    : coverageOf(checks, catalogueOf(report));
   const v = verdictOf(checks, report.errors, coverage, report.strict);
   // A run stopped before any check (a setup mistake, an interruption) is NOTHING JUDGED whatever else (buildReport).
   if (report.verdict === 'nothing judged' && coverage.must_judged === 0)

@@ -146,14 +146,19 @@ async function checkWords(s: ConformanceStatement, reportBytes: Buffer): Promise
   const report = value as Report;
   const { checks, coverage: computed, verdict, exit_code: exit } = rejudge(report, await loadCheckHeads());
   const notRun = (c: Coverage): string[] => c.not_run.map((n) => n.id).sort();
+  const coverageWords = (c: Coverage): string =>
+    `${shown(c.must_judged)} of ${shown(c.must_total)} MUST checks judged${c.complete ? '' : ', not complete'}` +
+    (c.cellsApplicable !== undefined ? `, ${shown(c.cellsProbed)} of ${shown(c.cellsApplicable)} cells probed` : '');
   if (
     computed.must_total !== report.coverage.must_total ||
     computed.must_judged !== report.coverage.must_judged ||
     computed.complete !== report.coverage.complete ||
-    shown(notRun(computed)) !== shown(notRun(report.coverage))
+    shown(notRun(computed)) !== shown(notRun(report.coverage)) ||
+    computed.cellsProbed !== report.coverage.cellsProbed ||
+    computed.cellsApplicable !== report.coverage.cellsApplicable
   )
     throw new NotVerified(
-      `report.json's coverage (${report.coverage.must_judged} of ${report.coverage.must_total} MUST checks judged) is not what its checks give (${computed.must_judged} of ${computed.must_total})`,
+      `report.json's coverage (${coverageWords(report.coverage)}) is not what its checks give (${coverageWords(computed)})`,
     );
   if (report.verdict !== verdict || report.exit_code !== exit)
     throw new NotVerified(

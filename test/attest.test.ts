@@ -322,7 +322,17 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     await refused(
       await signIn(statementFor(inflated, inflatedText), inflatedText),
       new RegExp(
-        `^NOT VERIFIED: report\\.json's coverage \\(60 of 60 MUST checks judged\\) is not what its checks give \\(${report.coverage.must_judged} of ${report.coverage.must_total}\\)`,
+        `^NOT VERIFIED: report\\.json's coverage \\(60 of 60 MUST checks judged[^)]*\\) is not what its checks give \\(${report.coverage.must_judged} of ${report.coverage.must_total} MUST checks judged`,
+      ),
+    );
+    // The rule matrix's cells inflated in both (#35): recounted from the checks and the applications configured.
+    const cells = report.coverage.cellsProbed!;
+    const moreCells: Report = { ...report, coverage: { ...report.coverage, cellsProbed: cells + 7 } };
+    const moreCellsText = JSON.stringify(moreCells);
+    await refused(
+      await signIn(statementFor(moreCells, moreCellsText), moreCellsText),
+      new RegExp(
+        `, ${cells + 7} of \\d+ cells probed\\) is not what its checks give \\(.*, ${cells} of \\d+ cells probed\\)`,
       ),
     );
 
@@ -468,6 +478,20 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     expect(s.predicate.passedTests).toEqual(['AUTH-01']);
     const verified = await runCli(['verify', join(pdir, ATTESTATION_FILE), '--key', keys.pub], { cwd: pcwd });
     expect(verified.stdout).toMatch(/^VERIFIED PASSED, PARTIAL: .*\(1 of \d+ MUST checks judged\)/);
+
+    // PARTIAL by the rule matrix alone (#35): every MUST check judged, a SHOULD check's cells not probed. Its honest
+    // statement verifies: verify recounts the cells as the run did.
+    const ccwd = mkdtempSync(join(tmpdir(), 'attest-cells-'));
+    const cellsRun = await runCli(['--demo', '--quiet', '--skip', 'SEC-02'], { cwd: ccwd });
+    expect(cellsRun.report?.verdict).toBe('partial');
+    expect(cellsRun.report?.coverage.not_run).toEqual([]);
+    expect((await runCli(['attest', '--key', keys.key], { cwd: ccwd })).code).toBe(0);
+    const cellsVerified = await runCli(
+      ['verify', join(ccwd, 'conformance-report', ATTESTATION_FILE), '--key', keys.pub],
+      { cwd: ccwd },
+    );
+    expect(cellsVerified.code, cellsVerified.stdout).toBe(0);
+    expect(cellsVerified.stdout).toMatch(/^VERIFIED PASSED, PARTIAL: /);
 
     const fromAttestation = await runCli(['badge'], { cwd: pcwd });
     expect(fromAttestation.code, fromAttestation.stderr).toBe(0);
