@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../core/base/atomic-file.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { readReportFile } from './diff.js';
@@ -126,8 +127,8 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
     return 3;
   }
   const { bundle, by } = signed;
-  if (html) writeFileSync(join(dir, 'report.html'), html);
-  writeFileSync(target, `${JSON.stringify(bundle)}\n`);
+  if (html) writeFileAtomicSync(join(dir, 'report.html'), html);
+  writeFileAtomicSync(target, `${JSON.stringify(bundle)}\n`);
   out(
     `${untrustedLine(
       `Attested ${VERDICT_WORD[report.verdict]} (test result ${statement.predicate.result}) of ${report.target.base_url}, signed with ${by}, covering ${reports.map((r) => r.name).join(', ')}${subjects.length ? ` and ${subjects.map((s) => s.name).join(', ')}` : ''}`,

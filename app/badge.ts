@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { writeFileAtomicSync } from '../core/base/atomic-file.js';
 import { dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { readReport } from './diff.js';
@@ -108,7 +109,7 @@ export async function badgeCommand(argv: string[], out: (s: string) => void): Pr
       ? await statedFacts(json, input)
       : (({ verdict, tool }) => ({ verdict, version: tool.version }))(readReport(input));
   const target = resolve(v.out ?? join(dirname(resolve(input)), BADGE_FILE));
-  writeFileSync(target, await badgeSvg(facts));
+  writeFileAtomicSync(target, await badgeSvg(facts));
   out(`${untrustedLine(`Badge: ${VERDICT_WORD[facts.verdict]} (suite ${facts.version}); wrote ${target}`)}\n`);
   return 0;
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../core/base/atomic-file.js';
 import { ConfigError, fileProblem } from '../core/config/config.js';
 
 /**
@@ -7,7 +7,7 @@ import { ConfigError, fileProblem } from '../core/config/config.js';
  */
 export function writeOutputFile(file: string, text: string, flag = '--out'): void {
   try {
-    writeFileSync(file, text);
+    writeFileAtomicSync(file, text);
   } catch (e) {
     throw new ConfigError(`${flag} ${file}: cannot write it: ${fileProblem(e)}`);
   }

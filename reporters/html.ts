@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../core/base/atomic-file.js';
 import { join } from 'node:path';
 import { AREAS, type Level } from '../core/model/check.js';
 import {
@@ -457,6 +457,6 @@ ${specAppendix(report)}
 /** Writes report.html into the report directory and returns its path. */
 export async function writeHtmlReport(report: Report, dir: string): Promise<string> {
   const file = join(dir, 'report.html');
-  await writeFile(file, renderHtml(report));
+  await writeFileAtomic(file, renderHtml(report));
   return file;
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../core/base/atomic-file.js';
 import { join } from 'node:path';
 import { VERDICT_WORD, type Report } from '../core/model/report.js';
 
@@ -18,6 +18,6 @@ export async function writeJsonReport(report: Report, dir: string): Promise<stri
           : [[k, v] as const],
     ),
   );
-  await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
+  await writeFileAtomic(file, `${JSON.stringify(json, null, 2)}\n`);
   return file;
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../core/base/atomic-file.js';
 import { join } from 'node:path';
 import { AREAS } from '../core/model/check.js';
 import {
@@ -134,6 +134,19 @@ function properties(report: Report): string {
     .join('')}</properties>`;
 }
 
+/**
+ * An area's wall time: from its first check's start to its last one's end (auth's durations summed to 20 s in a 2.6 s
+ * run; a check of a later phase starts after the others, so the longest check is not it either). A report of a
+ * version before records held their start: the longest check, never more than the run.
+ */
+function wallTime(checks: readonly CheckRecord[], runMs: number): number {
+  const timed = checks.filter((c) => c.start_ms !== undefined);
+  if (!timed.length) return Math.min(runMs, Math.max(0, ...checks.map((c) => c.duration_ms)));
+  const first = Math.min(...timed.map((c) => c.start_ms!));
+  const last = Math.max(...timed.map((c) => c.start_ms! + c.duration_ms));
+  return last - first;
+}
+
 /** junit.xml as text: one <testsuite> per area, one <testcase> per check. */
 export function renderJunit(report: Report): string {
   const curl = curlOptionsOf(report);
@@ -149,10 +162,7 @@ export function renderJunit(report: Report): string {
     const count = (e: Element): number => checks.filter((c) => junitElement(c) === e).length;
     const f = count('failure');
     const e = count('error');
-    // Wall time, not the sum of the checks' durations (auth's summed to 20 s in a 2.6 s run): an area's checks run
-    // at once, so the area took its longest check's time, never more than the run's. (A check of a later phase
-    // starts after the others; no record holds when, so that wait is not counted.)
-    const time = Math.min(report.duration_ms, Math.max(...checks.map((c) => c.duration_ms)));
+    const time = wallTime(checks, report.duration_ms);
     tests += checks.length;
     failures += f;
     errors += e;
@@ -186,6 +196,6 @@ export function renderJunit(report: Report): string {
 /** Writes junit.xml into the report directory and returns its path. */
 export async function writeJunitReport(report: Report, dir: string): Promise<string> {
   const file = join(dir, 'junit.xml');
-  await writeFile(file, renderJunit(report));
+  await writeFileAtomic(file, renderJunit(report));
   return file;
 }

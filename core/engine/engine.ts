@@ -179,10 +179,16 @@ export async function runChecks(
   const timer = setTimeout(() => stop(deadlineWords(config)), Math.max(0, deadlineAt - Date.now()) + DEADLINE_GRACE_MS);
   timer.unref?.();
 
+  // Each record says when its check started on the run's clock (JUnit's suite times are wall spans of these).
+  const runStart = performance.now();
+  const startedAt = new Map<string, number>();
   const one = async (c: Check): Promise<void> => {
     if (stopReason !== undefined) return;
     opts.onStart?.(c);
-    settle(checkRecord(c, await runCheck(c, shared)));
+    const start = performance.now();
+    startedAt.set(c.id, start);
+    const result = await runCheck(c, shared);
+    settle(checkRecord(c, { ...result, start_ms: Math.round(start - runStart) }));
   };
   const phases = (async () => {
     const all = phasesOf(checks);
@@ -218,7 +224,17 @@ export async function runChecks(
   const errors: string[] = [];
   if (stopReason !== undefined) {
     const left = checks.filter((c) => !records.has(c.id));
-    for (const c of left) settle(unfinishedRecord(c, redactor.redact(`not finished: ${stopReason}`)));
+    const now = performance.now();
+    for (const c of left) {
+      const start = startedAt.get(c.id);
+      // A check stopped while it ran took its time up to the stop; one never started has no place on the clock.
+      const why = redactor.redact(`not finished: ${stopReason}`);
+      settle(
+        start === undefined
+          ? unfinishedRecord(c, why)
+          : unfinishedRecord(c, why, 'incomplete', now - start, start - runStart),
+      );
+    }
     const unfinished = checks.filter((c) => records.get(c.id)?.status === 'incomplete').length;
     errors.push(redactor.redact(`${stopReason}: ${unfinished} of ${checks.length} checks did not finish`));
   }

@@ -75,6 +75,12 @@ export interface CheckResult {
   unmet?: Requirement;
   fuzz?: FuzzFailure;
   duration_ms: number;
+  /**
+   * When the check started, in ms since the run's checks began (set by the engine). With duration_ms it places the
+   * check on the run's clock: JUnit's suite times are the wall span of their checks. Absent for a check that never
+   * started, and in reports of versions before it.
+   */
+  start_ms?: number;
 }
 
 /**

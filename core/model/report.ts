@@ -292,8 +292,16 @@ export function unfinishedRecord(
   message: string,
   status: 'incomplete' | 'error' = 'incomplete',
   durationMs = 0,
+  startMs?: number,
 ): CheckRecord {
-  return checkRecord(head, { status, message, evidence: [], notes: [], duration_ms: durationMs });
+  return checkRecord(head, {
+    status,
+    message,
+    evidence: [],
+    notes: [],
+    duration_ms: Math.round(durationMs),
+    ...(startMs !== undefined ? { start_ms: Math.round(startMs) } : {}),
+  });
 }
 
 /** A check of the run that stops a verdict: the suite broke on it, or a MUST check could not finish. */
