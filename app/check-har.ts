@@ -85,6 +85,8 @@ export class RecordingSurvey {
   private readonly merchants = new Map<string, unknown>();
   private authBase: string | undefined;
   private apiBase: string | undefined;
+  /** Every base URL a request went to (/auth's, or in front of an endpoint's path), to tell a mistyped --base-url. */
+  private readonly bases = new Set<string>();
 
   /** Takes one recorded exchange into account (called as the HAR is read). */
   see(x: RecordedExchange): void {
@@ -94,6 +96,11 @@ export class RecordingSurvey {
     } catch {
       return;
     }
+    const at =
+      API_PATHS.exec(u.pathname) ??
+      (u.pathname.endsWith(AUTH_PATH) ? { index: u.pathname.length - AUTH_PATH.length } : null);
+    if (at && this.bases.size < MAX_TRACKED)
+      this.bases.add(`${u.origin}${u.pathname.slice(0, at.index)}`.replace(/\/+$/, ''));
     const token = tokenOfRequest(x.request.headers);
     // A recording's stand-in for derived or altered tokens is no application's token (#35: every run sends hundreds).
     if (token && token !== placeholderOf('derived-token') && token !== placeholderOf('altered-token')) {
@@ -119,6 +126,12 @@ export class RecordingSurvey {
       app.token = issued;
       app.merchant = (merchantField(data) as { id?: unknown } | undefined)?.id;
     }
+  }
+
+  /** Whether any request of the recording went to the API at this base URL. */
+  calledAt(base: string): boolean {
+    const u = new URL(base);
+    return this.bases.has(`${u.origin}${u.pathname}`.replace(/\/+$/, ''));
   }
 
   /** The base URL of the recording: where /auth was called, else in front of the endpoints its tokens were sent to. */
@@ -329,6 +342,12 @@ async function judgeFile(
     );
   if (!URL.canParse(base)) throw new ConfigError('check-har: --base-url is not a URL');
   const seen = survey.applications(base);
+  // A --base-url no recorded request went to skips every check as "not in the recording": say which one it holds.
+  const found = survey.baseUrl();
+  if (v['base-url'] !== undefined && found !== undefined && !survey.calledAt(base))
+    out(
+      `${untrustedLine(`Warning: no request of the recording went to --base-url ${base}; its API was called at ${found}: every check that needs a request will say "not in the recording" (give that base URL, or leave --base-url out)`)}\n`,
+    );
   const { roles, tokens } = rolesOf(seen, har.roles);
 
   const config = resolveConfig({
