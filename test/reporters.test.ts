@@ -397,7 +397,7 @@ describe('baseline and diff logic', () => {
       [
         'nothing judged',
         build([record('A-01', 'skipped', { unmet: 'other_app' }), record('A-02', 'skipped', { unmet: 'other_app' })]),
-        /\(2 needs other_app\)$/,
+        /\(2 need other_app\)$/,
       ],
       ['nothing judged', build([], { setupStop: 'no /auth endpoint at https://x/open' }), /^no \/auth endpoint/],
     ];

@@ -188,7 +188,7 @@ describe.concurrent('verdicts you can trust', () => {
       expect(r.coverage.not_run.map((n) => n.id).sort()).toEqual(['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04']);
       // And the cells of the rule matrix other_app's cells and the skipped checks leave unprobed (#35).
       expect(run.stdout).toMatch(
-        /^PASSED, PARTIAL: 4 MUST checks not run or not run in full \(4 needs other_app\); \d+ of the rule matrix's \d+ applicable cells not probed$/m,
+        /^PASSED, PARTIAL: 4 MUST checks not run or not run in full \(4 need other_app\); \d+ of the rule matrix's \d+ applicable cells not probed$/m,
       );
       expect(readFileSync(summary, 'utf8')).toMatch(/Conformance: PASSED, PARTIAL/);
       const junit = readFileSync(join(dir, 'conformance-report', 'junit.xml'), 'utf8');

@@ -349,7 +349,7 @@ export function coverageOf(
   const text = [
     ...(not_run.length
       ? [
-          `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${why}`).join(', ')})`,
+          `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${n > 1 ? why.replace(/^needs /, 'need ') : why}`).join(', ')})`,
         ]
       : []),
     ...(unprobed > 0 ? [`${unprobed} of the rule matrix's ${cells!.cellsApplicable} applicable cells not probed`] : []),
