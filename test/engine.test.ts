@@ -134,8 +134,19 @@ describe.sequential('the engine', () => {
       const stop = new AbortController();
       const t0 = Date.now();
       setTimeout(() => stop.abort('interrupted by SIGINT'), 300);
-      const { records, errors } = await runChecks(config(), ALL_CHECKS, undefined, { signal: stop.signal });
+      const begun = new Set<string>();
+      const { records, errors } = await runChecks(config(), ALL_CHECKS, undefined, {
+        signal: stop.signal,
+        onStart: (c) => begun.add(c.id),
+      });
       expect(Date.now() - t0).toBeLessThan(300 + 500);
+      // On the run's clock: a check cut short while it ran took its time up to the stop; one never started has no start.
+      expect(records.filter((r) => r.start_ms !== undefined).map((r) => r.id)).toEqual(
+        records.filter((r) => begun.has(r.id)).map((r) => r.id),
+      );
+      const cut = records.filter((r) => r.status === 'incomplete' && r.start_ms !== undefined);
+      expect(cut.length).toBeGreaterThan(0);
+      for (const r of cut) expect(r.start_ms! + r.duration_ms, r.id).toBeGreaterThanOrEqual(250);
       neverFailed(records);
       const unfinished = records.filter((r) => r.status === 'incomplete');
       expect(unfinished.length).toBeGreaterThan(ALL_CHECKS.length / 2);
