@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
@@ -71,6 +71,21 @@ describe('reports are written whole or not at all', () => {
     expect(seen.partial).toEqual([]);
     // No temp file is left behind.
     expect(readdirSync(dir).sort()).toEqual([...FILES].sort());
+  }, 120_000);
+
+  test("a run removes the temp files a killed write of its report files left, and no one else's", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'atomic-stale-'));
+    const dir = join(cwd, 'conformance-report');
+    mkdirSync(dir);
+    // A process that has ended: its temp files are what a kill before the rename left.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const stale = [`.report.json.${dead}.0badc0de.tmp`, `.junit.xml.${dead}.00000001.tmp`];
+    // Kept: a write still under way (a live process), a file of another name, a file of ours in another shape.
+    const kept = [`.report.json.${process.pid}.0badc0de.tmp`, `.notes.txt.${dead}.0badc0de.tmp`, '.report.json.tmp'];
+    for (const f of [...stale, ...kept]) writeFileSync(join(dir, f), '{"half":');
+    const run = await runCli(['--demo', '--quiet'], { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([...FILES, ...kept].sort());
   }, 120_000);
 
   test('attest replaces the attestation and the HTML by a rename', async () => {

@@ -1,5 +1,5 @@
 import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { lstat, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
@@ -50,5 +50,30 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array): vo
   } catch (e) {
     rmSync(temp, { force: true });
     throw e;
+  }
+}
+
+/** A temp file of writeFileAtomic: `.NAME.PID.HEX.tmp`. */
+const TEMP = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** Whether a process of this id is alive (signal 0 only asks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes what a write killed before its rename left in a directory: temp files of these names whose process is gone
+ * (a run still writing keeps its own). So a report directory a CI step uploads holds no stray part of a report.
+ */
+export async function removeStaleTemps(dir: string, names: readonly string[]): Promise<void> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  for (const f of entries) {
+    const m = TEMP.exec(f);
+    if (m && names.includes(m[1]!) && !alive(Number(m[2]))) await rm(join(dir, f), { force: true });
   }
 }
