@@ -596,7 +596,6 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
   // Both lists first, then one pass over the orders for both (a disk list's pass takes seconds).
   const sides: Array<{
     resource: Resource;
-    listed: ReadonlyMap<string, Rec>;
     refs: Map<string, Ref | undefined>;
     ref: (id: unknown, where: () => string, rec?: Rec) => void;
   }> = [];
@@ -612,7 +611,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
       if (!isIdLike(id) || refs.has(String(id))) return;
       refs.set(String(id), listed.has(String(id)) ? undefined : { where: where(), ...(rec ? { rec } : {}) });
     };
-    sides.push({ resource, listed, refs, ref });
+    sides.push({ resource, refs, ref });
   }
   await everyRecord(all, (o) => {
     for (const { resource, ref } of sides) {
