@@ -156,6 +156,19 @@ export function strykerScoreMarkdown(f: MutationFigures): string {
   );
 }
 
+/**
+ * Both scores in one line: Stryker's own (killed or timed out over every valid mutant: those that ran or had no
+ * test, as its clear-text and HTML reports print it) and, beside it, the score with the equivalent mutants set apart.
+ */
+export function scoresLine(f: MutationFigures): string {
+  const valid = f.killed + f.timeout + f.survived + f.noCoverage;
+  return (
+    `Stryker's score: ${f.rawScore.toFixed(1)} % (${f.killed + f.timeout} killed or timed out of ${valid} valid ` +
+    `mutants); with the ${f.equivalent} equivalent ones set apart: ${f.score.toFixed(1)} % ` +
+    `(${f.killed + f.timeout} of ${valid - f.equivalent}).`
+  );
+}
+
 /** Markdown table cell text: a code span that cannot break the table (pipes escaped, long text cut). */
 function cell(text: string, max = 70): string {
   const cut = text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -171,6 +184,8 @@ export function survivorsMarkdown(f: MutationFigures, verdicts: Map<string, Verd
   });
   const unjudged = f.survivors.filter((s) => !verdicts.has(s.key)).length;
   return [
+    scoresLine(f),
+    '',
     `${f.survivors.length} survivors (${f.survived} survived, ${f.noCoverage} run by no test); ` +
       `${f.equivalent} equivalent, ${f.survivors.length - f.equivalent - unjudged} gaps, ${unjudged} without a verdict.`,
     '',

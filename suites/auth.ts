@@ -47,8 +47,7 @@ import { Blocked } from '../core/session/check-errors.js';
 /** What is wrong with an answer to a request that carries no valid token, or undefined when it is a refusal. */
 function refusalProblem(r: Reply, codes: number[], sensitive: Sensitive): string | undefined {
   const code = envelopeCode(r);
-  if (typeof code !== 'number' || !codes.includes(code))
-    return `expected code ${codes.join(' or ')}, got ${describeReply(r)}`;
+  if (!codes.includes(code as number)) return `expected code ${codes.join(' or ')}, got ${describeReply(r)}`;
   if (carriesData(r)) return `the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`;
   const leak = leakedValue(r.text, sensitive);
   return leak ? `the refusal body contains ${leak}` : undefined;
@@ -180,7 +179,7 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
           // The unrelated value is drawn as long as the tokens the run knows: a replay, which knows their stand-ins,
           // finds it by the derived token's stand-in (no part of it is secret; it is redacted all the same).
           if (typeof value === 'object') return drawn(value, place, 32 + k, '\u0000');
-          const r = await ctx.send({ path: place.path, ...(value !== undefined ? { token: value } : {}) });
+          const r = await ctx.send({ path: place.path, token: value });
           return judge(place, r, [401]);
         },
       });
@@ -349,15 +348,15 @@ export const authChecks = defineChecks('auth', [
       const data = expectSuccess(ctx, r, `GET ${AUTH_PATH} with a valid key pair`);
       const token = tokenField(data);
       if (typeof token !== 'string' || token === '')
-        ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string ${TOKEN_FIELD} in data, got ${show(token)}`);
+        return ctx.fail(`GET ${AUTH_PATH}: expected a non-empty string ${TOKEN_FIELD} in data, got ${show(token)}`);
       // A token no header can carry cannot be sent back (§5.3 step 3): the requests that would are not sent.
-      const illegal = typeof token === 'string' ? illegalHeaderChars(token) : undefined;
+      const illegal = illegalHeaderChars(token);
       if (illegal)
         ctx.fail(
           `GET ${AUTH_PATH}: the issued ${TOKEN_FIELD} holds characters no header value may carry (${illegal}; RFC 9110 §5.5), so no request can send it back in the ${TOKEN_HEADER} header`,
         );
       // Such a token is a word as much as a secret: it is hidden in what the server sent, not in the tool's own text.
-      if (typeof token === 'string' && token.length < SAFE_SECRET_LENGTH)
+      if (token.length < SAFE_SECRET_LENGTH)
         ctx.note(
           `the issued ${TOKEN_FIELD} has ${token.length} characters, too few to redact safely everywhere: it is redacted in server data (evidence, quoted values) but may remain readable in the tool's own text`,
         );

@@ -167,11 +167,10 @@ async function listEqualsDetail(ctx: CheckContext, resource: Resource): Promise<
   const remarks = new Remarks();
   const skips = new Skips();
   for await (const { id, reply } of details) {
-    const item = list.get(String(id));
+    // The details' ids come from the same memoized list (Api.detailIds keeps its id-like ids), each keyed here.
+    const item = list.get(String(id))!;
     const d = recordIn(reply);
-    if (!item) skips.add('not a record in the list', `${kind} ${id}`);
-    else if (!d)
-      skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
+    if (!d) skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, `${kind} ${id}`);
     else if (!sameId(d.id, id)) skips.add('the detail answers another id (see CONS-01)', `${kind} ${id}`);
     else {
       const c = compareRecords(kind, item, d);
@@ -203,11 +202,11 @@ const CONS_04: CheckDeclaration = {
 /** CONS-04: ids are unique within each list. */
 async function noDuplicateIds(ctx: CheckContext): Promise<void> {
   const found = new Findings();
-  let lists = 0;
+  let listed = false;
   for (const path of LIST_PATHS) {
     const items = await optionalList(ctx, path);
     if (!items) continue;
-    lists++;
+    listed = true;
     // A Set of every id and counts of the repeated ones only: 500,000 orders' ids as numbers, not a count each.
     const seen = new Set<number | string>();
     const repeated = new Map<number | string, number>();
@@ -220,7 +219,7 @@ async function noDuplicateIds(ctx: CheckContext): Promise<void> {
     for (const [id, n] of repeated)
       found.add(`GET ${path} lists id ${id} ${n === 2 ? 'twice' : `${n} times`}`, `GET ${path}:${id}`);
   }
-  if (!lists) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
+  if (!listed) throw new Blocked('no list answered (see DISH-01, SEAT-01, ORD-01)');
   if (found.length)
     ctx.fail(found.summary(['id is repeated within a list', 'ids are repeated within a list']), found.fingerprints);
 }
@@ -415,8 +414,8 @@ type EmbeddedRecords = (each: (e: Embedded) => void, first: boolean) => Promise<
 
 /**
  * CONS-08 and CONS-10: each embedded record equals its own record in the list (its detail where the list lacks it)
- * in the fields of its kind. `fieldKey` is the fingerprint of one differing field; `remark` also notes differences
- * the spec allows (renderings, extra fields of the list) as the seat comparison always has.
+ * in the fields of its kind. `fieldKey` is the fingerprint of one differing field. Differences the spec allows
+ * (renderings) are noted; only seats have them (a dish's fields have one rendering each, support/compare.ts).
  */
 async function embeddedEqualRecords(
   ctx: CheckContext,
@@ -424,7 +423,6 @@ async function embeddedEqualRecords(
   embedded: EmbeddedRecords,
   skips: Skips,
   fieldKey: (e: Embedded, field: string) => string,
-  remark = false,
 ): Promise<void> {
   const { noun } = RESOURCES[resource];
   // The list's shared index (200,000 dishes: never copied), read before the orders so each embedded record is
@@ -442,7 +440,7 @@ async function embeddedEqualRecords(
         `${what(e)}: ${describeDiffs(c.diffs, 'the order', source)}`,
         ...fieldKeys(c.diffs, (f) => fieldKey(e, f)),
       );
-    if (remark && c.latitude.length) remarks.add(what(e), { ...c, extra: [] }, 'the order', source);
+    remarks.add(what(e), { ...c, extra: [] }, 'the order', source);
   };
   const unlisted = new Set<string>();
   let count = 0;
@@ -485,14 +483,7 @@ async function orderSeatEqualsSeat(ctx: CheckContext): Promise<void> {
       // Paired by the embedded seat's own id: whether it matches seat_id is CONS-07's finding.
       if (seatIdOf(o) !== undefined && isRecord(seat) && isIdLike(seat.id)) each({ o, rec: seat, id: String(seat.id) });
     });
-  await embeddedEqualRecords(
-    ctx,
-    'seats',
-    embedded,
-    new Skips(),
-    (e, f) => `${recordKey('order', e.o.id)}:seat.${f}`,
-    true,
-  );
+  await embeddedEqualRecords(ctx, 'seats', embedded, new Skips(), (e, f) => `${recordKey('order', e.o.id)}:seat.${f}`);
 }
 
 const CONS_09: CheckDeclaration = {
@@ -583,6 +574,12 @@ const CONS_12: CheckDeclaration = {
   run: referencesAreListed,
 };
 
+/** Where an order names an id its list lacks, and the record it embeds there, if any: what a CONS-12 finding says. */
+interface Ref {
+  where: string;
+  rec?: Rec;
+}
+
 /**
  * CONS-12: §4 endpoints 3 and 5 answer *all* the merchant's dishes and seats. Every dish and seat an order names
  * (an embedded dish, pivot.dish_id, seat_id, the embedded seat) must be in the list: one the list lacks but its
@@ -597,11 +594,9 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
   const found = new Findings();
   let named = 0;
   // Both lists first, then one pass over the orders for both (a disk list's pass takes seconds).
-  const isListed = { where: '' };
   const sides: Array<{
     resource: Resource;
-    listed: ReadonlyMap<string, Rec>;
-    refs: Map<string, { where: string; rec?: Rec }>;
+    refs: Map<string, Ref | undefined>;
     ref: (id: unknown, where: () => string, rec?: Rec) => void;
   }> = [];
   for (const resource of DETAIL_RESOURCES) {
@@ -610,13 +605,13 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
     const listed = byId(items);
     // The first order and field that names each id, and the embedded record when there is one: kept for the ids
     // the list lacks only (what a finding says), so the orders' records are not held (a disk list's included).
-    const refs = new Map<string, { where: string; rec?: Rec }>();
+    const refs = new Map<string, Ref | undefined>();
     // `where` is worded only for an id the list lacks (what a finding says): orders name hundreds of thousands.
     const ref = (id: unknown, where: () => string, rec?: Rec): void => {
       if (!isIdLike(id) || refs.has(String(id))) return;
-      refs.set(String(id), listed.has(String(id)) ? isListed : { where: where(), ...(rec ? { rec } : {}) });
+      refs.set(String(id), listed.has(String(id)) ? undefined : { where: where(), ...(rec ? { rec } : {}) });
     };
-    sides.push({ resource, listed, refs, ref });
+    sides.push({ resource, refs, ref });
   }
   await everyRecord(all, (o) => {
     for (const { resource, ref } of sides) {
@@ -627,16 +622,16 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
           if (isRecord(d.pivot)) ref(d.pivot.dish_id, () => `order ${show(o.id)}'s pivot.dish_id`);
         }
       } else {
-        const sid = seatIdOf(o);
-        if (sid !== undefined) ref(sid, () => `order ${show(o.id)}'s seat_id`);
+        ref(seatIdOf(o), () => `order ${show(o.id)}'s seat_id`);
         if (isRecord(o.seat) && o.seat_id !== 0) ref(o.seat.id, () => `order ${show(o.id)}'s seat`, o.seat);
       }
     }
   });
-  for (const { resource, listed, refs } of sides) {
+  for (const { resource, refs } of sides) {
     const kind = nounOf(resource);
     named += refs.size;
-    const missing = [...refs].filter(([id]) => !listed.has(id));
+    // An id the list holds is kept without a Ref (only counted).
+    const missing = [...refs].filter((e): e is [string, Ref] => e[1] !== undefined);
     const asked = missing.slice(0, MAX_FALLBACK_DETAILS);
     const details = await Promise.all(
       asked.map(async ([id]) => (askable(id) ? detailRecord(ctx, resource, id) : undefined)),
@@ -646,7 +641,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
         rec && merchant && rec.user_id !== undefined && !sameJson(rec.user_id, merchant.id)
           ? ` (it carries user_id ${show(rec.user_id)}, not the merchant's ${show(merchant.id)})`
           : '';
-      const d = i < asked.length ? details[i] : undefined;
+      const d = details[i];
       const text =
         d && sameId(d.id, id)
           ? `GET /${resource} lacks ${kind} ${id}, which ${where} names and GET ${detailPath(resource, id)} answers`
@@ -658,13 +653,7 @@ async function referencesAreListed(ctx: CheckContext): Promise<void> {
   }
   if (found.length)
     ctx.fail(
-      found.summary(
-        [
-          'dish or seat an order names is missing from its list',
-          'dishes and seats that orders name are missing from their lists',
-        ],
-        named,
-      ),
+      found.summary('dishes and seats that orders name are missing from their lists', named),
       found.fingerprints,
     );
 }

@@ -77,7 +77,7 @@ export async function unknownInterface(ctx: CheckContext, withToken: boolean): P
   const token = withToken ? await ctx.api.token() : undefined;
   const reply = await ctx.api.once(`errors:unknown-interface:${withToken}`, {
     path: UNKNOWN_INTERFACE,
-    ...(token !== undefined ? { token } : {}),
+    token,
   });
   const request = `GET ${UNKNOWN_INTERFACE}${withToken ? '' : ' without a token'}`;
   return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request, key: request, reply };
@@ -92,8 +92,8 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
     const n =
       typeof id === 'bigint'
         ? id
-        : typeof id === 'number' && Number.isSafeInteger(id)
-          ? BigInt(id)
+        : Number.isSafeInteger(id)
+          ? BigInt(id as number)
           : typeof id === 'string' && /^[0-9]{1,30}$/.test(id)
             ? BigInt(id)
             : undefined;
@@ -284,7 +284,7 @@ export const errorChecks = defineChecks('errors', [
       for (const { request, key, reply } of await allErrorProbes(ctx)) {
         // A success where an error was due is the failure of the check for that request, not of the error layout.
         if (isSuccessEnvelope(reply)) continue;
-        if (reply.jsonError !== undefined || !isRecord(reply.json)) {
+        if (!isRecord(reply.json)) {
           ctx.shows(reply, 'finding');
           found.add(`${request}: ${describeReply(reply)}`, key);
           continue;

@@ -200,7 +200,7 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       );
     else if (mark)
       found.add(`${head} answered an error that carries ${other.label}'s ${noun} ${id} (${mark})`, recordKey(noun, id));
-    else if (reply.jsonError !== undefined || ![400, 404].includes(envelopeCode(reply) as number))
+    else if (![400, 404].includes(envelopeCode(reply) as number))
       found.add(
         `${head} (${other.label}'s ${noun} ${id}): expected an error with code 400 or 404, got ${describeReply(reply)}`,
         recordKey(noun, id),

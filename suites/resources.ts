@@ -141,7 +141,7 @@ export const resourceChecks: Check[] = [
         }
         if (problemCount)
           ctx.fail(
-            `§2.4: a builder should emit the members of both device lists; the sample's (device_id, remark, status, created_at, updated_at, seat_id, version_name) are missing in ${problemCount} of ${orderCount} orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): ${problems.slice(0, 3).join('; ')}`,
+            `§2.4: a builder should emit the members of both device lists; the sample's (device_id, remark, status, created_at, updated_at, seat_id, version_name) are missing in ${problemCount} of ${orderCount} orders (the field table's id, uuid, name, ip, data are ORD-01's, at MUST): ${problems.join('; ')}`,
           );
       },
     },

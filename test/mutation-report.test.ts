@@ -64,6 +64,10 @@ test('the score counts killed and timed-out mutants over those that ran or had n
   expect(survivorsMarkdown(judged, verdicts)).toContain(
     `| \`${key}\` | suites/x.ts:2 | EqualityOperator | \`a < -1\` | \`a <= -1\` | equivalent |`,
   );
+  // docs/mutation.md's generated list opens with both scores, Stryker's first.
+  expect(survivorsMarkdown(judged, verdicts).split('\n')[0]).toBe(
+    "Stryker's score: 50.0 % (2 killed or timed out of 4 valid mutants); with the 1 equivalent ones set apart: 66.7 % (2 of 3).",
+  );
 });
 
 test("a survivor's key is its file, mutator, text and replacement, not its line: a verdict survives code moving above it", () => {

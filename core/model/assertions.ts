@@ -41,8 +41,9 @@ export function expectSuccess(ctx: CheckContext, r: Reply, what: string): unknow
 export function isRefusal(r: Reply): boolean {
   if (r.status === 401 || r.status === 403) return true;
   // The error envelope's status is never "SUCCESS" (schemas/envelope.error.schema.json): a list's answer is settled
-  // here, not by validating (and walking) the whole list against the error envelope.
-  if (r.jsonError !== undefined || (isRecord(r.json) && r.json.status === 'SUCCESS')) return false;
+  // here, not by validating (and walking) the whole list against the error envelope. A body that is not JSON has no
+  // json (core/transport/exchange.ts), which the error envelope rejects.
+  if (isRecord(r.json) && r.json.status === 'SUCCESS') return false;
   return validate('envelope.error', r.json).length === 0;
 }
 
@@ -57,7 +58,7 @@ export function answeredData(r: Reply, what: string): unknown {
     throw new Blocked(
       `${what} was refused (${describeReply(r)}), so its data could not be judged (AUTH-05 reports the refusal)`,
     );
-  if (r.jsonError !== undefined || !isRecord(r.json) || !('data' in r.json)) {
+  if (!isRecord(r.json) || !('data' in r.json)) {
     throw new Blocked(
       `${what} answered no envelope with data (${describeReply(r)}), so its data could not be judged (ENV-01 reports the envelope)`,
     );
@@ -69,12 +70,12 @@ export function answeredData(r: Reply, what: string): unknown {
  * Validates one record against a schema, fails with the first errors, and notes fields the spec does not list
  * (allowed: a server may add fields). An array is not one record.
  */
-export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string, at = '/data'): void {
+export function expectShape(ctx: CheckContext, schema: SchemaName, value: unknown, what: string): void {
   if (Array.isArray(value))
-    return ctx.fail(`${what}: expected one ${schema} record at ${at}, got an array of ${value.length}`, [
+    return ctx.fail(`${what}: expected one ${schema} record at ${DATA_AT}, got an array of ${value.length}`, [
       `${schema}:array`,
     ]);
-  const judge = new ShapeJudge(schema, at, false);
+  const judge = new ShapeJudge(schema, false);
   judge.add(value, 0);
   judge.report(ctx, what, value, 1);
 }
@@ -85,9 +86,8 @@ export async function expectShapes(
   schema: SchemaName,
   list: readonly unknown[],
   what: string,
-  at = '/data',
 ): Promise<void> {
-  const judge = new ShapeJudge(schema, at, true);
+  const judge = new ShapeJudge(schema, true);
   await eachElement(list, (v, i) => judge.add(v, i));
   judge.report(ctx, what, list, list.length);
 }
@@ -103,15 +103,14 @@ class ShapeJudge {
   private readonly label: string;
   constructor(
     private readonly schema: SchemaName,
-    private readonly at: string,
     private readonly many: boolean,
   ) {
-    this.label = at.replace(/^\//, '').replace(/\//g, '.') + (many ? '[]' : '');
+    this.label = many ? 'data[]' : 'data';
   }
 
   add(item: unknown, i: number): void {
     if (this.errors.length < SHAPE_PROBLEMS) {
-      const e = validate(this.schema, item, this.many ? `${this.at}/${i}` : this.at);
+      const e = validate(this.schema, item, this.many ? `${DATA_AT}/${i}` : DATA_AT);
       if (e.length) {
         this.invalid++;
         this.listed++;
@@ -124,14 +123,14 @@ class ShapeJudge {
   }
 
   report(ctx: CheckContext, what: string, value: unknown, count: number): void {
-    const { errors, schema, at } = this;
+    const { errors, schema } = this;
     if (errors.length) {
       const counted =
         errors.length < SHAPE_PROBLEMS
           ? `${errors.length} problem${errors.length > 1 ? 's' : ''}`
           : `${this.invalid} of ${count} record${count > 1 ? 's' : ''} with problems`;
       // Fingerprints of the problems listed; the records only counted share one (a stable key, not their number).
-      const keys = errors.map((e) => shapeKey(schema, value, at, e));
+      const keys = errors.map((e) => shapeKey(schema, value, e));
       ctx.fail(
         `${what} does not match the ${schema} shape (${counted}): ${formatErrors(errors)}`,
         this.invalid > this.listed ? [...keys, `${schema}:more-records`] : keys,
@@ -151,21 +150,25 @@ class ShapeJudge {
 
 /** Schema problems listed in a shape failure before records are only counted. */
 const SHAPE_PROBLEMS = 20;
+/** Where the records a shape judgement reads sit in an answer: its envelope's data (every caller's). */
+const DATA_AT = '/data';
 
 /**
  * The fingerprint of a shape problem: the record by its id (not its place in the list, which may change) and the
  * path inside it, e.g. `dish:101/price`.
  */
-function shapeKey(schema: SchemaName, value: unknown, at: string, e: SchemaError): string {
-  const rest = e.path.slice(at.length);
+function shapeKey(schema: SchemaName, value: unknown, e: SchemaError): string {
+  const rest = e.path.slice(DATA_AT.length);
   if (!Array.isArray(value)) return `${schema}${rest || '/'}`;
-  const m = /^\/(\d+)(.*)$/.exec(rest);
-  const rec: unknown = m ? value[Number(m[1])] : undefined;
+  // A list's problem is always at `/data/<index>…` (ShapeJudge.add validates each element there): the match is
+  // never null, and the `s` flag lets the rest hold any character.
+  const [, index, inner] = /\/(\d+)(.*)/s.exec(rest)! as unknown as [string, string, string];
+  const rec: unknown = value[Number(index)];
   const idText =
-    isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${m?.[1] ?? ''}`;
+    isRecord(rec) && (typeof rec.id === 'string' || typeof rec.id === 'number') ? String(rec.id) : `#${index}`;
   // The server chooses ids (a 5 MB one): a cut keeps the key stable and small.
   const id = idText.length > 200 ? `${idText.slice(0, 200)}…` : idText;
-  return `${schema}:${id}${m?.[2] ?? rest}`;
+  return `${schema}:${id}${inner}`;
 }
 
 /** The envelope code of an error answer, or undefined when the body is no envelope. */
@@ -180,13 +183,8 @@ export function envelopeCode(r: Reply): unknown {
 export function expectError(ctx: CheckContext, r: Reply, codes: number[], what: string): void {
   const errors = validate('envelope.error', r.json);
   const code = envelopeCode(r);
-  ctx.shows(
-    r,
-    r.jsonError === undefined && isRecord(r.json) && codes.includes(code as number) && !errors.length
-      ? 'correct'
-      : 'finding',
-  );
-  if (r.jsonError !== undefined || !isRecord(r.json))
+  ctx.shows(r, isRecord(r.json) && codes.includes(code as number) && !errors.length ? 'correct' : 'finding');
+  if (!isRecord(r.json))
     ctx.fail(`${what}: expected an error envelope with code ${codes.join(' or ')}, got ${describeReply(r)}`);
   if (!codes.includes(code as number))
     ctx.fail(`${what}: expected code ${codes.join(' or ')}, got ${describeReply(r)}`);

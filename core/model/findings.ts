@@ -52,7 +52,8 @@ const ID_CHARS = 200;
 /** A fingerprint for a record of the API: `dish:17`, `seat:21:table_number` (the id as its exact text, bounded). */
 export function recordKey(kind: string, id: unknown, field?: string): string {
   let idText: string;
-  if (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint') idText = String(id);
+  // A number is written by JSON.stringify as String writes it (a JSON id is never NaN or Infinity).
+  if (typeof id === 'string' || typeof id === 'bigint') idText = String(id);
   else {
     try {
       idText = JSON.stringify(id) ?? 'none';

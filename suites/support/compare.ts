@@ -153,7 +153,8 @@ export function canonicalText(root: unknown): string {
 export function sameText(a: unknown, b: unknown): boolean {
   const numeric = (x: unknown): boolean => typeof x === 'number' || typeof x === 'bigint';
   return (
-    (numeric(a) && typeof b === 'string' && String(a) === b) || (numeric(b) && typeof a === 'string' && String(b) === a)
+    // Strict equality with a number's text already requires the other side to be a string.
+    (numeric(a) && String(a) === b) || (numeric(b) && String(b) === a)
   );
 }
 

@@ -40,20 +40,16 @@ export function namedId(raw: string): bigint | undefined {
 
 /** The record id is exactly the id the segment names (an id rendered as a digit string counts: its type is SEAT-02's). */
 export function isExactlyThatId(raw: string, id: unknown): boolean {
+  // n is undefined for a segment that names no id, which no id equals; it comes from ASCII digits, never negative.
   const n = namedId(raw);
-  if (n === undefined) return false;
   if (typeof id === 'bigint') return id === n;
-  if (typeof id === 'number') return Number.isSafeInteger(id) && id >= 0 && BigInt(id) === n;
+  if (typeof id === 'number') return Number.isSafeInteger(id) && BigInt(id) === n;
   return typeof id === 'string' && /^[0-9]+$/.test(id) && BigInt(id) === n;
 }
 
-const enc = (v: string): string => {
-  try {
-    return encodeURIComponent(v);
-  } catch {
-    return encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, '?'));
-  }
-};
+// Every text encoded here (ASCII, fixed whitespace and digits, fast-check's `grapheme` and `grapheme-ascii` strings)
+// is well-formed UTF-16: encodeURIComponent never throws on it.
+const enc = (v: string): string => encodeURIComponent(v);
 
 /** Boundaries where integer parsing goes wrong: int32, uint32, 2^53 (doubles), int64, uint64. */
 export const BOUNDS: readonly bigint[] = [

@@ -1,5 +1,4 @@
 import type { CheckContext } from '../../core/model/check.js';
-import { isRecord } from '../../core/session/api.js';
 import { show } from '../../core/redact/quote.js';
 import { NetworkError } from '../../core/transport/exchange.js';
 
@@ -30,8 +29,9 @@ export async function sensitiveValues(ctx: CheckContext): Promise<Array<{ what: 
     ctx.api.list('/dishes').catch(unless([])),
     ctx.api.list('/orders').catch(unless([])),
   ]);
-  for (const d of dishes.slice(0, 200)) if (isRecord(d)) add(`dish ${String(d.id)}'s name`, d.name);
-  for (const o of orders.slice(0, 200)) if (isRecord(o)) add(`order ${String(o.id)}'s order_number`, o.order_number);
+  // A list holds records only (Api.list keeps the list's records).
+  for (const d of dishes.slice(0, 200)) add(`dish ${String(d.id)}'s name`, d.name);
+  for (const o of orders.slice(0, 200)) add(`order ${String(o.id)}'s order_number`, o.order_number);
   return out;
 }
 

@@ -125,8 +125,9 @@ export const CARRIER_WAYS: CarrierWay[] = AUTH_SCHEME.wrongCarriers.map((c) => (
 }));
 
 /** The first letter of the path's first segment, percent-encoded: `/dishes` → `/%64ishes`. */
+// Given only §4's data paths, which all start with "/" and a letter: the first such pair is at the start.
 const encodeFirstLetter = (p: string): string =>
-  p.replace(/^\/([A-Za-z])/, (_, c: string) => `/%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  p.replace(/\/([A-Za-z])/, (_, c: string) => `/%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The endpoint's path spelt as a router may also accept it: every way of the token rule is sent there too. */
 export const PATH_WAYS: PathWay[] = [

@@ -3,7 +3,17 @@
  * answer a server could send, at the edges of each rule (a redirect's range, a refusal's envelope, an empty payload).
  */
 import { describe, expect, test } from 'vitest';
-import { answeredData, carriesData, describeReply, isRefusal, records } from '../../core/model/assertions.js';
+import {
+  answeredData,
+  carriesData,
+  describeReply,
+  expectError,
+  isRefusal,
+  records,
+} from '../../core/model/assertions.js';
+import type { CheckContext } from '../../core/model/check.js';
+import type { Shows } from '../../core/model/findings.js';
+import type { Reply } from '../../core/transport/exchange.js';
 import { Blocked } from '../../core/session/check-errors.js';
 import { replyOf } from './assertions-replies.js';
 
@@ -82,5 +92,43 @@ describe('records: the objects of a list', () => {
   test('anything else in the list is left out, and what is no list has none', () => {
     expect(records([1, { id: 1 }, null, [2], 'x'])).toEqual([{ id: 1 }]);
     expect(records({ id: 1 })).toEqual([]);
+  });
+});
+
+describe("expectError marks the answer it judges: 'correct' only for the error envelope with a code it names", () => {
+  // expectError's unit, with a context that keeps what it is told: the marks are what the reports show first.
+  const judged = (status: number, body: string): { shows: Shows[]; failed?: string } => {
+    const shows: Shows[] = [];
+    const ctx = {
+      shows: (_: Reply, what: Shows) => shows.push(what),
+      fail: (message: string) => {
+        throw new Error(message);
+      },
+      note: () => undefined,
+    } as unknown as CheckContext;
+    try {
+      expectError(ctx, replyOf(status, body), [401], 'GET /merchant');
+    } catch (e) {
+      return { shows, failed: (e as Error).message };
+    }
+    return { shows };
+  };
+  test('an error envelope with the code named is correct, and passes', () => {
+    expect(judged(200, '{"status":"ERROR","code":401}')).toEqual({ shows: ['correct'] });
+  });
+  test.each([
+    ['another code', 200, '{"status":"ERROR","code":400}', 'expected code 401'],
+    [
+      'the code named with status SUCCESS (not an error envelope)',
+      401,
+      '{"status":"SUCCESS","code":401}',
+      'not an error envelope',
+    ],
+    ['a body that is not JSON', 401, 'denied', 'expected an error envelope with code 401'],
+    ['JSON that is no object', 401, '401', 'expected an error envelope with code 401'],
+  ])('%s is the finding', (_, status, body, said) => {
+    const { shows, failed } = judged(status, body);
+    expect(shows).toEqual(['finding']);
+    expect(failed).toContain(said);
   });
 });

@@ -111,6 +111,11 @@ describe('ERR-04: the error answers it could not have, and how many it lists', (
       .sort();
     expect(five.message.startsWith(lead)).toBe(true);
     expect(five.message.slice(lead.length).split('; ').sort()).toEqual(found);
+    // Each answer found is marked as the finding in the evidence (what the reports show first, unfolded).
+    const marked = five.evidence.filter((e) => e.shows === 'finding');
+    expect(marked.map((e) => `GET ${new URL(e.request.url).pathname.replace(/^\/open/, '')}`).sort()).toEqual(
+      without.slice(0, 5).sort(),
+    );
     const six = await replay(check('ERR-04'), config, notObjects(without));
     expect(six.message).toMatch(
       /; GET \/[a-z/0-9]+ without a token: HTTP 401 with JSON that is not an object \(\[1\]\) and 1 more$/,
