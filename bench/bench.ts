@@ -41,6 +41,7 @@ const sizesOf = (list: string): SizeName[] =>
     .map((s) => s.trim())
     .filter((s): s is SizeName => s === 'fixture' || s === 'large' || s === 'xlarge');
 
+let written: string | undefined;
 const result: BenchResult = values.from
   ? mergeResults(values.from.split(',').map((f) => JSON.parse(readFileSync(resolve(f), 'utf8')) as BenchResult))
   : await measured();
@@ -71,10 +72,10 @@ async function measured(): Promise<BenchResult> {
   const out = resolve(values.out);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-  process.stderr.write(`Written: ${out}\n`);
+  written = out;
   return result;
 }
-process.stdout.write(`\n${formatTable(result)}\n`);
+process.stdout.write(`\n${formatTable(result)}\n${written ? `Written: ${written}\n` : ''}`);
 
 if (values.doc) {
   // docs/performance.md's bench table, between its markers: the table as measured, with its date.
