@@ -84,7 +84,7 @@ export interface Target {
 
 export interface BenchResult {
   generated_at: string;
-  machine: { node: string; cpus: number; platform: string };
+  machine: { node: string; cpus: number; platform: string; load_average?: number[][] };
   settings: {
     concurrency: number;
     seed: number;
@@ -547,6 +547,7 @@ function row(
 
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const log = o.log ?? (() => undefined);
+  const loadAtStart = (await import('node:os')).loadavg();
   const rows: Row[] = [];
   const dredd = o.dredd ? findDredd(true, log) : ({ note: 'Dredd skipped (--no-dredd)' } as Dredd);
   log(dredd.note);
@@ -707,6 +708,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       node: process.version,
       cpus: (await import('node:os')).cpus().length,
       platform: `${process.platform} ${process.arch}`,
+      // How busy the machine was (1, 5 and 15 minutes) when the bench began and ended: the table is read against it.
+      load_average: [loadAtStart, (await import('node:os')).loadavg()],
     },
     settings: {
       concurrency: o.concurrency,
@@ -1045,7 +1048,7 @@ export function formatTable(r: BenchResult): string {
           '',
         ]
       : []),
-    `Node ${r.machine.node}, ${r.machine.cpus} CPUs; concurrency ${r.settings.concurrency} (the CLI's default: ${r.settings.default_concurrency}); +N ms: the server holds back every response N ms (a simulated round trip); fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
+    `Node ${r.machine.node}, ${r.machine.cpus} CPUs${r.machine.load_average ? ` (load average ${r.machine.load_average.map((l) => l[0]!.toFixed(1)).join(' at the start, ')} at the end)` : ''}; concurrency ${r.settings.concurrency} (the CLI's default: ${r.settings.default_concurrency}); +N ms: the server holds back every response N ms (a simulated round trip); fuzz: ${r.settings.fuzz_runs} (seed ${r.settings.seed}); HTTPS reference server in the bench process.`,
     '',
     ...(r.settings.latencies_ms.length
       ? [
