@@ -256,9 +256,10 @@ async function checkedRun(
   after?.catch(() => undefined);
   // The catalogue: selection, --list, the baseline's ids and coverage. The checks' process loads the checks anyway and
   // says their heads: this process does not load them a second time (only --list, which runs none, does).
-  const heads: CheckHead[] = (await checks?.heads()) ?? (await loadCheckHeads());
+  const catalogue: Promise<CheckHead[]> = checks ? checks.heads().then((h) => h ?? loadCheckHeads()) : loadCheckHeads();
+  catalogue.catch(() => undefined);
   if (v.list) {
-    out(listText(heads));
+    out(listText(await catalogue));
     return 0;
   }
   setColour(
@@ -276,8 +277,15 @@ async function checkedRun(
   >;
   const only = (v.only as string[] | undefined) ?? [];
   const skip = (v.skip as string[] | undefined) ?? [];
-  // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
-  const selected = selectChecks(heads, only, skip);
+  // Before any request and before the report directory is touched: a typo in a CI file is a usage error. Without
+  // --only and --skip every check runs, and nothing about the selection can be wrong: the preflight then goes out
+  // without waiting for the catalogue (see below).
+  let heads: CheckHead[] | undefined;
+  let selected: CheckHead[] | undefined;
+  if (only.length || skip.length) {
+    heads = await catalogue;
+    selected = selectChecks(heads, only, skip);
+  }
   const progressEvery = plainProgressEvery(process.env);
   // --record-har: a path that cannot be written is a usage error before any request (the file is created empty).
   const harFile = typeof v['record-har'] === 'string' ? v['record-har'] : undefined;
@@ -311,8 +319,9 @@ async function checkedRun(
   const interruption = interruptions();
   try {
     // Known failures (--baseline): read before the run, so a bad file is a usage error that costs no requests.
+    if (config.baseline) heads ??= await catalogue;
     const known = config.baseline ? await import('./baseline.js') : undefined;
-    const entries = known?.readBaseline(config.baseline!, new Set(heads.map((c) => c.id)));
+    const entries = known?.readBaseline(config.baseline!, new Set(heads!.map((c) => c.id)));
     const baseline = entries && known!.entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
@@ -321,6 +330,14 @@ async function checkedRun(
     let unverified: string[];
     const startedAt = new Date();
     const [{ preflight, SetupError }, { deadlineWords }] = await before!;
+    // The preflight goes out now; when no usage error can come from the catalogue any more (no --only, --skip or
+    // --baseline), while the checks' process is still loading the checks.
+    const preflighting = preflight(config, redactor);
+    preflighting.catch(() => undefined);
+    heads ??= await catalogue;
+    selected ??= selectChecks(heads, only, skip);
+    const catalogueHeads = heads;
+    const chosen = selected;
     // A run stopped before any check started: the report directory (NOTHING JUDGED, the line, no checks) and the
     // job summary, so CI's artifact, JUnit widget and summary say why. No check, so no annotation: the terminal
     // keeps its one line.
@@ -329,7 +346,7 @@ async function checkedRun(
         facts,
         { records: [], errors: [] },
         {
-          catalogue: heads,
+          catalogue: catalogueHeads,
           startedAt,
           setupStop: redactor.redact(line),
           ...(cause !== undefined ? { stopCause: cause } : {}),
@@ -341,7 +358,7 @@ async function checkedRun(
       return EXIT.incomplete;
     };
     try {
-      unverified = await preflight(config, redactor);
+      unverified = await preflighting;
     } catch (e) {
       if (!(e instanceof SetupError)) throw e;
       err(`conformance: ${e.message}\n`);
@@ -359,13 +376,13 @@ async function checkedRun(
       {
         type: 'run',
         config,
-        only: selected.map((c) => c.id),
+        only: chosen.map((c) => c.id),
         deadlineAt,
         progress: !quiet,
         ...(harFile !== undefined ? { recordHar: resolve(harFile) } : {}),
       },
       {
-        selected,
+        selected: chosen,
         // A signal from here on stops the checks and ends the run with the report of what finished.
         interrupted: interruption.promise,
         deadlineWords: deadlineWords(config),
@@ -381,7 +398,7 @@ async function checkedRun(
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of known!.legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
-    for (const l of ceilingLines(selected, heads.length, config.base_url.startsWith('https:'))) out(l);
+    for (const l of ceilingLines(chosen, catalogueHeads.length, config.base_url.startsWith('https:'))) out(l);
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
     // the coverage and the verdict say so.)
@@ -393,7 +410,7 @@ async function checkedRun(
     progress = quiet
       ? undefined
       : new Progress(
-          selected.length,
+          chosen.length,
           out,
           process.stdout.isTTY === true,
           () => requests,
@@ -407,7 +424,7 @@ async function checkedRun(
       facts,
       { records, errors: run.errors.map((e) => redactor.redact(e)) },
       // The rule matrix: a run that left a cell the suite probes unprobed is PARTIAL, and says how many (#35).
-      { catalogue: heads, startedAt: checksStarted, matrix: await matrix },
+      { catalogue: catalogueHeads, startedAt: checksStarted, matrix: await matrix },
     );
     const files = await writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
