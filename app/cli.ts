@@ -16,13 +16,10 @@ import { tool } from '../core/base/paths.js';
 import { redactorFor } from '../core/redact/redact.js';
 import { CREDENTIALS } from '../core/spec/auth-scheme.js';
 import type { RequestProgress } from '../core/session/progress.js';
-import { deadlineWords } from '../core/engine/run.js';
 import { runFacts, runReport } from '../core/engine/run-report.js';
 import type { CheckHead } from '../core/model/report.js';
 import { loadCheckHeads } from './check-heads.js';
-import { runMatrix } from '../suites/rules/index.js';
 import { ChecksProcess } from './run-host.js';
-import { writeReportDir } from './report-dir.js';
 import { selectChecks } from './selection.js';
 import {
   ceilingLines,
@@ -34,8 +31,6 @@ import {
   summaryText,
 } from '../reporters/terminal.js';
 import { didYouMean } from '../core/config/suggest.js';
-import { baselineCommand, entryMap, legacyWarnings, markRecord, readBaseline } from './baseline.js';
-import { githubOutputs } from '../reporters/github.js';
 import { inertBlock, untrustedLine, untrustedLines } from '../core/redact/untrusted-text.js';
 import { argumentProblem, commandArgs, flagSpellings, HelpRequest } from './command-args.js';
 
@@ -122,7 +117,7 @@ const COMMANDS: Record<string, (argv: string[]) => number | Promise<number>> = {
     out((await import('./catalogue.js')).catalogueMarkdown());
     return 0;
   },
-  baseline: (a) => baselineCommand(a, out),
+  baseline: async (a) => (await import('./baseline.js')).baselineCommand(a, out),
   diff: async (a) => (await import('./diff.js')).diffCommand(a, out),
   merge: async (a) => (await import('./merge.js')).mergeCommand(a, out),
   openapi: async (a) => (await import('./openapi-command.js')).openapiCommand(a, out),
@@ -252,11 +247,19 @@ async function checkedRun(
   v: Record<string, string | boolean | string[] | undefined>,
   checks: ChecksProcess | undefined,
 ): Promise<number> {
+  // What a run needs, loaded while the checks' process loads the checks (this process waits for their heads): first
+  // what comes before the first request (the preflight, and with it the HTTP client), then what comes after the checks
+  // (the rule matrix, the report files).
+  const before = checks ? beforeChecks() : undefined;
+  const after = before?.then(afterChecks);
+  before?.catch(() => undefined);
+  after?.catch(() => undefined);
   // The catalogue: selection, --list, the baseline's ids and coverage. The checks' process loads the checks anyway and
   // says their heads: this process does not load them a second time (only --list, which runs none, does).
-  const heads: CheckHead[] = (await checks?.heads()) ?? (await loadCheckHeads());
+  const catalogue: Promise<CheckHead[]> = checks ? checks.heads().then((h) => h ?? loadCheckHeads()) : loadCheckHeads();
+  catalogue.catch(() => undefined);
   if (v.list) {
-    out(listText(heads));
+    out(listText(await catalogue));
     return 0;
   }
   setColour(
@@ -274,8 +277,15 @@ async function checkedRun(
   >;
   const only = (v.only as string[] | undefined) ?? [];
   const skip = (v.skip as string[] | undefined) ?? [];
-  // Before any request and before the report directory is touched: a typo in a CI file is a usage error.
-  const selected = selectChecks(heads, only, skip);
+  // Before any request and before the report directory is touched: a typo in a CI file is a usage error. Without
+  // --only and --skip every check runs, and nothing about the selection can be wrong: the preflight then goes out
+  // without waiting for the catalogue (see below).
+  let heads: CheckHead[] | undefined;
+  let selected: CheckHead[] | undefined;
+  if (only.length || skip.length) {
+    heads = await catalogue;
+    selected = selectChecks(heads, only, skip);
+  }
   const progressEvery = plainProgressEvery(process.env);
   // --record-har: a path that cannot be written is a usage error before any request (the file is created empty).
   const harFile = typeof v['record-har'] === 'string' ? v['record-har'] : undefined;
@@ -309,15 +319,25 @@ async function checkedRun(
   const interruption = interruptions();
   try {
     // Known failures (--baseline): read before the run, so a bad file is a usage error that costs no requests.
-    const entries = config.baseline ? readBaseline(config.baseline, new Set(heads.map((c) => c.id))) : undefined;
-    const baseline = entries && entryMap(entries);
+    if (config.baseline) heads ??= await catalogue;
+    const known = config.baseline ? await import('./baseline.js') : undefined;
+    const entries = known?.readBaseline(config.baseline!, new Set(heads!.map((c) => c.id)));
+    const baseline = entries && known!.entryMap(entries);
     const redactor = redactorFor(config);
     activeRedactor = redactor;
     const facts = runFacts(config, redactor);
     // Preflight: every configured application authenticates, or the run stops here with one line (exit 3).
     let unverified: string[];
     const startedAt = new Date();
-    const { preflight, SetupError } = await import('./preflight.js');
+    const [{ preflight, SetupError }, { deadlineWords }] = await before!;
+    // The preflight goes out now; when no usage error can come from the catalogue any more (no --only, --skip or
+    // --baseline), while the checks' process is still loading the checks.
+    const preflighting = preflight(config, redactor);
+    preflighting.catch(() => undefined);
+    heads ??= await catalogue;
+    selected ??= selectChecks(heads, only, skip);
+    const catalogueHeads = heads;
+    const chosen = selected;
     // A run stopped before any check started: the report directory (NOTHING JUDGED, the line, no checks) and the
     // job summary, so CI's artifact, JUnit widget and summary say why. No check, so no annotation: the terminal
     // keeps its one line.
@@ -326,18 +346,19 @@ async function checkedRun(
         facts,
         { records: [], errors: [] },
         {
-          catalogue: heads,
+          catalogue: catalogueHeads,
           startedAt,
           setupStop: redactor.redact(line),
           ...(cause !== undefined ? { stopCause: cause } : {}),
         },
       );
+      const { writeReportDir, githubOutputs } = await after!;
       const files = await writeReportDir(report, config);
       out(await githubOutputs(report, redactor, process.env, files));
       return EXIT.incomplete;
     };
     try {
-      unverified = await preflight(config, redactor);
+      unverified = await preflighting;
     } catch (e) {
       if (!(e instanceof SetupError)) throw e;
       err(`conformance: ${e.message}\n`);
@@ -355,13 +376,13 @@ async function checkedRun(
       {
         type: 'run',
         config,
-        only: selected.map((c) => c.id),
+        only: chosen.map((c) => c.id),
         deadlineAt,
         progress: !quiet,
         ...(harFile !== undefined ? { recordHar: resolve(harFile) } : {}),
       },
       {
-        selected,
+        selected: chosen,
         // A signal from here on stops the checks and ends the run with the report of what finished.
         interrupted: interruption.promise,
         deadlineWords: deadlineWords(config),
@@ -371,10 +392,13 @@ async function checkedRun(
         },
       },
     );
+    // The run's rule matrix, worked out while the checks run.
+    const matrix = after!.then(({ runMatrix }) => runMatrix(config));
+    matrix.catch(() => undefined);
     out(`${tool.name} ${tool.version}: checking ${redactor.redact(config.base_url)} (fuzz seed ${config.fuzz.seed})\n`);
     for (const w of unverified) out(`Warning: ${w}\n`);
-    if (entries) for (const w of legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
-    for (const l of ceilingLines(selected, heads.length, config.base_url.startsWith('https:'))) out(l);
+    if (entries) for (const w of known!.legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
+    for (const l of ceilingLines(chosen, catalogueHeads.length, config.base_url.startsWith('https:'))) out(l);
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
     // the coverage and the verdict say so.)
@@ -386,7 +410,7 @@ async function checkedRun(
     progress = quiet
       ? undefined
       : new Progress(
-          selected.length,
+          chosen.length,
           out,
           process.stdout.isTTY === true,
           () => requests,
@@ -394,12 +418,13 @@ async function checkedRun(
           config.concurrency,
         );
     const run = await running.finally(() => progress?.end());
-    const records = baseline ? run.records.map((r) => markRecord(r, baseline)) : run.records;
+    const { writeReportDir, githubOutputs } = await after!;
+    const records = baseline ? run.records.map((r) => known!.markRecord(r, baseline)) : run.records;
     const report = runReport(
       facts,
       { records, errors: run.errors.map((e) => redactor.redact(e)) },
       // The rule matrix: a run that left a cell the suite probes unprobed is PARTIAL, and says how many (#35).
-      { catalogue: heads, startedAt: checksStarted, matrix: runMatrix(config) },
+      { catalogue: catalogueHeads, startedAt: checksStarted, matrix: await matrix },
     );
     const files = await writeReportDir(report, config);
     // The summary quotes the server: on GitHub Actions it is printed with workflow commands stopped, and the tool's
@@ -416,6 +441,19 @@ async function checkedRun(
     await stop?.();
   }
 }
+
+/** The modules a run needs before its first request: the preflight (and with it the HTTP client). */
+const beforeChecks = () => Promise.all([import('./preflight.js'), import('../core/engine/run.js')]);
+
+/** The modules a run needs once its checks ended: the rule matrix and the report's files. */
+const afterChecks = async () => {
+  const [{ runMatrix }, { writeReportDir }, { githubOutputs }] = await Promise.all([
+    import('../suites/rules/index.js'),
+    import('./report-dir.js'),
+    import('../reporters/github.js'),
+  ]);
+  return { runMatrix, writeReportDir, githubOutputs };
+};
 
 /** Creates --record-har's file (empty) before the run, or stops with a usage error: no request is sent. */
 async function prepareRecording(file: string, reportDir: string): Promise<void> {

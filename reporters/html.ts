@@ -1,3 +1,4 @@
+import { naturalOrder } from '../core/base/natural-order.js';
 import { createHash } from 'node:crypto';
 import { writeFileAtomic } from '../core/base/atomic-file.js';
 import { join } from 'node:path';
@@ -308,7 +309,7 @@ function specAppendix(report: Report): Html {
   const sections = shippedSections();
   const keys = [...new Set(report.checks.flatMap((c) => citedKeys(c.spec)))]
     .filter((k) => sections.has(k))
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    .sort(naturalOrder);
   return html`<h2 id="spec">Spec sections cited</h2><p class="note">From the spec this version of the suite checks (shipped with it as spec/open-platform-api.md).</p>
 ${keys.map((k) => html`<details id="spec-${k.replace(/\W+/g, '-')}"><summary>${sectionHeading(k, sections.get(k)!.title)}</summary><div class="spec-text">${sections.get(k)!.text}</div></details>`)}`;
 }

@@ -1,3 +1,4 @@
+import { naturalOrder } from '../core/base/natural-order.js';
 import { AREAS, type Area, type Level } from '../core/model/check.js';
 import {
   findingsOf,
@@ -280,9 +281,7 @@ export function exitCodesText(usage = 'a usage or config error, one line on stde
 export function listText(
   checks: ReadonlyArray<{ id: string; level: Level; area: Area; spec: string; title: string }>,
 ): string {
-  const sorted = [...checks].sort(
-    (a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }),
-  );
+  const sorted = [...checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || naturalOrder(a.id, b.id));
   const w = Math.max(...sorted.map((c) => c.id.length));
   return `${sorted.map((c) => `${c.id.padEnd(w)}  ${c.level.padEnd(6)}  ${c.area.padEnd(11)}  ${c.title}  [${c.spec}]`).join('\n')}\n`;
 }

@@ -118,4 +118,21 @@ test('npm run bench machinery: fixture size, one run, table and JSON', () => {
     `| fixture +20 ms | dependency floor: the longest chain, ${dependency.chain} round trips, × 20 ms (counted in the unbounded run) | 0 | ${dependency.requests} | ${dependency.wall_ms} ms |`,
   );
   expect(r.stdout).toContain(`Written: ${out}`);
+  // The request count before issue 35 (231) beside this run's.
+  expect(r.stdout).toContain(`requests: 231 before issue 35's probes, ${suite.requests} in this run`);
+
+  // The table again from the saved results, nothing measured (what the coordinator reruns after a merge): the same
+  // table, and the same targets.
+  const again = spawnSync(process.execPath, [join(packageRoot, 'dist', 'bench', 'bench.js'), '--from', out], {
+    cwd: packageRoot,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  expect(again.status, again.stderr).toBe(0);
+  const table = (s: string): string =>
+    s
+      .slice(s.indexOf('| size |'))
+      .replace(/Written: .*\n/, '')
+      .trim();
+  expect(table(again.stdout)).toBe(table(r.stdout));
 }, 120_000);

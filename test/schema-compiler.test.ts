@@ -6,6 +6,7 @@ import {
   compileValidator,
   precompiledRefs,
   precompiledValidators,
+  SCHEMA_GROUPS,
   PRECOMPILED_DIR,
   schemaDocuments,
   writeStandaloneModules,
@@ -66,7 +67,7 @@ describe('precompiled schema validators', () => {
     const other = mkdtempSync(join(tmpdir(), 'schema-compiler-stale-'));
     try {
       writeStandaloneModules(other);
-      for (const group of ['api', 'tool'])
+      for (const group of SCHEMA_GROUPS)
         writeFileSync(
           join(other, `schema-validators.${group}.cjs`),
           'exports.inputs = "old"; exports.create = () => ({});',

@@ -1,3 +1,4 @@
+import { naturalOrder } from '../base/natural-order.js';
 import type { Area, CheckResult, Level, Status } from './check.js';
 import { AREAS, REQUIREMENT_WORDS } from './check.js';
 import { tool } from '../base/paths.js';
@@ -456,9 +457,7 @@ export function summarize(checks: CheckRecord[]): Report['summary'] {
 
 /** Checks in a stable order: by area (the order a vendor fixes things), then by id; never by completion. */
 export function sortChecks(checks: CheckRecord[]): CheckRecord[] {
-  return [...checks].sort(
-    (a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || a.id.localeCompare(b.id, 'en', { numeric: true }),
-  );
+  return [...checks].sort((a, b) => AREAS.indexOf(a.area) - AREAS.indexOf(b.area) || naturalOrder(a.id, b.id));
 }
 
 /**

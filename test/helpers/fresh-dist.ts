@@ -77,7 +77,9 @@ export function distStaleness(root: string, maxReasons = 5): Staleness {
   // The build's second step: the validators compiled from schemas/ (a package with a build script has them).
   const schemas = join(root, 'schemas');
   if (buildCommand(root).shown === 'npm run build' && existsSync(schemas)) {
-    const built = ['api', 'tool'].map((g) => join(dist, 'core', `schema-validators.${g}.cjs`));
+    const built = ['api', 'config', 'report', 'baseline', 'attestation'].map((g) =>
+      join(dist, 'core', `schema-validators.${g}.cjs`),
+    );
     const newest = Math.max(0, ...filesUnder(schemas, (n) => n.endsWith('.json')).map(mtime));
     const missing = built.find((f) => !existsSync(f));
     if (missing || Math.min(...built.map(mtime)) < Math.max(newest, configTime)) {
