@@ -42,12 +42,14 @@ function unknownInterfaceWithoutToken(req: ApiRequest): boolean {
 /** Mutants that each break one failure branch of the error checks that had none of its own (issue #27). */
 export const waysErrorMutants: Mutant[] = [
   {
-    // ERR-02/03's "the error carries data" branch (unknownIdsAreErrors), at the seats.
+    // ERR-02/03's "the error carries data" branch (unknownIdsAreErrors), at the seats: app's (merchant 1's), as other_app's
+    // unknown ids are ERR-04's to judge for data (#35).
     name: 'unknown-seat-error-carries-data',
-    description: 'an unknown seat id of 7–9 digits answers code 404 with data {"seat_id": <the id asked for>}',
+    description:
+      'an unknown seat id of 7–9 digits asked by merchant 1 answers code 404 with data {"seat_id": <the id asked for>}',
     kills: ['ERR-03'],
     handle: (req, next, world) =>
-      unknownBigId(req, world, 'seats')
+      unknownBigId(req, world, 'seats') && req.merchant?.id === 1
         ? withBody(next(), (b) => {
             b.data = { seat_id: req.path.slice('/seats/'.length) };
           })
