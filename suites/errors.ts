@@ -116,7 +116,8 @@ export async function unknownInterface(
     ...(token !== undefined ? { token } : {}),
   });
   const request = `GET ${UNKNOWN_INTERFACE}${withToken ? withTokenOf(who) : ' without a token'}`;
-  return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request, key: request, reply };
+  const kind = withToken ? `unknown interface${withTokenOf(who)}` : 'unknown interface without a token';
+  return { kind, request, key: request, reply };
 }
 
 /** Ids that cannot be in the list (app's, or other_app's): the largest integer id plus a large offset, and a non-numeric id. */
@@ -155,7 +156,7 @@ export async function unknownIdProbes(
       const path = detailPath(resource, encodeURIComponent(id));
       const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}${withTokenOf(who)}`;
       return {
-        kind: `unknown ${nounOf(resource)} id`,
+        kind: `unknown ${nounOf(resource)} id${withTokenOf(who)}`,
         request: `GET ${path}${withTokenOf(who)}`,
         key,
         reply: await ctx.api.once(`errors:unknown-id:${who === 'app' ? '' : `${who}:`}${path}`, { path, token }),
@@ -194,7 +195,7 @@ export async function otherNoTokenProbes(ctx: CheckContext): Promise<ErrorProbe[
     }
     const path = ep.path.replace(':id', encodeURIComponent(String(id)));
     out.push({
-      kind: 'no token',
+      kind: "no token, at other_app's ids",
       request: `GET ${path} (other_app's) without a token`,
       key: `GET ${ep.path} without a token, at other_app's ids`,
       reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
@@ -268,7 +269,7 @@ export async function authWithoutParams(ctx: CheckContext, who: Who | OtherApp =
   const token = who === 'app' ? undefined : await tokenOf(ctx, who);
   const request = `GET ${AUTH_PATH} without ${KEY_PAIR_QUERY.publicKey} and ${KEY_PAIR_QUERY.secretKey}${withTokenOf(who)}`;
   return {
-    kind: `missing ${AUTH_PATH} parameters`,
+    kind: `missing ${AUTH_PATH} parameters${withTokenOf(who)}`,
     request,
     key: request,
     reply: await ctx.api.once(`errors:auth-no-params${who === 'app' ? '' : `:${who}`}`, {
@@ -287,7 +288,7 @@ async function otherListQueryProbes(ctx: CheckContext, who: OtherApp): Promise<E
   const token = await tokenOf(ctx, who);
   return Promise.all(
     LIST_PATHS.map(async (path) => ({
-      kind: 'query parameters',
+      kind: `query parameters${withTokenOf(who)}`,
       request: `GET ${path}?${new URLSearchParams(LIST_QUERY).toString()}${withTokenOf(who)}`,
       key: `GET ${path}?query${withTokenOf(who)}`,
       reply: await ctx.api.once(`errors:query:${who}:${path}`, { path, query: LIST_QUERY, token }),
@@ -309,6 +310,10 @@ export async function disabledDataErrors(ctx: CheckContext): Promise<ErrorProbe[
   ]);
   return parts.flat();
 }
+
+/** Whether a probe's answer is an error: where a success is right, one by its code (even malformed) is not. */
+const isErrorAnswer = ({ maySucceed, reply }: ErrorProbe): boolean =>
+  !(maySucceed && isRecord(reply.json) && Number(reply.json.code) === 200);
 
 /** The errors of §7 provoked with another application's token (#35): the same requests as app's, and its refusals. */
 function otherApplicationErrors(ctx: CheckContext, who: OtherApp): Array<Promise<ErrorProbe[]>> {
@@ -447,11 +452,12 @@ export const errorChecks = defineChecks('errors', [
     spec: '§1, §2.1, §7',
     async run(ctx) {
       const found = new Findings();
-      for (const { request, key, reply, judgeData, maySucceed } of await allErrorProbes(ctx)) {
+      for (const probe of await allErrorProbes(ctx)) {
+        const { request, key, reply, judgeData } = probe;
         // A success where an error was due is the failure of the check for that request, not of the error layout.
         if (isSuccessEnvelope(reply)) continue;
         // Where a success is right, one that is malformed (code "200", status "success") is ENV-01's, not an error.
-        if (maySucceed && isRecord(reply.json) && Number(reply.json.code) === 200) continue;
+        if (!isErrorAnswer(probe)) continue;
         // An error is an answer like a success (§1: all interfaces are JSON and UTF-8). The unknown interface asked
         // with a token is among the answers the transport checks read (TRANS-01, TRANS-02): its media type and bytes
         // are theirs to judge.
@@ -467,7 +473,7 @@ export const errorChecks = defineChecks('errors', [
       }
       if (found.length)
         ctx.fail(
-          `expected every error body to be an envelope {status: a string, not "SUCCESS", code: integer}, as JSON (a JSON Content-Type, UTF-8, no byte order mark), and another application's errors to carry no data: ${listed(found.items)}`,
+          `expected every error body to be an envelope {status: a string, not "SUCCESS", code: integer}, as JSON (a JSON Content-Type, UTF-8): ${listed(found.items)}`,
           found.fingerprints,
         );
     },
@@ -561,7 +567,7 @@ export const errorChecks = defineChecks('errors', [
     level: 'INFO',
     spec: '§7',
     async run(ctx) {
-      const probes = await allErrorProbes(ctx);
+      const probes = (await allErrorProbes(ctx)).filter(isErrorAnswer);
       ctx.observe(grouped(probes.map((p) => ({ label: p.kind, phrase: errorPhrase(p.reply) }))));
     },
   },

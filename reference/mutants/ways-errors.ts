@@ -105,9 +105,9 @@ export const waysErrorMutants: Mutant[] = [
     kills: ['AUTH-09'],
   },
   {
-    // ERR-04's "no JSON object" branch. Not alone: every error ERR-04 reads is judged by its code by another check
-    // too (ERR-01, ERR-02/03, UNAUTH-*, AUTH-06), on the same answer or the same request, and a body that is no JSON
-    // object has none. Here the other is UNAUTH-ORDERS, whose refusals without an open-token header are these.
+    // ERR-04's "no JSON object" branch, with UNAUTH-ORDERS, whose refusals without an open-token header are these and
+    // which judges their code (a body that is no JSON object has none). other-app-unknown-id-text-error proves the
+    // branch alone (#35: other_app's unknown ids, whose code no other check judges).
     ...onPath(
       'orders-no-token-text-refusal',
       'GET /orders without an open-token header answers HTTP 401 with the plain-text body "Unauthorized" (no JSON)',

@@ -73,6 +73,29 @@ export const otherErrorMutants: Mutant[] = [
         : next(),
   },
   {
+    // ERR-04's "no JSON object" branch alone: other_app's unknown ids, whose code no other check judges (#35).
+    name: 'other-app-unknown-id-text-error',
+    description:
+      'an unknown dish or seat id of 7–9 digits asked for with other_app\'s token answers HTTP 404 with the plain-text body "Not Found" (no JSON)',
+    kills: ['ERR-04'],
+    handle: (req, next, world) =>
+      otherAppUnknownId(req, world)
+        ? { http: 404, body: undefined, raw: 'Not Found', headers: { 'content-type': 'text/plain; charset=utf-8' } }
+        : next(),
+  },
+  {
+    // ENV-01's byte order mark branch alone: the successes' serializer (errors are ERR-04's, error-bodies-bom).
+    name: 'success-bodies-bom',
+    description: 'every success envelope starts with a byte order mark (U+FEFF) before its JSON; errors do not',
+    kills: ['ENV-01'],
+    handle: (req, next) => {
+      const r = next();
+      return r.raw === undefined && (r.body as { status?: unknown } | undefined)?.status === 'SUCCESS'
+        ? { ...r, raw: `\uFEFF${JSON.stringify(r.body)}` }
+        : r;
+    },
+  },
+  {
     // ERR-04's data branch: another application's error no other check reads carries no data.
     name: 'other-app-unknown-id-error-carries-data',
     description:

@@ -231,7 +231,10 @@ const ENVELOPE_STATUS = envelopeRule(
       success: ['ENV-01', 'leaves status out'],
       errors: 'leaves status out of an error',
       refusalMutants: { 'AUTH-09': ['auth-disabled-refusal-no-status'] },
-      otherMutants: { [`disabled_app ${WRONG_TOKEN}`]: ['disabled-token-refusal-no-status'] },
+      otherMutants: {
+        [`disabled_app ${WRONG_TOKEN}`]: ['disabled-token-refusal-no-status'],
+        [`other_app ${UNKNOWN_ID}`]: ['other-app-unknown-id-text-error'],
+      },
     }),
     envelopeWay('case', '"success" on success', {
       proven: [
@@ -608,7 +611,7 @@ const JSON_RULE: Rule = {
     way(
       'whitespace or encoding',
       'a byte order mark (U+FEFF) before the JSON: the suite reads the JSON after it, and says so',
-      only(['app'], probed(by('ENV-01', 'bom-every-answer')), ENDPOINTS),
+      only(['app'], probed(by('ENV-01', 'bom-every-answer', 'success-bodies-bom')), ENDPOINTS),
       only(
         ['other_app'],
         probed(noMutant('ENV-01', "adds one to other_app's answers alone (bom-every-answer adds it to every answer)")),
