@@ -114,10 +114,6 @@ const SHARED: Array<[RegExp, string]> = [
     `AUTH-02 judges the same ${TOKEN_FIELD} by §2.6's field table (a non-empty string): an answer that fails AUTH-01 here fails AUTH-02 too`,
   ],
   [
-    /found\.add\(`\$\{request\}: \$\{describeReply\(reply\)\}`, key\)/,
-    'every answer ERR-04 reads is judged for its envelope code by another check too (ERR-01/02/03, UNAUTH-*, AUTH-06): an error that is no JSON object has no code for either',
-  ],
-  [
     /names the same merchant/,
     `the four ISO checks each compare the two merchants: ${AUTH_PATH} naming one merchant for both applications stops every one of them`,
   ],

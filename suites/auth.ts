@@ -43,6 +43,8 @@ import {
   type ProbeApp,
 } from './support/token-probes.js';
 import { Blocked } from '../core/session/check-errors.js';
+import { disabledDataErrors, disabledTokenReplies } from './errors.js';
+import { errorAnswerProblems } from './support/error-answers.js';
 
 /** What is wrong with an answer to a request that carries no valid token, or undefined when it is a refusal. */
 function refusalProblem(r: Reply, codes: number[], sensitive: Sensitive): string | undefined {
@@ -494,10 +496,13 @@ export const authChecks = defineChecks('auth', [
       replies.forEach((r, i) => {
         const { label } = probes[i]!;
         const code = envelopeCode(r);
-        ctx.shows(r, code !== 401 || carriesData(r) ? 'finding' : 'correct');
+        // A refusal is an answer like any other: the error envelope, as JSON in UTF-8 (§1, §2.1, §7; ERR-04's judgement).
+        const envelope = code === 401 ? errorAnswerProblems(r) : [];
+        ctx.shows(r, code !== 401 || carriesData(r) || envelope.length ? 'finding' : 'correct');
         if (code !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
         else if (carriesData(r))
           found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
+        for (const p of envelope) found.add(`${label}: ${p.text}`, `${label}:envelope${p.suffix}`);
       });
       if (found.length)
         ctx.fail(
@@ -541,15 +546,18 @@ export const authChecks = defineChecks('auth', [
     spec: '§5.5, §5.4, §7',
     requires: ['disabled_app_token'],
     async run(ctx) {
-      const token = ctx.config.disabled_app!.token!;
       const found = new Findings();
-      await Promise.all(
-        (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
-          const r = await ctx.send({ path, token });
-          if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
-          else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
-        }),
-      );
+      // Sent once and shared with ERR-04, which judges the same refusals as envelopes, JSON and UTF-8 (#35).
+      for (const { ep, path, reply: r } of await disabledTokenReplies(ctx)) {
+        if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
+        else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
+      }
+      // Its other requests of the data endpoints (#35), shared with ERR-04: unknown ids and the lists with query
+      // parameters. Refused, with whatever error code (an id or a parameter may be judged before the token), no data.
+      for (const { request, key, reply: r } of await disabledDataErrors(ctx)) {
+        if (successData(r).ok) found.add(`${request}: answered ${describeReply(r)}`, key);
+        else if (carriesData(r)) found.add(`${request}: the refusal carries data`, key);
+      }
       if (found.length)
         ctx.fail(
           `expected code 401 for the disabled application's token, got ${found.items.join('; ')}`,

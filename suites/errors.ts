@@ -3,14 +3,14 @@ import { Blocked, CheckFailure } from '../core/session/check-errors.js';
 import { isRecord, successData } from '../core/session/api.js';
 import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource, type Who } from '../core/spec/resources.js';
 import type { Reply } from '../core/transport/exchange.js';
-import { AUTH_PATH, detailPath } from '../core/spec/endpoints.js';
+import { AUTH_PATH, DATA_ENDPOINTS, detailPath, type Endpoint } from '../core/spec/endpoints.js';
 import { KEY_PAIR_QUERY } from '../core/spec/auth-scheme.js';
 import { carriesData, describeReply, envelopeCode, expectError } from '../core/model/assertions.js';
 import { show } from '../core/redact/quote.js';
-import { formatErrors, validate } from '../core/spec/schemas.js';
+import { validate } from '../core/spec/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { judgedApplications } from './support/tenants.js';
-import { contentTypeProblem } from './support/media-type.js';
+import { errorAnswerProblems } from './support/error-answers.js';
 import { sameContent } from './support/compare.js';
 import { Findings } from '../core/model/findings.js';
 import { errorPhrase, grouped } from './support/observations.js';
@@ -67,25 +67,62 @@ export interface ErrorProbe {
   request: string;
   key: string;
   reply: Reply;
+  /**
+   * No other check reads this answer's data (another application's errors, #35): ERR-04 judges that it carries none
+   * (§2.1 data, §5.4, §7). app's errors, the unknown interface's and the disabled token's refusals have their own.
+   */
+  judgeData?: true;
+  /** A success is a right answer too (a list ignoring its query parameters): only an error is judged. */
+  maySucceed?: true;
 }
+
+/**
+ * The applications besides app whose errors the suite provokes as well (#35): other_app, with its token, and the
+ * disabled application, with its earlier token (§5.5: refused with 401 wherever it goes).
+ */
+export type OtherApp = 'other_app' | 'disabled_app';
+
+/** The other applications this run has: other_app when configured, the disabled application when it has a token. */
+export function otherErrorApps(ctx: Pick<CheckContext, 'config'>): OtherApp[] {
+  return [
+    ...(ctx.config.other_app ? ['other_app' as const] : []),
+    ...(ctx.config.disabled_app?.token ? ['disabled_app' as const] : []),
+  ];
+}
+
+/** An application's token: app's and other_app's from their /auth, the disabled application's as configured. */
+async function tokenOf(ctx: CheckContext, who: Who | OtherApp): Promise<string> {
+  if (who !== 'disabled_app') return ctx.api.token(who);
+  const token = ctx.config.disabled_app?.token;
+  if (token === undefined) throw new Blocked('no token of the disabled application is configured');
+  return token;
+}
+
+/** How a request names the application whose token it carries: nothing for app. */
+const withTokenOf = (who: Who | OtherApp): string => (who === 'app' ? '' : ` with ${who}'s token`);
 
 /** The key of the unknown interface asked with the token: the one error the transport checks read. */
 const TRANSPORT_SAMPLE = `GET ${UNKNOWN_INTERFACE}`;
 
-/** GET of an interface that does not exist, with the valid token or with none. */
-export async function unknownInterface(ctx: CheckContext, withToken: boolean): Promise<ErrorProbe> {
-  const token = withToken ? await ctx.api.token() : undefined;
-  const reply = await ctx.api.once(`errors:unknown-interface:${withToken}`, {
+/** GET of an interface that does not exist, with the valid token (app's, or another application's) or with none. */
+export async function unknownInterface(
+  ctx: CheckContext,
+  withToken: boolean,
+  who: Who | OtherApp = 'app',
+): Promise<ErrorProbe> {
+  const token = withToken ? await tokenOf(ctx, who) : undefined;
+  const reply = await ctx.api.once(`errors:unknown-interface:${withToken}${who === 'app' ? '' : `:${who}`}`, {
     path: UNKNOWN_INTERFACE,
     token,
   });
-  const request = `GET ${UNKNOWN_INTERFACE}${withToken ? '' : ' without a token'}`;
-  return { kind: withToken ? 'unknown interface' : 'unknown interface without a token', request, key: request, reply };
+  const request = `GET ${UNKNOWN_INTERFACE}${withToken ? withTokenOf(who) : ' without a token'}`;
+  const kind = withToken ? `unknown interface${withTokenOf(who)}` : 'unknown interface without a token';
+  return { kind, request, key: request, reply };
 }
 
-/** Ids that cannot be in the list: the largest integer id plus a large offset, and a non-numeric id. */
-export async function unknownIds(ctx: CheckContext, resource: Resource): Promise<string[]> {
-  const items = await ctx.api.list(`/${resource}`);
+/** Ids that cannot be in the list (app's, or other_app's): the largest integer id plus a large offset, and a non-numeric id. */
+export async function unknownIds(ctx: CheckContext, resource: Resource, who: Who = 'app'): Promise<string[]> {
+  const items = await ctx.api.list(`/${resource}`, who);
   let max = 0n;
   for (const { id } of items) {
     // Numeric strings count too: a server rendering ids as strings must not make a real id look unknown.
@@ -106,17 +143,25 @@ export async function unknownIds(ctx: CheckContext, resource: Resource): Promise
  * GET of a dish or seat by ids the merchant cannot have (past its largest id, not a number), sent once and shared by
  * ERR-02/03, the checks of every error answer and INFO-ERR-UNKNOWN-ID.
  */
-export async function unknownIdProbes(ctx: CheckContext, resource: Resource): Promise<ErrorProbe[]> {
-  const token = await ctx.api.token();
+export async function unknownIdProbes(
+  ctx: CheckContext,
+  resource: Resource,
+  who: Who | OtherApp = 'app',
+): Promise<ErrorProbe[]> {
+  const token = await tokenOf(ctx, who);
+  // other_app's ids past its own largest; the disabled application has no records: app's unknown ids serve.
+  const ids = await unknownIds(ctx, resource, who === 'other_app' ? who : 'app');
   return Promise.all(
-    (await unknownIds(ctx, resource)).map(async (id) => {
+    ids.map(async (id) => {
       const path = detailPath(resource, encodeURIComponent(id));
-      const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}`;
+      const key = `GET /${resource}/:${id === NON_NUMERIC_ID ? 'unknown-text-id' : 'unknown-number-id'}${withTokenOf(who)}`;
       return {
-        kind: `unknown ${nounOf(resource)} id`,
-        request: `GET ${path}`,
+        kind: `unknown ${nounOf(resource)} id${withTokenOf(who)}`,
+        request: `GET ${path}${withTokenOf(who)}`,
         key,
-        reply: await ctx.api.once(`errors:unknown-id:${path}`, { path, token }),
+        reply: await ctx.api.once(`errors:unknown-id:${who === 'app' ? '' : `${who}:`}${path}`, { path, token }),
+        // The disabled application's are AUTH-10's to judge for data (its token at a data endpoint).
+        ...(who === 'other_app' ? { judgeData: true as const } : {}),
       };
     }),
   );
@@ -132,6 +177,67 @@ export async function noTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
       reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
     })),
   );
+}
+
+/** The longest path of other_app's ids the errors are asked at (support/token-probes.ts keeps the same bound). */
+const LONG_PATH = 2048;
+
+/**
+ * The detail endpoints without a token at other_app's ids (#35): a request without a token is no application's, but
+ * the paths of merchant B's records are other_app's; the lists' paths are the same for every application (sent once,
+ * by noTokenProbes).
+ */
+export async function otherNoTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
+  const out: ErrorProbe[] = [];
+  for (const ep of DATA_ENDPOINTS) {
+    if (!ep.of) continue;
+    const id = (await ctx.api.list(`/${ep.of}`, 'other_app'))[0]?.id;
+    if (id === undefined) {
+      ctx.note(`${ep.path} without a token at other_app's ids: not sent, GET /${ep.of} with its token is empty`);
+      continue;
+    }
+    const path = ep.path.replace(':id', encodeURIComponent(String(id)));
+    // An id of megabytes a hostile list gave is asked for by app's requests already: not a second time here.
+    if (path.length > LONG_PATH) {
+      ctx.note(`${ep.path} without a token at other_app's ids: not sent, the path has ${path.length} characters`);
+      continue;
+    }
+    out.push({
+      kind: "no token, at other_app's ids",
+      request: `GET ${path} (other_app's) without a token`,
+      key: `GET ${ep.path} without a token, at other_app's ids`,
+      reply: await ctx.api.once(`errors:no-token:${path}`, { path }),
+      judgeData: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * Data endpoints 2–7 with the disabled application's earlier token (§5.5: refused with 401), each sent once: AUTH-10
+ * judges their code and data, ERR-04 the same answers as envelopes, JSON and UTF-8 (#35).
+ */
+export async function disabledTokenReplies(
+  ctx: CheckContext,
+): Promise<Array<{ ep: Endpoint; path: string; reply: Reply }>> {
+  const token = await tokenOf(ctx, 'disabled_app');
+  return Promise.all(
+    (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
+      ep,
+      path,
+      reply: await ctx.api.once(`auth:disabled-token:${path}`, { path, token }),
+    })),
+  );
+}
+
+/** The disabled application's refusals as error answers (ERR-04). */
+async function disabledTokenProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
+  return (await disabledTokenReplies(ctx)).map(({ ep, path, reply }) => ({
+    kind: "the disabled application's token",
+    request: `GET ${path} with the disabled application's earlier token`,
+    key: `GET ${ep.path} with disabled_app's token`,
+    reply,
+  }));
 }
 
 /**
@@ -163,15 +269,73 @@ export async function wrongTokenProbes(ctx: CheckContext, who: Who): Promise<Err
   );
 }
 
-/** /auth with neither secret nor key (§4 endpoint 1: both required). */
-export async function authWithoutParams(ctx: CheckContext): Promise<ErrorProbe> {
-  const request = `GET ${AUTH_PATH} without ${KEY_PAIR_QUERY.publicKey} and ${KEY_PAIR_QUERY.secretKey}`;
+/**
+ * /auth with neither secret nor key (§4 endpoint 1: both required); for another application, with its token in the
+ * token header instead (a token is no key pair: no token is issued for it, whatever error answers it).
+ */
+export async function authWithoutParams(ctx: CheckContext, who: Who | OtherApp = 'app'): Promise<ErrorProbe> {
+  const token = who === 'app' ? undefined : await tokenOf(ctx, who);
+  const request = `GET ${AUTH_PATH} without ${KEY_PAIR_QUERY.publicKey} and ${KEY_PAIR_QUERY.secretKey}${withTokenOf(who)}`;
   return {
-    kind: `missing ${AUTH_PATH} parameters`,
+    kind: `missing ${AUTH_PATH} parameters${withTokenOf(who)}`,
     request,
     key: request,
-    reply: await ctx.api.once('errors:auth-no-params', { path: AUTH_PATH }),
+    reply: await ctx.api.once(`errors:auth-no-params${who === 'app' ? '' : `:${who}`}`, {
+      path: AUTH_PATH,
+      ...(token !== undefined ? { token } : {}),
+    }),
+    ...(who === 'app' ? {} : { judgeData: true as const }),
   };
+}
+
+/**
+ * The lists with query parameters (§4 rule 2) and another application's token: an error among them is judged as
+ * an envelope and for its data (ERR-04); a success is ERR-06's (app's) to compare.
+ */
+async function otherListQueryProbes(ctx: CheckContext, who: OtherApp): Promise<ErrorProbe[]> {
+  const token = await tokenOf(ctx, who);
+  return Promise.all(
+    LIST_PATHS.map(async (path) => ({
+      kind: `query parameters${withTokenOf(who)}`,
+      request: `GET ${path}?${new URLSearchParams(LIST_QUERY).toString()}${withTokenOf(who)}`,
+      key: `GET ${path}?query${withTokenOf(who)}`,
+      reply: await ctx.api.once(`errors:query:${who}:${path}`, { path, query: LIST_QUERY, token }),
+      maySucceed: true as const,
+      // The disabled application's are AUTH-10's to judge for data (its token at a data endpoint).
+      ...(who === 'other_app' ? { judgeData: true as const } : {}),
+    })),
+  );
+}
+
+/**
+ * The disabled application's earlier token at the data endpoints beside AUTH-10's own requests (#35): unknown ids
+ * and the lists with query parameters, sent once and shared by AUTH-10 (refused, no data) and ERR-04 (the envelope).
+ */
+export async function disabledDataErrors(ctx: CheckContext): Promise<ErrorProbe[]> {
+  const parts = await Promise.all([
+    ...DETAIL_RESOURCES.map((resource) => unknownIdProbes(ctx, resource, 'disabled_app')),
+    otherListQueryProbes(ctx, 'disabled_app'),
+  ]);
+  return parts.flat();
+}
+
+/** Whether a probe's answer is an error: where a success is right, one by its code (even malformed) is not. */
+const isErrorAnswer = ({ maySucceed, reply }: ErrorProbe): boolean =>
+  !(maySucceed && isRecord(reply.json) && Number(reply.json.code) === 200);
+
+/** The errors of §7 provoked with another application's token (#35): the same requests as app's, and its refusals. */
+function otherApplicationErrors(ctx: CheckContext, who: OtherApp): Array<Promise<ErrorProbe[]>> {
+  return [
+    unknownInterface(ctx, true, who).then((p) => [p]),
+    authWithoutParams(ctx, who).then((p) => [p]),
+    ...(who === 'other_app'
+      ? [
+          ...DETAIL_RESOURCES.map((resource) => unknownIdProbes(ctx, resource, who)),
+          otherListQueryProbes(ctx, who),
+          otherNoTokenProbes(ctx),
+        ]
+      : [disabledDataErrors(ctx), disabledTokenProbes(ctx)]),
+  ];
 }
 
 /** Every error answer the errors area provokes; blocked prerequisites leave their probes out. */
@@ -183,6 +347,7 @@ export async function allErrorProbes(ctx: CheckContext): Promise<ErrorProbe[]> {
     noTokenProbes(ctx),
     ...judgedApplications(ctx).map(({ who }) => wrongTokenProbes(ctx, who)),
     authWithoutParams(ctx).then((p) => [p]),
+    ...otherErrorApps(ctx).flatMap((who) => otherApplicationErrors(ctx, who)),
   ]);
   const out: ErrorProbe[] = [];
   for (const p of parts) {
@@ -257,6 +422,20 @@ export const errorChecks = defineChecks('errors', [
       const without = await unknownInterface(ctx, false);
       expectError(ctx, without.reply, [404, 401], without.request);
       if (carriesData(without.reply)) ctx.fail(`${without.request}: the error carries data`);
+      // Every configured application's token (#35): other_app's is a valid one (404); the disabled application's is
+      // refused (§5.5), before routing (401) or after (404).
+      for (const who of otherErrorApps(ctx)) {
+        let other: ErrorProbe;
+        try {
+          other = await unknownInterface(ctx, true, who);
+        } catch (e) {
+          if (!(e instanceof Blocked)) throw e;
+          ctx.note(`${UNKNOWN_INTERFACE}${withTokenOf(who)}: not asked (${e.message})`);
+          continue;
+        }
+        expectError(ctx, other.reply, who === 'other_app' ? [404] : [404, 401], other.request);
+        if (carriesData(other.reply)) ctx.fail(`${other.request}: the error carries data`, [`${who}:data`]);
+      }
     },
   },
   {
@@ -281,23 +460,24 @@ export const errorChecks = defineChecks('errors', [
     spec: '§1, §2.1, §7',
     async run(ctx) {
       const found = new Findings();
-      for (const { request, key, reply } of await allErrorProbes(ctx)) {
+      for (const probe of await allErrorProbes(ctx)) {
+        const { request, key, reply, judgeData } = probe;
         // A success where an error was due is the failure of the check for that request, not of the error layout.
         if (isSuccessEnvelope(reply)) continue;
-        if (!isRecord(reply.json)) {
-          ctx.shows(reply, 'finding');
-          found.add(`${request}: ${describeReply(reply)}`, key);
-          continue;
-        }
-        const errors = validate('envelope.error', reply.json);
-        ctx.shows(reply, errors.length ? 'finding' : 'correct');
-        if (errors.length) found.add(`${request}: ${formatErrors(errors)} (got ${describeReply(reply)})`, key);
+        // Where a success is right, one that is malformed (code "200", status "success") is ENV-01's, not an error.
+        if (!isErrorAnswer(probe)) continue;
         // An error is an answer like a success (§1: all interfaces are JSON and UTF-8). The unknown interface asked
-        // with the token is among the answers the transport checks read (TRANS-01, TRANS-02): theirs to judge.
-        if (key === TRANSPORT_SAMPLE) continue;
-        const media = contentTypeProblem(reply.headers['content-type']);
-        if (media) found.add(`${request}: ${media}`, `${key}:content-type`);
-        if (!reply.utf8) found.add(`${request}: the body is not valid UTF-8 (§1)`, `${key}:utf-8`);
+        // with a token is among the answers the transport checks read (TRANS-01, TRANS-02): its media type and bytes
+        // are theirs to judge.
+        const problems = errorAnswerProblems(reply, !key.startsWith(TRANSPORT_SAMPLE));
+        // Another application's error no other check reads carries no data (§2.1 data, §5.4, §7; #35).
+        if (judgeData && carriesData(reply))
+          problems.push({
+            text: `the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`,
+            suffix: ':data',
+          });
+        ctx.shows(reply, problems.length ? 'finding' : 'correct');
+        for (const p of problems) found.add(`${request}: ${p.text}`, `${key}${p.suffix}`);
       }
       if (found.length)
         ctx.fail(
@@ -370,7 +550,15 @@ export const errorChecks = defineChecks('errors', [
           continue;
         }
         const code = envelopeCode(query);
-        if (code === 400 && validate('envelope.error', query.json).length === 0) continue;
+        if (code === 400 && validate('envelope.error', query.json).length === 0) {
+          // A 400 is an error like any other: it carries no data (§2.1 data, §7).
+          if (carriesData(query))
+            problems.push({
+              text: `GET ${path}?${q}: the 400 carries data ${show((query.json as { data?: unknown }).data, 80)}`,
+              fingerprint: `GET ${path}?query:data`,
+            });
+          continue;
+        }
         problems.push({ text: `GET ${path}?${q}: ${describeReply(query)}`, fingerprint: `GET ${path}?query` });
       }
       if (problems.length)
@@ -387,7 +575,7 @@ export const errorChecks = defineChecks('errors', [
     level: 'INFO',
     spec: '§7',
     async run(ctx) {
-      const probes = await allErrorProbes(ctx);
+      const probes = (await allErrorProbes(ctx)).filter(isErrorAnswer);
       ctx.observe(grouped(probes.map((p) => ({ label: p.kind, phrase: errorPhrase(p.reply) }))));
     },
   },

@@ -257,6 +257,8 @@ export const authMutants: Mutant[] = [
       'UNAUTH-SEAT',
       'UNAUTH-ORDERS',
       'AUTH-10',
+      // other_app's requests without a token at its ids, whose data ERR-04 judges (#35).
+      'ERR-04',
     ],
     handle: (req, next) => {
       const r = next();

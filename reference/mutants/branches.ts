@@ -25,10 +25,10 @@ function authRefusalWithData(
   name: string,
   description: string,
   kill: string,
-  when: (q: URLSearchParams, world: World) => boolean,
+  when: (q: URLSearchParams, world: World, req: ApiRequest) => boolean,
 ): Mutant {
   return {
-    ...onPath(name, description, ['/auth'], (r, req, world) => (when(req.query, world) ? withHint(r) : r)),
+    ...onPath(name, description, ['/auth'], (r, req, world) => (when(req.query, world, req) ? withHint(r) : r)),
     kills: [kill],
   };
 }
@@ -80,7 +80,8 @@ export const branchMutants: Mutant[] = [
     'auth-missing-param-refusal-carries-data',
     '/auth without secret or key refuses with data {"hint": …}',
     'AUTH-06',
-    (q) => !q.get('secret') || !q.get('key'),
+    // Without a token: ERR-04 asks /auth without parameters with other_app's and the disabled token as well (#35).
+    (q, _world, req) => (!q.get('secret') || !q.get('key')) && tokenOfRequest(req.headers) === undefined,
   ),
   authRefusalWithData(
     'auth-wrong-key-refusal-carries-data',

@@ -43,5 +43,6 @@ export const envelopeMutants: Mutant[] = [
     },
   },
   // RFC 8259 §8.1: a JSON sender MUST NOT add a byte order mark; the client reads the JSON after it.
-  { ...bomBodies, kills: ['ENV-01'] },
+  // Errors too: ERR-04 and AUTH-07 judge an error's bytes as a success's (#35).
+  { ...bomBodies, kills: ['ENV-01', 'ERR-04', 'AUTH-07'] },
 ];

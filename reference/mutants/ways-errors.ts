@@ -42,12 +42,14 @@ function unknownInterfaceWithoutToken(req: ApiRequest): boolean {
 /** Mutants that each break one failure branch of the error checks that had none of its own (issue #27). */
 export const waysErrorMutants: Mutant[] = [
   {
-    // ERR-02/03's "the error carries data" branch (unknownIdsAreErrors), at the seats.
+    // ERR-02/03's "the error carries data" branch (unknownIdsAreErrors), at the seats: app's (merchant 1's), as other_app's
+    // unknown ids are ERR-04's to judge for data (#35).
     name: 'unknown-seat-error-carries-data',
-    description: 'an unknown seat id of 7–9 digits answers code 404 with data {"seat_id": <the id asked for>}',
+    description:
+      'an unknown seat id of 7–9 digits asked by merchant 1 answers code 404 with data {"seat_id": <the id asked for>}',
     kills: ['ERR-03'],
     handle: (req, next, world) =>
-      unknownBigId(req, world, 'seats')
+      unknownBigId(req, world, 'seats') && req.merchant?.id === 1
         ? withBody(next(), (b) => {
             b.data = { seat_id: req.path.slice('/seats/'.length) };
           })
@@ -103,9 +105,9 @@ export const waysErrorMutants: Mutant[] = [
     kills: ['AUTH-09'],
   },
   {
-    // ERR-04's "no JSON object" branch. Not alone: every error ERR-04 reads is judged by its code by another check
-    // too (ERR-01, ERR-02/03, UNAUTH-*, AUTH-06), on the same answer or the same request, and a body that is no JSON
-    // object has none. Here the other is UNAUTH-ORDERS, whose refusals without an open-token header are these.
+    // ERR-04's "no JSON object" branch, with UNAUTH-ORDERS, whose refusals without an open-token header are these and
+    // which judges their code (a body that is no JSON object has none). other-app-unknown-id-text-error proves the
+    // branch alone (#35: other_app's unknown ids, whose code no other check judges).
     ...onPath(
       'orders-no-token-text-refusal',
       'GET /orders without an open-token header answers HTTP 401 with the plain-text body "Unauthorized" (no JSON)',

@@ -2,6 +2,7 @@ import { SPEC_FIELDS } from '../support/compare.js';
 import {
   at,
   by,
+  notApplicable,
   notProbed,
   probed,
   probedWhen,
@@ -43,8 +44,8 @@ interface FieldMutant {
 interface Field {
   name: string;
   type: string;
-  /** Absent is allowed (the field appears in samples only): the reading. */
-  optional?: Latitude;
+  /** Absent is allowed (the field appears in samples only): the reading, and the field table's words (§2.5) that say so. */
+  optional?: Latitude & { quote: string };
   /** Who judges the field absent, when not the shape checks (the sample's device members: ORD-02). */
   absentAt?: WaySpec['at'];
   /** A syntax or value set the spec's words fix, judged by the shape checks' schema. */
@@ -108,7 +109,17 @@ function fieldRule(t: Table, f: Field): Rule {
       ? {
           way: 'absent',
           how: `${f.name} left out`,
-          at: [at(undefined, undefined, notProbed(`absent is allowed: ${f.optional.reading}`))],
+          at: [
+            at(
+              undefined,
+              undefined,
+              notApplicable(
+                '§2.5',
+                f.optional.quote,
+                `absent is allowed: ${f.optional.reading}, so the field table does not require every merchant to carry it, and a merchant without it breaks no rule (a present value is judged by its type)`,
+              ),
+            ),
+          ],
         }
       : { way: 'absent', how: `${f.name} left out`, at: f.absentAt ?? shapeOutcomes(t, f, 'absent', 'leaves out') },
   );
@@ -131,7 +142,10 @@ function fieldRule(t: Table, f: Field): Rule {
     apps: APPS,
     appsNote: `disabled_app: ${WHY.noRecords}`,
     ways,
-    latitude: [...(f.optional ? [f.optional] : []), ...(f.latitude ?? [])],
+    latitude: [
+      ...(f.optional ? [{ reading: f.optional.reading, variants: f.optional.variants }] : []),
+      ...(f.latitude ?? []),
+    ],
   };
 }
 
@@ -551,13 +565,21 @@ const MERCHANT_TABLE: Table = {
     {
       name: 'phone',
       type: 'string or null',
-      optional: { reading: 'it appears in samples only', variants: ['extra-fields-and-nulls'] },
+      optional: {
+        reading: 'it appears in samples only',
+        variants: ['extra-fields-and-nulls'],
+        quote: 'Merchant phone. It appears in samples only, as null.',
+      },
     },
     { name: 'merchant_id', type: 'string' },
     {
       name: 'email_verified_at',
       type: 'string or null',
-      optional: { reading: 'it appears in samples only', variants: ['extra-fields-and-nulls'] },
+      optional: {
+        reading: 'it appears in samples only',
+        variants: ['extra-fields-and-nulls'],
+        quote: 'Appears in samples only; null when not verified',
+      },
     },
     {
       name: 'created_at',

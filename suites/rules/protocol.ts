@@ -3,6 +3,7 @@ import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
 import {
   at,
   by,
+  notApplicable,
   notProbed,
   probed,
   probedWhen,
@@ -65,24 +66,30 @@ const only = (apps: readonly App[], outcome: Outcome, places?: readonly Place[])
 const rest = (why: string): WaySpec['at'][number] => at(undefined, undefined, notProbed(why));
 const noMutant = (check: string, what: string) => unproven(check, `no mutant ${what}`);
 
-/** AUTH-07 judges a refused key pair by its code (the number 401) and its data, not by the envelope's other members. */
-const AUTH_07_CODE_ONLY =
-  "AUTH-07, which sends other_app's wrong key pairs, judges a refusal by its code (the number 401) and its data only; AUTH-08 and AUTH-09, which judge the whole error envelope, send app's secret key and the disabled application's pair";
-
 /** A wrong key pair's proof by the check's mutants of the way (`mutants`, by check id), or why none proves it. */
 const refusalProof = (check: string, what: string, mutants: Partial<Record<string, string[]>>): Proof =>
   mutants[check]?.length ? by(check, ...mutants[check]) : noMutant(check, what);
 
+/** The errors ERR-04 provokes with other_app's token as well (errors.ts otherApplicationErrors; #35). */
+const OTHER_APP_ERRORS: readonly Place[] = [UNKNOWN_INTERFACE, UNKNOWN_ID, NO_TOKEN, AUTH_NO_PARAMS, LIST_QUERY];
+/** The errors ERR-04 provokes with the disabled application's earlier token (#35); its refusals at 2–7 too. */
+const DISABLED_ERRORS: readonly Place[] = [UNKNOWN_INTERFACE, UNKNOWN_ID, AUTH_NO_PARAMS, LIST_QUERY, WRONG_TOKEN];
+/** Why a request without a token is judged for the disabled application by the requests sent without one. */
+const NO_TOKEN_IS_EVERYONES =
+  "a request without a token names no application: the requests without one are the disabled application's as well (it has no records whose paths would differ)";
+
 /**
  * Which check judges the error envelope at each error place (ERR-04 reads the errors of allErrorProbes); `ofCode`
  * when the way breaks the code, which AUTH-07 judges as well, for app's and other_app's wrong key pairs;
- * `refusalMutants`, by check id, the mutants that prove a wrong key pair's cell.
+ * `refusalMutants`, by check id, the mutants that prove a wrong key pair's cell; `otherMutants`, by application and
+ * place ("other_app GET …"), the mutants that prove another application's error cell.
  */
 const errorEnvelope = (
   what: string,
   mutantsAt: Partial<Record<Place, string[]>> = {},
   ofCode = false,
   refusalMutants: Partial<Record<string, string[]>> = {},
+  otherMutants: Partial<Record<string, string[]>> = {},
 ): WaySpec['at'] => [
   ...[UNKNOWN_INTERFACE, UNKNOWN_ID, NO_TOKEN, AUTH_NO_PARAMS].map((p) =>
     at([p], ['app'], probed(mutantsAt[p] ? by('ERR-04', ...mutantsAt[p]) : noMutant('ERR-04', what))),
@@ -98,7 +105,12 @@ const errorEnvelope = (
       ]
     : [
         at([AUTH_WRONG_PAIR], ['app'], probed(noMutant('AUTH-08', what))),
-        at([AUTH_WRONG_PAIR], ['other_app'], notProbed(AUTH_07_CODE_ONLY)),
+        // AUTH-07 judges its refusals as ERR-04 judges an error (support/error-answers.ts; #35).
+        at(
+          [AUTH_WRONG_PAIR],
+          ['other_app'],
+          probedWhen('with other_app', refusalProof('AUTH-07', `${what} for other_app's key pairs`, refusalMutants)),
+        ),
       ]),
   at([AUTH_WRONG_PAIR], ['disabled_app'], probed(refusalProof('AUTH-09', what, refusalMutants))),
   at([LIST_QUERY], ['app'], probed(noMutant('ERR-06', what))),
@@ -116,28 +128,45 @@ const errorEnvelope = (
       mutantsAt[WRONG_TOKEN] ? by('ERR-04', ...mutantsAt[WRONG_TOKEN]) : noMutant('ERR-04', `${what} for other_app`),
     ),
   ),
-  at(
-    [WRONG_TOKEN],
-    ['disabled_app'],
-    notProbed("AUTH-10 judges the disabled application's token's refusal by its code and data, not its envelope"),
-  ),
+  // Another application's errors (#35): the same errors provoked with other_app's token (no token at its ids), and
+  // with the disabled application's earlier token, its refusals at 2–7 among them (shared with AUTH-10).
+  ...OTHER_APP_ERRORS.map((p) => {
+    const m = otherMutants[`other_app ${p}`];
+    return at(
+      [p],
+      ['other_app'],
+      probedWhen('with other_app', m ? by('ERR-04', ...m) : noMutant('ERR-04', `${what} for other_app`)),
+    );
+  }),
+  ...DISABLED_ERRORS.map((p) => {
+    const m = otherMutants[`disabled_app ${p}`];
+    return at(
+      [p],
+      ['disabled_app'],
+      probedWhen(
+        "with disabled_app's token",
+        m ? by('ERR-04', ...m) : noMutant('ERR-04', `${what} for the disabled application's token`),
+      ),
+    );
+  }),
+  at([NO_TOKEN], ['disabled_app'], probed(noMutant('ERR-04', `${what}: ${NO_TOKEN_IS_EVERYONES}`))),
 ];
+
+/** §5.5, the sentence that leaves the disabled application no successful answer. */
+const DISABLED_REFUSED = 'The merchant can disable an application; its credential is then refused with 401.';
 
 const SUCCESS_APPS_NOTE: WaySpec['at'] = [
   at([DISH, SEAT], ['other_app'], notProbed(OTHER_DETAILS_UNREAD)),
+  // Every error place of every application is errorEnvelope's; what is left is the disabled application's successes.
   at(
-    ERRORS,
-    ['other_app'],
-    notProbed("these errors are provoked with app's credentials, or none: only a wrong key pair is sent for other_app"),
-  ),
-  at(
-    ERRORS,
+    undefined,
     ['disabled_app'],
-    notProbed(
-      "of the disabled application's refusals, only its key pair's (AUTH-09) is judged as an envelope; its token's by code and data (AUTH-10)",
+    notApplicable(
+      '§5.5',
+      DISABLED_REFUSED,
+      'every request of the disabled application is refused, so it has no successful answer whose envelope could break this: AUTH-09 sends its key pair to /auth, AUTH-10 its earlier token to each data endpoint 2–7 (UNAUTH-* to their path variants), and each fails any answer but a 401 refusal with no data',
     ),
   ),
-  at(undefined, ['disabled_app'], notProbed('a disabled application has no successful answer')),
 ];
 
 /**
@@ -157,6 +186,8 @@ function envelopeWay(
     ofCode?: boolean;
     /** The mutants that prove a wrong key pair's cell, by check id (AUTH-09 …). */
     refusalMutants?: Partial<Record<string, string[]>>;
+    /** The mutants that prove another application's error cell, by "<app> <place>". */
+    otherMutants?: Partial<Record<string, string[]>>;
   },
 ): WaySpec {
   const success: WaySpec['at'] = o.success
@@ -165,7 +196,7 @@ function envelopeWay(
         only(['other_app'], probed(noMutant(o.success[0], `${o.success[1]} in other_app's answers`)), OTHER_READ),
       ]
     : [];
-  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants, o.ofCode, o.refusalMutants) : [];
+  const errors = o.errors ? errorEnvelope(o.errors, o.errorMutants, o.ofCode, o.refusalMutants, o.otherMutants) : [];
   const spec = way(w, how, ...(o.proven ?? []), ...success, ...errors, ...SUCCESS_APPS_NOTE);
   return o.errors && o.success ? spec : within(o.errors ? ERRORS : ENDPOINTS, spec);
 }
@@ -200,6 +231,10 @@ const ENVELOPE_STATUS = envelopeRule(
       success: ['ENV-01', 'leaves status out'],
       errors: 'leaves status out of an error',
       refusalMutants: { 'AUTH-09': ['auth-disabled-refusal-no-status'] },
+      otherMutants: {
+        [`disabled_app ${WRONG_TOKEN}`]: ['disabled-token-refusal-no-status'],
+        [`other_app ${UNKNOWN_ID}`]: ['other-app-unknown-id-text-error'],
+      },
     }),
     envelopeWay('case', '"success" on success', {
       proven: [
@@ -229,6 +264,8 @@ const ENVELOPE_STATUS = envelopeRule(
       success: ['ENV-01', 'mistypes status'],
       errors: 'mistypes status on an error',
       errorMutants: { [WRONG_TOKEN]: ['wrong-token-refusal-numeric-status'] },
+      refusalMutants: { 'AUTH-07': ['auth-other-app-wrong-key-numeric-status'] },
+      otherMutants: { [`other_app ${UNKNOWN_ID}`]: ['other-app-unknown-id-numeric-status'] },
     }),
   ],
   [{ reading: 'any status string but SUCCESS on an error, e.g. FAIL', variants: ['errors-http-200'] }],
@@ -367,9 +404,75 @@ const ERROR_DATA: Rule = {
           AUTH_WRONG_PAIR,
         ]),
         only(['disabled_app'], probed(by('AUTH-09', 'auth-disabled-refusal-carries-data')), [AUTH_WRONG_PAIR]),
-        only(['app'], notProbed('a 400 to query parameters is judged by its envelope only (ERR-06)'), [LIST_QUERY]),
-        rest(
-          "these errors are provoked with app's credentials, or none (other_app's only as wrong key pairs); of the disabled application's, its key pair's and its token's refusals are the ones judged",
+        only(['app'], probed(by('ERR-06', 'list-query-400-carries-data')), [LIST_QUERY]),
+        // Another application's errors (#35): the unknown interface's are ERR-01's; those no other check reads, ERR-04's.
+        only(['other_app'], probedWhen('with other_app', by('ERR-01', 'unknown-interface-other-app-carries-data')), [
+          UNKNOWN_INTERFACE,
+        ]),
+        only(
+          ['disabled_app'],
+          probedWhen(
+            "with disabled_app's token",
+            noMutant('ERR-01', "carries data in the unknown interface's error to the disabled application's token"),
+          ),
+          [UNKNOWN_INTERFACE],
+        ),
+        only(['other_app'], probedWhen('with other_app', by('ERR-04', 'other-app-unknown-id-error-carries-data')), [
+          UNKNOWN_ID,
+        ]),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('ERR-04', "carries data in other_app's error here")),
+          [NO_TOKEN, AUTH_NO_PARAMS, LIST_QUERY],
+        ),
+        // The disabled token at a data endpoint is AUTH-10's (its unknown ids and lists with parameters too); at /auth, ERR-04's.
+        only(
+          ['disabled_app'],
+          probedWhen("with disabled_app's token", by('AUTH-10', 'disabled-token-unknown-id-refusal-carries-data')),
+          [UNKNOWN_ID],
+        ),
+        only(
+          ['disabled_app'],
+          probedWhen(
+            "with disabled_app's token",
+            noMutant(
+              'AUTH-10',
+              "carries data in the refusal of the disabled application's token with query parameters",
+            ),
+          ),
+          [LIST_QUERY],
+        ),
+        only(
+          ['disabled_app'],
+          probedWhen(
+            "with disabled_app's token",
+            noMutant('ERR-04', "carries data in /auth's error to the disabled application's token"),
+          ),
+          [AUTH_NO_PARAMS],
+        ),
+        only(
+          ['disabled_app'],
+          probed(
+            ...DATA_ENDPOINTS.map((ep) =>
+              noMutant(`UNAUTH-${ep.name.toUpperCase()}`, `carries data in a refusal: ${NO_TOKEN_IS_EVERYONES}`),
+            ),
+          ),
+          [NO_TOKEN],
+        ),
+        // The covering design (support/token-probes.ts appFor) derives wrong tokens from other_app's at some places
+        // of every data endpoint: every way × application pair, as test/checks/token-probes-ways.test.ts proves.
+        only(
+          ['other_app'],
+          probedWhen(
+            'with other_app',
+            ...DATA_ENDPOINTS.map((ep) =>
+              noMutant(
+                `UNAUTH-${ep.name.toUpperCase()}`,
+                "carries data in the refusal of a token derived from other_app's",
+              ),
+            ),
+          ),
+          [WRONG_TOKEN],
         ),
       ),
     ),
@@ -395,11 +498,8 @@ const errorsAsAnswers = (what: string, mutants: string[] = []): WaySpec['at'] =>
     [WRONG_TOKEN],
   ),
   only(['app'], probed(noMutant('ERR-04', `${what} in an error here`)), ERR_04_READS),
-  only(
-    ['other_app'],
-    notProbed("these errors are provoked with app's credentials or none: only a wrong token is sent for other_app"),
-    ERR_04_READS,
-  ),
+  // other_app's errors, provoked with its token (no token at its ids; #35).
+  only(['other_app'], probedWhen('with other_app', noMutant('ERR-04', `${what} in other_app's errors`)), ERR_04_READS),
 ];
 
 const JSON_RULE: Rule = {
@@ -409,7 +509,8 @@ const JSON_RULE: Rule = {
   level: 'MUST',
   places: [...ENDPOINTS, UNKNOWN_INTERFACE, ...ERR_04_READS],
   apps: ['app', 'other_app'],
-  appsNote: 'disabled_app: its refusals are read for code and data only',
+  appsNote:
+    "disabled_app: it has no successful answer (§5.5); ERR-04 judges its refusals' media type and bytes too, but the matrix lists them as envelope cells only",
   ways: [
     way(
       'absent',
@@ -472,8 +573,29 @@ const JSON_RULE: Rule = {
           ),
           [NO_TOKEN],
         ),
-        rest(
-          'an error that is not JSON has no code: the checks of refusals and errors (UNAUTH-*, ERR-*) fail it as one without the code of §7',
+        // The unknown interface's error is ERR-01's (no code) and ERR-04's (no JSON envelope), for app and other_app;
+        // other_app's requests without a token at its ids, ERR-04's alone (#35).
+        only(
+          ['app'],
+          probed(
+            noMutant('ERR-01', 'answers an unknown interface a body that is not JSON'),
+            noMutant('ERR-04', 'answers an unknown interface a body that is not JSON'),
+          ),
+          [UNKNOWN_INTERFACE],
+        ),
+        only(
+          ['other_app'],
+          probedWhen(
+            'with other_app',
+            noMutant('ERR-01', "answers other_app's unknown interface a body that is not JSON"),
+            noMutant('ERR-04', "answers other_app's unknown interface a body that is not JSON"),
+          ),
+          [UNKNOWN_INTERFACE],
+        ),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('ERR-04', "answers a refusal at other_app's ids that is not JSON")),
+          [NO_TOKEN],
         ),
       ),
     ),
@@ -489,14 +611,19 @@ const JSON_RULE: Rule = {
     way(
       'whitespace or encoding',
       'a byte order mark (U+FEFF) before the JSON: the suite reads the JSON after it, and says so',
-      only(['app'], probed(by('ENV-01', 'bom-every-answer')), ENDPOINTS),
+      only(['app'], probed(by('ENV-01', 'bom-every-answer', 'success-bodies-bom')), ENDPOINTS),
       only(
         ['other_app'],
         probed(noMutant('ENV-01', "adds one to other_app's answers alone (bom-every-answer adds it to every answer)")),
         OTHER_READ,
       ),
       only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
-      rest('ENV-01 looks for a byte order mark in successes only: the JSON of an error is read after one, unremarked'),
+      // ERR-04 looks for one in every error it reads (support/error-answers.ts; #35).
+      only(['app'], probed(by('ERR-04', 'error-bodies-bom')), [UNKNOWN_INTERFACE, ...ERR_04_READS]),
+      only(['other_app'], probedWhen('with other_app', by('ERR-04', 'error-bodies-bom')), [
+        UNKNOWN_INTERFACE,
+        ...ERR_04_READS,
+      ]),
     ),
   ],
   latitude: [
@@ -577,8 +704,14 @@ const CLIENT_RULES: Rule[] = [
       way(
         'absent',
         'a request without it',
-        rest(
-          'a rule for the client: the suite always sends it; INFO-TRANS-NO-CONTENT-TYPE records what the server does without it (answer or refuse, both allowed)',
+        at(
+          undefined,
+          undefined,
+          notApplicable(
+            '§4',
+            'Request header Content-Type (string, required) has the fixed value application/json; charset=utf-8.',
+            'a rule for the request, which the client writes: no answer of a server can break it (the suite always sends it; INFO-TRANS-NO-CONTENT-TYPE records whether a server answers a request without it or refuses it, and the spec allows either)',
+          ),
         ),
       ),
     ],
@@ -593,7 +726,19 @@ const CLIENT_RULES: Rule[] = [
     apps: ['app'],
     appsNote: 'a rule for the client, whoever it is',
     ways: [
-      way('wrong place or carrier', 'a request with a body', rest('a rule for the client: the suite never sends one')),
+      way(
+        'wrong place or carrier',
+        'a request with a body',
+        at(
+          undefined,
+          undefined,
+          notApplicable(
+            '§4',
+            'The request has no body.',
+            'a rule for the request, which the client writes: no answer of a server can break it (the suite never sends one)',
+          ),
+        ),
+      ),
     ],
     latitude: [],
   },
@@ -969,7 +1114,13 @@ export function disabledTokenAt(): WaySpec['at'] {
       ['disabled_app'],
       probedWhen(
         "with disabled_app's token",
-        by('AUTH-10', `no-token-check-${ep.name}`, ...(ep.path === '/seats' ? ['disabled-token-accepted'] : [])),
+        by(
+          'AUTH-10',
+          `no-token-check-${ep.name}`,
+          ...(ep.path === '/seats' ? ['disabled-token-accepted'] : []),
+          // Its token with query parameters, beside AUTH-10's own requests (#35).
+          ...(ep.list && ep.name !== 'merchant' ? ['disabled-token-list-query-accepted'] : []),
+        ),
       ),
     ),
   );
@@ -1098,7 +1249,7 @@ const ERROR_RULES: Rule[] = [
         'wrong value',
         'another code (400, 500) or SUCCESS',
         only(['app'], probed(by('ERR-01', 'unknown-interface-400'))),
-        rest("ERR-01 asks with app's token, and with none"),
+        only(['other_app'], probedWhen('with other_app', by('ERR-01', 'unknown-interface-other-app-400'))),
       ),
     ],
     latitude: [
