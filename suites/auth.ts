@@ -625,9 +625,11 @@ export const authChecks = defineChecks('auth', [
       // Its key pair at every data endpoint as well, in the query as /auth takes it, with no token: it opens nothing
       // there either (§5.5). A request without a token is refused (§5.4), or a list's parameters answered 400 (§4
       // rule 2): either way no data.
+      // The paths first: no request may be left unawaited while they are found.
+      const paths = await dataEndpointPaths(ctx);
       const [auth, ...data] = await Promise.all([
         ctx.send({ path: AUTH_PATH, query }),
-        ...(await dataEndpointPaths(ctx)).map(async ({ ep, path }) => ({
+        ...paths.map(async ({ ep, path }) => ({
           ep,
           path,
           r: await ctx.send({ path, query }),
