@@ -81,8 +81,8 @@ describe.sequential('the engine', () => {
     expect(Math.max(...minting.map((s) => s.start))).toBeLessThan(lastEnd(readOnly));
     // ... and every /auth of theirs is sent after every other check has ended: the wrong or incomplete key pairs
     // (AUTH-06/07/08), the one without Content-Type, and the profile's two new tokens of app. Before that, only the
-    // run's own /auth per application, AUTH-09's disabled pair and the errors' /auth with no key at all (no token can
-    // come of it).
+    // run's own /auth per application, AUTH-09's disabled pair and the /auth requests with no key at all (no token
+    // can come of them): the errors', AUTH-10's with the disabled application's token, TRANS-03's over plain HTTP.
     const { app, other_app, disabled_app } = cfg;
     const valid = [app, other_app!, disabled_app!].map((a) =>
       JSON.stringify(authQuery({ secret: a.secret!, key: a.key! })),
@@ -95,7 +95,7 @@ describe.sequential('the engine', () => {
       before.every((a) => ownRun(a.spec)),
       JSON.stringify(before.map((a) => a.spec.query)),
     ).toBe(true);
-    expect(before).toHaveLength(4);
+    expect(before).toHaveLength(6);
     const after = auths.filter((a) => a.at >= othersEnded);
     expect(after.filter((a) => !ownRun(a.spec)).length).toBeGreaterThanOrEqual(10);
     expect(after.filter((a) => JSON.stringify(a.spec.query) === valid[0] && a.spec.contentType !== false)).toHaveLength(
