@@ -76,6 +76,7 @@ const stateOf = <T>(map: WeakMap<World, T>, world: World, make: () => T): T => {
 const dishIdOf = (req: ApiRequest): string | undefined =>
   pathIs(req, '/dishes/:id') ? decodeURIComponent(req.path.slice('/dishes/'.length)) : undefined;
 
+/** The mutants of #35's authentication, transport and method cells for every application (see the top of this file). */
 export const authWayMutants: Mutant[] = [
   // RO-01: unsafe methods without a token, and with the second merchant's.
   {
