@@ -663,18 +663,18 @@ export const authChecks = defineChecks('auth', [
       await Promise.all([
         ...(await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
           const r = await ctx.send({ path, token });
+          // Its refusal names no merchant's values either (§2.1 msg describes the error, §1: data is the owner's).
+          const leak = leakedValue(r.text, sensitive);
+          ctx.shows(r, envelopeCode(r) !== 401 || carriesData(r) || leak ? 'finding' : 'correct');
           if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
           else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
-          else {
-            // Its refusal names no merchant's values either (§2.1 msg describes the error, §1: data is the owner's).
-            const leak = leakedValue(r.text, sensitive);
-            if (leak) found.add(`GET ${path}: the refusal body contains ${leak}`, `GET ${ep.path}:leak`);
-          }
+          else if (leak) found.add(`GET ${path}: the refusal body contains ${leak}`, `GET ${ep.path}:leak`);
         }),
         // At /auth, with no key pair: the earlier token renews nothing (§5.5: its credential is refused).
         (async () => {
           const r = await ctx.send({ path: AUTH_PATH, token });
           // A token issued is a success; a refusal carrying data is AUTH-06's (/auth without secret and key).
+          ctx.shows(r, successData(r).ok ? 'finding' : 'correct');
           if (successData(r).ok)
             found.add(`GET ${AUTH_PATH} with the token and no key pair: ${describeReply(r)}`, `GET ${AUTH_PATH}`);
         })(),
