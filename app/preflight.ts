@@ -173,18 +173,18 @@ export async function preflight(config: Config, redactor: Redactor): Promise<str
         );
     }
     const refused = apps.filter((_, i) => readAuth(answers[i]!) === 'refused');
-    // Every pair refused: a wrong key cannot be told from an /auth that wrongly wants a token (§4 rule 3: it needs
-    // none), and that is the one thing the spec lets the suite probe without guessing a secret. One refused while
-    // another was accepted without a token is a refusal of that pair.
+    // A refused pair: a wrong key cannot be told from an /auth that wrongly wants a token (§4 rule 3: it needs
+    // none), and that is the one thing the spec lets the suite probe without guessing a secret. Each refused pair is
+    // asked again with one (other_app's too, when app's was accepted: #35); refused again, it is a refusal of that pair.
     const probes = new Map<App, Reply>();
-    if (refused.length === apps.length) {
+    if (refused.length) {
       const probed = await settled(refused.map((app) => auth(app, PROBE_TOKEN)));
       refused.forEach((app, i) => probes.set(app, probed[i]!));
       const unlocked = refused.filter((app) => readAuth(probes.get(app)!) === 'accepted');
       for (const app of unlocked) answers[apps.indexOf(app)] = probes.get(app)!;
       if (unlocked.length)
         warnings.push(
-          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an ${TOKEN_HEADER} header and accepted it with one: ${AUTH_PATH} needs no token (§4 rule 3): AUTH-01, which asks without one, judges it`,
+          `GET ${AUTH_PATH} refused the key pair of ${unlocked.map((a) => a.who).join(' and ')} without an ${TOKEN_HEADER} header and accepted it with one: ${AUTH_PATH} needs no token (§4 rule 3): ${unlocked.map((a) => (a.who === 'app' ? 'AUTH-01' : 'AUTH-02')).join(' and ')}, which ${unlocked.length > 1 ? 'ask' : 'asks'} without one, ${unlocked.length > 1 ? 'judge' : 'judges'} it`,
         );
     }
     for (const [i, app] of apps.entries()) {

@@ -221,7 +221,7 @@ export const SHOWS_LABEL: Record<Shows, string> = {
 /**
  * The evidence of a check with what each exchange shows: the marks of its record, or for a failed record without
  * any (a report written before they existed) those its message implies. Order: the exchanges that show the finding
- * first, then the rest as they came.
+ * first, then the correct answers beside them, then the rest as they came.
  */
 export function markedEvidence(c: {
   evidence: Evidence[];
@@ -240,8 +240,15 @@ export function markedEvidence(c: {
     const shows = inferredShows(marked, c.message, base);
     marked = marked.map((e, i) => (shows[i] ? { ...e, shows: shows[i] } : e));
   }
-  return [...marked.filter((e) => e.shows === 'finding'), ...marked.filter((e) => e.shows !== 'finding')];
+  return byShows(marked);
 }
+
+/** The exchanges that show the finding first, then the correct answers judged beside them, then the rest as they came. */
+const byShows = (evidence: Evidence[]): Evidence[] => [
+  ...evidence.filter((e) => e.shows === 'finding'),
+  ...evidence.filter((e) => e.shows === 'correct'),
+  ...evidence.filter((e) => e.shows !== 'finding' && e.shows !== 'correct'),
+];
 
 /** Plain-text evidence of one exchange (JUnit, terminals): what it shows, request, response or error, the curl line. */
 export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
@@ -264,7 +271,7 @@ export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
  * the finding first (markedEvidence's order), so a cut leaves them out last.
  */
 export function shownExchanges(evidence: Evidence[], max = 30): { shown: Evidence[]; omitted: number; at: number } {
-  const ordered = [...evidence.filter((e) => e.shows === 'finding'), ...evidence.filter((e) => e.shows !== 'finding')];
+  const ordered = byShows(evidence);
   if (ordered.length <= max) return { shown: ordered, omitted: 0, at: ordered.length };
   const head = Math.max(Math.floor(max / 3), evidence.length - ordered.filter((e) => e.shows !== 'finding').length);
   const first = Math.min(head, max);

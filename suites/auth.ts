@@ -43,7 +43,7 @@ import {
   type ProbeApp,
 } from './support/token-probes.js';
 import { Blocked } from '../core/session/check-errors.js';
-import { disabledDataErrors, disabledTokenReplies } from './errors.js';
+import { disabledDataErrors, disabledTokenReplies, tokenOf } from './errors.js';
 import { errorAnswerProblems } from './support/error-answers.js';
 
 /** What is wrong with an answer to a request that carries no valid token, or undefined when it is a refusal. */
@@ -256,6 +256,29 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
     );
 }
 
+/** A configured application's key pair: app's, other_app's, and the disabled application's when its keys are set. */
+interface KeyPair {
+  who: ProbeApp;
+  secret: string;
+  key: string;
+}
+
+/** Every key pair the run is configured with, app's first. */
+function keyPairs(ctx: CheckContext): KeyPair[] {
+  const { app, other_app: other, disabled_app: disabled } = ctx.config;
+  return [
+    { who: 'app', secret: app.secret, key: app.key },
+    ...(other ? [{ who: 'other_app' as const, secret: other.secret, key: other.key }] : []),
+    ...(disabled?.secret && disabled.key
+      ? [{ who: 'disabled_app' as const, secret: disabled.secret, key: disabled.key }]
+      : []),
+  ];
+}
+
+/** A string with the letter case of each letter swapped ("sk_Ab1" → "SK_aB1"). */
+const swapCase = (s: string): string =>
+  [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+
 /** One key pair AUTH-07 sends to /auth, named for its finding. */
 interface KeyPairProbe {
   label: string;
@@ -264,64 +287,84 @@ interface KeyPairProbe {
 }
 
 /**
- * AUTH-07's key pairs: for each configured application, its public key with a wrong secret key, and for app also
- * the pair swapped (the secret key sent as the public key and the other way round) and its public key with a prefix
- * of its secret key (drawn by fast-check from the seed); with two applications, each public key with the other's
- * secret key. A prefix reveals part of the key, so it is a secret of the run.
+ * AUTH-07's key pairs, for each configured application (app, other_app, the disabled application when its keys are
+ * set: §5.4 refuses every pair that is not an application's own, whatever the application): its public key with a
+ * wrong secret key, the pair swapped (the secret key sent as the public key and the other way round), its public key
+ * with a prefix, a suffix and an inner part of its secret key (where drawn by fast-check from the seed), with its
+ * secret key in another letter case, and with spaces around it; and each public key with another application's secret
+ * key. A part or a respelling reveals the key, so it is a secret of the run.
  */
 function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
-  const { app, other_app: other } = ctx.config;
-  const probes: KeyPairProbe[] = [
-    {
-      label: "app's public key with a wrong secret key",
-      query: authQuery({ secret: app.secret, key: `${app.key}-wrong` }),
-    },
-    {
-      label: `app's key pair swapped (${authQueryText('<secret key>', '<public key>')})`,
-      query: authQuery({ secret: app.key, key: app.secret }),
-    },
-  ];
-  if (app.key.length > SAFE_SECRET_LENGTH) {
-    const [k] = fc.sample(fc.integer({ min: SAFE_SECRET_LENGTH, max: app.key.length - 1 }), {
-      seed: ctx.config.fuzz.seed,
-      numRuns: 1,
-    });
-    const prefix = app.key.slice(0, k);
-    ctx.secret(prefix, 'derived-key');
-    probes.push({
-      label: "app's public key with a prefix of its secret key",
-      query: authQuery({ secret: app.secret, key: prefix }),
-      derived: 'key',
-    });
-  } else ctx.note(`a prefix of app's secret key: not probed, the key has ${app.key.length} characters`);
-  if (other)
+  const pairs = keyPairs(ctx);
+  const probes: KeyPairProbe[] = [];
+  const { seed } = ctx.config.fuzz;
+  /** A part of a key (never the whole): a secret, and a recording holds it as the derived key's stand-in. */
+  const part = (p: KeyPair, label: string, value: string): void => {
+    ctx.secret(value, 'derived-key');
+    probes.push({ label, query: authQuery({ secret: p.secret, key: value }), derived: 'key' });
+  };
+  pairs.forEach((p, n) => {
+    const { who, key } = p;
     probes.push(
       {
-        label: "other_app's public key with a wrong secret key",
-        query: authQuery({ secret: other.secret, key: `${other.key}-wrong` }),
+        label: `${who}'s public key with a wrong secret key`,
+        query: authQuery({ secret: p.secret, key: `${key}-wrong` }),
       },
       {
-        label: "app's public key with other_app's secret key",
-        query: authQuery({ secret: app.secret, key: other.key }),
-      },
-      {
-        label: "other_app's public key with app's secret key",
-        query: authQuery({ secret: other.secret, key: app.key }),
+        label: `${who}'s key pair swapped (${authQueryText('<secret key>', '<public key>')})`,
+        query: authQuery({ secret: key, key: p.secret }),
       },
     );
+    // Parts at least SAFE_SECRET_LENGTH long, so the redactor hides them everywhere.
+    if (key.length > SAFE_SECRET_LENGTH) {
+      const [k, j] = fc.sample(
+        fc.tuple(
+          fc.integer({ min: SAFE_SECRET_LENGTH, max: key.length - 1 }),
+          fc.integer({ min: 1, max: key.length - SAFE_SECRET_LENGTH }),
+        ),
+        // app's prefix as before (the seed itself); the others' drawn from the seed and their place.
+        { seed: seed + n, numRuns: 1 },
+      )[0]!;
+      part(p, `${who}'s public key with a prefix of its secret key`, key.slice(0, k));
+      part(p, `${who}'s public key with a suffix of its secret key`, key.slice(j));
+    } else ctx.note(`a prefix and a suffix of ${who}'s secret key: not probed, the key has ${key.length} characters`);
+    if (key.length - 2 >= SAFE_SECRET_LENGTH)
+      part(p, `${who}'s public key with its secret key less its first and last characters`, key.slice(1, -1));
+    else ctx.note(`an inner part of ${who}'s secret key: not probed, the key has ${key.length} characters`);
+    const respelled = swapCase(key);
+    if (respelled !== key) {
+      ctx.secret(respelled, 'derived-key');
+      probes.push({
+        label: `${who}'s public key with its secret key in another letter case`,
+        query: authQuery({ secret: p.secret, key: respelled }),
+        derived: 'key',
+      });
+    } else ctx.note(`${who}'s secret key in another letter case: not probed, the key has no letters`);
+    // Holding the whole key, it is redacted through it.
+    probes.push({
+      label: `${who}'s public key with spaces around its secret key`,
+      query: authQuery({ secret: p.secret, key: ` ${key} ` }),
+    });
+  });
+  // Halves of two applications' pairs: app's with other_app's both ways (as before #35), and the disabled
+  // application's public key with app's secret key and app's public key with the disabled application's.
+  for (const [a, b] of [
+    ['app', 'other_app'],
+    ['other_app', 'app'],
+    ['disabled_app', 'app'],
+    ['app', 'disabled_app'],
+  ] as const) {
+    const [pa, pb] = [pairs.find((p) => p.who === a), pairs.find((p) => p.who === b)];
+    if (pa && pb)
+      probes.push({
+        label: `${a}'s public key with ${b}'s secret key`,
+        query: authQuery({ secret: pa.secret, key: pb.key }),
+      });
+  }
   return probes;
 }
 
 /** §5.4, §7: /auth refuses with one of the given codes and issues nothing. */
-async function expectAuthRefused(
-  ctx: CheckContext,
-  query: Record<string, string>,
-  label: string,
-  codes: number[],
-): Promise<void> {
-  judgeAuthRefusal(ctx, await ctx.send({ path: AUTH_PATH, query }), label, codes);
-}
-
 function judgeAuthRefusal(ctx: CheckContext, r: Reply, label: string, codes: number[]): void {
   expectError(ctx, r, codes, `GET ${AUTH_PATH} ${label}`);
   if (carriesData(r)) {
@@ -383,6 +426,14 @@ export const authChecks = defineChecks('auth', [
             [`${app.who}:refused`],
           );
         if (!s?.ok) continue;
+        // other_app's token as AUTH-01 judges app's: one no header can carry cannot be sent back (§5.3 step 3).
+        const token = app.who === 'app' ? undefined : tokenField(s.data);
+        const illegal = typeof token === 'string' ? illegalHeaderChars(token) : undefined;
+        if (illegal)
+          ctx.fail(
+            `GET ${AUTH_PATH} with ${app.who}'s key pair: the issued ${TOKEN_FIELD} holds characters no header value may carry (${illegal}; RFC 9110 §5.5), so no request can send it back in the ${TOKEN_HEADER} header`,
+            [`${app.who}:${TOKEN_FIELD}`],
+          );
         expectShape(ctx, 'auth-result', s.data, `GET ${AUTH_PATH}${app.suffix} data`);
       }
     },
@@ -442,18 +493,32 @@ export const authChecks = defineChecks('auth', [
   },
   {
     id: 'AUTH-05',
-    title: 'The token opens every data endpoint (2–7)',
+    title: 'The token opens every data endpoint (2–7), for every configured application',
     level: 'MUST',
     spec: '§5.3, §4 rule 4',
     async run(ctx) {
       const found = new Findings();
-      await Promise.all(
-        (await dataEndpointPaths(ctx)).map(async ({ ep, path }) => {
-          const r = await ctx.api.get(path);
-          // Only a refusal is the token's fault; a malformed success envelope is ENV-01's.
-          if (isRefusal(r)) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
+      // Each application's token at each data endpoint (a detail at an id of its own list); app's fingerprints as
+      // before #35. other_app's /auth refused is AUTH-02's finding: its part is then not judged here, said in a note.
+      const asked = await Promise.all(
+        judgedApplications(ctx).map(async ({ who, suffix }) => {
+          let paths: Awaited<ReturnType<typeof dataEndpointPaths>>;
+          try {
+            paths = await dataEndpointPaths(ctx, who);
+          } catch (e) {
+            if (!(e instanceof Blocked)) throw e;
+            ctx.note(`${who}'s token not tried: ${e.message}`);
+            return [];
+          }
+          return Promise.all(
+            paths.map(async ({ ep, path }) => ({ who, suffix, ep, path, r: await ctx.api.get(path, who) })),
+          );
         }),
       );
+      for (const { who, suffix, ep, path, r } of asked.flat())
+        // Only a refusal is the token's fault; a malformed success envelope is ENV-01's.
+        if (isRefusal(r))
+          found.add(`GET ${path}${suffix}: ${describeReply(r)}`, `${who === 'app' ? '' : `${who}:`}GET ${ep.path}`);
       if (found.length)
         ctx.fail(
           `with the token from ${AUTH_PATH}, expected the data, got a refusal: ${found.items.join('; ')}`,
@@ -468,16 +533,33 @@ export const authChecks = defineChecks('auth', [
     spec: '§4 endpoint 1, §7',
     mintsTokens: true,
     async run(ctx) {
-      const { secret, key } = ctx.config.app;
       const { publicKey, secretKey } = KEY_PAIR_QUERY;
-      const cases = [
-        [`without ${secretKey}`, { [publicKey]: secret }],
-        [`without ${publicKey}`, { [secretKey]: key }],
-        ['with neither', {}],
-      ] as const;
-      // Sent at once (no request depends on another), judged in this order.
-      const replies = await Promise.all(cases.map(([, query]) => ctx.send({ path: AUTH_PATH, query })));
-      cases.forEach(([label], i) => judgeAuthRefusal(ctx, replies[i]!, label, [400, 401]));
+      // Every configured key pair (other_app's, the disabled application's when set: §5.5 refuses it anyway) with one
+      // of its two parameters left out, and sent as request headers named like them with none in the query (§4
+      // endpoint 1 carries them in the query string only); app's labels as before #35.
+      const cases: Array<{ label: string; query: Record<string, string>; headers?: Record<string, string> }> = [];
+      for (const { who, secret, key } of keyPairs(ctx)) {
+        const whose = who === 'app' ? '' : ` (${who}'s key pair)`;
+        cases.push(
+          { label: `without ${secretKey}${whose}`, query: { [publicKey]: secret } },
+          { label: `without ${publicKey}${whose}`, query: { [secretKey]: key } },
+        );
+        if (who === 'app') cases.push({ label: 'with neither', query: {} });
+        cases.push({
+          label: `with ${publicKey} and ${secretKey} as request headers, none in the query${whose || " (app's key pair)"}`,
+          query: {},
+          headers: { [publicKey]: secret, [secretKey]: key },
+        });
+      }
+      // Those with a query of their own at once (no request depends on another); those that share the bare path one
+      // after another after them, so a recording answers each as it came. Judged in the order of the cases.
+      const send = ({ query, headers }: (typeof cases)[number]): Promise<Reply> =>
+        ctx.send({ path: AUTH_PATH, query, ...(headers ? { headers } : {}) });
+      const bare = (c: (typeof cases)[number]): boolean => !Object.keys(c.query).length;
+      const replies = new Map<(typeof cases)[number], Reply>();
+      await Promise.all(cases.filter((c) => !bare(c)).map(async (c) => replies.set(c, await send(c))));
+      for (const c of cases.filter(bare)) replies.set(c, await send(c));
+      cases.forEach((c) => judgeAuthRefusal(ctx, replies.get(c)!, c.label, [400, 401]));
     },
   },
   {
@@ -517,13 +599,24 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.4, §7',
     mintsTokens: true,
-    run: (ctx) =>
-      expectAuthRefused(
-        ctx,
-        authQuery({ secret: 'conformance-unknown-public-key', key: ctx.config.app.key }),
-        'with an unknown public key',
-        [401],
-      ),
+    async run(ctx) {
+      // With every configured application's secret key (app's as before #35): a server that looks an application up
+      // by its secret key alone is found whichever key it is given.
+      const pairs = keyPairs(ctx);
+      const replies = await Promise.all(
+        pairs.map(({ key }) =>
+          ctx.send({ path: AUTH_PATH, query: authQuery({ secret: 'conformance-unknown-public-key', key }) }),
+        ),
+      );
+      pairs.forEach(({ who }, i) =>
+        judgeAuthRefusal(
+          ctx,
+          replies[i]!,
+          `with an unknown public key${who === 'app' ? '' : ` and ${who}'s secret key`}`,
+          [401],
+        ),
+      );
+    },
   },
   {
     id: 'AUTH-09',
@@ -531,13 +624,35 @@ export const authChecks = defineChecks('auth', [
     level: 'MUST',
     spec: '§5.5, §7',
     requires: ['disabled_app_keys'],
-    run: (ctx) =>
-      expectAuthRefused(
-        ctx,
-        authQuery({ secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! }),
-        "with the disabled application's keys",
-        [401],
-      ),
+    async run(ctx) {
+      const query = authQuery({ secret: ctx.config.disabled_app!.secret!, key: ctx.config.disabled_app!.key! });
+      // Its key pair at every data endpoint as well, in the query as /auth takes it, with no token: it opens nothing
+      // there either (§5.5). A request without a token is refused (§5.4), or a list's parameters answered 400 (§4
+      // rule 2): either way no data.
+      // The paths first: no request may be left unawaited while they are found.
+      const paths = await dataEndpointPaths(ctx);
+      const [auth, ...data] = await Promise.all([
+        ctx.send({ path: AUTH_PATH, query }),
+        ...paths.map(async ({ ep, path }) => ({
+          ep,
+          path,
+          r: await ctx.send({ path, query }),
+        })),
+      ]);
+      judgeAuthRefusal(ctx, auth as Reply, "with the disabled application's keys", [401]);
+      const found = new Findings();
+      for (const { ep, path, r } of data as Array<{ ep: Endpoint; path: string; r: Reply }>) {
+        // Opened is answered as a success; a refusal that carries data is the endpoint's UNAUTH check's finding.
+        const opened = successData(r).ok;
+        ctx.shows(r, opened ? 'finding' : 'correct');
+        if (opened) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}:keys`);
+      }
+      if (found.length)
+        ctx.fail(
+          `the disabled application's key pair, sent in the query string of a data endpoint with no token, must open nothing (§5.5): ${found.items.join('; ')}`,
+          found.fingerprints,
+        );
+    },
   },
   {
     id: 'AUTH-10',
@@ -547,17 +662,30 @@ export const authChecks = defineChecks('auth', [
     requires: ['disabled_app_token'],
     async run(ctx) {
       const found = new Findings();
+      const sensitive = await sensitiveValues(ctx);
+      const token = await tokenOf(ctx, 'disabled_app');
       // Sent once and shared with ERR-04, which judges the same refusals as envelopes, JSON and UTF-8 (#35).
       for (const { ep, path, reply: r } of await disabledTokenReplies(ctx)) {
+        // Its refusal names no merchant's values either (§2.1 msg describes the error, §1: data is the owner's).
+        const leak = leakedValue(r.text, sensitive);
+        ctx.shows(r, envelopeCode(r) !== 401 || carriesData(r) || leak ? 'finding' : 'correct');
         if (envelopeCode(r) !== 401) found.add(`GET ${path}: ${describeReply(r)}`, `GET ${ep.path}`);
         else if (carriesData(r)) found.add(`GET ${path}: the refusal carries data`, `GET ${ep.path}`);
+        else if (leak) found.add(`GET ${path}: the refusal body contains ${leak}`, `GET ${ep.path}:leak`);
       }
       // Its other requests of the data endpoints (#35), shared with ERR-04: unknown ids and the lists with query
       // parameters. Refused, with whatever error code (an id or a parameter may be judged before the token), no data.
       for (const { request, key, reply: r } of await disabledDataErrors(ctx)) {
+        ctx.shows(r, successData(r).ok || carriesData(r) ? 'finding' : 'correct');
         if (successData(r).ok) found.add(`${request}: answered ${describeReply(r)}`, key);
         else if (carriesData(r)) found.add(`${request}: the refusal carries data`, key);
       }
+      // At /auth, with no key pair: the earlier token renews nothing (§5.5: its credential is refused).
+      const r = await ctx.send({ path: AUTH_PATH, token });
+      // A token issued is a success; a refusal carrying data is AUTH-06's (/auth without secret and key).
+      ctx.shows(r, successData(r).ok ? 'finding' : 'correct');
+      if (successData(r).ok)
+        found.add(`GET ${AUTH_PATH} with the token and no key pair: ${describeReply(r)}`, `GET ${AUTH_PATH}`);
       if (found.length)
         ctx.fail(
           `expected code 401 for the disabled application's token, got ${found.items.join('; ')}`,

@@ -91,7 +91,7 @@ export function otherErrorApps(ctx: Pick<CheckContext, 'config'>): OtherApp[] {
 }
 
 /** An application's token: app's and other_app's from their /auth, the disabled application's as configured. */
-async function tokenOf(ctx: CheckContext, who: Who | OtherApp): Promise<string> {
+export async function tokenOf(ctx: CheckContext, who: Who | OtherApp): Promise<string> {
   if (who !== 'disabled_app') return ctx.api.token(who);
   const token = ctx.config.disabled_app?.token;
   if (token === undefined) throw new Blocked('no token of the disabled application is configured');
@@ -383,12 +383,16 @@ const isSuccessEnvelope = (r: Reply): boolean => successData(r).ok;
  * a conforming server answers it the same list, and two copies of a large merchant's 70 MB /orders arriving at once
  * could not both be held while they arrive (core/transport/body-sink.ts): one would go to disk and back.
  */
-export async function listQueryProbes(ctx: CheckContext): Promise<Array<{ path: string; plain: Reply; query: Reply }>> {
-  const token = await ctx.api.token();
+export async function listQueryProbes(
+  ctx: CheckContext,
+  who: Who = 'app',
+): Promise<Array<{ path: string; plain: Reply; query: Reply }>> {
+  const token = await ctx.api.token(who);
   return Promise.all(
     LIST_PATHS.map(async (path) => {
-      const plain = await ctx.api.get(path);
-      const query = await ctx.api.once(`errors:query:${path}`, { path, query: LIST_QUERY, token });
+      const plain = await ctx.api.get(path, who);
+      const key = who === 'app' ? `errors:query:${path}` : `errors:query:${who}:${path}`;
+      const query = await ctx.api.once(key, { path, query: LIST_QUERY, token });
       return { path, plain, query };
     }),
   );
@@ -517,10 +521,23 @@ export const errorChecks = defineChecks('errors', [
     async run(ctx) {
       const problems: Array<{ text: string; fingerprint: string }> = [];
       const q = new URLSearchParams(LIST_QUERY).toString();
-      for (const { path, plain, query } of await listQueryProbes(ctx)) {
+      // Every configured application's lists, each with its own token (app's fingerprints as before #35).
+      const asked = await Promise.all(
+        judgedApplications(ctx).map(async ({ who, suffix }) => {
+          try {
+            return (await listQueryProbes(ctx, who)).map((p) => ({ ...p, who, suffix }));
+          } catch (e) {
+            if (!(e instanceof Blocked)) throw e;
+            ctx.note(`${who}'s lists not asked with parameters: ${e.message}`);
+            return [];
+          }
+        }),
+      );
+      for (const { path, plain, query, who, suffix } of asked.flat()) {
+        const mark = who === 'app' ? '' : `${who}:`;
         // Only what the parameters change is judged here: a list that fails without them is its own check's finding.
         if (!isSuccessEnvelope(plain)) {
-          ctx.note(`GET ${path} does not answer SUCCESS even without parameters; not judged here`);
+          ctx.note(`GET ${path}${suffix} does not answer SUCCESS even without parameters; not judged here`);
           continue;
         }
         if (isSuccessEnvelope(query)) {
@@ -533,19 +550,19 @@ export const errorChecks = defineChecks('errors', [
             continue;
           // Other data may also mean the list changes between requests: the same GET asked again (shared with RO-02,
           // which judges a list that changes by itself) tells which.
-          const again = await askAgain(ctx, path);
+          const again = await askAgain(ctx, path, who);
           if (
             !isSuccessEnvelope(again) ||
             !sameContent((plain.json as { data?: unknown }).data, (again.json as { data?: unknown }).data)
           ) {
             ctx.note(
-              `GET ${path} answered other data when asked again without parameters, so what the parameters changed is not judged here (RO-02 judges a list that changes)`,
+              `GET ${path}${suffix} answered other data when asked again without parameters, so what the parameters changed is not judged here (RO-02 judges a list that changes)`,
             );
             continue;
           }
           problems.push({
-            text: `GET ${path}?${q} answered SUCCESS with other records than GET ${path}, which answered the same records when asked again: the parameters were applied, and §4 rule 2 accepts none (ignoring them answers the same records, in any order)`,
-            fingerprint: `GET ${path}?query:applied`,
+            text: `GET ${path}?${q}${suffix} answered SUCCESS with other records than GET ${path}, which answered the same records when asked again: the parameters were applied, and §4 rule 2 accepts none (ignoring them answers the same records, in any order)`,
+            fingerprint: `${mark}GET ${path}?query:applied`,
           });
           continue;
         }
@@ -554,12 +571,15 @@ export const errorChecks = defineChecks('errors', [
           // A 400 is an error like any other: it carries no data (§2.1 data, §7).
           if (carriesData(query))
             problems.push({
-              text: `GET ${path}?${q}: the 400 carries data ${show((query.json as { data?: unknown }).data, 80)}`,
-              fingerprint: `GET ${path}?query:data`,
+              text: `GET ${path}?${q}${suffix}: the 400 carries data ${show((query.json as { data?: unknown }).data, 80)}`,
+              fingerprint: `${mark}GET ${path}?query:data`,
             });
           continue;
         }
-        problems.push({ text: `GET ${path}?${q}: ${describeReply(query)}`, fingerprint: `GET ${path}?query` });
+        problems.push({
+          text: `GET ${path}?${q}${suffix}: ${describeReply(query)}`,
+          fingerprint: `${mark}GET ${path}?query`,
+        });
       }
       if (problems.length)
         ctx.fail(

@@ -6,7 +6,11 @@ import { AUTH_PATH } from '../core/spec/endpoints.js';
 import { endpointLabel } from '../core/spec/resources.js';
 import { describeReply, envelopeCode } from '../core/model/assertions.js';
 import { show } from '../core/redact/quote.js';
-import { dataEndpointPaths } from './support/paths.js';
+import { dataEndpointPaths, endpointPath } from './support/paths.js';
+import { Findings } from '../core/model/findings.js';
+import { judgedApplications } from './support/tenants.js';
+import { authQuery } from '../core/spec/auth-scheme.js';
+import type { Endpoint } from '../core/spec/endpoints.js';
 import { otherApplicationsAnswers, ownAnswers, type Answer } from './support/answers.js';
 import { unknownInterface } from './errors.js';
 import { errorPhrase, grouped, sendOrError } from './support/observations.js';
@@ -109,33 +113,77 @@ export const transportChecks = defineChecks('transport', [
       // The config strips every trailing slash from base_url: the URL's text ends in at most the one slash the URL
       // parser adds to an empty path.
       const base = plain.toString().replace(/\/$/, '');
-      const path = '/merchant';
-      const probe = async (token?: string): Promise<Reply | string> => {
+      const probe = async (spec: { path: string; token?: string; query?: Record<string, string> }) => {
         try {
-          return await ctx.send({ path, baseUrl: base, token });
+          return await ctx.send({ ...spec, baseUrl: base });
         } catch (e) {
           if (e instanceof NetworkError) return e.message;
           throw e;
         }
       };
       const servesData = (r: Reply): boolean => successData(r).ok;
-      const first = await probe();
-      if (typeof first === 'string') return ctx.observe(`plain HTTP refused: ${first}`);
-      if (servesData(first))
-        ctx.fail(
-          `GET ${base}${path} over plain HTTP, without a token: expected no merchant data, got ${describeReply(first)} with data ${show((first.json as { data?: unknown }).data, 80)}`,
+      const found = new Findings();
+      const served = (what: string, key: string, r: Reply): void => {
+        ctx.shows(r, 'finding');
+        found.add(
+          `GET ${base}${what} over plain HTTP: expected no merchant data (only HTTPS is supported), got ${describeReply(r)} with data ${show((r.json as { data?: unknown }).data, 80)}`,
+          key,
         );
-      if (!isRecord(first.json)) return ctx.observe(`plain HTTP answers ${describeReply(first)}, not the API`);
-      // The API answers on plain HTTP (an error envelope): only the token shows whether it would serve data. The
-      // token crosses plain HTTP only here, after the origin has shown it speaks the API there anyway.
-      const second = await probe(await ctx.api.token());
-      if (typeof second !== 'string' && servesData(second)) {
-        ctx.fail(
-          `GET ${base}${path} over plain HTTP with the token: expected no merchant data (only HTTPS is supported), got ${describeReply(second)} with data ${show((second.json as { data?: unknown }).data, 80)}`,
+      };
+      // Every endpoint first without a credential (endpoint 1 without its key pair, a detail at an id of app's list),
+      // at once: a plain listener may serve some paths only.
+      const endpoints = [
+        { ep: undefined as Endpoint | undefined, path: AUTH_PATH },
+        ...(await dataEndpointPaths(ctx)).map(({ ep, path }) => ({ ep: ep as Endpoint | undefined, path })),
+      ];
+      const first = await Promise.all(endpoints.map(({ path }) => probe({ path })));
+      const speaking: typeof endpoints = [];
+      endpoints.forEach((e, i) => {
+        const r = first[i]!;
+        if (typeof r === 'string') return;
+        if (servesData(r)) served(`${e.path}, without a credential,`, `${e.ep?.path ?? e.path}`, r);
+        else if (isRecord(r.json)) speaking.push(e);
+      });
+      if (!speaking.length && !found.length) {
+        const said = [
+          ...new Set(
+            first.map((r) => (typeof r === 'string' ? `refused: ${r}` : `answers ${describeReply(r)}, not the API`)),
+          ),
+        ];
+        return ctx.observe(`plain HTTP ${said.slice(0, 3).join('; ')}`);
+      }
+      // The API answers on plain HTTP there (an error envelope): only the credentials show whether it would serve
+      // data. They cross plain HTTP only here, after the origin has shown it speaks the API at that path anyway:
+      // each configured application's token at each such data endpoint (a detail at an id of its own list), its key
+      // pair at /auth.
+      const withCredentials = await Promise.all(
+        judgedApplications(ctx).flatMap(({ who, suffix }) =>
+          speaking.map(async ({ ep, path }) => {
+            try {
+              const spec = ep
+                ? { path: await endpointPath(ctx, ep, who), token: await ctx.api.token(who) }
+                : { path, query: authQuery(ctx.api.credentials(who)) };
+              return { who, suffix, ep, spec, r: await probe(spec) };
+            } catch (e) {
+              if (!(e instanceof Blocked)) throw e;
+              ctx.note(`GET ${path} over plain HTTP with ${who}'s credentials: not sent (${e.message})`);
+              return undefined;
+            }
+          }),
+        ),
+      );
+      for (const x of withCredentials) {
+        if (!x || typeof x.r === 'string' || !servesData(x.r)) continue;
+        const how = x.ep ? `with ${x.who}'s token` : `with ${x.who}'s key pair`;
+        served(
+          `${x.spec.path} ${how}`,
+          `${x.who === 'app' ? '' : `${x.who}:`}${x.ep?.path ?? AUTH_PATH}:credential`,
+          x.r,
         );
       }
+      if (found.length) ctx.fail(found.items.join('; '), found.fingerprints);
       ctx.note(
-        `the plain HTTP origin answers API envelopes (${describeReply(first)}) but served no data with the token (${typeof second === 'string' ? second : describeReply(second)})`,
+        `the plain HTTP origin answers API envelopes at ${speaking.map((e) => e.path).join(', ')} but served no data with the credentials`,
       );
     },
   },

@@ -476,7 +476,8 @@ test('long recorded bodies go to files and are read as live ones: past DISK_LIST
 
 test("issue 37: a run's own HAR of a server issuing tokens no header can carry fails the checks the live run failed", async () => {
   const { live, har } = await recordRun([illegalToken]);
-  expect(failedIds(live.report)).toEqual(['AUTH-01']);
+  // app's token is AUTH-01's finding, other_app's AUTH-02's (#35: every application's token is judged).
+  expect(failedIds(live.report)).toEqual(['AUTH-01', 'AUTH-02']);
   const r = await runCli(['check-har', har], { timeoutMs: 60_000 });
   expect(r.stderr).toBe('');
   expect(failedIds(r.report)).toEqual(failedIds(live.report));

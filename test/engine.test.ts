@@ -81,8 +81,9 @@ describe.sequential('the engine', () => {
     expect(Math.max(...minting.map((s) => s.start))).toBeLessThan(lastEnd(readOnly));
     // ... and every /auth of theirs is sent after every other check has ended: the wrong or incomplete key pairs
     // (AUTH-06/07/08), the one without Content-Type, and the profile's two new tokens of app. Before that, only the
-    // run's own /auth per application, AUTH-09's disabled pair and the errors' /auth with no key at all (no token can
-    // come of it), without a token and with other_app's and the disabled application's (#35).
+    // run's own /auth per application, AUTH-09's disabled pair and the /auth requests with no key at all (no token
+    // can come of them): the errors' (without a token and with other_app's and the disabled application's), AUTH-10's
+    // with the disabled application's token, TRANS-03's over plain HTTP.
     const { app, other_app, disabled_app } = cfg;
     const valid = [app, other_app!, disabled_app!].map((a) =>
       JSON.stringify(authQuery({ secret: a.secret!, key: a.key! })),

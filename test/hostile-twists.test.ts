@@ -300,8 +300,11 @@ describe.concurrent(
       );
       const notSent = o.run.report!.checks.filter((c) => /not sent: the open-token header value/.test(c.message));
       expect(notSent.length).toBeGreaterThan(10);
-      // Not sent is never the server's failure: AUTH-01 alone fails.
-      expect(o.run.report!.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['AUTH-01']);
+      // Not sent is never the server's failure: AUTH-01 fails app's token, AUTH-02 other_app's (#35), and no other.
+      expect(o.run.report!.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual([
+        'AUTH-01',
+        'AUTH-02',
+      ]);
       expect(o.files['report.json']).not.toContain('evilxxxx');
     });
 

@@ -77,10 +77,12 @@ describe('--max-details', () => {
     }
     // 60 dishes and 20 seats of one merchant, 2 + 1 of the other, each with its own token and the other's (ISO).
     expect(times.size).toBeGreaterThanOrEqual(2 * (60 + 20));
-    // Only the read-only probe asks again: one dish and one seat, before and after its unsafe methods.
+    // Only the read-only probes ask again, each application's one dish and one seat (#35: other_app's too): the shared
+    // GET (and the detail sweep's, let go once read), RO-02's second, and one after each round of unsafe methods
+    // (without a token, then with the applications' tokens).
     const repeated = [...times].filter(([, n]) => n > 1);
-    expect(repeated.length, JSON.stringify(repeated)).toBeLessThanOrEqual(2);
-    for (const [, n] of repeated) expect(n).toBeLessThanOrEqual(3);
+    expect(repeated.length, JSON.stringify(repeated)).toBeLessThanOrEqual(4);
+    for (const [, n] of repeated) expect(n).toBeLessThanOrEqual(5);
   });
 
   test('without it every listed id is checked and nothing says "sample"', async () => {

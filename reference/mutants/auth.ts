@@ -41,8 +41,9 @@ function refusalNames(
       `unauth-msg-leaks-${endpoint}`,
       `The 401 answer of GET ${path} names ${what} in msg`,
       [path],
+      // A disabled application's token gets its own refusal ("disabled"), as a token middleware that knows it would.
       (r, req, world) =>
-        req.app
+        req.app || world.tokens.get(tokenOfRequest(req.headers) ?? '')?.disabled
           ? r
           : withBody(r, (b) => {
               b.msg = msg(world, req);
@@ -108,22 +109,25 @@ export const authMutants: Mutant[] = [
       }),
     },
   },
-  skipsTokenCheck('merchant', '/merchant', ['UNAUTH-MERCHANT', 'AUTH-10']),
-  skipsTokenCheck('dishes', '/dishes', ['UNAUTH-DISHES', 'AUTH-10']),
-  skipsTokenCheck('dish', '/dishes/:id', ['UNAUTH-DISH', 'AUTH-10']),
-  skipsTokenCheck('seats', '/seats', ['UNAUTH-SEATS', 'AUTH-10']),
-  skipsTokenCheck('seat', '/seats/:id', ['UNAUTH-SEAT', 'AUTH-10']),
-  skipsTokenCheck('orders', '/orders', ['UNAUTH-ORDERS', 'AUTH-10']),
+  // AUTH-09 too: the disabled application's key pair, sent there with no token (#35), gets the data as anything does.
+  skipsTokenCheck('merchant', '/merchant', ['UNAUTH-MERCHANT', 'AUTH-09', 'AUTH-10']),
+  skipsTokenCheck('dishes', '/dishes', ['UNAUTH-DISHES', 'AUTH-09', 'AUTH-10']),
+  skipsTokenCheck('dish', '/dishes/:id', ['UNAUTH-DISH', 'AUTH-09', 'AUTH-10']),
+  skipsTokenCheck('seats', '/seats', ['UNAUTH-SEATS', 'AUTH-09', 'AUTH-10']),
+  skipsTokenCheck('seat', '/seats/:id', ['UNAUTH-SEAT', 'AUTH-09', 'AUTH-10']),
+  skipsTokenCheck('orders', '/orders', ['UNAUTH-ORDERS', 'AUTH-09', 'AUTH-10']),
   {
     // No request can carry it back (RFC 9110 §5.5): the suite sends none, and AUTH-01 alone fails.
     ...onPath(
       'auth-token-control-char',
-      '/auth issues a token ending in BEL, which no header value may carry',
+      "/auth issues the first merchant's application a token ending in BEL, which no header value may carry",
       ['/auth'],
-      (r) =>
-        withData(r, (d) => {
-          d.app_token = `${String(d.app_token)}\u0007`;
-        }),
+      (r, req, world) =>
+        req.query.get('secret') !== world.fixtures.apps[0]!.secret
+          ? r
+          : withData(r, (d) => {
+              d.app_token = `${String(d.app_token)}\u0007`;
+            }),
     ),
     kills: ['AUTH-01'],
   },
@@ -445,7 +449,7 @@ export const authMutants: Mutant[] = [
       'The 401 answer of /orders names an order number in msg',
       ['/orders'],
       (r, req, world) =>
-        req.app
+        req.app || world.tokens.get(tokenOfRequest(req.headers) ?? '')?.disabled
           ? r
           : withBody(r, (b) => {
               b.msg = `token invalid for order ${world.fixtures.orders[0]!.order_number}`;

@@ -49,7 +49,7 @@ const header = (req: ApiRequest): string | undefined => {
 };
 
 /** /auth answers as `app` would for its own pair when `accepts` takes the pair asked for. */
-function lenientAuth(
+export function lenientAuth(
   name: string,
   description: string,
   accepts: (secret: string, key: string, app: App, apps: readonly App[]) => boolean,

@@ -14,6 +14,7 @@ import { waysErrorMutants } from './ways-errors.js';
 import { dataWayMutants } from './ways-data.js';
 import { fuzzWayMutants } from './ways-fuzz.js';
 import { otherErrorMutants } from './ways-other-errors.js';
+import { authWayMutants } from './ways-auth.js';
 
 export type { Mutant };
 
@@ -34,4 +35,5 @@ export const MUTANTS: Mutant[] = [
   ...dataWayMutants,
   ...fuzzWayMutants,
   ...otherErrorMutants,
+  ...authWayMutants,
 ];

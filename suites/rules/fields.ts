@@ -638,26 +638,14 @@ const AUTH_TABLE: Table = {
       ways: [
         byReference('wrong value', 'a token that does not open the data endpoints', [
           [undefined, ['app'], probed(by('AUTH-05', 'seats-rejects-token'))],
-          [
-            undefined,
-            ['other_app'],
-            notProbed(
-              "AUTH-05 tries app's token only: a refusal of other_app's token leaves the other checks' parts for it unjudged, said in a note",
-            ),
-          ],
+          [undefined, ['other_app'], probedWhen('with other_app', by('AUTH-05', 'other-app-token-refused-at-seat'))],
         ]),
         byReference(
           'whitespace or encoding',
           'a character no header value may carry (RFC 9110 §5.5), so no request can send it back',
           [
             [undefined, ['app'], probed(by('AUTH-01', 'auth-token-control-char'))],
-            [
-              undefined,
-              ['other_app'],
-              notProbed(
-                "AUTH-01 judges app's token only; other_app's requests with such a token are not sent (incomplete)",
-              ),
-            ],
+            [undefined, ['other_app'], probedWhen('with other_app', by('AUTH-02', 'other-app-token-control-char'))],
           ],
         ),
       ],

@@ -153,7 +153,7 @@ const errorEnvelope = (
 ];
 
 /** §5.5, the sentence that leaves the disabled application no successful answer. */
-const DISABLED_REFUSED = 'The merchant can disable an application; its credential is then refused with 401.';
+const DISABLED_REFUSED_QUOTE = 'The merchant can disable an application; its credential is then refused with 401.';
 
 const SUCCESS_APPS_NOTE: WaySpec['at'] = [
   at([DISH, SEAT], ['other_app'], notProbed(OTHER_DETAILS_UNREAD)),
@@ -163,7 +163,7 @@ const SUCCESS_APPS_NOTE: WaySpec['at'] = [
     ['disabled_app'],
     notApplicable(
       '§5.5',
-      DISABLED_REFUSED,
+      DISABLED_REFUSED_QUOTE,
       'every request of the disabled application is refused, so it has no successful answer whose envelope could break this: AUTH-09 sends its key pair to /auth, AUTH-10 its earlier token to each data endpoint 2–7 (UNAUTH-* to their path variants), and each fails any answer but a 401 refusal with no data',
     ),
   ),
@@ -329,7 +329,32 @@ const ENVELOPE_MSG = envelopeRule(
           ),
           [NO_TOKEN, WRONG_TOKEN],
         ),
-        rest("wrong tokens are derived from app's token, and a request without one is no application's"),
+        // Every refusal is read for other_app's merchant's values too (support/leaks.ts sensitiveValues).
+        only(
+          ['other_app'],
+          probedWhen(
+            'with other_app',
+            by('UNAUTH-SEATS', 'unauth-msg-leaks-other-merchant'),
+            ...DATA_ENDPOINTS.filter((ep) => ep.name !== 'seats').map((ep) =>
+              noMutant(`UNAUTH-${ep.name.toUpperCase()}`, "names other_app's merchant in a refusal here"),
+            ),
+          ),
+          [NO_TOKEN, WRONG_TOKEN],
+        ),
+        only(
+          ['disabled_app'],
+          probedWhen("with disabled_app's token", by('AUTH-10', 'disabled-token-refusal-names-merchant')),
+          [WRONG_TOKEN],
+        ),
+        // A request without a token is no application's: its refusal is judged against every merchant the run reads.
+        only(
+          ['disabled_app'],
+          probedWhen(
+            "when the disabled application's merchant is app's or other_app's (the demo's is app's): a disabled application reads nothing of its own",
+            by('UNAUTH-MERCHANT', 'unauth-msg-leaks-merchant'),
+          ),
+          [NO_TOKEN],
+        ),
       ),
     ),
   ],
@@ -673,19 +698,23 @@ const HTTPS_RULE: Rule = {
     way(
       'wrong place or carrier',
       'merchant data served over plain HTTP, without a token or with one',
+      // Every endpoint without a credential; where the plain origin answers an API envelope, each application's
+      // token (its key pair at /auth) as well.
       only(
         ['app'],
         probedWhen('when base_url is https', by('TRANS-03', 'plain-http-same-port', 'plain-http-serves-without-token')),
         [MERCHANT],
       ),
+      only(['app'], probedWhen('when base_url is https', by('TRANS-03', 'plain-http-serves-dishes-only')), [DISHES]),
       only(
         ['app'],
-        notProbed(
-          'TRANS-03 asks plain HTTP for /merchant only: a plain listener that serves only other paths is not found',
-        ),
+        probedWhen('when base_url is https', by('TRANS-03', 'plain-http-same-port', 'plain-http-serves-without-token')),
         ENDPOINTS,
       ),
-      rest("TRANS-03 tries app's token only"),
+      only(
+        ['other_app'],
+        probedWhen('when base_url is https, with other_app', by('TRANS-03', 'plain-http-serves-other-merchant')),
+      ),
     ),
   ],
   latitude: [{ reading: 'no plain listener, a redirect to https (never followed), or a refusal', variants: [] }],
@@ -853,12 +882,41 @@ const READ_ONLY: Rule = {
       'POST, PUT, PATCH or DELETE changes what GET answers',
       only(['app'], probedWhen('with unsafe_methods', by('RO-01', 'delete-removes-dish')), [DISH]),
       only(['app'], probedWhen('with unsafe_methods', noMutant('RO-01', 'changes data through this endpoint'))),
-      rest("the unsafe methods are sent with app's token only"),
+      // Each unsafe method also goes to other_app's own paths with its token (its details at ids of its list).
+      only(
+        ['other_app'],
+        probedWhen('with unsafe_methods and other_app', by('RO-01', 'other-merchant-patch-renames-dish')),
+        [DISH],
+      ),
+      only(
+        ['other_app'],
+        probedWhen(
+          'with unsafe_methods and other_app',
+          noMutant('RO-01', "changes other_app's data through this endpoint"),
+        ),
+      ),
     ),
     way(
       'absent',
       'an unsafe method without a token changes data',
-      rest("the unsafe methods are sent with app's token only"),
+      // Sent first, without a token, to every path app and other_app read; each application's GETs after them.
+      only(['app'], probedWhen('with unsafe_methods', by('RO-01', 'delete-without-token-removes-dish')), [DISH]),
+      only(
+        ['app'],
+        probedWhen('with unsafe_methods', noMutant('RO-01', 'changes data through this endpoint without a token')),
+      ),
+      only(
+        ['other_app'],
+        probedWhen('with unsafe_methods and other_app', by('RO-01', 'delete-without-token-removes-dish')),
+        [DISH],
+      ),
+      only(
+        ['other_app'],
+        probedWhen(
+          'with unsafe_methods and other_app',
+          noMutant('RO-01', "changes other_app's data through this endpoint without a token"),
+        ),
+      ),
     ),
     way(
       'wrong value',
@@ -866,7 +924,11 @@ const READ_ONLY: Rule = {
       only(['app'], probed(by('RO-02', 'get-orders-marks-seen')), [ORDERS]),
       only(['app'], probed(by('RO-02', 'get-seat-detail-read-once')), [SEAT]),
       only(['app'], probed(noMutant('RO-02', 'changes data through a GET here'))),
-      rest("RO-02 asks every data endpoint twice with app's token only"),
+      only(['other_app'], probedWhen('with other_app', by('RO-02', 'other-merchant-orders-marked-seen')), [ORDERS]),
+      only(
+        ['other_app'],
+        probedWhen('with other_app', noMutant('RO-02', "changes other_app's data through a GET here")),
+      ),
     ),
   ],
   latitude: [
@@ -940,19 +1002,25 @@ const LIST_QUERY_RULE: Rule = {
       'wrong value',
       'applying them: other data than without them (asked twice)',
       only(['app'], probed(by('ERR-06', 'list-query-applied'))),
-      rest("ERR-06 asks with app's token only"),
+      only(['other_app'], probedWhen('with other_app', by('ERR-06', 'other-merchant-list-query-applied'))),
     ),
     way(
       'wrong value',
       'answering 500 (or another code than 400)',
       only(['app'], probed(by('ERR-06', 'list-query-500'))),
-      rest("ERR-06 asks with app's token only"),
+      only(['other_app'], probedWhen('with other_app', by('ERR-06', 'other-merchant-list-query-500'))),
     ),
     way(
       'wrong place or carrier',
       'applying a filter of its own (status, a date, an id, a search), sent beside the paging parameters',
       only(['app'], probed(by('ERR-06', 'list-query-status-filter'))),
-      rest("ERR-06 asks with app's token only"),
+      only(['other_app'], probedWhen('with other_app', by('ERR-06', 'other-merchant-list-query-status-filter')), [
+        SEATS,
+      ]),
+      only(
+        ['other_app'],
+        probedWhen('with other_app', noMutant('ERR-06', "applies a filter to other_app's list here")),
+      ),
     ),
   ],
   latitude: [
@@ -963,6 +1031,9 @@ const LIST_QUERY_RULE: Rule = {
     },
   ],
 };
+
+/** A cell of the disabled application that §5.5 makes impossible to break: its credential must be refused anyway. */
+const DISABLED_REFUSED = (why: string): Outcome => notApplicable('§5.5', DISABLED_REFUSED_QUOTE, why);
 
 const AUTH_NO_HEADER: Rule = {
   id: '§4 rule 3',
@@ -976,13 +1047,10 @@ const AUTH_NO_HEADER: Rule = {
       'absent',
       '/auth refuses a valid key pair without an open-token header',
       only(['app'], probed(by('AUTH-01', 'auth-demands-open-token'))),
-      only(
-        ['other_app'],
-        notProbed(
-          "AUTH-01 judges app's /auth only (other_app's /auth is asked without open-token too, but what it answers is not judged for this rule)",
-        ),
-      ),
-      only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
+      // other_app's /auth refused without the header: the preflight asks it again with one and goes on, and AUTH-02
+      // fails the refusal of other_app's valid key pair.
+      only(['other_app'], probedWhen('with other_app', by('AUTH-02', 'other-app-auth-demands-open-token'))),
+      only(['disabled_app'], DISABLED_REFUSED('no valid key pair of it exists for /auth to refuse wrongly')),
     ),
   ],
   latitude: [
@@ -1004,20 +1072,21 @@ const TOKEN_OPENS: Rule = {
       'the valid token refused',
       only(['app'], probed(by('AUTH-05', 'seats-rejects-token')), [SEATS]),
       only(['app'], probed(noMutant('AUTH-05', 'refuses the token here'))),
-      only(
-        ['other_app'],
-        notProbed(
-          "AUTH-05 tries app's token only: a refusal of other_app's token leaves the other checks' parts for it unjudged, said in a note",
-        ),
-      ),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-05', 'other-app-token-refused-at-seat')), [SEAT]),
+      only(['other_app'], probedWhen('with other_app', noMutant('AUTH-05', "refuses other_app's token here"))),
     ),
   ],
   latitude: [{ reading: 'a token that expires (renewed once, recorded)', variants: ['first-token-expires'] }],
 };
 
-/** Why no wrong key pair is derived from the disabled application's. */
-const DISABLED_PAIR_WHOLE =
-  "no wrong pair is derived from the disabled application's keys: its own pair is to be refused anyway (§5.5, AUTH-09)";
+/** The scope of the cells probed with the disabled application's key pair (configured apart from its token). */
+const DISABLED_KEYS = "with disabled_app's keys";
+
+/**
+ * The wrong pairs AUTH-07 derives from the disabled application's keys (§5.4 refuses each with 401 as any other's),
+ * proven by a server whose lookup of a disabled application answers a wrong pair 400.
+ */
+const DISABLED_PAIR: Outcome = probedWhen(DISABLED_KEYS, by('AUTH-07', 'auth-disabled-app-wrong-pair-400'));
 
 const KEY_PAIR: Rule = {
   id: '§5.2, §4 endpoint 1',
@@ -1031,33 +1100,41 @@ const KEY_PAIR: Rule = {
       'absent',
       'a token without one of the two parameters',
       only(['app'], probed(by('AUTH-06', 'auth-missing-key-succeeds'))),
-      only(['other_app'], notProbed("AUTH-06 uses app's key pair only")),
-      only(['disabled_app'], notProbed("AUTH-06 uses app's key pair only")),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-06', 'auth-other-app-missing-key-succeeds'))),
+      only(['disabled_app'], probedWhen(DISABLED_KEYS, by('AUTH-06', 'auth-disabled-missing-key-succeeds'))),
     ),
     way(
       'wrong value',
       'a wrong secret key accepted, or refused with another code than 401',
       only(['app'], probed(by('AUTH-07', 'auth-wrong-key-400'))),
       only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-other-merchant-key-unchecked'))),
-      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
+      only(['disabled_app'], DISABLED_PAIR),
     ),
     way(
       'wrong value',
       'an unknown public key accepted, or refused with another code than 401',
       only(['app'], probed(by('AUTH-08', 'auth-unknown-public-key-500'))),
-      rest("AUTH-08 pairs the unknown public key with app's secret key only"),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-08', 'auth-other-app-secret-key-alone'))),
+      only(['disabled_app'], probedWhen(DISABLED_KEYS, by('AUTH-08', 'auth-disabled-key-unknown-public-500'))),
     ),
     way(
       'wrong place or carrier',
       'the pair swapped (secret=<secret key>&key=<public key>) accepted',
       only(['app'], probed(by('AUTH-07', 'auth-swapped-pair-accepted'))),
-      only(['other_app'], notProbed("AUTH-07 swaps app's pair only")),
-      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-other-app-swapped-pair-accepted'))),
+      only(['disabled_app'], DISABLED_PAIR),
     ),
     way(
       'wrong place or carrier',
-      'the keys taken from headers or a body instead of the query string',
-      rest('the suite sends a key pair in the query string only: keys in headers or a body are never sent'),
+      'the keys taken from request headers named secret and key instead of the query string',
+      only(['app'], probed(by('AUTH-06', 'auth-keys-from-headers'))),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-06', 'auth-keys-from-headers'))),
+      only(['disabled_app'], probedWhen(DISABLED_KEYS, by('AUTH-06', 'auth-keys-from-headers'))),
+    ),
+    way(
+      'wrong place or carrier',
+      'the keys taken from a body instead of the query string',
+      rest('not sent: the suite sends no request with a body (its HTTP client has none to send)'),
     ),
     way(
       'partial or prefix match',
@@ -1069,32 +1146,70 @@ const KEY_PAIR: Rule = {
           by('AUTH-07', 'auth-key-prefix-accepted'),
         ),
       ),
-      only(['other_app'], notProbed("AUTH-07 cuts app's secret key only")),
-      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
+      only(
+        ['other_app'],
+        probedWhen(
+          `with other_app, whose secret key has more than ${SAFE_SECRET_LENGTH} characters`,
+          by('AUTH-07', 'auth-other-app-key-prefix-accepted'),
+        ),
+      ),
+      only(['disabled_app'], DISABLED_PAIR),
     ),
     way(
       'partial or prefix match',
-      'a suffix or an inner part of a key, or a prefix of the public key, accepted',
-      rest("not sent: AUTH-07 sends a prefix of app's secret key only"),
+      'a suffix or an inner part of the secret key accepted',
+      only(
+        ['app'],
+        probedWhen(
+          `with a secret key of more than ${SAFE_SECRET_LENGTH} characters (a shorter one: a note says so)`,
+          by('AUTH-07', 'auth-key-inner-part-accepted'),
+        ),
+      ),
+      only(
+        ['other_app'],
+        probedWhen(
+          `with other_app, whose secret key has more than ${SAFE_SECRET_LENGTH} characters`,
+          by('AUTH-07', 'auth-other-app-key-suffix-accepted'),
+        ),
+      ),
+      only(['disabled_app'], DISABLED_PAIR),
     ),
-    way('case', 'a key in another letter case accepted', rest('not sent: no key pair is sent in another letter case')),
+    way(
+      'partial or prefix match',
+      'a part of the public key, or the public key in another letter case or with spaces, accepted',
+      rest(
+        'not sent: AUTH-07 derives wrong values from the secret key only (a part of the public key would be a secret the recordings hold no stand-in for)',
+      ),
+    ),
+    way(
+      'case',
+      'the secret key in another letter case accepted',
+      only(['app'], probed(by('AUTH-07', 'auth-key-case-insensitive'))),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-other-app-key-case-insensitive'))),
+      only(['disabled_app'], DISABLED_PAIR),
+    ),
     way(
       'whitespace or encoding',
-      'a key with spaces around it, or percent-encoded otherwise, accepted',
-      rest('not sent: no key pair is sent with spaces or another encoding'),
+      'the secret key with spaces around it accepted',
+      only(['app'], probed(by('AUTH-07', 'auth-key-trimmed'))),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-other-app-key-trimmed'))),
+      only(['disabled_app'], DISABLED_PAIR),
     ),
     way(
       "another application's or merchant's value",
       "halves of two applications' pairs accepted: this application's public key with the other's secret key",
       only(['app', 'other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-any-application-key'))),
-      only(['disabled_app'], notProbed(DISABLED_PAIR_WHOLE)),
+      only(['disabled_app'], DISABLED_PAIR),
     ),
     way(
       'stale value',
       'a second /auth for the same pair refused (a token "already issued")',
       only(['app'], probed(by('AUTH-01', 'auth-token-issued-once'))),
       only(['other_app'], probedWhen('with other_app', by('AUTH-02', 'other-app-token-issued-once'))),
-      only(['disabled_app'], notProbed('its key pair is to be refused anyway (§5.5)')),
+      only(
+        ['disabled_app'],
+        DISABLED_REFUSED('every /auth of its key pair must be refused, the first as the second (AUTH-09)'),
+      ),
     ),
   ],
   latitude: [
@@ -1139,13 +1254,25 @@ const DISABLED: Rule = {
       'wrong value',
       'its key pair still issues a token',
       at([AUTH], undefined, probedWhen("with disabled_app's keys", by('AUTH-09', 'disabled-app-still-authenticates'))),
-      rest('a key pair is sent to /auth only'),
+      // Its key pair in the query of each data endpoint, with no token: it opens none (proven there by the mutant
+      // that opens it to every request, /orders also by one that takes a key pair there).
+      ...DATA_ENDPOINTS.map((ep) =>
+        at(
+          [get(ep.path)],
+          undefined,
+          probedWhen(
+            "with disabled_app's keys",
+            by('AUTH-09', `no-token-check-${ep.name}`, ...(ep.path === '/orders' ? ['disabled-keys-open-orders'] : [])),
+          ),
+        ),
+      ),
     ),
     way(
       'stale value',
       'its earlier token still opens an endpoint',
       ...disabledTokenAt(),
-      rest('a token is sent to the data endpoints only'),
+      // At /auth, in open-token with no key pair: it renews nothing.
+      at([AUTH], undefined, probedWhen("with disabled_app's token", by('AUTH-10', 'auth-renews-disabled-token'))),
     ),
   ],
   latitude: [],
@@ -1159,7 +1286,21 @@ const NOT_SHOWN: Rule[] = [
     level: 'MUST',
     places: ['the management console'],
     apps: ['app'],
-    ways: [way('absent', 'keys not shown', rest('outside the HTTP interface'))],
+    ways: [
+      way(
+        'absent',
+        'keys not shown',
+        at(
+          undefined,
+          undefined,
+          notApplicable(
+            '§1',
+            'A merchant management console exists at {console_url}. In it the merchant creates an application and obtains an application public key and an application secret key.',
+            'the console is at its own address, not below {base_url}, and §4 defines no request of it: it is where a person reads the keys the run is configured with, with nothing an HTTP client of §4 can send (AUTH-01 shows the keys it showed open /auth)',
+          ),
+        ),
+      ),
+    ],
     latitude: [],
   },
   {
@@ -1173,8 +1314,14 @@ const NOT_SHOWN: Rule[] = [
       way(
         'stale value',
         'a token refused after it worked',
-        rest(
-          'nothing to break: the suite survives every lifetime (a run token refused after it worked is renewed once, recorded by INFO-AUTH-TOKEN)',
+        at(
+          undefined,
+          undefined,
+          notApplicable(
+            '§5.6, §5.7',
+            'Validity period of the API Token: not shown.',
+            'no lifetime is set, so a token refused after it worked breaks no rule (the suite renews a run token refused so once, and INFO-AUTH-TOKEN records it)',
+          ),
         ),
       ),
     ],
@@ -1324,7 +1471,15 @@ const ERROR_RULES: Rule[] = [
       way(
         'case',
         'an id in another letter case answering a record (hex-like ids)',
-        rest('ids are ints (§2.2, §2.3): digits have no letter case'),
+        at(
+          undefined,
+          undefined,
+          notApplicable(
+            '§2.2, §2.3',
+            '| id | int | Dish ID |',
+            "a dish's id is an int, and so is a seat's (§2.3: | id | int | Seat ID |): written in digits, an id has no letter case, so no id can be asked for in another one",
+          ),
+        ),
       ),
     ],
     latitude: [
