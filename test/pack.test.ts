@@ -73,7 +73,7 @@ test('the npm pack tarball installs, `npx conformance --demo` passes from it, an
 
 // Vitest is a peer dependency: npm installs no second copy beside the user's, and a Vitest outside the supported
 // range is refused by name (Vitest 3 used to fail deep inside with "Cannot read properties of undefined").
-test('the lowest Vitest of the supported range runs the CLI and library mode; Vitest 3 is refused by name', async () => {
+test('the lowest Vitest of the supported range runs library mode; Vitest 3 is refused by name', async () => {
   const { SUPPORTED_VITEST } = await import('../app/vitest-version.js');
   const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
     peerDependencies: Record<string, string>;
@@ -92,16 +92,12 @@ test('the lowest Vitest of the supported range runs the CLI and library mode; Vi
       timeout: 120_000,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
     });
-  // The lowest Vitest of the range (the newest is the one the first test installs): the CLI's custom pool and
-  // library mode use only public API that it has.
+  // The lowest Vitest of the range (the newest is the one the first test installs): library mode uses only public
+  // API that it has.
   const lowest = SUPPORTED_VITEST.match(/^>=(\d+\.\d+\.\d+)/)![1]!;
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `vitest@${lowest}`], dir);
-  const cli = await runCli(['--demo', '--only', 'AUTH-*', '--only', 'DISH-*', '--fuzz-runs', '5'], {
-    cwd: dir,
-    bin: 'npx',
-  });
-  expect(cli.code, cli.stdout + cli.stderr).toBe(0);
-  expect(cli.report?.checks.filter((c) => c.status === 'passed').length).toBeGreaterThan(5);
+  // The CLI loads no Vitest (#36): that it runs from the tarball with no Vitest at all is the first test's, and with
+  // Vitest unresolvable test/adapters.test.ts's; here, library mode on the lowest Vitest of the range.
   const onLowest = library();
   expect(onLowest.status, `${String(onLowest.stdout)}${String(onLowest.stderr)}`).toBe(0);
   expect(String(onLowest.stdout)).toContain('Conformance: CONFORMANT');

@@ -18,6 +18,7 @@ import {
 } from '../suites/support/token-probes.js';
 import { runCli } from './helpers/cli.js';
 import { DATA_ENDPOINTS } from '../core/spec/endpoints.js';
+import { AUTH_SCHEME } from '../core/spec/auth-scheme.js';
 import { APPS, CELLS, cellsOf, RULES, WAYS, type Proof } from '../suites/rules/index.js';
 import { MUTANTS_OF_WAY } from '../suites/rules/tokens.js';
 
@@ -98,7 +99,7 @@ describe('the rule matrix (suites/rules/)', () => {
           { path: ep.path, index: placeIndex(i) },
           ...PATH_WAYS.map((p, v) => ({ path: p.path(ep.path).replace(/:ID$/, ':id'), index: placeIndex(i, v) })),
         ].forEach(({ path, index }) => {
-          const how = w.kind === 'carrier' ? w.name : `${w.name}, in open-token`;
+          const how = w.kind === 'carrier' ? w.name : `${w.name}, in ${AUTH_SCHEME.carrierName}`;
           const sent = appFor(APPS, k, index);
           for (const app of APPS) {
             const cell = cells.find((c) => c.how === how && c.place === `GET ${path}` && c.app === app);

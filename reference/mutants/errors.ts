@@ -2,6 +2,7 @@ import type { Mutant } from './types.js';
 import { onPath, pathIs, withData } from '../kit.js';
 import type { ApiReply, ApiRequest, World } from '../server.js';
 import { AUTH_PATH } from '../../core/spec/endpoints.js';
+import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import { DETAIL_RESOURCES, LIST_PATHS, RESOURCE_PATHS, RESOURCES, type Resource } from '../../core/spec/resources.js';
 
 /** The interfaces of §4 (below the base path); anything else is an unknown interface (§7 code 404). */
@@ -125,7 +126,10 @@ export const errorMutants: Mutant[] = [
   },
 ];
 
-/** A data endpoint's refusal of a request whose open-token header is present but names no valid application. */
+/**
+ * A data endpoint's refusal of a request that carries a token as the auth scheme does (the open-token header present),
+ * which names no valid application.
+ */
 function presentButRefused(req: ApiRequest, body: { code?: unknown } | undefined): body is { code: 401 } {
-  return req.path !== '/auth' && req.headers['open-token'] !== undefined && !req.app && body?.code === 401;
+  return req.path !== '/auth' && tokenOfRequest(req.headers) !== undefined && !req.app && body?.code === 401;
 }

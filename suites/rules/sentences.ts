@@ -1,3 +1,4 @@
+import { AUTH_SCHEME } from '../../core/spec/auth-scheme.js';
 import { RULES } from './index.js';
 
 /**
@@ -6,6 +7,12 @@ import { RULES } from './index.js';
  * docs/rules.md renders this map (app/rules-doc.ts); test/sentences.test.ts holds every quote against the spec's text
  * and every rule named against the matrix.
  */
+
+/**
+ * The token's carrier as the spec names it (§4, §5.3: open-token): after a switch of auth scheme (CONTRIBUTING.md,
+ * "Recipe 3") the spec names the seam's carrier in these sentences, and the quotes follow.
+ */
+const CARRIER = AUTH_SCHEME.carrierName;
 
 /** One sentence (or table) of the spec and what the matrix does with it. */
 export interface SpecSentence {
@@ -111,7 +118,7 @@ export const SPEC_SENTENCES: SpecSentence[] = [
   },
   {
     section: '§4',
-    quote: 'Request header open-token (string, required) carries the API Token. The auth endpoint does not need it.',
+    quote: `Request header ${CARRIER} (string, required) carries the API Token. The auth endpoint does not need it.`,
     rules: ['§4 rule 4, §5.4', '§4 rule 3'],
   },
   { section: '§4', quote: 'The request has no body.', rules: ['§4 no body'] },
@@ -163,7 +170,7 @@ export const SPEC_SENTENCES: SpecSentence[] = [
   },
   { section: '§4 rule 2', quote: 'Endpoints 3, 5 and 7 accept no query parameters.', rules: ['§4 rule 2'] },
   { section: '§4 rule 3', quote: 'Endpoint 1 needs no header beyond Content-Type.', rules: ['§4 rule 3'] },
-  { section: '§4 rule 4', quote: 'Endpoints 2 to 7 need the open-token header.', rules: ['§4 rule 4, §5.4'] },
+  { section: '§4 rule 4', quote: `Endpoints 2 to 7 need the ${CARRIER} header.`, rules: ['§4 rule 4, §5.4'] },
   {
     section: '§4 rule 5',
     quote:
@@ -190,7 +197,7 @@ export const SPEC_SENTENCES: SpecSentence[] = [
   },
   {
     section: '§5.3',
-    quote: 'Every other request carries that value in the request header open-token.',
+    quote: `Every other request carries that value in the request header ${CARRIER}.`,
     rules: ['§5.3', '§4 rule 4, §5.4'],
   },
   {

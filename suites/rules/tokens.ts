@@ -1,4 +1,5 @@
 import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
+import { AUTH_SCHEME } from '../../core/spec/auth-scheme.js';
 import { SAFE_SECRET_LENGTH } from '../../core/redact/redact.js';
 import {
   APP_WAYS,
@@ -35,6 +36,9 @@ import { disabledTokenAt } from './protocol.js';
  * function, so the matrix says what a run sends.
  */
 
+/** The scheme's carrier as the spec names it (§5.3: open-token): the rule's words follow the auth seam. */
+const CARRIER = AUTH_SCHEME.carrierName;
+
 /** The UNAUTH check of a data endpoint, by its index in §4's data endpoints. */
 const unauth = (i: number): string => `UNAUTH-${DATA_ENDPOINTS[i]!.name.toUpperCase()}`;
 
@@ -47,10 +51,11 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
   'the real token in another letter case': ['token-case-insensitive'],
   'the real token with a space inside': ['token-spaces-ignored'],
   'the real token with one letter or digit changed to another of its own': ['token-near-match-accepted'],
-  'the real token in the query string as open-token, no header': ['token-from-query'],
-  'the real token in the query string as token, no header': ['token-from-query'],
-  'the real token in an Authorization: Bearer header, no open-token': ['token-from-bearer'],
-  'the real token in a cookie named open-token, no header': ['token-from-cookie'],
+  // The carriers' names follow the auth scheme (core/spec/auth-scheme.ts, authScheme: always these four, in this order).
+  [CARRIER_WAYS[0]!.name]: ['token-from-query'],
+  [CARRIER_WAYS[1]!.name]: ['token-from-query'],
+  [CARRIER_WAYS[2]!.name]: ['token-from-bearer'],
+  [CARRIER_WAYS[3]!.name]: ['token-from-cookie'],
   'the path with a trailing slash': ['trailing-slash-unguarded'],
   'the path after a doubled slash': ['doubled-slash-unguarded'],
   'the path in upper case': ['upper-case-path-unguarded'],
@@ -59,8 +64,8 @@ export const MUTANTS_OF_WAY: Record<string, string[]> = {
 
 /** The matrix's way of each probe way (the ways not named here are wrong values, or other carriers). */
 const WAY_OF: Record<string, Way> = {
-  'no open-token header': 'absent',
-  'an empty open-token header': 'absent',
+  [BARE_WAYS[0]!.name]: 'absent',
+  [BARE_WAYS[1]!.name]: 'absent',
   'a prefix of the real token': 'partial or prefix match',
   'a suffix of the real token': 'partial or prefix match',
   'the real token with characters added around it': 'partial or prefix match',
@@ -188,7 +193,7 @@ const GET_PLACE_NAMES = GET_PLACES.map((p) => p.place);
 export const TOKEN_RULE: Rule = {
   id: '§4 rule 4, §5.4',
   group: '§4 endpoints and numbered rules',
-  text: 'Endpoints 2 to 7 need the open-token header (§4 rule 4); every other request carries the token in open-token (§5.3); a request without a valid credential is answered 401 (§5.4) — and carries no data',
+  text: `Endpoints 2 to 7 need the ${CARRIER} header (§4 rule 4); every other request carries the token in ${CARRIER} (§5.3); a request without a valid credential is answered 401 (§5.4) — and carries no data`,
   level: 'MUST',
   places: [...DATA, ...GET_PLACE_NAMES.slice(DATA.length), ...HEADS],
   apps: ['app', 'other_app', 'disabled_app'],
@@ -200,7 +205,7 @@ export const TOKEN_RULE: Rule = {
     })),
     ...APP_WAYS.map((w, k): WaySpec => ({
       way: w.kind === 'carrier' ? 'wrong place or carrier' : (WAY_OF[w.name] ?? 'wrong value'),
-      how: w.kind === 'carrier' ? w.name : `${w.name}, in open-token`,
+      how: w.kind === 'carrier' ? w.name : `${w.name}, in ${CARRIER}`,
       at: [...derivedAt(w.name, k), HEAD_NA],
     })),
     {

@@ -108,7 +108,7 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
     const r = await changed(id, (x) => asked('GET //dishes')(x) && bare(x), error(401, { data: [{ id: 101 }] }));
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
-      `${lead}no open-token header at the path after a doubled slash: GET //dishes: answered HTTP 401, code 401, status "ERROR"`,
+      `${lead}no ${TOKEN_HEADER} header at the path after a doubled slash: GET //dishes: answered HTTP 401, code 401, status "ERROR"`,
     );
     expect(r.fingerprints).toEqual(['the path after a doubled slash']);
   });
@@ -122,9 +122,9 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
     );
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
-      `${lead}an empty open-token header at the path with a trailing slash: GET /dishes/: answered HTTP 200, code 200, status "SUCCESS"`,
+      `${lead}an empty ${TOKEN_HEADER} header at the path with a trailing slash: GET /dishes/: answered HTTP 200, code 200, status "SUCCESS"`,
     );
-    expect(r.fingerprints).toEqual(['an empty open-token header, the path with a trailing slash']);
+    expect(r.fingerprints).toEqual([`an empty ${TOKEN_HEADER} header, the path with a trailing slash`]);
   });
 
   /** The recording with the token /auth issued to app changed; each token derived from it recorded as its kind's stand-in (a HAR's). */

@@ -20,6 +20,7 @@ import {
   probeRequests,
 } from '../../suites/support/token-probes.js';
 import { DATA_ENDPOINTS } from '../../core/spec/endpoints.js';
+import { AUTH_SCHEME } from '../../core/spec/auth-scheme.js';
 
 const way = (start: string) => {
   const w = VALUE_WAYS.find((v) => v.name.startsWith(start));
@@ -116,15 +117,34 @@ describe('value ways: what each derives from the real token', () => {
 });
 
 describe('carriers: the real token where the name says, and in no header', () => {
+  // The names and the places follow the auth seam (core/spec/auth-scheme.ts): open-token's, or Bearer's after a switch.
+  const { carrier, otherCarrier } = AUTH_SCHEME;
   const byName = (start: string) => CARRIER_WAYS.find((w) => w.name.startsWith(start))!;
 
   test.each([
-    ['the real token in the query string as open-token', { path: '/seats', query: { 'open-token': 'T0k3n' } }],
-    ['the real token in the query string as token', { path: '/seats', query: { token: 'T0k3n' } }],
-    ['the real token in an Authorization', { path: '/seats', headers: { authorization: 'Bearer T0k3n' } }],
-    ['the real token in a cookie', { path: '/seats', headers: { cookie: 'open-token=T0k3n' } }],
+    [
+      `the real token in the query string as ${carrier.param},`,
+      { path: '/seats', query: { [carrier.param]: 'T0k3n' } },
+    ],
+    ['the real token in the query string as token,', { path: '/seats', query: { token: 'T0k3n' } }],
+    [
+      `the real token in a cookie named ${carrier.param},`,
+      { path: '/seats', headers: { cookie: `${carrier.param}=T0k3n` } },
+    ],
   ])('%s', (name, request) => {
     expect(byName(name).request('/seats', 'T0k3n')).toEqual(request);
+  });
+
+  test(`the real token in an ${otherCarrier.name} header: that header alone, and not as the scheme carries it`, () => {
+    const request = byName(`the real token in an ${otherCarrier.name} header`).request('/seats', 'T0k3n');
+    expect(Object.keys(request).sort()).toEqual(['headers', 'path']);
+    expect(Object.keys(request.headers ?? {})).toHaveLength(1);
+    expect(otherCarrier.tokenOf(request.headers!)).toBe('T0k3n');
+    expect(AUTH_SCHEME.tokenOf(request.headers!)).toBeUndefined();
+  });
+
+  test('four carriers, each named once', () => {
+    expect(new Set(CARRIER_WAYS.map((w) => w.name)).size).toBe(4);
   });
 });
 

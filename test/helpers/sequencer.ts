@@ -13,6 +13,9 @@ const LONGEST_FIRST = [
   'mutants',
   'library',
   'wire-run',
+  // Added from a loaded run's ranking (2026-11-28): files that came after the list was measured.
+  'auth-scheme-switch',
+  'adapters',
   'action',
   'hostile',
   'progress-estimate',
