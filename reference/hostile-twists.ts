@@ -291,14 +291,19 @@ export const manyHeaders: Variant = {
 export const BIG_BODY_BYTES = 80 * 1000 * 1000;
 /**
  * Every list (/dishes, /seats, /orders, whatever its query) answers about `bytes` of JSON, and so does the detail of
- * the first record each list showed: each record carries an extra field (`notes`, a latitude) long enough. For
+ * the first record each list showed: each record carries an extra field (`notes`, a latitude) long enough, lines of
+ * text (each line break escaped in the JSON). For
  * `--record-har`'s memory bound: several long answers in flight and recorded at once.
  */
-export function bigBodies(bytes = BIG_BODY_BYTES): Variant {
+export function bigBodies(
+  bytes = BIG_BODY_BYTES,
+  resources: ReadonlyArray<'dishes' | 'seats' | 'orders'> = ['dishes', 'seats', 'orders'],
+): Variant {
   const pads = new Map<number, string>();
   const pad = (n: number): string => {
     let s = pads.get(n);
-    if (s === undefined) pads.set(n, (s = 'n'.repeat(Math.max(0, n))));
+    // Lines of text: a line break every 100 characters, as multi-line remarks have (escaped in the JSON).
+    if (s === undefined) pads.set(n, (s = `${'n'.repeat(99)}\n`.repeat(Math.max(0, Math.floor(n / 101)))));
     return s;
   };
   /** The first record each list showed, by resource: its detail is long too. */
@@ -306,12 +311,12 @@ export function bigBodies(bytes = BIG_BODY_BYTES): Variant {
   const rendered = new Map<string, ApiReply>();
   return {
     name: 'big-bodies',
-    description: `every list and the detail of each list's first record answer about ${bytes / 1e6} MB (an extra "notes" field)`,
+    description: `every list of ${resources.join(', ')} and the detail of each list's first record answer about ${bytes / 1e6} MB (an extra "notes" field)`,
     handle(req, next) {
       const r = next();
       if (!req.app || !isSuccess(r)) return r;
       const resource = /^\/(dishes|seats|orders)(?:\/(\d+))?$/.exec(req.path);
-      if (!resource) return r;
+      if (!resource || !resources.includes(resource[1] as 'dishes')) return r;
       const key = JSON.stringify(r.body);
       const known = rendered.get(key);
       if (known) return known;

@@ -1,0 +1,49 @@
+import { expect, test } from 'vitest';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { failedIds, runCli } from './helpers/cli.js';
+import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { peakHwmEach } from './helpers/peak-rss.js';
+import { BIG_BODY_BYTES, bigBodies } from '../reference/hostile-twists.js';
+
+// `npm run build` first: the CLI runs from dist/.
+
+/** The bound the README states for a run that records its exchanges (--record-har), the whole CLI. */
+const BOUND_MIB = 1024;
+
+test.skipIf(!existsSync('/proc/self/status'))(
+  'issue 37: --record-har of a server answering several 80 MB bodies stays within 1 GiB, and its HAR replays to the live outcomes',
+  async () => {
+    await withServer(
+      [bigBodies(BIG_BODY_BYTES, ['orders'])],
+      async (srv) => {
+        let peak: ReturnType<typeof peakHwmEach> | undefined;
+        // A long timeout: the point is memory, and this machine may be busy; nothing here is timed.
+        const live = await runCli([...targetArgs(srv), '--timeout-ms', '120000', '--record-har', 'run.har'], {
+          env: targetEnv,
+          timeoutMs: 900_000,
+          onSpawn: (pid) => (peak = peakHwmEach(pid)),
+        });
+        const { sumMiB, eachMiB } = peak!.stop();
+        expect(live.stderr).toBe('');
+        // Every check finished: a run cut short would prove nothing about what a whole recording costs.
+        expect(live.report!.checks.filter((c) => c.status === 'incomplete').map((c) => c.id)).toEqual([]);
+        const har = join(live.dir, 'run.har');
+        // Several long answers were recorded whole (the list and the first order's detail, each asked more than once).
+        expect(statSync(har).size).toBeGreaterThan(4 * BIG_BODY_BYTES);
+        expect(sumMiB, `peak VmHWM of each process of the CLI: ${eachMiB.join(' + ')} MiB`).toBeLessThanOrEqual(
+          BOUND_MIB,
+        );
+        // The HAR is valid (read as a stream, entry by entry) and judges each check as the live run did.
+        const off = await runCli(['check-har', har], { timeoutMs: 900_000 });
+        expect(off.stderr).toBe('');
+        expect(failedIds(off.report)).toEqual(failedIds(live.report));
+        expect(off.report!.checks.map((c) => [c.id, c.status])).toEqual(
+          live.report!.checks.map((c) => [c.id, c.status]),
+        );
+      },
+      { https: true },
+    );
+  },
+  1_800_000,
+);
