@@ -291,8 +291,8 @@ export const manyHeaders: Variant = {
 export const BIG_BODY_BYTES = 80 * 1000 * 1000;
 /**
  * Every list (/dishes, /seats, /orders, whatever its query) answers about `bytes` of JSON, and so does the detail of
- * the first record each list showed: each record carries an extra field (`notes`, a latitude) long enough, lines of
- * text (each line break escaped in the JSON). For
+ * the first record each list showed: each record carries an extra field (`notes`, a latitude) long enough, text
+ * with quoted words (each quote escaped in the JSON). For
  * `--record-har`'s memory bound: several long answers in flight and recorded at once.
  */
 export function bigBodies(
@@ -302,8 +302,8 @@ export function bigBodies(
   const pads = new Map<number, string>();
   const pad = (n: number): string => {
     let s = pads.get(n);
-    // Lines of text: a line break every 100 characters, as multi-line remarks have (escaped in the JSON).
-    if (s === undefined) pads.set(n, (s = `${'n'.repeat(99)}\n`.repeat(Math.max(0, Math.floor(n / 101)))));
+    // Quoted words every 100 characters, escaped in the JSON (\").
+    if (s === undefined) pads.set(n, (s = `${'n'.repeat(96)} "n"`.repeat(Math.max(0, Math.floor(n / 102)))));
     return s;
   };
   /** The first record each list showed, by resource: its detail is long too. */
