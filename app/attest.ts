@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { writeFileAtomicSync } from '../core/base/atomic-file.js';
+import { FileRefused, readReportBytes } from '../core/base/regular-file.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { commandArgs } from './command-args.js';
 import { readReportFile } from './diff.js';
@@ -100,8 +101,7 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
       : undefined;
   const reports: DigestedName[] = [{ name: 'report.json', digest: { sha256: sha256(bytes) } }];
   for (const name of ATTESTED_REPORT_FILES.slice(1)) {
-    const content =
-      name === 'report.html' && html ? html : existsSync(join(dir, name)) && readFileSync(join(dir, name));
+    const content = name === 'report.html' && html ? html : reportFileBytes(join(dir, name));
     if (content) reports.push({ name, digest: { sha256: sha256(content) } });
   }
 
@@ -135,4 +135,20 @@ export async function attestCommand(argv: string[], out: (s: string) => void): P
     )}\nWrote ${untrustedLine(target)}\n`,
   );
   return 0;
+}
+
+/**
+ * A report file beside report.json that the attestation lists (junit.xml, report.html), or undefined when there is
+ * none: read within the reports' cap, and refused in one line when it is not a regular file (a FIFO would be waited
+ * on forever, /dev/zero read without end).
+ */
+function reportFileBytes(file: string): Buffer | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return readReportBytes(file);
+  } catch (e) {
+    throw new ConfigError(
+      `cannot attest ${file}: ${e instanceof FileRefused ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message)}`,
+    );
+  }
 }

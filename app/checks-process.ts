@@ -62,7 +62,8 @@ async function run(order: Extract<ToChecks, { type: 'run' }>): Promise<FromCheck
           ...(disabled_app ? { disabled_app } : {}),
           fuzz,
         });
-        return new Recorder(clientFor(config, r, { deadlineAt }), (x) => har!.add(x));
+        // keepBodies: each body's bytes as they came go to the HAR a slice at a time, never rendered as text.
+        return new Recorder(clientFor(config, r, { deadlineAt, keepBodies: true }), (x) => har!.add(x));
       }
     : undefined;
   const result = await runChecks(

@@ -286,3 +286,53 @@ export const manyHeaders: Variant = {
     return { ...r, headers: { ...r.headers, ...extra } };
   },
 };
+
+/** Bytes of each long answer of bigBodies. */
+export const BIG_BODY_BYTES = 80 * 1000 * 1000;
+/**
+ * Every list (/dishes, /seats, /orders, whatever its query) answers about `bytes` of JSON, and so does the detail of
+ * the first record each list showed: each record carries an extra field (`notes`, a latitude) long enough, text
+ * with quoted words (each quote escaped in the JSON). For
+ * `--record-har`'s memory bound: several long answers in flight and recorded at once.
+ */
+export function bigBodies(
+  bytes = BIG_BODY_BYTES,
+  resources: ReadonlyArray<'dishes' | 'seats' | 'orders'> = ['dishes', 'seats', 'orders'],
+): Variant {
+  const pads = new Map<number, string>();
+  const pad = (n: number): string => {
+    let s = pads.get(n);
+    // Quoted words every 100 characters, escaped in the JSON (\").
+    if (s === undefined) pads.set(n, (s = `${'n'.repeat(96)} "n"`.repeat(Math.max(0, Math.floor(n / 102)))));
+    return s;
+  };
+  /** The first record each list showed, by resource: its detail is long too. */
+  const firsts = new Set<string>();
+  const rendered = new Map<string, ApiReply>();
+  return {
+    name: 'big-bodies',
+    description: `every list of ${resources.join(', ')} and the detail of each list's first record answer about ${bytes / 1e6} MB (an extra "notes" field)`,
+    handle(req, next) {
+      const r = next();
+      if (!req.app || !isSuccess(r)) return r;
+      const resource = /^\/(dishes|seats|orders)(?:\/(\d+))?$/.exec(req.path);
+      if (!resource || !resources.includes(resource[1] as 'dishes')) return r;
+      const key = JSON.stringify(r.body);
+      const known = rendered.get(key);
+      if (known) return known;
+      const long = withData(r, (d: unknown) => {
+        if (Array.isArray(d)) {
+          const each = pad(Math.floor(bytes / Math.max(1, d.length)));
+          for (const x of d as Array<Record<string, unknown>>) x.notes = each;
+          if (d.length) firsts.add(`${resource[1]}/${(d[0] as { id: unknown }).id}`);
+        } else if (resource[2] !== undefined && firsts.has(`${resource[1]}/${resource[2]}`))
+          (d as Record<string, unknown>).notes = pad(bytes);
+      });
+      // Rendered once per distinct answer (the same list is asked for many times); the last few are kept.
+      const reply = { ...long, body: undefined, raw: Buffer.from(JSON.stringify(long.body)) };
+      rendered.set(key, reply);
+      if (rendered.size > 6) rendered.delete(rendered.keys().next().value!);
+      return reply;
+    },
+  };
+}

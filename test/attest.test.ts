@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
@@ -23,7 +23,7 @@ import { signStatement } from '../app/signing.js';
 import { packageRoot } from '../core/base/paths.js';
 import { assertBundleLatest, bundleFromJSON } from '@sigstore/bundle';
 import { parse } from 'yaml';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 
 /** A key pair in PEM files (private PKCS#8, public SPKI), as `openssl genpkey` and `openssl pkey -pubout` write. */
 function keyFiles(dir: string, type: 'ed25519' | 'ec', name: string = type): { key: string; pub: string } {
@@ -213,6 +213,63 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     const ok = await runCli(['verify', attestation, '--key', ec.pub], { cwd });
     expect(ok.code, ok.stdout).toBe(0);
     expect(ok.stdout).toMatch(/signed by key sha256:[0-9a-f]{64}/);
+  });
+
+  test('issue 37: a verifier written apart from the suite (Python, OpenSSL) accepts the key-signed bundle, as cosign --key would', () => {
+    // What `cosign verify-blob-attestation --key … --bundle … --new-bundle-format --insecure-ignore-tlog=true --type …
+    // report.json` checks of a key-signed bundle, by another implementation (cosign itself cannot be installed here).
+    const verifier = join(packageRoot, 'test', 'helpers', 'verify_blob_attestation.py');
+    const check = (pub: string, bundle: string, blob: string): { code: number | null; out: string } => {
+      const r = spawnSync('python3', [verifier, '--key', pub, '--bundle', bundle, '--type', PREDICATE_TYPE, blob], {
+        encoding: 'utf8',
+      });
+      return { code: r.status, out: `${r.stdout}${r.stderr}`.trim() };
+    };
+    for (const type of ['ed25519', 'ec'] as const) {
+      const copy = copyOf(dir);
+      const pair = keyFiles(cwd, type, `independent-${type}`);
+      const signed = spawnSync(
+        process.execPath,
+        [join(packageRoot, 'bin', 'conformance.js'), 'attest', join(copy, 'report.json'), '--key', pair.key],
+        {
+          cwd,
+          encoding: 'utf8',
+        },
+      );
+      expect(signed.status, signed.stderr).toBe(0);
+      const bundle = join(copy, ATTESTATION_FILE);
+      for (const file of ['report.json', 'junit.xml', 'report.html'])
+        expect(check(pair.pub, bundle, join(copy, file))).toEqual({ code: 0, out: 'Verified OK' });
+      // Another key, a changed report, a changed signature: refused.
+      const stranger = keyFiles(cwd, type, `stranger-${type}`);
+      expect(check(stranger.pub, bundle, join(copy, 'report.json')).code).toBe(1);
+      writeFileSync(join(copy, 'report.json'), `${readFileSync(join(copy, 'report.json'), 'utf8')} `);
+      expect(check(pair.pub, bundle, join(copy, 'report.json')).out).toMatch(
+        /no subject of the statement has the digest/,
+      );
+      const b = readBundle(bundle);
+      b.dsseEnvelope.signatures[0]!.sig = flipBase64(b.dsseEnvelope.signatures[0]!.sig, 10);
+      writeFileSync(bundle, JSON.stringify(b));
+      expect(check(pair.pub, bundle, join(copy, 'junit.xml')).out).toMatch(/invalid signature/);
+    }
+  });
+
+  test('issue 37: attest reads the report files it lists within bounds: a FIFO or /dev/zero is refused in one line', async () => {
+    for (const [what, make] of [
+      ['a pipe', (f: string) => execFileSync('mkfifo', [f])],
+      ['a device', (f: string) => symlinkSync('/dev/zero', f)],
+    ] as const) {
+      const copy = copyOf(dir);
+      const junit = join(copy, 'junit.xml');
+      rmSync(junit);
+      make(junit);
+      const r = await runCli(['attest', join(copy, 'report.json'), '--key', keys.key], { cwd, timeoutMs: 30_000 });
+      expect([r.code, r.stderr]).toEqual([
+        2,
+        `conformance: cannot attest ${junit}: not a regular file (${what}): give the path of a file\n`,
+      ]);
+      expect(existsSync(join(copy, ATTESTATION_FILE))).toBe(false);
+    }
   });
 
   test('a statement about another spec text, or with words this suite does not write, does not verify', async () => {

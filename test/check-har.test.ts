@@ -598,6 +598,28 @@ describe('files that are not regular files, or past the cap, are refused in one 
     ]);
   });
 
+  test('issue 37: a FIFO nobody writes to is refused in one line within the pipe wait, never waited on forever', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'har-pipe-'));
+    const pipe = join(dir, 'nobody.har');
+    execFileSync('mkfifo', [pipe]);
+    const started = Date.now();
+    const r = await runCli(['check-har', pipe], { env: { CONFORMANCE_PIPE_WAIT_MS: '1500' }, timeoutMs: 30_000 });
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `conformance: check-har: ${pipe}: a pipe that nobody wrote to within 1.5 s: not read (is its writer running?)\n`,
+    ]);
+    expect(Date.now() - started).toBeLessThan(25_000);
+    // A writer that comes late, within the wait, is read as any pipe.
+    const { live, har } = await recordMutant('reference');
+    const late = join(dir, 'late.har');
+    execFileSync('mkfifo', [late]);
+    const writer = spawn('sh', ['-c', 'sleep 1; cat "$1" > "$2"', 'sh', har, late], { stdio: 'ignore' });
+    const l = await runCli(['check-har', late], { env: { CONFORMANCE_PIPE_WAIT_MS: '20000' }, timeoutMs: 60_000 });
+    writer.kill();
+    expect(l.stderr).toBe('');
+    expect([l.code, l.report!.verdict]).toEqual([live.code, live.report!.verdict]);
+  });
+
   test('a HAR past the cap', async () => {
     const { har } = await recordMutant('reference');
     const r = await runCli(['check-har', har], { env: { CONFORMANCE_MAX_HAR_BYTES: '1000' } });

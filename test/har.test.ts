@@ -1,5 +1,5 @@
 import { carryToken } from '../core/spec/auth-scheme.js';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,6 +203,61 @@ test('issue 37: a body past 1 Mi characters is written slice by slice, byte for 
   const [x] = read(readFileSync(file, 'utf8')).exchanges;
   // Read back as check-har reads it (a body this long goes to a file of its own).
   expect(bodyBytes(x!.response!).toString('utf8')).toBe(body.split('tok_secret_0123456789').join('REDACTED_token'));
+});
+
+test('issue 37: a body recorded from its bytes (Reply.wire) is written a slice at a time, each secret replaced wherever the slices cut it', () => {
+  const redactor = new Redactor();
+  const token = 'tok_secret_0123456789';
+  redactor.add(token, 'token');
+  const dir = mkdtempSync(join(tmpdir(), 'har-wire-'));
+  // Secrets plain, JSON-escaped and percent-encoded, at every offset against the 1 MiB slices (the unit's length is
+  // prime to it), multi-byte characters astride the slice boundaries, a NUL that JSON must escape.
+  const escaped = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const unit = `"\\ \u0000 é 😀 ${token} ${escaped} ${encodeURIComponent(token).replace('_', '%5F')} `;
+  const text = `{"data":"${unit.repeat(Math.ceil((3.5 * 1024 * 1024) / unit.length))}"}`;
+  const expected = redactor.replaceSecrets(text, (k) => `REDACTED_${k}`);
+  expect(expected).not.toContain(token);
+  // Bytes that are not UTF-8 (base64 in the HAR), the secret in them too, and a body in a file (a disk list's).
+  const binary = Buffer.concat([
+    Buffer.from([0xff, 0xfe, 0x00]),
+    Buffer.from(`${token}`.repeat(70_000)),
+    Buffer.from([0xc3]),
+  ]);
+  const inFile = join(dir, 'body');
+  writeFileSync(inFile, text);
+  const file = join(dir, 'run.har');
+  const exchange = (bytes: Buffer | { file: string }, utf8: boolean, bom = false): RecordedExchange => ({
+    request: { method: 'GET', url: 'https://x.example/open/dishes', headers: {} },
+    response: { status: 200, headers: {}, body: '', wire: { bytes, utf8, bom } },
+  });
+  writeHarFile(
+    file,
+    [exchange(Buffer.from(text), true, true), exchange(binary, false), exchange({ file: inFile }, true)],
+    redactor,
+    {},
+  );
+  const [a, b, c] = read(readFileSync(file, 'utf8')).exchanges;
+  expect(bodyBytes(a!.response!).toString('utf8')).toBe(`\uFEFF${expected}`);
+  expect(
+    bodyBytes(b!.response!).equals(
+      Buffer.from(
+        redactor.replaceSecrets(binary.toString('latin1'), (k) => `REDACTED_${k}`),
+        'latin1',
+      ),
+    ),
+  ).toBe(true);
+  expect(bodyBytes(c!.response!).toString('utf8')).toBe(expected);
+  // The body's file is the writer's to remove once written.
+  expect(existsSync(inFile)).toBe(false);
+  // The HAR says each body's size as written.
+  const har = JSON.parse(readFileSync(file, 'utf8')) as {
+    log: { entries: Array<{ response: { bodySize: number; content: { size: number } } }> };
+  };
+  expect(har.log.entries.map((e) => [e.response.content.size, e.response.bodySize])).toEqual([
+    [Buffer.byteLength(`\uFEFF${expected}`), Buffer.byteLength(`\uFEFF${expected}`)],
+    [bodyBytes(b!.response!).length, bodyBytes(b!.response!).length],
+    [Buffer.byteLength(expected), Buffer.byteLength(expected)],
+  ]);
 });
 
 // --record-har writes each exchange as it happens (#28): a merchant's long lists go to the HAR one entry at a time,

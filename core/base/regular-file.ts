@@ -24,13 +24,9 @@ export function openRegularFile(
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   const st = fstatSync(fd);
   if (!st.isFile()) {
-    if (opts.pipe && st.isFIFO()) {
-      // Opened again, blocking: a read then waits for the writer instead of failing with EAGAIN. The first end is
-      // closed only after: a pipe with no reader for a moment would end its writer (SIGPIPE).
-      const blocking = openSync(file, constants.O_RDONLY);
-      closeSync(fd);
-      return { fd: blocking, bytes: undefined, pipe: true };
-    }
+    // Kept non-blocking: a blocking open of a FIFO waits for a writer, forever if none comes. readPipeBlock waits
+    // for bytes itself, within PIPE_WAIT_MS.
+    if (opts.pipe && st.isFIFO()) return { fd, bytes: undefined, pipe: true };
     closeSync(fd);
     const what = st.isDirectory()
       ? 'a directory'
@@ -59,12 +55,45 @@ export function readRegularFile(file: string, maxBytes: number, env: string): st
  * Reads the next block of a pipe into `block`, counting against the cap as it goes: past `maxBytes` read in all
  * (`so_far` before this block), the pipe is refused (FileRefused) without reading further. 0 at its end.
  */
-export function readPipeBlock(fd: number, block: Buffer, soFar: number, maxBytes: number, env: string): number {
-  const n = readSync(fd, block, 0, Math.min(block.length, maxBytes + 1 - soFar), null);
-  if (soFar + n > maxBytes)
-    throw new FileRefused(`a pipe that went on past the cap of ${maxBytes} bytes (${env}): not read further`);
-  return n;
+export function readPipeBlock(
+  fd: number,
+  block: Buffer,
+  soFar: number,
+  maxBytes: number,
+  env: string,
+  waitMs = PIPE_WAIT_MS,
+): number {
+  // The pipe is open non-blocking (openRegularFile): no byte yet is EAGAIN, and no writer yet reads as its end.
+  // Before the first byte, an end is taken for a writer still to come; after it, for the end. Either way the wait
+  // for a byte is bounded: a pipe nobody writes to is refused in one line, never waited on forever.
+  const since = Date.now();
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, block, 0, Math.min(block.length, maxBytes + 1 - soFar), null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      n = -1;
+    }
+    if (n > 0 || (n === 0 && soFar > 0)) {
+      if (soFar + n > maxBytes)
+        throw new FileRefused(`a pipe that went on past the cap of ${maxBytes} bytes (${env}): not read further`);
+      return n;
+    }
+    if (Date.now() - since >= waitMs)
+      throw new FileRefused(
+        n === 0
+          ? `a pipe that nobody wrote to within ${waitMs / 1000} s: not read (is its writer running?)`
+          : `a pipe that gave no byte for ${waitMs / 1000} s: not read further`,
+      );
+    Atomics.wait(PAUSE, 0, 0, 20);
+  }
 }
+
+/** How long a pipe may give no byte (nobody writes to it, or its writer stalls); CONFORMANCE_PIPE_WAIT_MS changes it. */
+export const PIPE_WAIT_MS = Number(process.env.CONFORMANCE_PIPE_WAIT_MS) || 60_000;
+/** What a synchronous wait for a pipe sleeps on (Atomics.wait: no busy loop). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** The bytes of a regular file of at most `maxBytes` (openRegularFile), read whole. */
 export function readRegularBytes(file: string, maxBytes: number, env: string): Buffer {

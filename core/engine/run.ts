@@ -7,7 +7,7 @@ import type { ExchangeSource } from '../transport/exchange-source.js';
 export function clientFor(
   config: Config,
   redactor: Redactor,
-  opts: { deadlineAt?: number; retry?: { max: number; capMs: number } } = {},
+  opts: { deadlineAt?: number; retry?: { max: number; capMs: number }; keepBodies?: boolean } = {},
 ): HttpClient {
   return new HttpClient({
     baseUrl: config.base_url,
@@ -19,6 +19,7 @@ export function clientFor(
     maxBodyBytes: config.max_body_bytes,
     tls: config.tls,
     redactor,
+    ...(opts.keepBodies ? { keepBodies: true } : {}),
   });
 }
 

@@ -548,8 +548,24 @@ export class Redactor {
   }
 
   private replaceNow(text: string, all: boolean, open: string): string {
+    const spans = this.spansOf(text, all);
+    if (!spans.length) return text;
+    let out = '';
+    let at = 0;
+    for (const [start, end, kind] of spans) {
+      out += `${text.slice(at, start)}${open}REDACTED:${this.kinds[kind]}]`;
+      at = end;
+    }
+    return out + text.slice(at);
+  }
+
+  /**
+   * Where the secrets are in a text, in any of their forms: [start, end, kind] in order, overlapping stretches made
+   * one, named after the one that starts first (the longest, on a tie).
+   */
+  private spansOf(text: string, all: boolean): Array<[number, number, number]> {
     const m = this.matcher(all);
-    if (!m) return text;
+    if (!m) return [];
     const spans: Array<[number, number, number]> = [];
     m.scan(text, (s, e, k) => spans.push([s, e, k]));
     for (const decoders of VIEWS) {
@@ -566,19 +582,53 @@ export class Redactor {
       const v = view;
       m.scan(v.text, (s, e, k) => spans.push([v.start[s]!, v.end[e - 1]!, k]));
     }
-    if (!spans.length) return text;
-    // Overlapping stretches become one marker, named after the one that starts first (the longest, on a tie).
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-    let out = '';
-    let at = 0;
+    const merged: Array<[number, number, number]> = [];
     for (let i = 0; i < spans.length;) {
       const [start, , kind] = spans[i]!;
       let end = spans[i]![1];
       for (i++; i < spans.length && spans[i]![0] < end; i++) end = Math.max(end, spans[i]![1]);
-      out += `${text.slice(at, start)}${open}REDACTED:${this.kinds[kind]}]`;
-      at = end;
+      merged.push([start, end, kind]);
     }
-    return out + text.slice(at);
+    return merged;
+  }
+
+  /**
+   * replaceSecrets over a text that comes in pieces (a long body written to a HAR a slice at a time): `push` gives
+   * back what is settled so far, `end` the rest. A secret cut between two pieces is replaced whole: the last
+   * characters, as many as the longest form of a secret may take, wait for the next piece.
+   */
+  secretStream(name: (kind: SecretKind) => string): { push(text: string): string; end(): string } {
+    let held = '';
+    const settle = (text: string, last: boolean): string => {
+      const spans = this.spansOf(text, true);
+      // Every form of a secret fits in this many characters (an escape takes at most a dozen per character).
+      const reach = 16 * this.longest + 64;
+      let cut = last ? text.length : Math.max(0, text.length - reach);
+      // A match that runs over the cut waits whole; so does a surrogate pair.
+      for (const [start, end] of spans) if (start < cut && end > cut) cut = start;
+      if (!last && cut > 0 && /[\uD800-\uDBFF]/.test(text[cut - 1]!)) cut--;
+      held = text.slice(cut);
+      let out = '';
+      let at = 0;
+      for (const [start, end, kind] of spans) {
+        if (end > cut) break;
+        out += `${text.slice(at, start)}${name(this.kinds[kind]!)}`;
+        at = end;
+      }
+      return out + text.slice(at, cut);
+    };
+    return {
+      push: (text) => settle(held + text, false),
+      end: () => settle(held, true),
+    };
+  }
+
+  /** The length of the longest secret known. */
+  private get longest(): number {
+    let n = 0;
+    for (const s of this.secrets.keys()) n = Math.max(n, s.length);
+    return n;
   }
 
   /**

@@ -5,7 +5,20 @@
 import { placeholderOf, type Redactor } from '../redact/redact.js';
 import type { RecordedExchange } from './recorded-source.js';
 import type { Credentials } from '../config/config.js';
-import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileProblem } from '../config/config.js';
 import { tool } from '../base/paths.js';
@@ -107,6 +120,10 @@ function hider(redactor: Redactor): (s: string) => string {
 /** Characters of a body written at a time (HarWriter.add), and what stands for the body meanwhile. */
 const BODY_SLICE_CHARS = 1024 * 1024;
 const BODY_MARK = '\u0000conformance-body\u0000';
+/** What stands for a body's size until it is written (a number no size is). */
+const SIZE_MARK = -987654321987;
+/** A body whose bytes are read whole for an issued token no header can carry (an /auth answer is far shorter). */
+const TOKEN_SCAN_BYTES = 16 * 1024 * 1024;
 
 /**
  * A run's exchanges as HAR 1.2, every secret replaced by a placeholder of its kind (keys, tokens), consistently,
@@ -125,7 +142,7 @@ export class HarWriter {
 
   constructor(
     private readonly file: string,
-    redactor: Redactor,
+    private readonly redactor: Redactor,
     roles: HarRoles,
   ) {
     this.hide = hider(redactor);
@@ -149,28 +166,109 @@ export class HarWriter {
 
   /** Appends one exchange (nothing once a write failed). */
   add(x: RecordedExchange): void {
-    if (this.fd === undefined) return;
-    const entry = this.entryOf(x) as { response?: { content?: { text?: string } } };
-    const content = entry.response?.content;
-    const body = content?.text;
-    // A long body is written a slice at a time, escaped slice by slice: the entry is never one string with the
-    // body in it (a second copy of an 80 MB body, and a third as the bytes written).
-    if (content && body !== undefined && body.length > BODY_SLICE_CHARS) content.text = BODY_MARK;
+    const wire = x.response?.wire;
+    try {
+      if (this.fd === undefined) return;
+      if (wire) return this.addWire(x, wire);
+      const entry = this.entryOf(x) as { response?: { content?: { text?: string } } };
+      const content = entry.response?.content;
+      const body = content?.text;
+      // A long body is written a slice at a time, escaped slice by slice: the entry is never one string with the
+      // body in it (a second copy of an 80 MB body, and a third as the bytes written).
+      if (content && body !== undefined && body.length > BODY_SLICE_CHARS) content.text = BODY_MARK;
+      const text = JSON.stringify(entry);
+      this.write(() => {
+        const comma = this.entries++ ? ',' : '';
+        if (content?.text !== BODY_MARK) return void writeSync(this.fd!, `${comma}${text}`);
+        const at = text.indexOf(JSON.stringify(BODY_MARK));
+        writeSync(this.fd!, `${comma}${text.slice(0, at)}"`);
+        for (let from = 0; from < body!.length;) {
+          let to = Math.min(from + BODY_SLICE_CHARS, body!.length);
+          // A surrogate pair stays whole in its slice.
+          if (to < body!.length && /[\uD800-\uDBFF]/.test(body![to - 1]!)) to--;
+          writeSync(this.fd!, JSON.stringify(body!.slice(from, to)).slice(1, -1));
+          from = to;
+        }
+        writeSync(this.fd!, `"${text.slice(at + JSON.stringify(BODY_MARK).length)}`);
+      });
+    } finally {
+      if (wire && !Buffer.isBuffer(wire.bytes)) rmSync(wire.bytes.file, { force: true });
+    }
+  }
+
+  /**
+   * An answer whose bytes came as they arrived (Reply.wire): written from them a slice of 1 MiB at a time, its
+   * secrets replaced slice by slice (core/redact secretStream), UTF-8 as JSON text and other bytes as base64. The body
+   * is never a string here, nor held a second time: what a recording costs is a slice.
+   */
+  private addWire(x: RecordedExchange, wire: NonNullable<NonNullable<RecordedExchange['response']>['wire']>): void {
+    const { bytes, utf8, bom } = wire;
+    const length = Buffer.isBuffer(bytes) ? bytes.length : statSync(bytes.file).size;
+    // The code points of an issued token no header can carry: read from a body short enough to be an /auth answer.
+    let tokenChars: string | undefined;
+    if (utf8 && length <= TOKEN_SCAN_BYTES) {
+      const text = Buffer.isBuffer(bytes) ? bytes.toString('utf8') : readFileSync(bytes.file, 'utf8');
+      tokenChars = tokensIn(undefined, text).reverse().map(illegalHeaderChars).find(Boolean);
+    }
+    const entry = this.entryOf({ ...x, response: { ...x.response!, body: '' } }) as {
+      response: { content: Record<string, unknown>; bodySize: number; _token_chars?: string };
+    };
+    const { mimeType } = entry.response.content;
+    entry.response.content = { mimeType, text: BODY_MARK, ...(utf8 ? {} : { encoding: 'base64' }), size: SIZE_MARK };
+    entry.response.bodySize = SIZE_MARK;
+    if (tokenChars) entry.response._token_chars = tokenChars;
+    else delete entry.response._token_chars;
     const text = JSON.stringify(entry);
+    const at = text.indexOf(JSON.stringify(BODY_MARK));
     this.write(() => {
-      const comma = this.entries++ ? ',' : '';
-      if (content?.text !== BODY_MARK) return void writeSync(this.fd!, `${comma}${text}`);
-      const at = text.indexOf(JSON.stringify(BODY_MARK));
-      writeSync(this.fd!, `${comma}${text.slice(0, at)}"`);
-      for (let from = 0; from < body!.length;) {
-        let to = Math.min(from + BODY_SLICE_CHARS, body!.length);
-        // A surrogate pair stays whole in its slice.
-        if (to < body!.length && /[\uD800-\uDBFF]/.test(body![to - 1]!)) to--;
-        writeSync(this.fd!, JSON.stringify(body!.slice(from, to)).slice(1, -1));
-        from = to;
+      writeSync(this.fd!, `${this.entries++ ? ',' : ''}${text.slice(0, at)}"`);
+      const secrets = this.secretStream();
+      const decoder = new StringDecoder(utf8 ? 'utf8' : 'latin1');
+      let size = 0;
+      /** Bytes of a non-UTF-8 body not yet in base64 (it is written in groups of three). */
+      let carry = Buffer.alloc(0);
+      const put = (settled: string, last = false): void => {
+        if (utf8) {
+          size += Buffer.byteLength(settled);
+          if (settled) writeSync(this.fd!, JSON.stringify(settled).slice(1, -1));
+          return;
+        }
+        const b = Buffer.concat([carry, Buffer.from(settled, 'latin1')]);
+        size += b.length - carry.length;
+        const whole = last ? b.length : b.length - (b.length % 3);
+        carry = b.subarray(whole);
+        if (whole) writeSync(this.fd!, b.subarray(0, whole).toString('base64'));
+      };
+      if (bom) put(secrets.push(decoder.write(Buffer.from([0xef, 0xbb, 0xbf]))));
+      const fd = Buffer.isBuffer(bytes) ? undefined : openSync(bytes.file, 'r');
+      try {
+        const slice = fd === undefined ? undefined : Buffer.allocUnsafe(BODY_SLICE_CHARS);
+        for (let from = 0; from < length; from += BODY_SLICE_CHARS) {
+          const n = Math.min(BODY_SLICE_CHARS, length - from);
+          const chunk =
+            fd === undefined
+              ? (bytes as Buffer).subarray(from, from + n)
+              : slice!.subarray(0, readSync(fd, slice!, 0, n, from));
+          put(secrets.push(decoder.write(chunk)));
+        }
+      } finally {
+        if (fd !== undefined) closeSync(fd);
       }
-      writeSync(this.fd!, `"${text.slice(at + JSON.stringify(BODY_MARK).length)}`);
+      put(secrets.push(decoder.end()));
+      put(secrets.end(), true);
+      writeSync(
+        this.fd!,
+        `"${text
+          .slice(at + JSON.stringify(BODY_MARK).length)
+          .replace(`"size":${SIZE_MARK}`, `"size":${size}`)
+          .replace(`"bodySize":${SIZE_MARK}`, `"bodySize":${size}`)}`,
+      );
     });
+  }
+
+  /** replaceSecrets by placeholder over a body that comes in slices. */
+  private secretStream(): { push(text: string): string; end(): string } {
+    return this.redactor.secretStream(placeholderOf);
   }
 
   /** Ends the HAR; a recording that failed leaves an empty file (the CLI says nothing was written). */

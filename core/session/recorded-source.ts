@@ -46,6 +46,11 @@ export interface RecordedExchange {
     file?: string;
     /** The issued token's characters that no header value may carry (HarEntry _token_chars), as code points. */
     tokenChars?: string;
+    /**
+     * A live answer on its way to a HAR (Reply.wire): its bytes as they came (body then empty), in memory or in a
+     * file the writer removes; `utf8` says whether they are text, `bom` that a byte order mark came before them.
+     */
+    wire?: { bytes: Buffer | { file: string }; utf8: boolean; bom: boolean };
   };
   error?: string;
   /** How long the answer took, as recorded (the timing profile reads it). */
@@ -482,6 +487,10 @@ export class Recorder implements ExchangeSource {
         this.sink({ request: e.exchange.request, error: e.exchange.error ?? e.message, started_at });
       throw e;
     }
+    // The bytes as they came (a client that keeps them for a recording), taken off the reply: the checks hold
+    // replies, and a long body must not stay in memory twice for as long as they do.
+    const wire = r.wire;
+    delete r.wire;
     this.sink({
       started_at,
       request: r.exchange.request,
@@ -490,9 +499,11 @@ export class Recorder implements ExchangeSource {
         status: r.status,
         headers: r.headers,
         // The body as it came (decoded from any content coding, as a HAR holds it), its byte order mark back on.
-        ...(r.raw
-          ? { body: withBom(r.raw, r.bom).toString('base64'), encoding: 'base64' as const }
-          : { body: r.bom ? `\uFEFF${r.text}` : r.text }),
+        ...(wire
+          ? { body: '', wire: { bytes: wire, utf8: r.utf8, bom: r.bom === true } }
+          : r.raw
+            ? { body: withBom(r.raw, r.bom).toString('base64'), encoding: 'base64' as const }
+            : { body: r.bom ? `\uFEFF${r.text}` : r.text }),
       },
     });
     return r;

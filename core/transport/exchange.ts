@@ -84,6 +84,11 @@ export interface Reply {
    * are what follows it (a reader may ignore it), and ENV-01 reports it.
    */
   bom?: true;
+  /**
+   * With ClientOptions.keepBodies (a recording): the body's bytes as they came (decoded, without the byte order mark),
+   * or a file of them to read and remove; whoever records the reply takes it off (core/session/recorded-source.ts).
+   */
+  wire?: Buffer | { file: string };
   durationMs: number;
   exchange: Exchange;
 }

@@ -46,6 +46,8 @@ export interface ClientOptions {
   retry?: { max: number; capMs: number };
   /** Wall time the whole run may spend paused for 429s (default RETRY_BUDGET_TIMEOUTS × timeoutMs). */
   retryBudgetMs?: number;
+  /** A recording (--record-har) takes each body's bytes as they came (Reply.wire). */
+  keepBodies?: boolean;
 }
 
 /**
@@ -227,6 +229,7 @@ export class HttpClient {
         () => {
           responded = true;
         },
+        this.opts.keepBodies,
       );
       // Taken apart at once: a closure that kept `res` would keep the whole body's bytes for as long as the reply.
       const { bytes, body: buf, list, key: arrivedKey, parsed } = res;
@@ -280,6 +283,7 @@ export class HttpClient {
         ...(jsonError ? { jsonError } : {}),
         ...(utf8 ? {} : { raw: buf }),
         ...(res.bom ? { bom: true as const } : {}),
+        ...(res.wire ? { wire: res.wire } : {}),
         durationMs,
         exchange,
       };

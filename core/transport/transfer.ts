@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { linkSync } from 'node:fs';
 import { BodySink, type BodyPool } from './body-sink.js';
 import { tooLarge } from './network-errors.js';
 import { DISK_LIST_BYTES, readSpilledList, type DiskListBody } from './disk-list.js';
@@ -23,6 +24,11 @@ export interface Transferred {
   parsed?: unknown;
   /** The body started with a byte order mark, which is not in `body` (nor counted in `bytes`). */
   bom?: boolean;
+  /**
+   * With `keep` (a recording): the whole body as it came (decoded, its byte order mark off), its bytes in memory or,
+   * for a body read as a disk list, a file of them (a link of the spilled file) that the taker removes.
+   */
+  wire?: Buffer | { file: string };
 }
 
 /** The origin of the last URL parsed whole (a run sends 44,000 requests to one origin). */
@@ -59,6 +65,8 @@ export function transfer(
   request: { method: string; url: string; headers: Record<string, string>; reset?: boolean },
   flight: Flight,
   onResponse: () => void,
+  /** Keep the whole body's bytes (Transferred.wire) for a recording, where only its head would be kept. */
+  keep = false,
 ): Promise<Transferred> {
   const { method, url, headers } = request;
   const { origin, path } = requestTarget(url);
@@ -119,6 +127,12 @@ export function transfer(
       bytes += rest.length;
       return sink.add(rest);
     };
+    /** The body whole (and, with keep, as the recording's bytes), parsed already or not. */
+    const kept = (parsed: unknown, body: Buffer): Pick<Transferred, 'body' | 'parsed' | 'wire'> => ({
+      body,
+      ...(parsed !== undefined ? { parsed } : {}),
+      ...(keep ? { wire: body } : {}),
+    });
     const finish = (): void => {
       if (settled) return;
       const held = bom.flush();
@@ -138,26 +152,32 @@ export function transfer(
           bytes,
           ...seen,
           ...(key !== undefined ? { key } : {}),
-          ...(parsed !== undefined
+          ...(parsed !== undefined && !keep
             ? { parsed, body: sink.takeHead(EXCERPT_HEAD_BYTES) }
-            : { body: sink.takeInMemory(bytes) }),
+            : kept(parsed, sink.takeInMemory(bytes))),
         });
         return;
       }
       const key = sink.contentKey(bytes)!;
       const whole = (): Promise<Transferred> =>
-        sink.take(bytes).then((body) => ({ status, headers: resHeaders, body, bytes, key, ...seen }));
+        sink
+          .take(bytes)
+          .then((body) => ({ status, headers: resHeaders, bytes, key, ...seen, ...kept(undefined, body) }));
       const spilled = (): Promise<Transferred> =>
-        sink.takeFile().then((path) =>
-          readSpilledList(path, bytes, pool.bigBodies.get(key)).then((read) => ({
+        sink.takeFile().then((path) => {
+          // readSpilledList removes its file: a recording reads the bytes from a link of its own.
+          const file = keep ? `${path}-recorded` : undefined;
+          if (file) linkSync(path, file);
+          return readSpilledList(path, bytes, pool.bigBodies.get(key)).then((read) => ({
             status,
             headers: resHeaders,
             bytes,
             key,
             ...seen,
             ...read,
-          })),
-        );
+            ...(file ? { wire: { file } } : {}),
+          }));
+        });
       (bytes >= DISK_LIST_BYTES ? spilled() : whole()).then((t) => {
         settled = true;
         resolve(t);

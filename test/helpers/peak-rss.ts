@@ -60,3 +60,41 @@ export function peakRssTree(pid: number): { stop(): number } {
     },
   };
 }
+
+/**
+ * The CLI's process tree's peak as the sum of each process's own high-water mark (VmHWM, kept by Linux: no peak
+ * between two samples is missed), in MiB, with each process's figure: an upper bound of what the tree held at once.
+ */
+export function peakHwmEach(pid: number): { stop(): { sumMiB: number; eachMiB: number[] } } {
+  const peaks = new Map<number, number>();
+  const tree = (p: number): number[] => {
+    let kids: number[] = [];
+    try {
+      for (const t of readdirSync(`/proc/${p}/task`))
+        kids = kids.concat(
+          readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+        );
+    } catch {
+      /* exited */
+    }
+    return [p, ...kids.flatMap(tree)];
+  };
+  const read = (): void => {
+    for (const p of tree(pid)) {
+      try {
+        const kb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+        peaks.set(p, Math.max(peaks.get(p) ?? 0, kb));
+      } catch {
+        /* exited */
+      }
+    }
+  };
+  const timer = setInterval(read, 20);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      const eachMiB = [...peaks.values()].map((kb) => Math.round(kb / 1024));
+      return { sumMiB: eachMiB.reduce((a, b) => a + b, 0), eachMiB };
+    },
+  };
+}
