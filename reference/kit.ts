@@ -53,3 +53,12 @@ export function eachRecord(data: unknown, fn: (r: any, i: number) => void): unkn
   else if (data && typeof data === 'object') fn(data, 0);
   return data;
 }
+
+/**
+ * A public key that is an application's respelled or cut (a prefix, another letter case, spaces around it): AUTH-07's
+ * probes of the public key (#35), which a mutant of AUTH-08's unknown public key leaves alone.
+ */
+export function nearPublicKey(apps: ReadonlyArray<{ secret: string }>, secret: string): boolean {
+  const s = secret.trim().toLowerCase();
+  return s.length > 0 && apps.some((a) => a.secret.toLowerCase().startsWith(s));
+}

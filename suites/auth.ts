@@ -283,7 +283,7 @@ const swapCase = (s: string): string =>
 interface KeyPairProbe {
   label: string;
   query: Record<string, string>;
-  derived?: 'key';
+  derived?: 'key' | 'public-key';
 }
 
 /**
@@ -291,7 +291,8 @@ interface KeyPairProbe {
  * set: §5.4 refuses every pair that is not an application's own, whatever the application): its public key with a
  * wrong secret key, the pair swapped (the secret key sent as the public key and the other way round), its public key
  * with a prefix, a suffix and an inner part of its secret key (where drawn by fast-check from the seed), with its
- * secret key in another letter case, and with spaces around it; and each public key with another application's secret
+ * secret key in another letter case, and with spaces around it; its secret key with a prefix of its public key, its
+ * public key in another letter case, and with spaces around it; and each public key with another application's secret
  * key. A part or a respelling reveals the key, so it is a secret of the run.
  */
 function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
@@ -344,6 +345,30 @@ function keyPairProbes(ctx: CheckContext): KeyPairProbe[] {
     probes.push({
       label: `${who}'s public key with spaces around its secret key`,
       query: authQuery({ secret: p.secret, key: ` ${key} ` }),
+    });
+    // The public key broken the same ways, with the right secret key (#35): a lookup by a lax public key.
+    const publicKey = p.secret;
+    if (publicKey.length > SAFE_SECRET_LENGTH) {
+      const cut = publicKey.slice(0, publicKey.length - 1);
+      ctx.secret(cut, 'derived-public-key');
+      probes.push({
+        label: `a prefix of ${who}'s public key with its secret key`,
+        query: authQuery({ secret: cut, key }),
+        derived: 'public-key',
+      });
+    } else ctx.note(`a prefix of ${who}'s public key: not probed, the key has ${publicKey.length} characters`);
+    const publicRespelled = swapCase(publicKey);
+    if (publicRespelled !== publicKey) {
+      ctx.secret(publicRespelled, 'derived-public-key');
+      probes.push({
+        label: `${who}'s public key in another letter case with its secret key`,
+        query: authQuery({ secret: publicRespelled, key }),
+        derived: 'public-key',
+      });
+    } else ctx.note(`${who}'s public key in another letter case: not probed, the key has no letters`);
+    probes.push({
+      label: `${who}'s public key with spaces around it, with its secret key`,
+      query: authQuery({ secret: ` ${publicKey} `, key }),
     });
   });
   // Halves of two applications' pairs: app's with other_app's both ways (as before #35), and the disabled

@@ -101,7 +101,7 @@ export interface CheckContext {
   /** Records what the server did (INFO checks); the last one is the check's message. */
   observe(text: string): void;
   /** Registers a derived secret (the real token with its last character changed) so no report shows it. */
-  secret(value: string, kind?: 'altered-token' | 'derived-token' | 'derived-key'): void;
+  secret(value: string, kind?: 'altered-token' | 'derived-token' | 'derived-key' | 'derived-public-key'): void;
   setFuzz(f: FuzzFailure): void;
   /**
    * Says what an answer shows should the check fail: the finding (it broke the rule), or a correct answer judged

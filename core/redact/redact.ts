@@ -40,6 +40,7 @@ export type SecretKind =
   | 'altered-token'
   | 'derived-token'
   | 'derived-key'
+  | 'derived-public-key'
   | 'other-public-key'
   | 'other-secret-key'
   | 'disabled-public-key'

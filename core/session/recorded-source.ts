@@ -28,7 +28,14 @@ import { textOnDemand } from '../transport/rendered-text.js';
 import { parseJsonBuffer } from '../transport/json-buffer.js';
 import { BIG_BODY_BYTES } from '../transport/body-sink.js';
 import { learnTokens } from '../transport/issued-tokens.js';
-import { carryToken, TOKEN_FIELD, tokenField, tokenOfRequest, withSecretKey } from '../spec/auth-scheme.js';
+import {
+  carryToken,
+  TOKEN_FIELD,
+  tokenField,
+  tokenOfRequest,
+  withPublicKey,
+  withSecretKey,
+} from '../spec/auth-scheme.js';
 import { withBom, withoutBom } from '../transport/content-coding.js';
 
 /** One recorded request and its answer, whole. Header names are lower case. */
@@ -328,6 +335,10 @@ export class RecordedSource implements ExchangeSource {
       slot = this.recording.slot(spec.method ?? 'GET', url, placeholderOf('derived-token'));
     if (!slot && spec.derived === 'key') {
       const standIn = withSecretKey(url, placeholderOf('derived-key'));
+      slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token);
+    }
+    if (!slot && spec.derived === 'public-key') {
+      const standIn = withPublicKey(url, placeholderOf('derived-public-key'));
       slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token);
     }
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.

@@ -324,6 +324,13 @@ export function withSecretKey(url: URL, secretKey: string): URL {
   return out;
 }
 
+/** A URL with its public key replaced (a recording's stand-in for a derived public key). */
+export function withPublicKey(url: URL, publicKey: string): URL {
+  const out = new URL(url);
+  out.searchParams.set(KEY_PAIR_QUERY.publicKey, publicKey);
+  return out;
+}
+
 /** The key pair of a recorded /auth request, and the base URL /auth is relative to; undefined for any other. */
 export function authCallOf(url: URL): { pair: KeyPair; base: string } | undefined {
   const secret = url.searchParams.get(KEY_PAIR_QUERY.publicKey);

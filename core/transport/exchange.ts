@@ -26,10 +26,10 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /**
    * Which credential of the request is derived from a real one (a generated probe): the open-token header
-   * (`token`) or the `key` query parameter (`key`). A recording holds such a value only as its kind's stand-in, so a
-   * replay looks it up by that.
+   * (`token`), the `key` query parameter (`key`) or the `secret` one, the public key (`public-key`). A recording holds
+   * such a value only as its kind's stand-in, so a replay looks it up by that.
    */
-  derived?: 'token' | 'key';
+  derived?: 'token' | 'key' | 'public-key';
   /** Send the spec's Content-Type header (§4); default true. */
   contentType?: boolean;
   /** Use another origin or base than base_url (transport checks). */

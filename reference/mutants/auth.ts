@@ -1,6 +1,6 @@
 import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
-import { isSuccess, onPath, pathIs, withData, withBody } from '../kit.js';
+import { isSuccess, nearPublicKey, onPath, pathIs, withData, withBody } from '../kit.js';
 import { route, type ApiReply, type ApiRequest, type World } from '../server.js';
 
 const unauthorizedAnswer = (
@@ -241,7 +241,7 @@ export const authMutants: Mutant[] = [
       ['/auth'],
       (r, req, world) =>
         !req.query.get('secret') ||
-        world.fixtures.apps.some((a) => a.secret === req.query.get('secret')) ||
+        nearPublicKey(world.fixtures.apps, req.query.get('secret')!) ||
         !world.fixtures.apps.some((a) => a.key === req.query.get('key'))
           ? r
           : world.render.error(500, 'System exception'),

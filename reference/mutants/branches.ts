@@ -1,6 +1,6 @@
 import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
-import { isSuccess, onPath, pathIs, withBody } from '../kit.js';
+import { isSuccess, nearPublicKey, onPath, pathIs, withBody } from '../kit.js';
 import { route, type ApiReply, type ApiRequest, type World } from '../server.js';
 
 /**
@@ -100,6 +100,7 @@ export const branchMutants: Mutant[] = [
       !!q.get('secret') &&
       !!q.get('key') &&
       !known(world, q.get('secret')) &&
+      !nearPublicKey(world.fixtures.apps, q.get('secret')!) &&
       !world.fixtures.apps.some((a) => a.key === q.get('secret')),
   ),
   authRefusalWithData(

@@ -1,6 +1,6 @@
 import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
-import { isSuccess, onPath, pathIs, withBody, withData } from '../kit.js';
+import { isSuccess, nearPublicKey, onPath, pathIs, withBody, withData } from '../kit.js';
 import { ok, route, type ApiReply, type ApiRequest, type World } from '../server.js';
 import type { App } from '../fixtures.js';
 import { lenientAuth } from './credentials.js';
@@ -180,6 +180,30 @@ export const authWayMutants: Mutant[] = [
     "/auth trims the spaces around the second merchant's application's secret key",
     (secret, key, a) => secret === a.secret && key.trim() === a.key,
   ),
+  // The public key broken with the right secret key (#35): a prefix, another letter case, spaces around it.
+  lenientAuth(
+    'auth-public-key-prefix-accepted',
+    "/auth accepts a prefix of at least 8 characters of an application's public key (compares as many characters as were sent)",
+    (secret, key, a) => key === a.key && secret.length >= 8 && a.secret.startsWith(secret),
+  ),
+  otherAppAuth(
+    'auth-other-app-public-key-case-insensitive',
+    "/auth compares the second merchant's application's public key without letter case",
+    (secret, key, a) => key === a.key && secret.toLowerCase() === a.secret.toLowerCase(),
+  ),
+  {
+    name: 'auth-disabled-public-key-trimmed-400',
+    description:
+      "/auth answers 400 to a disabled application's public key with spaces around it (its lookup trims, then fails on the disabled flag)",
+    kills: ['AUTH-07'],
+    handle: (req, next, world) => {
+      const secret = req.query.get('secret');
+      const key = req.query.get('key');
+      if (req.path !== '/auth' || !secret || !key) return next();
+      const named = world.fixtures.apps.find((a) => a.disabled && a.secret !== secret && a.secret === secret.trim());
+      return named ? world.render.error(400, 'Parameter error') : next();
+    },
+  },
   {
     name: 'auth-disabled-app-wrong-pair-400',
     description:
@@ -233,8 +257,7 @@ export const authWayMutants: Mutant[] = [
     ...lenientAuth(
       'auth-other-app-secret-key-alone',
       "/auth issues the second merchant's application's token for its secret key whatever the public key (it looks that application up by its secret key)",
-      (secret, key, a, apps) =>
-        a.merchant === OTHER_MERCHANT && key === a.key && !apps.some((b) => b.secret === secret),
+      (secret, key, a, apps) => a.merchant === OTHER_MERCHANT && key === a.key && !nearPublicKey(apps, secret),
     ),
     kills: ['AUTH-08'],
   },
@@ -245,7 +268,7 @@ export const authWayMutants: Mutant[] = [
       ['/auth'],
       (r, req, world) =>
         !!req.query.get('secret') &&
-        !world.fixtures.apps.some((a) => a.secret === req.query.get('secret')) &&
+        !nearPublicKey(world.fixtures.apps, req.query.get('secret')!) &&
         world.fixtures.apps.some((a) => a.disabled && a.key === req.query.get('key'))
           ? world.render.error(500, 'System exception')
           : r,

@@ -1,7 +1,7 @@
 import { tokenOfRequest } from '../../core/spec/auth-scheme.js';
 import type { Mutant } from './types.js';
 import { unknownBigId } from './errors.js';
-import { onPath, withBody } from '../kit.js';
+import { nearPublicKey, onPath, withBody } from '../kit.js';
 import type { ApiReply, ApiRequest } from '../server.js';
 import { AUTH_PATH } from '../../core/spec/endpoints.js';
 import { RESOURCE_PATHS } from '../../core/spec/resources.js';
@@ -80,7 +80,8 @@ export const waysErrorMutants: Mutant[] = [
         const unknown =
           !!secret &&
           !!req.query.get('key') &&
-          !world.fixtures.apps.some((a) => a.secret === secret || a.key === secret);
+          !nearPublicKey(world.fixtures.apps, secret) &&
+          !world.fixtures.apps.some((a) => a.key === secret);
         return unknown ? textRefusal : r;
       },
     ),

@@ -152,7 +152,8 @@ export const otherErrorMutants: Mutant[] = [
       [AUTH_PATH],
       (r, req, world) => {
         const other = world.fixtures.apps.find((a) => a.merchant === OTHER_MERCHANT && !a.disabled);
-        return other && req.query.get('secret') === other.secret && req.query.get('key') !== other.key && isError(r)
+        const key = req.query.get('key');
+        return other && req.query.get('secret') === other.secret && key && key !== other.key && isError(r)
           ? withBody(r, (b) => {
               b.status = 401;
             })

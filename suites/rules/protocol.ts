@@ -1177,9 +1177,9 @@ const KEY_PAIR: Rule = {
     way(
       'partial or prefix match',
       'a part of the public key, or the public key in another letter case or with spaces, accepted',
-      rest(
-        'not sent: AUTH-07 derives wrong values from the secret key only (a part of the public key would be a secret the recordings hold no stand-in for)',
-      ),
+      only(['app'], probed(by('AUTH-07', 'auth-public-key-prefix-accepted'))),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-07', 'auth-other-app-public-key-case-insensitive'))),
+      only(['disabled_app'], probedWhen(DISABLED_KEYS, by('AUTH-07', 'auth-disabled-public-key-trimmed-400'))),
     ),
     way(
       'case',
