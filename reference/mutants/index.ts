@@ -13,6 +13,7 @@ import { branchMutants } from './branches.js';
 import { waysErrorMutants } from './ways-errors.js';
 import { dataWayMutants } from './ways-data.js';
 import { fuzzWayMutants } from './ways-fuzz.js';
+import { otherMerchantMutants } from './other-merchant.js';
 
 export type { Mutant };
 
@@ -32,4 +33,5 @@ export const MUTANTS: Mutant[] = [
   ...waysErrorMutants,
   ...dataWayMutants,
   ...fuzzWayMutants,
+  ...otherMerchantMutants,
 ];
