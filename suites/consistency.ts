@@ -143,14 +143,14 @@ async function detailIdsMatch(ctx: CheckContext): Promise<void> {
       checked += details.ids.length;
       for await (const { id, reply } of details) {
         const d = recordIn(reply);
-        const where = `${label ? `${label}` : ''}GET ${detailPath(resource, id)}`;
+        const where = `${label}${detailPath(resource, id)}`;
         // No record, or a malformed id: the detail check's finding.
         if (!d) skips.add(`the detail answers no record (see ${RESOURCES[resource].detail.checks}-02)`, where);
         else if (!fieldValid(nounOf(resource), 'id', d.id))
           skips.add(`the detail's id is malformed (see ${RESOURCES[resource].detail.checks}-02)`, where);
         else if (!sameId(d.id, id))
           found.add(
-            `${where} answered ${nounOf(resource)} ${show(d.id)} instead of ${nounOf(resource)} ${id}`,
+            `${label}GET ${detailPath(resource, id)} answered ${nounOf(resource)} ${show(d.id)} instead of ${nounOf(resource)} ${id}`,
             `${key}${recordKey(nounOf(resource), id, 'id')}`,
           );
       }
@@ -295,6 +295,7 @@ async function everyCopy(
   ctx: CheckContext,
   who: Who,
   resources: readonly ('dishes' | 'seats')[],
+  orders: readonly Rec[] | undefined,
   each: (c: Copy) => void,
 ): Promise<number> {
   let n = 0;
@@ -304,8 +305,10 @@ async function everyCopy(
   };
   for (const resource of resources) {
     const noun = RESOURCES[resource].noun as Copy['noun'];
-    for (const rec of (await optionalList(ctx, `/${resource}`, who)) ?? [])
-      take({ noun, rec, where: `${noun} ${show(rec.id)}`, key: recordKey(noun, rec.id) });
+    const items = await optionalList(ctx, `/${resource}`, who);
+    // No list, no ids to ask for: the list's note says why.
+    if (!items) continue;
+    for (const rec of items) take({ noun, rec, where: `${noun} ${show(rec.id)}`, key: recordKey(noun, rec.id) });
     const details = await ctx.api.details(resource, who).catch((e: unknown) => {
       if (e instanceof NetworkError) throw e;
       ctx.note(`the details of /${resource}${who === 'app' ? '' : ` (${who})`} not read: ${(e as Error).message}`);
@@ -316,7 +319,7 @@ async function everyCopy(
       if (rec) take({ noun, rec, where: `GET ${detailPath(resource, id)}`, key: `detail:${recordKey(noun, id)}` });
     }
   }
-  await everyRecord((await optionalList(ctx, '/orders', who)) ?? [], (o) => {
+  await everyRecord(orders ?? [], (o) => {
     if (resources.includes('dishes'))
       for (const d of Array.isArray(o.dishes) ? o.dishes : [])
         if (isRecord(d))
@@ -356,7 +359,7 @@ async function userIdsAreMerchant(ctx: CheckContext): Promise<void> {
     if (!merchant) continue;
     const { id } = merchant;
     ids.push(`${label ? `${who}'s ` : ''}${id}`);
-    n += await everyCopy(ctx, who, DETAIL_RESOURCES, (c) => {
+    n += await everyCopy(ctx, who, DETAIL_RESOURCES, await optionalList(ctx, '/orders', who), (c) => {
       if (!fieldValid(c.noun, 'user_id', c.rec.user_id)) {
         const checks = c.noun === 'dish' ? 'DISH' : 'SEAT';
         skips.add(`user_id is not an int (see ${checks}-01, ${checks}-02, ORD-01)`, `${label}${c.where}`);
@@ -394,7 +397,8 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
     if (!merchant) continue;
     const { merchantId } = merchant;
     theirs.push(`${label ? `${who}'s ` : ''}${show(merchantId)}`);
-    await everyCopy(ctx, who, ['seats'], (c) => {
+    const orders = await optionalList(ctx, '/orders', who);
+    await everyCopy(ctx, who, ['seats'], orders, (c) => {
       if (!fieldValid('seat', 'merchant_id', c.rec.merchant_id)) {
         skips.add('merchant_id is not a string (see SEAT-01, SEAT-02, ORD-01)', `${label}${c.where}`);
         return;
@@ -403,7 +407,7 @@ async function merchantIdsMatch(ctx: CheckContext): Promise<void> {
         found.add(`${label}${c.where} has merchant_id ${show(c.rec.merchant_id)}`, `${key}${c.key}:merchant_id`);
     });
     // §2.4: order.merchant_id "can be an empty string".
-    await everyRecord((await optionalList(ctx, '/orders', who)) ?? [], (o) => {
+    await everyRecord(orders ?? [], (o) => {
       if (!fieldValid('order', 'merchant_id', o.merchant_id)) {
         skips.add('merchant_id is not a string (see ORD-01)', `${label}order ${show(o.id)}`);
         return;

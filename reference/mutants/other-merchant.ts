@@ -1,6 +1,6 @@
 import type { Mutant } from './types.js';
 import { eachRecord, isSuccess, withData } from '../kit.js';
-import type { ApiReply, ApiRequest } from '../server.js';
+import { route, type ApiReply, type ApiRequest } from '../server.js';
 
 /**
  * Merchant B's answers broken where only the second application reads them (#35: other_app's lists, details and
@@ -233,6 +233,30 @@ export const otherMerchantMutants: Mutant[] = [
         .filter((o) => o.id === 5003)
         .map((o) => ({ ...o, user_id: 1, merchant_id: '', dishes: [] }));
       return withData(r, (d: unknown[]) => [...d, ...leaked]);
+    },
+  },
+  {
+    // FUZZ-01 asks merchant B's own ids followed by letters with other_app's token (#35): parseInt for B alone.
+    name: 'other-merchant-dish-ids-by-leading-digits',
+    description:
+      'for merchant 2\'s application only, /dishes/:id reads the id by its leading digits ("201abc" answers dish 201)',
+    kills: ['FUZZ-01'],
+    handle: (req, next, world) => {
+      const m = /^\/dishes\/([0-9]+)[^0-9]/.exec(req.path);
+      return req.merchant?.id === 2 && m ? route({ ...req, path: `/dishes/${m[1]}` }, world) : next();
+    },
+  },
+  {
+    name: 'other-merchant-seat-zero-placeholder',
+    description:
+      "for merchant 2's application only, GET /seats/0 answers a placeholder seat {id: 0} that no list holds",
+    kills: ['FUZZ-01'],
+    handle: (req, next, world) => {
+      if (req.merchant?.id !== 2 || req.path !== '/seats/0') return next();
+      const r = route({ ...req, path: '/seats/21' }, world);
+      return withData(r, (d) => {
+        d.id = 0;
+      });
     },
   },
 ];

@@ -669,7 +669,13 @@ const OWNER_RULE: Rule = {
       at: [
         at([DISH], ['app'], probed(by('FUZZ-01', 'fuzz-dish-zero-placeholder'))),
         at(undefined, ['app'], probed(noMutant('FUZZ-01', 'answers a record outside the list to a fuzzed id'))),
-        at(undefined, ['other_app'], notProbed("fuzzed ids are asked for with app's token only")),
+        // #35: FUZZ-01 asks merchant B's detail endpoints for 0 with other_app's token (suites/fuzz.ts FIXED_WAYS).
+        at([SEAT], ['other_app'], probedWhen('with other_app', by('FUZZ-01', 'other-merchant-seat-zero-placeholder'))),
+        at(
+          [DISH],
+          ['other_app'],
+          probedWhen('with other_app', noMutant('FUZZ-01', 'answers other_app a record outside its list for 0')),
+        ),
       ],
     },
     {
@@ -1163,7 +1169,14 @@ const ERROR_RULES: Rule[] = [
         'an id read by its leading digits ("101abc", "101.5" answer dish 101)',
         only(['app'], probed(by('FUZZ-01', 'fuzz-parseint-dish-ids')), [DISH]),
         only(['app'], probed(noMutant('FUZZ-01', 'reads seat ids by their leading digits')), [SEAT]),
-        rest("fuzzed ids are asked for with app's token only"),
+        only(['other_app'], probedWhen('with other_app', by('FUZZ-01', 'other-merchant-dish-ids-by-leading-digits')), [
+          DISH,
+        ]),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('FUZZ-01', "reads other_app's seat ids by their leading digits")),
+          [SEAT],
+        ),
       ),
       way(
         'wrong value',
@@ -1193,7 +1206,10 @@ const ERROR_RULES: Rule[] = [
         'whitespace or encoding',
         'a percent-encoded id routed elsewhere (/dishes/..%2Fmerchant)',
         only(['app'], probed(by('FUZZ-01', 'fuzz-encoded-slash-routes')), [DISH, SEAT]),
-        rest("fuzzed ids are asked for with app's token only"),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('FUZZ-01', "routes other_app's ..%2Fmerchant elsewhere")),
+        ),
       ),
       way(
         'case',
