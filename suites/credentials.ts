@@ -190,14 +190,14 @@ async function replies(
     const as = who === 'app' ? '' : ` (${who})`;
     await take(`GET ${AUTH_PATH}${as}`, who, () => ctx.api.authAnswer(who));
     for (const path of RESOURCE_PATHS) await take(`GET ${path}${as}`, who, () => ctx.api.get(path, who));
-    if (who !== 'app') continue;
+    // Every application's details (#35): other_app's are the ones ISO-04 reads, so none is asked twice.
     for (const resource of DETAIL_RESOURCES) {
-      const details = await ctx.api.details(resource).catch((e: unknown) => {
+      const details = await ctx.api.details(resource, who).catch((e: unknown) => {
         if (e instanceof Blocked || e instanceof NetworkError) return [];
         throw e;
       });
       for await (const { id, reply } of details)
-        await take(`GET ${detailPath(resource, id)}`, who, () => Promise.resolve(reply));
+        await take(`GET ${detailPath(resource, id)}${as}`, who, () => Promise.resolve(reply));
     }
   }
   return n;
@@ -222,7 +222,7 @@ export const credentialChecks = defineChecks('auth', [
     id: 'SEC-01',
     level: 'MUST',
     spec: '§2.6, §1, §5.2',
-    reads: ['dishes:app', 'seats:app'],
+    reads: ['dishes:app', 'seats:app', 'dishes:other_app', 'seats:other_app'],
     title: `No response carries a configured key or an issued token, except ${AUTH_PATH}'s app_secret, app_key and ${TOKEN_FIELD}`,
     async run(ctx) {
       const secrets = credentialsOf(ctx);
@@ -257,7 +257,7 @@ export const credentialChecks = defineChecks('auth', [
     id: 'SEC-02',
     level: 'SHOULD',
     spec: '§1, §2.2–§2.5',
-    reads: ['dishes:app', 'seats:app'],
+    reads: ['dishes:app', 'seats:app', 'dishes:other_app', 'seats:other_app'],
     title:
       'Records carry no credential material: no password hash, no field named like a secret, a password or a token',
     async run(ctx) {

@@ -33,7 +33,13 @@ interface Target {
   mine: Set<string>;
   /** The other merchant's identity, when other_app is configured. */
   theirs?: Tenant;
+  /** Whose token asks (merchant A's: app; merchant B's: other_app) and whose records the other's are. */
+  me?: 'A' | 'B';
 }
+
+/** Merchant A (app) or B (other_app) as a finding names them: the token's, and the other one. */
+const sides = (t: Target): { mine: string; theirs: string } =>
+  t.me === 'B' ? { mine: 'merchant B', theirs: 'merchant A' } : { mine: 'merchant A', theirs: 'merchant B' };
 
 /** The request for one fuzzed id: the raw path segment, with the run's token. */
 const requestFor = (t: Target, raw: string, token: string): RequestSpec => ({ path: `/${t.resource}/${raw}`, token });
@@ -61,9 +67,9 @@ function verdict(t: Target, raw: string, r: Reply): string | undefined {
       return `GET ${path} for ${noun} id ${asked} answered ${noun} ${show(d.id)}; ${expected}`;
     const mark = t.theirs && ownerMark(d, t.theirs);
     if (mark)
-      return `GET ${path} answered merchant B's ${noun} ${show(d.id)} (${mark}) to merchant A's token; expected an error with code 400 or 404`;
+      return `GET ${path} answered ${sides(t).theirs}'s ${noun} ${show(d.id)} (${mark}) to ${sides(t).mine}'s token; expected an error with code 400 or 404`;
     if (!t.mine.has(String(d.id)))
-      return `GET ${path} answered ${noun} ${show(d.id)}, which is not among this merchant's GET /${t.resource}; expected an error with code 400 or 404`;
+      return `GET ${path}${t.me === 'B' ? " with other_app's token" : ''} answered ${noun} ${show(d.id)}, which is not among this merchant's GET /${t.resource}; expected an error with code 400 or 404`;
     return undefined;
   }
   if (j.code !== 400 && j.code !== 404)
@@ -72,7 +78,7 @@ function verdict(t: Target, raw: string, r: Reply): string | undefined {
   if (errors.length)
     return `GET ${path} for ${noun} id ${asked} answered an error body that is not an error envelope (§7): ${formatErrors(errors, 3)}`;
   const mark = t.theirs && isRecord(j.data) ? ownerMark(j.data as Rec, t.theirs) : undefined;
-  if (mark) return `GET ${path} answered an error that carries merchant B's ${noun} (${mark})`;
+  if (mark) return `GET ${path} answered an error that carries ${sides(t).theirs}'s ${noun} (${mark})`;
   return undefined;
 }
 
@@ -80,20 +86,68 @@ async function target(
   ctx: CheckContext,
   resource: Resource,
   theirs: Tenant | undefined,
-): Promise<{ t: Target; mine: RecordId[]; other: RecordId[] }> {
+): Promise<{ t: Target; mine: RecordId[]; other: RecordId[]; otherAll: RecordId[] }> {
   const ids = (items: readonly Rec[]): RecordId[] => items.map((i) => i.id).filter(isIdLike);
   const mine = ids(await ctx.api.list(`/${resource}`));
   const mineSet = new Set(mine.map(String));
   let other: RecordId[] = [];
+  let otherAll: RecordId[] = [];
   if (ctx.config.other_app) {
     try {
-      other = ids(await ctx.api.list(`/${resource}`, 'other_app')).filter((id) => !mineSet.has(String(id)));
+      otherAll = ids(await ctx.api.list(`/${resource}`, 'other_app'));
+      other = otherAll.filter((id) => !mineSet.has(String(id)));
     } catch (e) {
       if (e instanceof NetworkError) throw e;
       ctx.note(`merchant B's ${resource} not fuzzed: ${(e as Error).message}`);
     }
   }
-  return { t: { resource, mine: mineSet, ...(theirs ? { theirs } : {}) }, mine, other };
+  return { t: { resource, mine: mineSet, ...(theirs ? { theirs } : {}) }, mine, other, otherAll };
+}
+
+/**
+ * The ways of §7 and §1 a detail id can break, sent with other_app's token too (#35: every configured
+ * application), one deterministic id each per endpoint beside the generated ones of app's: a real id of merchant B
+ * followed by letters (read by its leading digits), a percent-encoded id routed elsewhere, and 0 (a placeholder
+ * record outside the list).
+ */
+const FIXED_WAYS: ReadonlyArray<(real: RecordId) => string> = [(r) => `${r}abc`, () => '..%2Fmerchant', () => '0'];
+
+/**
+ * Merchant B's answers to FIXED_WAYS, built on its first own id of each resource (one that is not also merchant A's:
+ * an id both lists hold is ISO-01's to judge), judged as app's fuzzed ids are. Nothing when its list gave no id
+ * (target notes why).
+ */
+async function otherAppsFixedIds(
+  ctx: CheckContext,
+  a: Tenant | undefined,
+  targets: ReadonlyArray<{ t: Target; other: RecordId[]; otherAll: RecordId[] }>,
+): Promise<string[]> {
+  const asks: Array<[Target, string]> = [];
+  for (const { t, other, otherAll } of targets) {
+    const b: Target = {
+      resource: t.resource,
+      mine: new Set(otherAll.map(String)),
+      ...(a ? { theirs: a } : {}),
+      me: 'B',
+    };
+    if (other[0] !== undefined) for (const way of FIXED_WAYS) asks.push([b, way(other[0])]);
+  }
+  if (!asks.length) return [];
+  let token: string;
+  try {
+    token = await ctx.api.token('other_app');
+  } catch (e) {
+    if (!(e instanceof Blocked)) throw e;
+    ctx.note(`merchant B's detail ids not asked: ${e.message}`);
+    return [];
+  }
+  const found: string[] = [];
+  for await (const { item, reply } of ctx.api.ask(asks, ([t, raw]) => requestFor(t, raw, token))) {
+    const problem = verdict(...item, reply);
+    ctx.shows(reply, problem ? 'finding' : 'correct');
+    if (problem) found.push(problem);
+  }
+  return found;
 }
 
 async function fuzzIds(ctx: CheckContext): Promise<void> {
@@ -112,6 +166,11 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     }
   }
   const [dishes, seats] = await Promise.all([target(ctx, 'dishes', theirs), target(ctx, 'seats', theirs)]);
+  // Merchant B's fixed ids, judged against merchant A's marks (when A is known to be another merchant); a replayed
+  // path replays the generated case alone.
+  const merchantA = theirs ? await tenantOf(ctx, 'app') : undefined;
+  const fromB = ctx.config.fuzz.path ? [] : await otherAppsFixedIds(ctx, merchantA, [dishes, seats]);
+  const bSays = fromB.length ? `; with other_app's token: ${fromB.slice(0, 3).join('; ')}` : '';
   const arb = fc.record({
     dish_id: segmentArbitrary(dishes.mine, dishes.other),
     seat_id: segmentArbitrary(seats.mine, seats.other),
@@ -158,6 +217,10 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
     ctx.note(
       `${details.numRuns} generated dish_id/seat_id pairs (seed ${seed}): every answer was the record asked for or an error 400/404`,
     );
+    if (fromB.length)
+      ctx.fail(
+        `${fromB.length} of merchant B's detail ids (${FIXED_WAYS.length} ways per endpoint) asked for with other_app's token: ${fromB.slice(0, 3).join('; ')}`,
+      );
     return;
   }
   // fast-check 4 fails without a counterexample only for too many skipped runs (`fc.pre`, never called here) or an
@@ -177,7 +240,7 @@ async function fuzzIds(ctx: CheckContext): Promise<void> {
   });
   // The replay flags are the record's (fuzz.replay), which every report prints once under the finding.
   ctx.fail(
-    `${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times)`,
+    `${err.message} — counterexample ${counterexample} (run ${details.numRuns} of ${runs}, shrunk ${details.numShrinks} times)${bSays}`,
   );
 }
 

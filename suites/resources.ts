@@ -6,7 +6,7 @@ import { answeredData, expectShape, expectShapes, expectSuccess, records } from 
 import { show } from '../core/redact/quote.js';
 import { Findings } from '../core/model/findings.js';
 import { Blocked } from '../core/session/check-errors.js';
-import { everyRecord } from '../core/session/api.js';
+import { everyRecord, type Details } from '../core/session/api.js';
 import type { Reply } from '../core/transport/exchange.js';
 import { judgedApplications, type Judged } from './support/tenants.js';
 
@@ -16,9 +16,15 @@ const NOT_ANSWERED = Symbol('not answered');
  * The data of an application's answer. app's refusal or broken envelope blocks the check (another check owns it);
  * the second merchant's only leaves its part unjudged, said in a note: app's answers were still judged.
  */
-function answerOf(ctx: CheckContext, app: Judged, reply: Reply, what: string): unknown {
+function answerOf(
+  ctx: CheckContext,
+  app: Judged,
+  reply: Reply,
+  what: string,
+  read: (ctx: CheckContext, reply: Reply, what: string) => unknown = (_ctx, r, w) => answeredData(r, w),
+): unknown {
   try {
-    return answeredData(reply, what);
+    return read(ctx, reply, what);
   } catch (e) {
     if (app.who === 'app' || !(e instanceof Blocked)) throw e;
     ctx.note(e.message);
@@ -48,42 +54,67 @@ function listShape(id: string, resource: 'dishes' | 'seats' | 'orders', spec: st
   };
 }
 
-/** §4 endpoints 4 and 6: the detail of every listed id (or a seeded sample) answers one record of the shape. */
+/**
+ * §4 endpoints 4 and 6: the detail of every listed id (or a seeded sample) answers one record of the shape, for
+ * every configured application (#35: the second merchant's details are the ones ISO-04 reads, judged like app's).
+ */
 function detailShape(id: string, resource: Resource, spec: string): CheckDeclaration {
   const { noun, schema } = RESOURCES[resource];
   return {
     id,
     level: 'MUST',
     spec,
-    reads: [`${resource}:app`],
-    title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id`,
+    reads: [`${resource}:app`, `${resource}:other_app`],
+    title: `GET /${resource}/:id answers the ${noun} of §${spec.split(',')[0]!.replace('§', '')} for every listed id, for every configured application`,
     async run(ctx) {
-      const details = await ctx.api.details(resource);
-      if (details.sampled)
-        ctx.note(
-          `checked a seeded sample of ${details.ids.length} of ${details.total} ${resource} (seed ${ctx.config.fuzz.seed})`,
-        );
       const found = new Findings();
-      let firstData: unknown;
-      for await (const { id, reply } of details) {
-        const path = detailPath(resource, id);
-        const data = expectSuccess(ctx, reply, `GET ${path}`);
-        if (id === details.ids[0]) firstData = data;
-        const errors = validate(schema, data, '/data');
-        if (errors.length) {
-          ctx.shows(reply, 'finding');
-          found.add(
-            `GET ${path}: ${formatErrors(errors, 3)}`,
-            ...(errors.map((e) => `${noun}:${String(id)}${e.path.replace(/^\/data/, '')}`) as [string, ...string[]]),
+      let asked = 0;
+      for (const app of judgedApplications(ctx)) {
+        const details = await detailsOf(ctx, app, resource);
+        if (!details) continue;
+        if (details.sampled)
+          ctx.note(
+            `checked a seeded sample of ${details.ids.length} of ${details.total} ${resource}${app.suffix} (seed ${ctx.config.fuzz.seed})`,
           );
+        asked += details.ids.length;
+        const mark = app.who === 'app' ? '' : `${app.who}:`;
+        let firstData: unknown = NOT_ANSWERED;
+        for await (const { id, reply } of details) {
+          const what = `GET ${detailPath(resource, id)}${app.suffix}`;
+          const data = answerOf(ctx, app, reply, what, expectSuccess);
+          if (data === NOT_ANSWERED) continue;
+          if (id === details.ids[0]) firstData = data;
+          const errors = validate(schema, data, '/data');
+          if (errors.length) {
+            ctx.shows(reply, 'finding');
+            found.add(
+              `${what}: ${formatErrors(errors, 3)}`,
+              ...(errors.map((e) => `${mark}${noun}:${String(id)}${e.path.replace(/^\/data/, '')}`) as [
+                string,
+                ...string[],
+              ]),
+            );
+          }
         }
+        const first = details.ids[0];
+        if (first !== undefined && firstData !== NOT_ANSWERED && !found.length)
+          expectShape(ctx, schema, firstData, `GET ${detailPath(resource, first)}${app.suffix}`);
       }
-      if (found.length)
-        ctx.fail(found.summary(`details do not match the ${noun} shape`, details.ids.length), found.fingerprints);
-      const first = details.ids[0];
-      if (first !== undefined) expectShape(ctx, schema, firstData, `GET ${detailPath(resource, first)}`);
+      if (found.length) ctx.fail(found.summary(`details do not match the ${noun} shape`, asked), found.fingerprints);
     },
   };
+}
+
+/** An application's details of a resource: app's as ever (what blocks them blocks the check), another's optionally. */
+async function detailsOf(ctx: CheckContext, app: Judged, resource: Resource): Promise<Details | undefined> {
+  if (app.who === 'app') return ctx.api.details(resource);
+  try {
+    return await ctx.api.details(resource, app.who);
+  } catch (e) {
+    if (!(e instanceof Blocked)) throw e;
+    ctx.note(`GET /${resource}/:id${app.suffix} not judged: ${e.message}`);
+    return undefined;
+  }
 }
 
 /** The shape checks of each resource's list and detail (§2.2–§2.5, §4 endpoints 2–7). */

@@ -247,11 +247,16 @@ describe.concurrent('verdicts you can trust', () => {
     await withServer([oneSeat], async (srv) => {
       const first = await runCli(targetArgs(srv), { env: targetEnv, cwd: dir });
       expect(first.code).toBe(1);
-      expect(first.report!.checks.find((c) => c.id === 'CONS-05')!.fingerprints).toEqual(['seat:11:user_id']);
+      // Every copy of seat 11 the run reads (#35: its list record, its detail, order 5001's seat).
+      expect(first.report!.checks.find((c) => c.id === 'CONS-05')!.fingerprints).toEqual([
+        'detail:seat:11:user_id',
+        'order:5001:seat:user_id',
+        'seat:11:user_id',
+      ]);
       execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'conformance.js'), 'baseline'], {
         cwd: dir,
       });
-      expect(readFileSync(join(dir, 'known-failures.yaml'), 'utf8')).toMatch(/fingerprints:\n\s+- seat:11:user_id/);
+      expect(readFileSync(join(dir, 'known-failures.yaml'), 'utf8')).toMatch(/\n\s+- seat:11:user_id/);
       const known = await runCli(targetArgs(srv, ['--baseline', 'known-failures.yaml']), { env: targetEnv, cwd: dir });
       expect(known.code).toBe(0);
       expect(known.report!.checks.find((c) => c.id === 'CONS-05')!.outcome).toBe('known');
@@ -265,9 +270,11 @@ describe.concurrent('verdicts you can trust', () => {
       const c = other.report!.checks.find((x) => x.id === 'CONS-05')!;
       expect(c.outcome).toBe('failed');
       expect(c.baseline?.state).toBe('new');
-      expect(c.baseline?.new_fingerprints?.every((f) => /^dish:\d+:user_id$/.test(f))).toBe(true);
+      expect(
+        c.baseline?.new_fingerprints?.every((f) => /^(other_app:)?(detail:|order:\d+:)?dish:\d+:user_id$/.test(f)),
+      ).toBe(true);
       expect(other.stdout).toMatch(/FAIL\s+CONS-05/);
-      expect(other.stdout).toMatch(/new now: dish:\d+:user_id/);
+      expect(other.stdout).toMatch(/new now: (detail:|order:\d+:)?dish:\d+:user_id/);
     });
   });
 

@@ -15,6 +15,7 @@ import { dataWayMutants } from './ways-data.js';
 import { fuzzWayMutants } from './ways-fuzz.js';
 import { otherErrorMutants } from './ways-other-errors.js';
 import { authWayMutants } from './ways-auth.js';
+import { otherMerchantMutants } from './other-merchant.js';
 
 export type { Mutant };
 
@@ -36,4 +37,5 @@ export const MUTANTS: Mutant[] = [
   ...fuzzWayMutants,
   ...otherErrorMutants,
   ...authWayMutants,
+  ...otherMerchantMutants,
 ];

@@ -31,7 +31,8 @@ export const isolationMutants: Mutant[] = [
     name: 'iso-other-app-claims-merchant-1',
     description:
       "from its second /auth on, merchant 2's application is told it is merchant 1, by /auth and /merchant alike (its data stays merchant 2's)",
-    kills: ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04'],
+    // #35: merchant 2's records then carry another owner than its /merchant says (CONS-05, CONS-06 judge other_app too).
+    kills: ['ISO-01', 'ISO-02', 'ISO-03', 'ISO-04', 'CONS-05', 'CONS-06'],
     handle: (req, next, world) => {
       const r = next();
       const isOther = req.path === '/auth' && req.query.get('secret') === world.fixtures.apps[1]!.secret;
@@ -88,7 +89,8 @@ export const isolationMutants: Mutant[] = [
     description:
       "with merchant 1's token, order 5002 also embeds merchant 2's dish 201 (a join without the merchant filter)",
     // Dish 201 is no dish of merchant 1's list either: the reference resolves nowhere for merchant 1 (CONS-12).
-    kills: ['ISO-02', 'CONS-12'],
+    // #35: CONS-05 reads the embedded dishes' user_id too.
+    kills: ['ISO-02', 'CONS-05', 'CONS-12'],
     handle: (req, next, world) => {
       const r = next();
       if (!tokenOf(req, 1) || req.path !== '/orders') return r;
@@ -119,7 +121,8 @@ export const isolationMutants: Mutant[] = [
   {
     name: 'iso-orders-list-leak-b',
     description: "with merchant 2's token, /orders lists merchant 1's orders too",
-    kills: ['ISO-04'],
+    // #35: merchant 2's orders are judged like merchant 1's: owners (CONS-05, CONS-06) and listed dishes (CONS-12).
+    kills: ['ISO-04', 'CONS-05', 'CONS-06', 'CONS-12'],
     handle: (req, next, world) => {
       const r = next();
       return tokenOf(req, 2) && req.path === '/orders' ? withData(r, (d) => [...d, ...world.ordersOf(1)]) : r;

@@ -59,9 +59,11 @@ export const transportMutants: Mutant[] = [
     },
   },
   {
-    // TRANS-02 judges the second merchant's answers too (#27): its dish list alone goes out in Latin-1.
+    // TRANS-02 judges the second merchant's answers too (#27): its dish list goes out in Latin-1, and (#35, its
+    // details and orders are compared with the list) every other answer that names the dish alike.
     name: 'other-merchant-dishes-latin1',
-    description: "GET /dishes with the second merchant's application's token sends a dish name in Latin-1 bytes",
+    description:
+      "GET /dishes with the second merchant's application's token sends a dish name in Latin-1 bytes (and so does every answer naming the dish)",
     kills: ['TRANS-02'],
     handle: (req, next, world) => {
       const r = next();
@@ -69,7 +71,7 @@ export const transportMutants: Mutant[] = [
         .filter((d) => d.user_id === 2)
         .map((d) => d.name)
         .find(latin1Differs);
-      if (req.path !== '/dishes' || req.merchant?.id !== 2 || r.http !== 200 || !name) return r;
+      if (req.merchant?.id !== 2 || r.http !== 200 || !name || !JSON.stringify(r.body).includes(name)) return r;
       return { ...r, raw: latin1Body(JSON.stringify(r.body), name) };
     },
   },

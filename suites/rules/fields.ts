@@ -79,7 +79,6 @@ function copyProof(check: string, field: string, provenBy: Record<string, string
 }
 
 const both = (check: string): Carrier['shape'] => ({ app: { check }, other_app: { check } });
-const appOnly = (check: string, why: string): Carrier['shape'] => ({ app: { check }, other_app: { why } });
 const APPS: readonly App[] = ['app', 'other_app'];
 
 /** The shape check's outcome for a field broken one way, at each carrier, for each application. */
@@ -179,30 +178,25 @@ function byReference(
 
 type Entries = Array<[places: readonly Place[] | undefined, apps: readonly App[] | undefined, outcome: Outcome]>;
 
-/** The owner fields: the merchant's own id (user_id) or account (merchant_id), never another merchant's. */
+/**
+ * The owner fields: the merchant's own id (user_id) or account (merchant_id), never another merchant's. The check
+ * compares every copy the run reads (list, detail, order) with the application's own /merchant (#35), for app and
+ * other_app; `mutants` prove it in app's lists, in app's details and orders, and in other_app's answers.
+ */
 function ownerWays(
   field: 'user_id' | 'merchant_id',
   lists: readonly Place[],
   consCheck: string,
-  consMutants: string[],
+  mutants: { lists: string[]; copies: string[]; other: string[] },
 ): WaySpec[] {
-  const cons = consMutants.length
-    ? by(consCheck, ...consMutants)
-    : unproven(consCheck, `no mutant breaks ${field} in this list`);
   return [
     byReference(
       'wrong value',
       `${field} not the merchant's (/merchant's ${field === 'user_id' ? 'id' : 'merchant_id'})`,
       [
-        [lists, ['app'], probed(cons)],
-        [
-          undefined,
-          ['app'],
-          notProbed(
-            `${consCheck} compares the lists' ${field} only: a detail's or an embedded record's is not compared with /merchant`,
-          ),
-        ],
-        [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+        [lists, ['app'], probed(by(consCheck, ...mutants.lists))],
+        [undefined, ['app'], probed(by(consCheck, ...mutants.copies))],
+        [undefined, ['other_app'], probedWhen('with other_app', by(consCheck, ...mutants.other))],
       ],
     ),
     byReference("another application's or merchant's value", `the other configured merchant's ${field}`, [
@@ -231,7 +225,7 @@ const DISH_TABLE: Table = {
   prefix: 'dish.',
   carriers: [
     { place: DISHES, shape: both('DISH-01') },
-    { place: DISH, shape: appOnly('DISH-02', WHY.detailsAppOnly) },
+    { place: DISH, shape: both('DISH-02') },
     { place: EMBEDDED_DISH, shape: both('ORD-01') },
   ],
   copies: {
@@ -239,7 +233,19 @@ const DISH_TABLE: Table = {
     at: (field) => [
       at([DISHES, DISH], ['app'], probed(copyProof('CONS-02', field, { price: ['cons-dish-detail-differs'] }))),
       at([EMBEDDED_DISH], ['app'], probed(copyProof('CONS-10', field, { price: ['cons-embedded-dish-price'] }))),
-      at(undefined, ['other_app'], notProbed(WHY.noOtherApp)),
+      at(
+        [DISHES, DISH],
+        ['other_app'],
+        probedWhen(
+          'with other_app',
+          copyProof('CONS-02', field, { name: ['other-merchant-dish-detail-name-differs'] }),
+        ),
+      ),
+      at(
+        [EMBEDDED_DISH],
+        ['other_app'],
+        probedWhen('with other_app', copyProof('CONS-10', field, { stock: ['other-merchant-embedded-dish-stock'] })),
+      ),
     ],
   },
   fields: [
@@ -262,7 +268,7 @@ const DISH_TABLE: Table = {
                 by('FUZZ-01', 'cons-detail-id-off'),
               ),
             ],
-            [[DISH], ['other_app'], notProbed(WHY.detailsAppOnly)],
+            [[DISH], ['other_app'], probedWhen('with other_app', by('CONS-01', 'other-merchant-dish-detail-id-off'))],
           ],
         ),
       ],
@@ -271,13 +277,24 @@ const DISH_TABLE: Table = {
     {
       name: 'price',
       type: 'float',
-      mutants: [{ way: 'wrong type', check: 'DISH-01', mutants: ['dish-price-string'] }],
+      mutants: [
+        { way: 'wrong type', check: 'DISH-01', mutants: ['dish-price-string'] },
+        { way: 'wrong type', check: 'DISH-02', mutants: ['other-merchant-dish-detail-price-string'], app: 'other_app' },
+      ],
       latitude: [{ reading: 'rendered as an integer when it has no fraction', variants: ['numbers-not-strings'] }],
     },
     { name: 'stock', type: 'int' },
     { name: 'unit', type: 'string or null', latitude: [{ reading: 'null', variants: ['extra-fields-and-nulls'] }] },
     { name: 'category_id', type: 'int' },
-    { name: 'user_id', type: 'int', ways: ownerWays('user_id', [DISHES], 'CONS-05', ['iso-dishes-list-leak-a']) },
+    {
+      name: 'user_id',
+      type: 'int',
+      ways: ownerWays('user_id', [DISHES], 'CONS-05', {
+        lists: ['iso-dishes-list-leak-a'],
+        copies: ['dish-104-detail-and-lines-third-user-id'],
+        other: ['other-merchant-dish-third-user-id'],
+      }),
+    },
     {
       name: 'created_at',
       type: 'string',
@@ -327,7 +344,7 @@ const SEAT_TABLE: Table = {
   prefix: 'seat.',
   carriers: [
     { place: SEATS, shape: both('SEAT-01') },
-    { place: SEAT, shape: appOnly('SEAT-02', WHY.detailsAppOnly) },
+    { place: SEAT, shape: both('SEAT-02') },
     { place: EMBEDDED_SEAT, shape: both('ORD-01') },
   ],
   copies: {
@@ -335,7 +352,19 @@ const SEAT_TABLE: Table = {
     at: (field) => [
       at([SEATS, SEAT], ['app'], probed(copyProof('CONS-03', field, { remark: ['cons-seat-detail-differs'] }))),
       at([EMBEDDED_SEAT], ['app'], probed(copyProof('CONS-08', field, { remark: ['cons-order-seat-differs'] }))),
-      at(undefined, ['other_app'], notProbed(WHY.noOtherApp)),
+      at(
+        [SEATS, SEAT],
+        ['other_app'],
+        probedWhen(
+          'with other_app',
+          copyProof('CONS-03', field, { remark: ['other-merchant-seat-detail-remark-differs'] }),
+        ),
+      ),
+      at(
+        [EMBEDDED_SEAT],
+        ['other_app'],
+        probedWhen('with other_app', copyProof('CONS-08', field, { remark: ['other-merchant-order-seat-differs'] })),
+      ),
     ],
   },
   fields: [
@@ -358,9 +387,17 @@ const SEAT_TABLE: Table = {
                 unproven('FUZZ-01', 'no mutant answers a seat under another id'),
               ),
             ],
-            [[SEAT], ['other_app'], notProbed(WHY.detailsAppOnly)],
+            [
+              [SEAT],
+              ['other_app'],
+              probedWhen('with other_app', unproven('CONS-01', "no mutant answers other_app's seat under another id")),
+            ],
             [[EMBEDDED_SEAT], ['app'], probed(by('CONS-07', 'cons-order-seat-id'))],
-            [[EMBEDDED_SEAT], ['other_app'], notProbed(WHY.noOtherApp)],
+            [
+              [EMBEDDED_SEAT],
+              ['other_app'],
+              probedWhen('with other_app', by('CONS-07', 'other-merchant-order-seat-id-zero')),
+            ],
           ],
         ),
       ],
@@ -371,15 +408,31 @@ const SEAT_TABLE: Table = {
       name: 'status',
       type: 'string-typed code',
       syntax: 'not -1 or 0 (§3)',
-      mutants: [{ way: 'wrong value', check: 'SEAT-01', mutants: ['seat-status-out-of-range'] }],
+      mutants: [
+        { way: 'wrong value', check: 'SEAT-01', mutants: ['seat-status-out-of-range'] },
+        { way: 'absent', check: 'SEAT-02', mutants: ['other-merchant-seat-detail-no-status'], app: 'other_app' },
+      ],
       latitude: [NUMERIC_STRING],
     },
     {
       name: 'merchant_id',
       type: 'string',
-      ways: ownerWays('merchant_id', [SEATS], 'CONS-06', ['cons-seat-merchant-id']),
+      ways: ownerWays('merchant_id', [SEATS], 'CONS-06', {
+        lists: ['cons-seat-merchant-id'],
+        copies: ['seat-12-detail-and-order-third-merchant'],
+        other: ['other-merchant-seat-third-merchant-id'],
+      }),
     },
-    { name: 'user_id', type: 'int', ways: ownerWays('user_id', [SEATS], 'CONS-05', ['cons-seat-user-id']) },
+    {
+      name: 'user_id',
+      type: 'int',
+      // cons-seat-user-id renders every seat, both merchants' and every copy, with user_id 999.
+      ways: ownerWays('user_id', [SEATS], 'CONS-05', {
+        lists: ['cons-seat-user-id'],
+        copies: ['cons-seat-user-id'],
+        other: ['cons-seat-user-id', 'iso-other-app-claims-merchant-1'],
+      }),
+    },
     { name: 'created_at', type: 'string', syntax: MINUTE },
     { name: 'updated_at', type: 'string', syntax: MINUTE },
   ],
@@ -404,8 +457,10 @@ const ORDER_TABLE: Table = {
           [
             undefined,
             undefined,
-            notProbed(
-              'the spec never says the two agree (a seat may be renumbered after the order): CONS-11 records it (INFO)',
+            notApplicable(
+              '§2.4',
+              '| order_table_number | int | Table number of the order |',
+              'the table number of the order, recorded with it; no sentence ties it to the current table_number of its seat (§2.3), which may be renumbered after the order, so a difference breaks no rule: CONS-11 records it (INFO), and the conforming variant order-table-number-not-seat passes',
             ),
           ],
         ]),
@@ -419,7 +474,7 @@ const ORDER_TABLE: Table = {
       ways: [
         byReference('wrong value', "neither empty nor the merchant's merchant_id", [
           [undefined, ['app'], probed(by('CONS-06', 'cons-order-merchant-id'))],
-          [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+          [undefined, ['other_app'], probedWhen('with other_app', by('CONS-06', 'iso-orders-list-leak-b'))],
         ]),
         byReference("another application's or merchant's value", "the other configured merchant's merchant_id", [
           [
@@ -447,11 +502,11 @@ const ORDER_TABLE: Table = {
       ways: [
         byReference('wrong value', 'not the id of the embedded seat (0: no seat)', [
           [undefined, ['app'], probed(by('CONS-07', 'cons-order-seat-id', 'cons-order-seat-id-zero'))],
-          [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+          [undefined, ['other_app'], probedWhen('with other_app', by('CONS-07', 'other-merchant-order-seat-id-zero'))],
         ]),
         byReference('wrong value', 'a seat that GET /seats lacks', [
           [undefined, ['app'], probed(by('CONS-12', 'unlisted-records-in-old-orders'))],
-          [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+          [undefined, ['other_app'], probedWhen('with other_app', by('CONS-12', 'iso-orders-list-leak-b'))],
         ]),
       ],
     },
@@ -465,7 +520,14 @@ const ORDER_TABLE: Table = {
       ways: [
         byReference('wrong value', 'a dish that GET /dishes lacks', [
           [undefined, ['app'], probed(by('CONS-12', 'unlisted-records-in-old-orders'))],
-          [undefined, ['other_app'], notProbed(WHY.noOtherApp)],
+          [
+            undefined,
+            ['other_app'],
+            probedWhen(
+              'with other_app',
+              by('CONS-12', 'other-merchant-dishes-list-lacks-202', 'iso-orders-list-leak-b'),
+            ),
+          ],
         ]),
       ],
     },

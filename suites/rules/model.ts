@@ -156,10 +156,6 @@ export const at = (
 
 /** Shared reasons, each said the same way wherever it holds. */
 export const WHY = {
-  noOtherApp:
-    "the consistency checks (CONS-*) that probe this compare app's answers only: other_app's are not compared for it",
-  detailsAppOnly:
-    "details are asked for with app's token only (other_app's only by ISO-03, for merchant A's ids, and ISO-04, for merchant A's marks): their shape is not judged for other_app",
   noRecords: 'a disabled application is refused (§5.5): no answer carries its records',
   notThisWay: 'nothing in the spec can be broken this way here',
 } as const;

@@ -8,7 +8,6 @@ import {
   probed,
   probedWhen,
   unproven,
-  WHY,
   type App,
   type Outcome,
   type Place,
@@ -48,13 +47,14 @@ const ERRORS: readonly Place[] = [
   LIST_QUERY,
 ];
 
-/** The success answers of app, and of other_app the ones the run reads (its /auth, /merchant and lists). */
-const OTHER_READ: readonly Place[] = [AUTH, MERCHANT, ...LISTS];
-const OTHER_DETAILS_UNREAD =
-  "other_app's details are not read for their envelope (ENV-01 reads its /auth, /merchant and lists)";
+/**
+ * The success answers of app, and of other_app the ones the run reads: its /auth, /merchant, lists and (#35) a
+ * detail of each resource (support/answers.ts otherApplicationsAnswers; SEC-01/02 read all its details).
+ */
+const OTHER_READ: readonly Place[] = [AUTH, MERCHANT, ...LISTS, ...DETAILS];
 const OTHER_TRANSPORT_READ =
-  "the transport checks read other_app's /auth, /merchant and lists; a refusal, an unknown interface's error and the details with app's token only";
-/** What TRANS-01/02 read of other_app (its /auth, /merchant and lists), where no mutant breaks it for other_app. */
+  "the transport checks read other_app's /auth, /merchant, lists and details; a refusal and an unknown interface's error with app's token only";
+/** What TRANS-01/02 read of other_app (its /auth, /merchant, lists, details), where no mutant breaks it for other_app. */
 const otherTransport = (check: string, what: string): WaySpec['at'][number] =>
   only(['other_app'], probed(noMutant(check, `${what} for other_app`)), OTHER_READ);
 
@@ -156,7 +156,6 @@ const errorEnvelope = (
 const DISABLED_REFUSED_QUOTE = 'The merchant can disable an application; its credential is then refused with 401.';
 
 const SUCCESS_APPS_NOTE: WaySpec['at'] = [
-  at([DISH, SEAT], ['other_app'], notProbed(OTHER_DETAILS_UNREAD)),
   // Every error place of every application is errorEnvelope's; what is left is the disabled application's successes.
   at(
     undefined,
@@ -552,6 +551,7 @@ const JSON_RULE: Rule = {
       only(['app'], probed(noMutant('TRANS-01', 'answers another media type here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       ...errorsAsAnswers('answers another media type', ['wrong-token-refusal-text-html']),
       only(['other_app'], probed(by('TRANS-01', 'other-merchant-merchant-text-plain')), [MERCHANT]),
+      only(['other_app'], probed(by('TRANS-01', 'other-merchant-dish-detail-text-html')), [DISH]),
       otherTransport('TRANS-01', 'answers another media type here'),
       rest(OTHER_TRANSPORT_READ),
     ),
@@ -568,7 +568,6 @@ const JSON_RULE: Rule = {
           probed(noMutant('ENV-01', 'answers other_app a success that is not JSON here')),
           OTHER_READ,
         ),
-        only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
         only(
           ['app'],
           probed(
@@ -637,12 +636,12 @@ const JSON_RULE: Rule = {
       'whitespace or encoding',
       'a byte order mark (U+FEFF) before the JSON: the suite reads the JSON after it, and says so',
       only(['app'], probed(by('ENV-01', 'bom-every-answer', 'success-bodies-bom')), ENDPOINTS),
+      only(['other_app'], probed(by('ENV-01', 'other-merchant-seat-detail-bom')), [SEAT]),
       only(
         ['other_app'],
         probed(noMutant('ENV-01', "adds one to other_app's answers alone (bom-every-answer adds it to every answer)")),
         OTHER_READ,
       ),
-      only(['other_app'], notProbed(OTHER_DETAILS_UNREAD), [DISH, SEAT]),
       // ERR-04 looks for one in every error it reads (support/error-answers.ts; #35).
       only(['app'], probed(by('ERR-04', 'error-bodies-bom')), [UNKNOWN_INTERFACE, ...ERR_04_READS]),
       only(['other_app'], probedWhen('with other_app', by('ERR-04', 'error-bodies-bom')), [
@@ -679,6 +678,7 @@ const UTF8_RULE: Rule = {
       only(['app'], probed(noMutant('TRANS-02', 'sends other bytes here')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       ...errorsAsAnswers('sends other bytes', ['wrong-token-refusal-msg-latin1']),
       only(['other_app'], probed(by('TRANS-02', 'other-merchant-dishes-latin1')), [DISHES]),
+      only(['other_app'], probed(by('TRANS-02', 'other-merchant-dish-detail-latin1')), [DISH]),
       otherTransport('TRANS-02', 'sends other bytes here'),
       rest(OTHER_TRANSPORT_READ),
     ),
@@ -823,7 +823,11 @@ const OWNER_RULE: Rule = {
         at([MERCHANT], ['app'], probedWhen('with other_app', by('ISO-02', 'iso-merchant-answers-other'))),
         at([MERCHANT], ['other_app'], probedWhen('with other_app', by('ISO-04', 'iso-other-app-claims-merchant-1'))),
         at(undefined, ['app'], probedWhen('with other_app', noMutant('ISO-02', "puts merchant B's records here"))),
-        at([ORDERS], ['other_app'], probedWhen('with other_app', by('ISO-04', 'iso-orders-list-leak-b'))),
+        at(
+          [ORDERS],
+          ['other_app'],
+          probedWhen('with other_app', by('ISO-04', 'iso-orders-list-leak-b', 'iso-orders-list-leak-b-order-number')),
+        ),
         at(
           undefined,
           ['other_app'],
@@ -838,7 +842,13 @@ const OWNER_RULE: Rule = {
       at: [
         at([DISH], ['app'], probed(by('FUZZ-01', 'fuzz-dish-zero-placeholder'))),
         at(undefined, ['app'], probed(noMutant('FUZZ-01', 'answers a record outside the list to a fuzzed id'))),
-        at(undefined, ['other_app'], notProbed("fuzzed ids are asked for with app's token only")),
+        // #35: FUZZ-01 asks merchant B's detail endpoints for 0 with other_app's token (suites/fuzz.ts FIXED_WAYS).
+        at([SEAT], ['other_app'], probedWhen('with other_app', by('FUZZ-01', 'other-merchant-seat-zero-placeholder'))),
+        at(
+          [DISH],
+          ['other_app'],
+          probedWhen('with other_app', noMutant('FUZZ-01', 'answers other_app a record outside its list for 0')),
+        ),
       ],
     },
     {
@@ -848,17 +858,21 @@ const OWNER_RULE: Rule = {
         at([DISHES], ['app'], probed(by('CONS-05', 'iso-dishes-list-leak-a'))),
         at([SEATS], ['app'], probed(by('CONS-05', 'cons-seat-user-id'), by('CONS-06', 'cons-seat-merchant-id'))),
         at([ORDERS], ['app'], probed(by('CONS-06', 'cons-order-merchant-id'))),
+        // #35: CONS-05 and CONS-06 read every copy (list, detail, order) of each application against its /merchant;
+        // AUTH-04 tells a /merchant that is not the merchant /auth names.
+        at([DISH], ['app'], probed(by('CONS-05', 'dish-104-detail-and-lines-third-user-id'))),
+        at([SEAT], ['app'], probed(by('CONS-06', 'seat-12-detail-and-order-third-merchant'))),
+        at([MERCHANT], ['app'], probed(by('AUTH-04', 'iso-merchant-answers-other'))),
+        at([MERCHANT], ['other_app'], probedWhen('with other_app', by('AUTH-04', 'auth-other-app-merchant-differs'))),
         at(
-          undefined,
-          ['app'],
-          notProbed("CONS-05 and CONS-06 read the lists only: a detail's record of a third merchant is not found"),
+          [DISHES, DISH, ORDERS],
+          ['other_app'],
+          probedWhen('with other_app', by('CONS-05', 'other-merchant-dish-third-user-id')),
         ),
         at(
-          undefined,
+          [SEATS, SEAT],
           ['other_app'],
-          notProbed(
-            "CONS-05 and CONS-06 compare app's lists with app's /merchant only; ISO-04 knows merchant A's marks only",
-          ),
+          probedWhen('with other_app', by('CONS-06', 'other-merchant-seat-third-merchant-id')),
         ),
       ],
     },
@@ -959,7 +973,8 @@ const PAYLOAD: Rule = {
       only(['app'], probed(noMutant('DISH-02', 'answers a detail as another type')), [DISH]),
       only(['app'], probed(noMutant('SEAT-02', 'answers a detail as another type')), [SEAT]),
       only(['app'], probed(noMutant('AUTH-02', "answers /auth's data as another type")), [AUTH]),
-      only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
+      only(['other_app'], probed(noMutant('DISH-02', "answers other_app's detail as another type")), [DISH]),
+      only(['other_app'], probed(noMutant('SEAT-02', "answers other_app's detail as another type")), [SEAT]),
       only(['other_app'], probed(noMutant('AUTH-02', "answers other_app's /auth data as another type")), [AUTH]),
     ),
     within(
@@ -968,8 +983,19 @@ const PAYLOAD: Rule = {
         'absent',
         'records of the merchant missing from a list ("all dishes", "all seats")',
         only(['app'], probed(by('CONS-12', 'unlisted-records-in-old-orders')), [DISHES, SEATS]),
-        only(['app'], notProbed('§4 says "orders of the merchant", not all: nothing tells a missing order'), [ORDERS]),
-        only(['other_app'], notProbed(WHY.noOtherApp), [DISHES, SEATS, ORDERS]),
+        only(['other_app'], probedWhen('with other_app', by('CONS-12', 'other-merchant-dishes-list-lacks-202')), [
+          DISHES,
+        ]),
+        only(['other_app'], probedWhen('with other_app', by('CONS-12', 'iso-orders-list-leak-b')), [SEATS]),
+        at(
+          [ORDERS],
+          undefined,
+          notApplicable(
+            '§4 endpoint table',
+            '| 7 | GET | {base_url}/orders | none | none | envelope with data = order[] (orders of the merchant) |',
+            'endpoints 3 and 5 answer "all dishes" and "all seats" of the merchant; endpoint 7 answers "orders of the merchant", not all of them: a list holding some of its orders answers what the row says',
+          ),
+        ),
       ),
     ),
     within(
@@ -979,7 +1005,12 @@ const PAYLOAD: Rule = {
         'a record listed twice',
         only(['app'], probed(by('CONS-04', 'cons-duplicate-dish')), [DISHES]),
         only(['app'], probed(noMutant('CONS-04', 'lists a record twice here')), [SEATS, ORDERS]),
-        only(['other_app'], notProbed(WHY.noOtherApp), [DISHES, SEATS, ORDERS]),
+        only(['other_app'], probedWhen('with other_app', by('CONS-04', 'other-merchant-duplicate-seat')), [SEATS]),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('CONS-04', "lists a record twice in other_app's list here")),
+          [DISHES, ORDERS],
+        ),
       ),
     ),
   ],
@@ -1349,8 +1380,8 @@ const CREDENTIALS: Rule[] = [
         'a configured key or an issued token in another field',
         only(['app'], probed(by('SEC-01', 'merchant-carries-secret-key')), [MERCHANT, AUTH]),
         only(['app'], probed(noMutant('SEC-01', 'puts a credential here'))),
+        only(['other_app'], probed(by('SEC-01', 'other-merchant-seat-detail-carries-key')), [SEAT]),
         only(['other_app'], probed(noMutant('SEC-01', "puts a credential in other_app's answers")), OTHER_READ),
-        only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
       ),
     ],
     latitude: [],
@@ -1370,7 +1401,6 @@ const CREDENTIALS: Rule[] = [
         only(['app'], probed(by('SEC-02', 'dish-tags-password-hash')), [DISHES, DISH]),
         only(['app'], probed(noMutant('SEC-02', 'puts credential material here'))),
         only(['other_app'], probed(noMutant('SEC-02', "puts credential material in other_app's answers")), OTHER_READ),
-        only(['other_app'], notProbed(WHY.detailsAppOnly), [DISH, SEAT]),
       ),
     ],
     latitude: [
@@ -1436,7 +1466,14 @@ const ERROR_RULES: Rule[] = [
         'an id read by its leading digits ("101abc", "101.5" answer dish 101)',
         only(['app'], probed(by('FUZZ-01', 'fuzz-parseint-dish-ids')), [DISH]),
         only(['app'], probed(noMutant('FUZZ-01', 'reads seat ids by their leading digits')), [SEAT]),
-        rest("fuzzed ids are asked for with app's token only"),
+        only(['other_app'], probedWhen('with other_app', by('FUZZ-01', 'other-merchant-dish-ids-by-leading-digits')), [
+          DISH,
+        ]),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('FUZZ-01', "reads other_app's seat ids by their leading digits")),
+          [SEAT],
+        ),
       ),
       way(
         'wrong value',
@@ -1466,7 +1503,10 @@ const ERROR_RULES: Rule[] = [
         'whitespace or encoding',
         'a percent-encoded id routed elsewhere (/dishes/..%2Fmerchant)',
         only(['app'], probed(by('FUZZ-01', 'fuzz-encoded-slash-routes')), [DISH, SEAT]),
-        rest("fuzzed ids are asked for with app's token only"),
+        only(
+          ['other_app'],
+          probedWhen('with other_app', noMutant('FUZZ-01', "routes other_app's ..%2Fmerchant elsewhere")),
+        ),
       ),
       way(
         'case',

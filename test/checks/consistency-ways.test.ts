@@ -29,22 +29,31 @@ const data =
 const unanswered = (xs: RecordedExchange[], ...paths: string[]): RecordedExchange[] =>
   paths.reduce((out, p) => withAnswers(out, line(`GET ${p}`), () => ({ status: 'ERROR', code: 500 }), 500), xs);
 
-/** Replays check `id` over a recording (its pass, or `from`'s) with the exchanges edited, at the recorded settings. */
+/**
+ * Replays check `id` over a recording (its pass, or `from`'s) with the exchanges edited, at the recorded settings:
+ * app's answers alone (#35: the checks judge other_app's too; an edit of `GET /dishes` would change both merchants'
+ * answers, so these ways are app's, and other_app's are proven live by reference/mutants/other-merchant.ts), except
+ * for CONS-09, whose ways below are other_app's as well.
+ */
 async function replayed(
   id: string,
   edit: (xs: RecordedExchange[]) => RecordedExchange[],
   { from = id, which = 'pass', config = {} }: { from?: string; which?: 'pass' | 'fail'; config?: Partial<Config> } = {},
 ) {
   const rec = recordingsOf(from)[which]!;
-  return replay(check(id), { ...rec.config, ...config }, edit(rec.exchanges));
+  const { other_app: _other, ...appOnly } = rec.config;
+  return replay(check(id), { ...(id === 'CONS-09' ? rec.config : appOnly), ...config }, edit(rec.exchanges));
 }
 
-/** The recording with the request `l` no longer in it: the check that asks for it cannot finish. */
+/**
+ * The recording with the request `l` no longer in it (each application's: the recordings hold other_app's too): the
+ * check that asks for it cannot finish.
+ */
 const without =
   (l: string) =>
   (xs: RecordedExchange[]): RecordedExchange[] => {
     const out = xs.filter((x) => !line(l)(x));
-    expect(out.length).toBe(xs.length - 1);
+    expect(out.length).toBeLessThan(xs.length);
     return out;
   };
 
@@ -253,11 +262,11 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
     });
     expect(r.status).toBe('failed');
     expect(r.notes).toEqual([
-      'not compared, 5: user_id is not an int (see DISH-01): dish 101, dish 102, dish 103, dish 104, dish 105',
-      'not compared, 7: user_id is not an int (see SEAT-01): seat 11, seat 12, seat 13, seat 14, seat 15 and 2 more',
+      'not compared, 5: user_id is not an int (see DISH-01, DISH-02, ORD-01): dish 101, dish 102, dish 103, dish 104, dish 105',
+      'not compared, 7: user_id is not an int (see SEAT-01, SEAT-02, ORD-01): seat 11, seat 12, seat 13, seat 14, seat 15 and 2 more',
     ]);
     expect(r.message).toBe(
-      "1 of 13 records do not carry the merchant's id (GET /merchant id is 1): seat 18 has user_id 2",
+      "1 of 26 records do not carry the merchant's id (GET /merchant id is 1): seat 18 has user_id 2",
     );
   });
 
@@ -272,7 +281,7 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
     expect(r.status).toBe('failed');
     expect(r.notes).toEqual(['/dishes not checked: GET /dishes answered status "ERROR", code 500 (HTTP 500)']);
     expect(r.message).toBe(
-      "1 of 3 records do not carry the merchant's id (GET /merchant id is 1): seat 12 has user_id 3",
+      "1 of 12 records do not carry the merchant's id (GET /merchant id is 1): seat 12 has user_id 3",
     );
   });
 
@@ -300,7 +309,7 @@ describe("CONS-05/06: records carry the merchant's identifiers", () => {
     expect(noOrders.status).toBe('passed');
     expect(noOrders.notes).toEqual([
       '/orders not checked: GET /orders answered status "ERROR", code 500 (HTTP 500)',
-      'not compared, 1: merchant_id is not a string (see SEAT-01): seat 12',
+      'not compared, 1: merchant_id is not a string (see SEAT-01, SEAT-02, ORD-01): seat 12',
     ]);
   });
 });
