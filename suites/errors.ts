@@ -103,6 +103,8 @@ const withTokenOf = (who: Who | OtherApp): string => (who === 'app' ? '' : ` wit
 
 /** The key of the unknown interface asked with the token: the one error the transport checks read. */
 const TRANSPORT_SAMPLE = `GET ${UNKNOWN_INTERFACE}`;
+/** The unknown interface's errors whose media type and bytes TRANS-01 and TRANS-02 judge: app's token's, and none's. */
+const TRANSPORT_READS = [TRANSPORT_SAMPLE, `${TRANSPORT_SAMPLE} without a token`];
 
 /** GET of an interface that does not exist, with the valid token (app's, or another application's) or with none. */
 export async function unknownInterface(
@@ -471,9 +473,9 @@ export const errorChecks = defineChecks('errors', [
         // Where a success is right, one that is malformed (code "200", status "success") is ENV-01's, not an error.
         if (!isErrorAnswer(probe)) continue;
         // An error is an answer like a success (§1: all interfaces are JSON and UTF-8). The unknown interface asked
-        // with a token is among the answers the transport checks read (TRANS-01, TRANS-02): its media type and bytes
-        // are theirs to judge.
-        const problems = errorAnswerProblems(reply, !key.startsWith(TRANSPORT_SAMPLE));
+        // with app's token, or with none, is among the answers the transport checks read (TRANS-01, TRANS-02): its
+        // media type and bytes are theirs to judge; asked with another application's token it is ERR-04's (#35).
+        const problems = errorAnswerProblems(reply, !TRANSPORT_READS.includes(key));
         // Another application's error no other check reads carries no data (§2.1 data, §5.4, §7; #35).
         if (judgeData && carriesData(reply))
           problems.push({

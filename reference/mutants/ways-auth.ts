@@ -286,7 +286,8 @@ export const authWayMutants: Mutant[] = [
           ? world.render.error(401, 'Application not authenticated')
           : r,
     ),
-    kills: ['AUTH-05'],
+    // SEAT-02 reads merchant B's seat details too (#35): a refused one is no seat record.
+    kills: ['AUTH-05', 'SEAT-02'],
   },
   // AUTH-02: other_app's /auth wants a token (§4 rule 3), and other_app's token no header can carry.
   {

@@ -138,8 +138,9 @@ export const fuzzWayMutants: Mutant[] = [
       const r = next();
       // A 404 to a path whose first segment names no interface is the catch-all's, not one of the API's own 404s.
       const first = req.path.split('/').find(Boolean) ?? '';
-      // With the token only: the one the transport checks read (ERR-04 judges the one without a token).
-      return r.http !== 404 || !req.app || INTERFACES.includes(first)
+      // With app's token only: the one the transport checks read (ERR-04 judges the one without a token, and the
+      // one with another application's token).
+      return r.http !== 404 || !req.app || req.app.merchant !== 1 || INTERFACES.includes(first)
         ? r
         : { ...r, headers: { ...r.headers, 'content-type': 'application/json; charset=iso-8859-1' } };
     },

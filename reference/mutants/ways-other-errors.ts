@@ -84,6 +84,18 @@ export const otherErrorMutants: Mutant[] = [
         : next(),
   },
   {
+    // ERR-04's media type of other_app's unknown interface (TRANS-01 reads app's and none's; #35).
+    name: 'other-app-unknown-interface-text-html',
+    description: "an unknown interface asked with other_app's token answers its JSON error as text/html",
+    kills: ['ERR-04'],
+    handle: (req, next) => {
+      const r = next();
+      return byOtherApp(req) && unknownInterface(req) && isError(r)
+        ? { ...r, headers: { ...r.headers, 'content-type': 'text/html; charset=utf-8' } }
+        : r;
+    },
+  },
+  {
     // ENV-01's byte order mark branch alone: the successes' serializer (errors are ERR-04's, error-bodies-bom).
     name: 'success-bodies-bom',
     description: 'every success envelope starts with a byte order mark (U+FEFF) before its JSON; errors do not',

@@ -52,8 +52,16 @@ const ERRORS: readonly Place[] = [
  * detail of each resource (support/answers.ts otherApplicationsAnswers; SEC-01/02 read all its details).
  */
 const OTHER_READ: readonly Place[] = [AUTH, MERCHANT, ...LISTS, ...DETAILS];
-const OTHER_TRANSPORT_READ =
-  "the transport checks read other_app's /auth, /merchant, lists and details; a refusal and an unknown interface's error with app's token only";
+/**
+ * other_app's unknown interface (asked with its token by ERR-01 and ERR-04): ERR-04 judges its media type and bytes,
+ * where the transport checks read app's (#35).
+ */
+const otherUnknownInterface = (what: string): WaySpec['at'][number] =>
+  only(
+    ['other_app'],
+    probedWhen('with other_app', noMutant('ERR-04', `${what} in other_app's unknown interface's error`)),
+    [UNKNOWN_INTERFACE],
+  );
 /** What TRANS-01/02 read of other_app (its /auth, /merchant, lists, details), where no mutant breaks it for other_app. */
 const otherTransport = (check: string, what: string): WaySpec['at'][number] =>
   only(['other_app'], probed(noMutant(check, `${what} for other_app`)), OTHER_READ);
@@ -542,7 +550,7 @@ const JSON_RULE: Rule = {
       only(['app'], probed(noMutant('TRANS-01', 'drops the header')), [...ENDPOINTS, UNKNOWN_INTERFACE]),
       ...errorsAsAnswers('drops the header'),
       otherTransport('TRANS-01', 'drops the header'),
-      rest(OTHER_TRANSPORT_READ),
+      otherUnknownInterface('drops the header'),
     ),
     way(
       'wrong value',
@@ -553,7 +561,9 @@ const JSON_RULE: Rule = {
       only(['other_app'], probed(by('TRANS-01', 'other-merchant-merchant-text-plain')), [MERCHANT]),
       only(['other_app'], probed(by('TRANS-01', 'other-merchant-dish-detail-text-html')), [DISH]),
       otherTransport('TRANS-01', 'answers another media type here'),
-      rest(OTHER_TRANSPORT_READ),
+      only(['other_app'], probedWhen('with other_app', by('ERR-04', 'other-app-unknown-interface-text-html')), [
+        UNKNOWN_INTERFACE,
+      ]),
     ),
     // A refused key pair too: AUTH-08's refusal is judged as an envelope, and proves this way there.
     within(
@@ -630,7 +640,7 @@ const JSON_RULE: Rule = {
       only(['app'], probed(noMutant('TRANS-01', 'names another charset')), ENDPOINTS),
       ...errorsAsAnswers('names another charset'),
       otherTransport('TRANS-01', 'names another charset'),
-      rest(OTHER_TRANSPORT_READ),
+      otherUnknownInterface('names another charset'),
     ),
     way(
       'whitespace or encoding',
@@ -680,7 +690,7 @@ const UTF8_RULE: Rule = {
       only(['other_app'], probed(by('TRANS-02', 'other-merchant-dishes-latin1')), [DISHES]),
       only(['other_app'], probed(by('TRANS-02', 'other-merchant-dish-detail-latin1')), [DISH]),
       otherTransport('TRANS-02', 'sends other bytes here'),
-      rest(OTHER_TRANSPORT_READ),
+      otherUnknownInterface('sends other bytes'),
     ),
   ],
   latitude: [],
