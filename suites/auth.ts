@@ -595,6 +595,8 @@ export const authChecks = defineChecks('auth', [
     mintsTokens: true,
     async run(ctx) {
       const probes = keyPairProbes(ctx);
+      // Planned now: they go out at the end of the run (the token-minting phase), which the estimate must count.
+      ctx.api.plan(probes.length);
       // Sent at once (no probe depends on another), judged in the order of the probes.
       const replies = await Promise.all(
         probes.map((p) => ctx.send({ path: AUTH_PATH, query: p.query, ...(p.derived ? { derived: p.derived } : {}) })),

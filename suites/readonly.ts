@@ -50,7 +50,7 @@ export interface UnsafeProbe {
  * this probe send it once between them; and since each check walks the same steps in the same order and awaits each
  * step before asking for the next, every round's GETs are complete before the next round's unsafe requests start.
  */
-export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
+export async function unsafeProbe(ctx: CheckContext, plan = false): Promise<UnsafeProbe> {
   const apps = (
     await Promise.all(
       judgedApplications(ctx).map(async ({ who, suffix }) => {
@@ -66,6 +66,14 @@ export async function unsafeProbe(ctx: CheckContext): Promise<UnsafeProbe> {
     )
   ).flatMap((a) => (a ? [a] : []));
   const mark = (who: Who): string => (who === 'app' ? '' : `${who}:`);
+  if (plan) {
+    // Sent in turn at the end of the run: the progress line's estimate counts them now (RO-01 plans, INFO-RO-METHODS
+    // reads the same answers). The unsafe methods without a token and with each token, and two rounds of GETs.
+    const paths = apps.reduce((n, a) => n + a.paths.length, 0);
+    ctx.api.plan(
+      new Set(apps.flatMap((a) => a.paths)).size * UNSAFE_METHODS.length + paths * (UNSAFE_METHODS.length + 2),
+    );
+  }
   const gets = (step: string): Promise<Reply[][]> =>
     Promise.all(
       apps.map(({ who, token, paths }) =>
@@ -246,7 +254,7 @@ export const readonlyChecks = defineChecks('readonly', [
     spec: '§1, §3',
     requires: ['unsafe_methods'],
     async run(ctx) {
-      const { reads } = await unsafeProbe(ctx);
+      const { reads } = await unsafeProbe(ctx, true);
       const problems: string[] = [];
       const keys: string[] = [];
       const changed = (request: string, b: Reply, a: Reply): string | undefined => {

@@ -172,7 +172,10 @@ export const transportChecks = defineChecks('transport', [
           }),
         ),
       );
+      // A credential that got no answer shows nothing: the note says which, and why (the first few).
+      const unanswered: string[] = [];
       for (const x of withCredentials) {
+        if (x && typeof x.r === 'string') unanswered.push(`GET ${base}${x.spec.path}: ${x.r}`);
         if (!x || typeof x.r === 'string' || !servesData(x.r)) continue;
         const how = x.ep ? `with ${x.who}'s token` : `with ${x.who}'s key pair`;
         served(
@@ -183,7 +186,11 @@ export const transportChecks = defineChecks('transport', [
       }
       if (found.length) ctx.fail(found.items.join('; '), found.fingerprints);
       ctx.note(
-        `the plain HTTP origin answers API envelopes at ${speaking.map((e) => e.path).join(', ')} but served no data with the credentials`,
+        `the plain HTTP origin answers API envelopes at ${speaking.map((e) => e.path).join(', ')} but ${
+          unanswered.length
+            ? `gave no answer to ${unanswered.length} of the ${withCredentials.length} requests with credentials (${unanswered.slice(0, 3).join('; ')}${unanswered.length > 3 ? '; …' : ''}), and served no data to the others`
+            : 'served no data with the credentials'
+        }`,
       );
     },
   },

@@ -58,17 +58,18 @@ describe.concurrent('bodies as they come over the wire', () => {
     expect(off.code).toBe(live.code);
   });
 
-  test('a byte order mark before every body: the run reads the JSON after it and fails ENV-01 only (live and replayed)', async () => {
+  test('a byte order mark before every body: the run reads the JSON after it and fails ENV-01, and the judges of errors, ERR-04 and AUTH-07, (live and replayed)', async () => {
     const { live, har } = await recorded([bomBodies]);
     expect(live.stderr).toBe('');
     expect(live.stdout).not.toMatch(/no \/auth endpoint|check app\.secret/i);
-    expect(failedIds(live.report)).toEqual(['ENV-01']);
+    // Successes are ENV-01's; errors and refusals, judged as answers since #35, are ERR-04's and AUTH-07's.
+    expect(failedIds(live.report)).toEqual(['AUTH-07', 'ENV-01', 'ERR-04']);
     expect(live.report!.checks.find((c) => c.id === 'ENV-01')!.message).toMatch(
       /GET \/auth: the body starts with a byte order mark \(U\+FEFF\), which a JSON sender MUST NOT add \(RFC 8259 §8\.1/,
     );
     expect(live.code).toBe(1);
     const off = await runCli(['check-har', har]);
-    expect(failedIds(off.report)).toEqual(['ENV-01']);
+    expect(failedIds(off.report)).toEqual(['AUTH-07', 'ENV-01', 'ERR-04']);
     expect(off.code).toBe(1);
   });
 });

@@ -30,6 +30,7 @@ export type ValidatorLookup = (kind: ValidatorKind, ref: string) => ValidateFunc
  * needs only the config's (about 40 kB of code instead of 450 kB).
  */
 export const SCHEMA_GROUPS = ['api', 'config', 'report', 'baseline', 'attestation'] as const;
+/** One of {@link SCHEMA_GROUPS}: the module of precompiled validators a caller loads. */
 export type SchemaGroup = (typeof SCHEMA_GROUPS)[number];
 
 /** Where the build writes the precompiled validators. */

@@ -18,6 +18,7 @@ const toB =
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
+/** Merchant B's lists, details and order lines broken where only other_app reads them (#35), each caught by its kills. */
 export const otherMerchantMutants: Mutant[] = [
   {
     name: 'other-merchant-dish-detail-id-off',

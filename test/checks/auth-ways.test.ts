@@ -207,14 +207,49 @@ describe("AUTH-07: each key pair, the prefix of app's secret key, one applicatio
   const id = 'AUTH-07';
   const lead = "GET /auth must refuse every key pair that is not an application's own (§5.4: code 401, no token): ";
   const key = () => pass(id).config.app.key;
-  /** The recording and configuration with app's secret key changed. */
+  /** A key with each letter's case swapped, as AUTH-07 respells one. */
+  const swapCase = (k: string) =>
+    [...k].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+  /**
+   * The recording and configuration with app's secret key changed (as sent whole, and respelled). The parts of the
+   * old key stay as recorded: a test that needs them sent moves them itself.
+   */
   const withKey = (to: string, seed = pass(id).config.fuzz.seed) => ({
     config: { ...pass(id).config, app: { ...pass(id).config.app, key: to }, fuzz: { ...pass(id).config.fuzz, seed } },
     exchanges: pass(id).exchanges.map((x) => ({
       ...x,
-      request: { ...x.request, url: x.request.url.replaceAll(key(), to) },
+      request: {
+        ...x.request,
+        url: x.request.url.replaceAll(key(), to).replaceAll(swapCase(key()), swapCase(to)),
+      },
     })),
   });
+  /** The secret key sent with app's public key, in a probe of app's own pair (none of another application's). */
+  const appsKey = (x: RecordedExchange): string | undefined => {
+    const q = new URL(x.request.url).searchParams;
+    return q.get('secret') === pass(id).config.app.secret ? q.get('key')! : undefined;
+  };
+  /**
+   * The recording with the parts of another application's secret key (a prefix, a suffix, an inner part, drawn from
+   * the seed and the application's place among the configured ones) recorded as the derived key's stand-in, as a HAR
+   * holds them: they answer whatever parts a changed seed or configuration draws.
+   */
+  const othersPartsAsStandIns = (exchanges: RecordedExchange[]): RecordedExchange[] => {
+    const { other_app: other, disabled_app: disabled } = pass(id).config;
+    const owners = new Map([other!, disabled!].map((c) => [c.secret, c.key!]));
+    return exchanges.map((x) => {
+      const q = new URL(x.request.url).searchParams;
+      const whole = owners.get(q.get('secret')!);
+      const k = q.get('key')!;
+      return whole !== undefined && k !== whole && whole.includes(k) ? sending(x, placeholderOf('derived-key')) : x;
+    });
+  };
+  /** A recorded exchange with the secret key it sent changed. */
+  const sending = (x: RecordedExchange, k: string): RecordedExchange => {
+    const url = new URL(x.request.url);
+    url.searchParams.set('key', k);
+    return { ...x, request: { ...x.request, url: url.href } };
+  };
 
   test('the swapped pair is named by the parameters it swapped', async () => {
     const { secret } = pass(id).config.app;
@@ -230,37 +265,62 @@ describe("AUTH-07: each key pair, the prefix of app's secret key, one applicatio
     expect(r.fingerprints).toEqual(["app's key pair swapped (secret=<secret key>&key=<public key>)"]);
   });
 
-  test("the prefix is sent marked as a derived key: a HAR's stand-in answers it", async () => {
+  test("the prefix is sent marked as a derived key: a HAR's stand-in answers it; so is the public key's", async () => {
     const rec = pass(id);
+    const { secret } = rec.config.app;
+    // app's public key with a prefix of its secret key (the disabled application's prefix, sk_test_g, is one of app's
+    // key too: it goes with the disabled application's public key, and stays as recorded).
     const prefix = (x: RecordedExchange) => {
-      const k = new URL(x.request.url).searchParams.get('key')!;
-      return k !== key() && key().startsWith(k);
+      const k = appsKey(x);
+      return k !== undefined && k !== key() && key().startsWith(k);
     };
-    let marked = 0;
+    // A prefix of app's public key (all but its last character) with app's secret key.
+    const publicPrefix = (x: RecordedExchange) =>
+      new URL(x.request.url).searchParams.get('secret') === secret.slice(0, -1);
+    let [marked, publicMarked] = [0, 0];
     const exchanges = rec.exchanges.map((x) => {
-      if (!prefix(x)) return x;
-      marked++;
       const url = new URL(x.request.url);
-      url.searchParams.set('key', placeholderOf('derived-key'));
+      if (prefix(x)) {
+        marked++;
+        url.searchParams.set('key', placeholderOf('derived-key'));
+      } else if (publicPrefix(x)) {
+        publicMarked++;
+        expect(url.searchParams.get('key')).toBe(key());
+        url.searchParams.set('secret', placeholderOf('derived-public-key'));
+      } else return x;
       return { ...x, request: { ...x.request, url: url.href } };
     });
-    expect(marked).toBe(1);
+    expect([marked, publicMarked]).toEqual([1, 1]);
     expect((await replay(check(id), rec.config, exchanges)).status).toBe('passed');
   });
 
-  test('with no other_app, its three pairs are not sent', async () => {
-    const { other_app: _, ...config } = pass(id).config;
-    const r = await replay(check(id), config as Config, pass(id).exchanges);
-    expect(r.status).toBe('passed');
-    expect(r.evidence).toHaveLength(3);
+  test("with no other_app, its pairs and its halves of app's are not sent", async () => {
+    const { other_app: other, ...config } = pass(id).config;
+    const sent = (await replay(check(id), pass(id).config, pass(id).exchanges)).evidence.length;
+    // The disabled application's place among the configured ones moves up: its parts are drawn anew.
+    const r = await replay(check(id), config as Config, othersPartsAsStandIns(pass(id).exchanges));
+    expect(r.status, r.message).toBe('passed');
+    // other_app's own 10 probes, and its public key with app's secret key and app's with its secret key.
+    expect(r.evidence).toHaveLength(sent - 12);
+    const keys = r.evidence.flatMap((e) => [...new URL(e.request.url).searchParams.values()]);
+    expect(keys.filter((k) => k.includes('blue_lotus') || k.includes('BLUE_LOTUS'))).toEqual([]);
   });
 
   test(`a secret key of ${SAFE_SECRET_LENGTH} characters: no prefix probed, noted`, async () => {
     const { config, exchanges } = withKey('sk_12345');
     const r = await replay(check(id), config, exchanges);
-    expect(r.status).toBe('passed');
-    expect(r.notes).toEqual([`a prefix of app's secret key: not probed, the key has ${SAFE_SECRET_LENGTH} characters`]);
-    expect(r.evidence).toHaveLength(5);
+    expect(r.status, r.message).toBe('passed');
+    expect(r.notes).toEqual([
+      `a prefix and a suffix of app's secret key: not probed, the key has ${SAFE_SECRET_LENGTH} characters`,
+      `an inner part of app's secret key: not probed, the key has ${SAFE_SECRET_LENGTH} characters`,
+    ]);
+    // Every probe of the recording but app's prefix, suffix and inner part of its secret key.
+    expect(r.evidence).toHaveLength(pass(id).exchanges.length - 3);
+    const sent = r.evidence.flatMap((e) => {
+      const k = appsKey(e as RecordedExchange);
+      return k === undefined ? [] : [k];
+    });
+    expect(sent.filter((k) => k !== 'sk_12345' && 'sk_12345'.includes(k))).toEqual([]);
   });
 
   test('a secret key one character longer: the prefix is all of it but the last character, never the key', async () => {
@@ -272,18 +332,26 @@ describe("AUTH-07: each key pair, the prefix of app's secret key, one applicatio
         SAFE_SECRET_LENGTH,
     )!;
     const { config, exchanges } = withKey(to, seed);
-    let moved = 0;
-    const prefixed = exchanges.map((x) => {
-      const url = new URL(x.request.url);
-      const k = url.searchParams.get('key')!;
-      if (k === key() || !key().startsWith(k)) return x;
-      moved++;
-      url.searchParams.set('key', to.slice(0, -1));
-      return { ...x, request: { ...x.request, url: url.href } };
+    // app's recorded prefix and suffix of its secret key, moved to those of the new key (the only ones of its length).
+    let [moved, suffixes] = [0, 0];
+    const prefixed = exchanges.map((x, i) => {
+      const k = appsKey(pass(id).exchanges[i]!);
+      if (k === undefined || k === key()) return x;
+      if (key().startsWith(k)) {
+        moved++;
+        return sending(x, to.slice(0, -1));
+      }
+      if (key().endsWith(k)) {
+        suffixes++;
+        return sending(x, to.slice(1));
+      }
+      return x;
     });
-    expect(moved).toBe(1);
-    const r = await replay(check(id), config, prefixed);
-    expect(r.status).toBe('passed');
+    expect([moved, suffixes]).toEqual([1, 1]);
+    // The other applications' parts are drawn from the new seed too.
+    const r = await replay(check(id), config, othersPartsAsStandIns(prefixed));
+    expect(r.status, r.message).toBe('passed');
+    expect(r.notes).toEqual([`an inner part of app's secret key: not probed, the key has ${to.length} characters`]);
     expect(r.evidence.map((e) => new URL(e.request.url).searchParams.get('key'))).toContain(to.slice(0, -1));
   });
 });
@@ -509,9 +577,17 @@ describe('a derived credential is a secret of the run, under its kind; a value h
     ).not.toEqual([]);
   });
 
-  test("the prefix of app's secret key (AUTH-07)", async () => {
+  test("the prefix of app's secret key, and of its public key (AUTH-07)", async () => {
     const shown = await evidence('AUTH-07', pass('AUTH-07').exchanges);
     expect(shown).toContain('/auth?secret=[REDACTED:public-key]&key=[REDACTED:derived-key] -');
+    // The public key cut and respelled, with the right secret key: a derived public key, for each application.
+    expect(
+      shown.filter((e) => e === '/auth?secret=[REDACTED:derived-public-key]&key=[REDACTED:secret-key] -'),
+    ).toHaveLength(2);
+    expect(shown).toContain('/auth?secret=[REDACTED:derived-public-key]&key=[REDACTED:other-secret-key] -');
+    expect(shown).toContain('/auth?secret=[REDACTED:derived-public-key]&key=[REDACTED:disabled-secret-key] -');
+    // With spaces around it, the public key is redacted whole inside.
+    expect(shown).toContain('/auth?secret=+[REDACTED:public-key]+&key=[REDACTED:secret-key] -');
   });
 });
 
@@ -524,10 +600,12 @@ test("INFO-AUTH-TOKEN: a renewal earlier in the run (AUTH-05's token refused aft
     request: { ...x.request, headers: carrying(x.request.headers, renewed) },
   });
   // /auth issues the first token, then the renewed one; /seats and /merchant refuse the first once it has worked.
+  // other_app's requests (AUTH-05 asks with its token too) are answered as recorded: its token is never refused.
   const exchanges = rec.exchanges.flatMap((x): RecordedExchange[] => {
-    const { line } = requestOf(x);
+    const { line, token } = requestOf(x);
     if (line.startsWith('GET /auth'))
       return [x, { ...x, response: { ...x.response!, body: x.response!.body.replace(first, renewed) } }];
+    if (token !== first) return [x];
     if (line !== 'GET /seats' && line !== 'GET /merchant') return [x, withToken(x)];
     return [{ ...x, response: { ...x.response!, status: 401, body: '{"status":"ERROR","code":401}' } }, withToken(x)];
   });

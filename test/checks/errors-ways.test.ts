@@ -136,25 +136,30 @@ test('ERR-05: an error with no code, or over HTTP 200, is no mismatch of status 
 describe('ERR-06: a list that changes between requests', () => {
   const { config, exchanges } = rec('ERR-06');
   const q = `?${new URLSearchParams(LIST_QUERY).toString()}`;
-  const plain = exchanges.find(withToken('GET /dishes'))!;
-  /** GET /dishes asked once more, answered with this data. */
-  const later = (data: unknown): RecordedExchange => ({
-    ...plain,
-    response: { ...plain.response!, body: JSON.stringify({ status: 'SUCCESS', code: 200, data }) },
-  });
+  /** Each application's GET /dishes (app's and other_app's, each with its own token) asked once more, answered with this data. */
+  const later = (data: unknown): RecordedExchange[] =>
+    [...new Set(exchanges.filter(withToken('GET /dishes')).map((x) => requestOf(x).token))].map((token) => {
+      const plain = exchanges.find((x) => withToken('GET /dishes')(x) && requestOf(x).token === token)!;
+      return {
+        ...plain,
+        response: { ...plain.response!, body: JSON.stringify({ status: 'SUCCESS', code: 200, data }) },
+      };
+    });
 
   test('the same data with and without parameters passes, whatever a later GET answers', async () => {
-    const r = await replay(check('ERR-06'), config, [...exchanges, later([])]);
+    expect(later([])).toHaveLength(2);
+    const r = await replay(check('ERR-06'), config, [...exchanges, ...later([])]);
     expect(r.status, r.message).toBe('passed');
   });
 
   test('other data with parameters, which GET /dishes answers too when asked again, passes', async () => {
+    // Both applications' lists with parameters answer other data, and so does each one's GET /dishes asked again.
     const changed = withAnswers(exchanges, withToken(`GET /dishes${q}`), (j) => ({ ...(j as object), data: [] }));
-    const r = await replay(check('ERR-06'), config, [...changed, later([])]);
+    const r = await replay(check('ERR-06'), config, [...changed, ...later([])]);
     expect(r.status, r.message).toBe('passed');
   });
 
-  test('code 400 that is no error envelope fails', async () => {
+  test('code 400 that is no error envelope fails, for each application', async () => {
     const r = await replay(
       check('ERR-06'),
       config,
@@ -162,9 +167,9 @@ describe('ERR-06: a list that changes between requests', () => {
     );
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
-      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /seats${q}: HTTP 400, code 400, status "SUCCESS"`,
+      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /seats${q}: HTTP 400, code 400, status "SUCCESS"; GET /seats${q} with other_app's token: HTTP 400, code 400, status "SUCCESS"`,
     );
-    expect(r.fingerprints).toEqual(['GET /seats?query']);
+    expect(r.fingerprints).toEqual(['GET /seats?query', 'other_app:GET /seats?query']);
   });
 });
 

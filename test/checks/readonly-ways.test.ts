@@ -7,21 +7,31 @@ import { ALL_CHECKS } from '../../suites/index.js';
 import { dataChanges } from '../../suites/readonly.js';
 import type { RecordedExchange } from '../../core/session/recorded-source.js';
 import { recordingsOf, replay } from './replay.js';
-import { requestOf, withAnswers } from './altered.js';
+import { issuedToken, requestOf, withAnswers } from './altered.js';
 
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 
-/**
- * The nth recorded exchange of a request line (1: the GET before the unsafe requests, 2: the same GET asked again
- * before them (RO-02's), 3: the one after them: AFTER).
- */
-const nth = (line: string, n: number) => {
-  let seen = 0;
-  return (x: RecordedExchange): boolean => requestOf(x).line === line && ++seen === n;
+/** app's token in the RO-01 recording: the one its /auth issued for app's key pair. */
+const appToken = () => {
+  const rec = recordingsOf('RO-01').pass!;
+  return issuedToken(rec.exchanges, rec.config.app.key);
 };
 
-/** The GET after the unsafe requests: the third of its request line. */
-const AFTER = 3;
+/**
+ * The nth recorded exchange of a request line with app's token (1: the GET before the unsafe requests, 2: the same
+ * GET asked again before them (RO-02's), 3: the one after the round without a token: AFTER_NONE, 4: the one after
+ * the round with each application's token: AFTER). other_app's GETs of the same line are not counted.
+ */
+const nth = (line: string, n: number) => {
+  const token = appToken();
+  let seen = 0;
+  return (x: RecordedExchange): boolean => requestOf(x).line === line && requestOf(x).token === token && ++seen === n;
+};
+
+/** The GET after the round of unsafe requests without a token: the third of its request line. */
+const AFTER_NONE = 3;
+/** The GET after the round of unsafe requests with each application's token: the fourth of its request line. */
+const AFTER = 4;
 
 type Envelope = { status: string; code: number; data: unknown };
 const dataOf = (json: unknown) => (json as Envelope).data;
@@ -33,9 +43,10 @@ async function roWith(changes: Array<[line: string, n: number, change: (json: un
   return replay(check('RO-01'), rec.config, exchanges);
 }
 
-const PATHS = '/merchant, /dishes, /dishes/101, /seats, /seats/11, /orders';
 const failed = (problems: string) =>
-  `after POST, PUT, PATCH and DELETE to ${PATHS}, expected the same data through GET as before, got: ${problems} (the comparison assumes no other client changes the merchant during the run)`;
+  `after POST, PUT, PATCH and DELETE to every data endpoint, expected the same data through GET as before, got: ${problems} (the comparison assumes no other client changes the merchant during the run)`;
+const TOKENED = "with the applications' tokens: ";
+const NONE = 'without a token: ';
 
 describe('dataChanges: what differs between the data before and after', () => {
   test('the same data: nothing', () => {
@@ -86,6 +97,7 @@ describe('dataChanges: what differs between the data before and after', () => {
 
 describe('RO-01: each way the data can change after the unsafe requests', () => {
   test('a list with records gone, changed and new, a merchant with changed fields, a list that became a record', async () => {
+    const asList = (j: unknown) => ({ ...(j as object), data: [dataOf(j)] });
     const r = await roWith([
       [
         'GET /dishes',
@@ -102,12 +114,16 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
         AFTER,
         (j) => ({ ...(j as object), data: { ...(dataOf(j) as object), name: 'X', phone: '1' } }),
       ],
-      ['GET /seats/11', AFTER, (j) => ({ ...(j as object), data: [dataOf(j)] })],
+      // Changed by the round without a token, and still so after the round with the tokens: blamed on the first.
+      ['GET /seats/11', AFTER_NONE, asList],
+      ['GET /seats/11', AFTER, asList],
     ]);
     expect(r.status).toBe('failed');
     expect(r.message).toMatch(
-      /^after POST, PUT, PATCH and DELETE to \/merchant, \/dishes, \/dishes\/101, \/seats, \/seats\/11, \/orders, expected the same data through GET as before, got: GET \/merchant: fields changed: name "Golden Dragon 金龙酒家" → "X", phone null → "1" \| GET \/dishes: record 101 is gone; record 102 changed: price 30 → 31, stock 20 → 19; record 105 is new \| GET \/seats\/11: data \{"id":11,"table_number":"1","remark":"Window, 4 seats","stat… → \[\{"id":11,"table_number":"1","remark":"Window, 4 seats","sta… \(the comparison/,
+      /^after POST, PUT, PATCH and DELETE to every data endpoint, expected the same data through GET as before, got: with the applications' tokens: GET \/merchant: fields changed: name "Golden Dragon 金龙酒家" → "X", phone null → "1" \| with the applications' tokens: GET \/dishes: record 101 is gone; record 102 changed: price 30 → 31, stock 20 → 19; record 105 is new \| without a token: GET \/seats\/11: data \{"id":11,"table_number":"1","remark":"Window, 4 seats","stat… → \[\{"id":11,"table_number":"1","remark":"Window, 4 seats","sta… \(the comparison/,
     );
+    // Each change named with the round that made it.
+    expect(r.fingerprints).toEqual(['/dishes:with a token', '/merchant:with a token', '/seats/11:without a token']);
   });
 
   test('more than five changes in one answer: the first five, and how many more', async () => {
@@ -123,7 +139,7 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
     ]);
     expect(r.message).toBe(
       failed(
-        'GET /seats: record 901 is new; record 902 is new; record 903 is new; record 904 is new; record 905 is new and 2 more',
+        `${TOKENED}GET /seats: record 901 is new; record 902 is new; record 903 is new; record 904 is new; record 905 is new and 2 more`,
       ),
     );
     const five = await roWith([
@@ -138,26 +154,58 @@ describe('RO-01: each way the data can change after the unsafe requests', () => 
     ]);
     expect(five.message).toBe(
       failed(
-        'GET /seats: record 901 is new; record 902 is new; record 903 is new; record 904 is new; record 905 is new',
+        `${TOKENED}GET /seats: record 901 is new; record 902 is new; record 903 is new; record 904 is new; record 905 is new`,
       ),
     );
   });
 
   test('a GET that succeeded before and fails after', async () => {
-    const r = await roWith([['GET /dishes/101', AFTER, () => ({ status: 'ERROR', code: 404, msg: 'gone' }), 404]]);
+    const gone = () => ({ status: 'ERROR', code: 404, msg: 'gone' });
+    const r = await roWith([['GET /dishes/101', AFTER, gone, 404]]);
     expect(r.message).toBe(
-      failed('GET /dishes/101 answered SUCCESS before and HTTP 404, code 404, status "ERROR" after'),
+      failed(`${TOKENED}GET /dishes/101 answered SUCCESS before and HTTP 404, code 404, status "ERROR" after`),
     );
+    // Gone after the round without a token already: that round is blamed.
+    const none = await roWith([
+      ['GET /dishes/101', AFTER_NONE, gone, 404],
+      ['GET /dishes/101', AFTER, gone, 404],
+    ]);
+    expect(none.message).toBe(
+      failed(`${NONE}GET /dishes/101 answered SUCCESS before and HTTP 404, code 404, status "ERROR" after`),
+    );
+  });
+
+  test("other_app's reads are compared too, named with its token", async () => {
+    const rec = recordingsOf('RO-01').pass!;
+    const other = issuedToken(rec.exchanges, rec.config.other_app!.key);
+    let seen = 0;
+    const exchanges = withAnswers(
+      rec.exchanges,
+      (x) => requestOf(x).line === 'GET /dishes/201' && requestOf(x).token === other && ++seen === AFTER,
+      () => ({ status: 'ERROR', code: 404, msg: 'gone' }),
+      404,
+    );
+    const r = await replay(check('RO-01'), rec.config, exchanges);
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe(
+      failed(
+        `${TOKENED}GET /dishes/201 with other_app's token answered SUCCESS before and HTTP 404, code 404, status "ERROR" after`,
+      ),
+    );
+    expect(r.fingerprints).toEqual(['other_app:/dishes/201:with a token']);
   });
 
   test('a GET that did not succeed before is not compared, and said', async () => {
     const r = await roWith([
       ['GET /orders', 1, () => ({ status: 'ERROR', code: 500 }), 500],
+      ['GET /orders', AFTER_NONE, (j) => ({ ...(j as object), data: [] })],
       ['GET /orders', AFTER, (j) => ({ ...(j as object), data: [] })],
     ]);
     expect(r.status).toBe('passed');
     expect(r.notes).toEqual([
       'GET /orders did not succeed before the unsafe requests (answered status "ERROR", code 500 (HTTP 500)); not compared',
+      // The 80 unsafe requests' refusals are kept beside the first 50 exchanges (the recorded pass says so too).
+      'evidence: 100 of 130 exchanges kept (the first 50, then those without a 2xx answer)',
     ]);
   });
 });
@@ -168,28 +216,34 @@ describe('INFO-RO-METHODS: what the unsafe requests got, grouped', () => {
   test('the same answer to all of them', async () => {
     const r = await replay(check('INFO-RO-METHODS'), rec().config, rec().exchanges);
     expect(r.status).toBe('passed');
+    // Each of the 8 paths without a token (32), then each application's 6 paths with its own token (48).
     expect(r.observation).toMatch(
-      /^all 24 requests \(POST, PUT, PATCH and DELETE to \/merchant, \/dishes, \/dishes\/101, \/seats, \/seats\/11, \/orders\): /,
+      /^all 80 requests \(POST, PUT, PATCH and DELETE to \/merchant, \/dishes, \/dishes\/101, \/seats, \/seats\/11, \/orders, \/dishes\/201, \/seats\/21\): /,
     );
   });
 
-  test('other answers named by method and path; no response, with why', async () => {
+  test('other answers named by method and path, and by the token sent; no response, with why', async () => {
+    const token = issuedToken(rec().exchanges, rec().config.app.key);
     const exchanges = withAnswers(
       rec().exchanges,
-      (x) => requestOf(x).line === 'POST /dishes',
+      (x) => requestOf(x).line === 'POST /dishes' && requestOf(x).token === undefined,
       () => ({ status: 'ERROR', code: 405 }),
       405,
-    ).map((x) => (requestOf(x).line === 'DELETE /orders' ? { request: x.request, error: 'connection reset' } : x));
+    ).map((x) =>
+      requestOf(x).line === 'DELETE /orders' && requestOf(x).token === token
+        ? { request: x.request, error: 'connection reset' }
+        : x,
+    );
     const r = await replay(check('INFO-RO-METHODS'), rec().config, exchanges);
     expect(r.status).toBe('passed');
     const parts = r.observation!.split('; ');
     expect(parts).toHaveLength(3);
     expect(parts[0]).toMatch(
-      /^POST \/merchant, PUT \/merchant, PATCH \/merchant, DELETE \/merchant, PUT \/dishes and 17 more: /,
+      /^POST \/merchant without a token, PUT \/merchant without a token, PATCH \/merchant without a token, DELETE \/merchant without a token, PUT \/dishes without a token and 73 more: /,
     );
-    expect(parts[1]).toBe('POST /dishes: code 405 over HTTP 405, status "ERROR"');
+    expect(parts[1]).toBe('POST /dishes without a token: code 405 over HTTP 405, status "ERROR"');
     expect(parts[2]).toMatch(
-      /^DELETE \/orders: no response \(DELETE https?:\/\/127\.0\.0\.1:\d+\/open\/orders: connection reset\)$/,
+      /^DELETE \/orders with app's token: no response \(DELETE https?:\/\/127\.0\.0\.1:\d+\/open\/orders: connection reset\)$/,
     );
   });
 });

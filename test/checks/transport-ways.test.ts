@@ -160,28 +160,74 @@ describe('TRANS-02: where the bytes that are not UTF-8 sit', () => {
 
 describe('TRANS-03: the plain HTTP origin with the token', () => {
   const rec = () => recordingsOf('TRANS-03').fail!;
+  /**
+   * A request over plain HTTP with a credential: each application's token at a data endpoint, its key pair at /auth
+   * (the failing recording's plain origin serves data to every one of them, and nothing without a credential).
+   */
+  const plainWithCredential = (x: RecordedExchange) =>
+    new URL(x.request.url).protocol === 'http:' &&
+    (requestOf(x).token !== undefined || new URL(x.request.url).searchParams.has('key'));
+  const ENVELOPES = '/auth, /merchant, /dishes, /dishes/101, /seats, /seats/11, /orders';
 
-  test('an API that refuses the token over plain HTTP passes, and says what it answered', async () => {
+  /**
+   * A token refused with 401 makes the run ask GET /merchant over HTTPS whether it still works (core/session/api.ts):
+   * the answer it would get, each application's merchant as the plain origin served it, recorded at the HTTPS origin.
+   */
+  const stillWorks = (): RecordedExchange[] =>
+    rec()
+      .exchanges.filter((x) => plainWithCredential(x) && requestOf(x).line === 'GET /merchant')
+      .map((x) => ({ ...x, request: { ...x.request, url: x.request.url.replace(/^http:/, 'https:') } }));
+
+  test('an API that refuses the credentials over plain HTTP passes, and says where it answered API envelopes', async () => {
     const refusal = json(401, { status: 'ERROR', code: 401, msg: 'use https' });
-    const exchanges = rec().exchanges.map((x) =>
-      requestOf(x).line === 'GET /merchant' && requestOf(x).token !== undefined ? answering(x, refusal) : x,
+    // Both applications' tokens at the 6 data endpoints and key pairs at /auth: 14 requests.
+    expect(rec().exchanges.filter(plainWithCredential)).toHaveLength(14);
+    expect(stillWorks()).toHaveLength(2);
+    const refusing = (spare: (x: RecordedExchange) => boolean) => [
+      ...rec().exchanges.map((x) => (plainWithCredential(x) && !spare(x) ? answering(x, refusal) : x)),
+      ...stillWorks(),
+    ];
+    const r = await replay(
+      check('TRANS-03'),
+      rec().config,
+      refusing(() => false),
     );
-    const r = await replay(check('TRANS-03'), rec().config, exchanges);
-    expect(r.status).toBe('passed');
+    expect(r.status, r.message).toBe('passed');
     expect(r.notes).toEqual([
-      'the plain HTTP origin answers API envelopes (HTTP 401, code 401, status "ERROR") but served no data with the token (HTTP 401, code 401, status "ERROR")',
+      `the plain HTTP origin answers API envelopes at ${ENVELOPES} but served no data with the credentials`,
+    ]);
+    // other_app's credentials still served data there: a finding at each of its 7 endpoints, named with other_app.
+    const other = rec().config.other_app!;
+    // other_app's token: the one its own detail (dish 201) was asked with.
+    const otherToken = requestOf(rec().exchanges.find(line('GET /dishes/201'))!).token;
+    expect(otherToken).toBeDefined();
+    const served = await replay(
+      check('TRANS-03'),
+      rec().config,
+      refusing(
+        (x) => requestOf(x).token === otherToken || new URL(x.request.url).searchParams.get('key') === other.key,
+      ),
+    );
+    expect(served.status).toBe('failed');
+    expect(served.fingerprints).toEqual([
+      'other_app:/auth:credential',
+      'other_app:/dishes/:id:credential',
+      'other_app:/dishes:credential',
+      'other_app:/merchant:credential',
+      'other_app:/orders:credential',
+      'other_app:/seats/:id:credential',
+      'other_app:/seats:credential',
     ]);
   });
 
-  test('one that gives no answer with the token passes, and says why', async () => {
-    const exchanges = rec().exchanges.map((x) =>
-      requestOf(x).line === 'GET /merchant' && requestOf(x).token !== undefined ? answering(x, undefined) : x,
-    );
+  test('one that gives no answer with the credentials passes, and says why', async () => {
+    const exchanges = rec().exchanges.map((x) => (plainWithCredential(x) ? answering(x, undefined) : x));
     const r = await replay(check('TRANS-03'), rec().config, exchanges);
-    expect(r.status).toBe('passed');
+    expect(r.status, r.message).toBe('passed');
     expect(r.notes).toHaveLength(1);
+    // The credentials got no answer: the note says so, and why, not only that no data was served.
     expect(r.notes[0]).toMatch(
-      /^the plain HTTP origin answers API envelopes \(HTTP 401, .*\) but served no data with the token \(GET http:\/\/127\.0\.0\.1:\d+\/open\/merchant: socket hang up\)$/,
+      /^the plain HTTP origin answers API envelopes at .* but .*GET http:\/\/127\.0\.0\.1:\d+\/open\/merchant: socket hang up/,
     );
   });
 
@@ -194,7 +240,11 @@ describe('TRANS-03: the plain HTTP origin with the token', () => {
     }));
     const r = await replay(check('TRANS-03'), { ...pass.config, base_url: base }, exchanges);
     expect(r.status, r.message).toBe('passed');
-    expect(r.observation).toMatch(/^plain HTTP refused: GET http:\/\/127\.0\.0\.1:\d+\/merchant: /);
+    // Every endpoint at the origin's root, /auth first: none of them under /open.
+    expect(r.observation).toMatch(
+      /^plain HTTP refused: GET http:\/\/127\.0\.0\.1:\d+\/auth: .*; refused: GET http:\/\/127\.0\.0\.1:\d+\/merchant: /,
+    );
+    expect(r.observation).not.toContain('/open');
   });
 });
 

@@ -369,10 +369,13 @@ describe('the error checks: each way an error answer can be wrong', () => {
     );
     expect(refused.status).toBe('passed');
     const applied = await replayChanged('ERR-06', withToken(`GET /dishes${q}`), refusalWith([]));
+    // Both applications' lists with the parameters are answered so (each with its own token): both are judged.
+    const appliedWay =
+      'answered SUCCESS with other records than GET /dishes, which answered the same records when asked again: the parameters were applied, and §4 rule 2 accepts none (ignoring them answers the same records, in any order)';
     expect(applied.message).toBe(
-      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /dishes${q} answered SUCCESS with other records than GET /dishes, which answered the same records when asked again: the parameters were applied, and §4 rule 2 accepts none (ignoring them answers the same records, in any order)`,
+      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /dishes${q} ${appliedWay}; GET /dishes${q} with other_app's token ${appliedWay}`,
     );
-    expect(applied.fingerprints).toEqual(['GET /dishes?query:applied']);
+    expect(applied.fingerprints).toEqual(['GET /dishes?query:applied', 'other_app:GET /dishes?query:applied']);
     const crashed = await replayChanged(
       'ERR-06',
       withToken(`GET /orders${q}`),
@@ -380,9 +383,9 @@ describe('the error checks: each way an error answer can be wrong', () => {
       500,
     );
     expect(crashed.message).toBe(
-      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /orders${q}: HTTP 500, code 500, status "ERROR"`,
+      `expected the same data as without parameters (ignored) or an error envelope with code 400, got GET /orders${q}: HTTP 500, code 500, status "ERROR"; GET /orders${q} with other_app's token: HTTP 500, code 500, status "ERROR"`,
     );
-    expect(crashed.fingerprints).toEqual(['GET /orders?query']);
+    expect(crashed.fingerprints).toEqual(['GET /orders?query', 'other_app:GET /orders?query']);
     const plain = await replayChanged('ERR-06', withToken('GET /seats'), () => ({ status: 'ERROR', code: 500 }), 500);
     expect(plain.notes).toContain('GET /seats does not answer SUCCESS even without parameters; not judged here');
   });
@@ -549,9 +552,11 @@ describe('the transport checks: each header and origin way', () => {
       answered(200, '{"status":"SUCCESS","code":200,"data":{"id":1}}'),
     );
     expect(data.status).toBe('failed');
-    expect(data.message).toMatch(
-      /^GET http:\/\/127\.0\.0\.1:\d+\/open\/merchant over plain HTTP, without a token: expected no merchant data, got HTTP 200, code 200, status "SUCCESS" with data \{"id":1\}$/,
-    );
+    // Every endpoint is asked without a credential (/auth without its key pair): each that serves data is named.
+    const served = (path: string) =>
+      `GET http:\\/\\/127\\.0\\.0\\.1:\\d+\\/open\\/${path}, without a credential, over plain HTTP: expected no merchant data \\(only HTTPS is supported\\), got HTTP 200, code 200, status "SUCCESS" with data \\{"id":1\\}`;
+    expect(data.message).toMatch(new RegExp(`^${served('auth')}; ${served('merchant')}; ${served('dishes')}; `));
+    expect(data.fingerprints).toEqual(['/auth', '/dishes', '/merchant', '/orders', '/seats']);
   });
 });
 
@@ -670,30 +675,38 @@ describe('list against detail (CONS-01/02/05): what differs, what is only latitu
 });
 
 describe('RO-01: what the GET after the unsafe methods can show', () => {
-  /** The nth recorded GET of a path (1: before the unsafe methods, 2: asked again before them (RO-02's), 3: after). */
+  /**
+   * The nth recorded GET of a path with app's token (1: before the unsafe methods, 2: asked again before them
+   * (RO-02's), 3: after the round without a token, 4: after the round with each application's token); other_app's
+   * GETs of the same path are not counted.
+   */
   const nth = (line: string, n: number) => {
+    const rec = recordingsOf('RO-01').pass!;
+    const token = issuedToken(rec.exchanges, rec.config.app.key);
     let seen = 0;
-    return (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line && ++seen === n;
+    return (x: Parameters<typeof requestOf>[0]) =>
+      requestOf(x).line === line && requestOf(x).token === token && ++seen === n;
   };
   const lead =
-    'after POST, PUT, PATCH and DELETE to /merchant, /dishes, /dishes/101, /seats, /seats/11, /orders, expected the same data through GET as before, got: ';
+    'after POST, PUT, PATCH and DELETE to every data endpoint, expected the same data through GET as before, got: ';
   const tail = ' (the comparison assumes no other client changes the merchant during the run)';
+  const tokened = "with the applications' tokens: ";
 
   test('a list with records gone, changed and new; a record with a field changed; a failure after', async () => {
     const rec = recordingsOf('RO-01').pass!;
-    let exchanges = withAnswers(rec.exchanges, nth('GET /seats', 3), (json) => {
+    let exchanges = withAnswers(rec.exchanges, nth('GET /seats', 4), (json) => {
       const j = json as { data: Array<Record<string, unknown>> };
       const [first, , ...rest] = j.data;
       return { ...j, data: [{ ...first, remark: 'moved' }, ...rest, { id: 99 }] };
     });
-    exchanges = withAnswers(exchanges, nth('GET /merchant', 3), (json) => {
+    exchanges = withAnswers(exchanges, nth('GET /merchant', 4), (json) => {
       const j = json as { data: Record<string, unknown> };
       return { ...j, data: { ...j.data, name: 'Renamed' } };
     });
-    exchanges = withAnswers(exchanges, nth('GET /orders', 3), () => ({ status: 'ERROR', code: 500 }), 500);
+    exchanges = withAnswers(exchanges, nth('GET /orders', 4), () => ({ status: 'ERROR', code: 500 }), 500);
     const r = await replay(check('RO-01'), rec.config, exchanges);
     expect(r.message).toBe(
-      `${lead}GET /merchant: fields changed: name "Golden Dragon 金龙酒家" → "Renamed" | GET /seats: record 11 changed: remark "Window, 4 seats" → "moved"; record 12 is gone; record 99 is new | GET /orders answered SUCCESS before and HTTP 500, code 500, status "ERROR" after${tail}`,
+      `${lead}${tokened}GET /merchant: fields changed: name "Golden Dragon 金龙酒家" → "Renamed" | ${tokened}GET /seats: record 11 changed: remark "Window, 4 seats" → "moved"; record 12 is gone; record 99 is new | ${tokened}GET /orders answered SUCCESS before and HTTP 500, code 500, status "ERROR" after${tail}`,
     );
   });
 
@@ -732,11 +745,12 @@ describe('the shared judgements (core/model/assertions.ts): how an answer is des
 
   test('a refusal is HTTP 401/403 whatever the body, or the error envelope over HTTP 200 (AUTH-05)', async () => {
     const html = await answered('AUTH-05', sole('AUTH-05', 'GET /seats', true), 401, '<html>login</html>');
+    // Both applications' GET /seats are answered so (each with its own token): both are refusals.
     expect(html.message).toBe(
-      'with the token from /auth, expected the data, got a refusal: GET /seats: HTTP 401 with a body that is not JSON ("<html>login</html>")',
+      'with the token from /auth, expected the data, got a refusal: GET /seats: HTTP 401 with a body that is not JSON ("<html>login</html>"); GET /seats with other_app\'s token: HTTP 401 with a body that is not JSON ("<html>login</html>")',
     );
     const forbidden = await answered('AUTH-05', sole('AUTH-05', 'GET /orders', true), 403, '');
-    expect(forbidden.fingerprints).toEqual(['GET /orders']);
+    expect(forbidden.fingerprints).toEqual(['GET /orders', 'other_app:GET /orders']);
     const envelope = await answered(
       'AUTH-05',
       sole('AUTH-05', 'GET /merchant', true),
@@ -744,7 +758,7 @@ describe('the shared judgements (core/model/assertions.ts): how an answer is des
       '{"status":"ERROR","code":401}',
     );
     expect(envelope.message).toBe(
-      'with the token from /auth, expected the data, got a refusal: GET /merchant: HTTP 200, code 401, status "ERROR"',
+      'with the token from /auth, expected the data, got a refusal: GET /merchant: HTTP 200, code 401, status "ERROR"; GET /merchant with other_app\'s token: HTTP 200, code 401, status "ERROR"',
     );
     const broken = await answered(
       'AUTH-05',
