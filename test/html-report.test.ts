@@ -319,7 +319,11 @@ test('a failing check: the exchange the message names shows the finding, its cor
     expect(marked.length).toBeGreaterThan(0);
     // The list with query parameters too (AUTH-10 asks it with the disabled token since #35).
     for (const m of marked) expect(m).toMatch(/^shows the finding · GET \S+\/seats(\?\S+)? → HTTP 200 /);
-    expect(unmarked.filter((u) => u.includes('→ HTTP 401')).length).toBe(refused.length);
+    // Every 401 the page shows is unmarked (the page shows a window of the exchanges: since #35 AUTH-10 holds more
+    // refusals than it, so not necessarily all of them).
+    const shown401 = unmarked.filter((u) => u.includes('→ HTTP 401')).length;
+    expect(shown401).toBeGreaterThan(0);
+    expect(shown401).toBeLessThanOrEqual(refused.length);
   } finally {
     await browser.close();
   }
