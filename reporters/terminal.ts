@@ -78,11 +78,11 @@ const RATE_WINDOW_MS = 10_000;
 /**
  * Requests each check still unfinished is taken to send in turn after the planned ones (Progress.left): 2 since the
  * token-minting checks call /auth all at once (it was 3 while they went one by one; the estimate then overshot by
- * about 2 s in test/progress-estimate.test.ts). 4 since #35: the checks that end the run send more of their requests
- * in turn (RO-01's rounds for every application, the token-minting phase's key pairs of every application), and with
- * 2 the estimate fell short by 2–4 s there, with 3 by up to 3.7 s on a busy machine.
+ * about 2 s in test/progress-estimate.test.ts). 3 again since #35: the checks that end the run send more of their
+ * requests in turn (RO-01's rounds for every application, the token-minting phase's key pairs of every application),
+ * and with 2 the estimate fell short by 2–4 s there; with 4 it overshot by 45 % early in a run on a busy machine.
  */
-const TAIL_REQUESTS_PER_CHECK = 4;
+const TAIL_REQUESTS_PER_CHECK = 3;
 /** Outside a terminal (a CI log), a plain progress line at most this often, unless the CLI is told otherwise. */
 export const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
