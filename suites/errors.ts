@@ -301,7 +301,7 @@ async function otherListQueryProbes(ctx: CheckContext, who: OtherApp): Promise<E
       kind: `query parameters${withTokenOf(who)}`,
       request: `GET ${path}?${new URLSearchParams(LIST_QUERY).toString()}${withTokenOf(who)}`,
       key: `GET ${path}?query${withTokenOf(who)}`,
-      reply: await ctx.api.once(`errors:query:${who}:${path}`, { path, query: LIST_QUERY, token }),
+      reply: await listQueryReply(ctx, who, path, token),
       maySucceed: true as const,
       // The disabled application's are AUTH-10's to judge for data (its token at a data endpoint).
       ...(who === 'other_app' ? { judgeData: true as const } : {}),
@@ -393,11 +393,15 @@ export async function listQueryProbes(
   return Promise.all(
     LIST_PATHS.map(async (path) => {
       const plain = await ctx.api.get(path, who);
-      const key = who === 'app' ? `errors:query:${path}` : `errors:query:${who}:${path}`;
-      const query = await ctx.api.once(key, { path, query: LIST_QUERY, token });
-      return { path, plain, query };
+      return { path, plain, query: await listQueryReply(ctx, who, path, token) };
     }),
   );
+}
+
+/** One list with query parameters, asked once per application: ERR-04 and ERR-06 share the answer. */
+function listQueryReply(ctx: CheckContext, who: Who | OtherApp, path: string, token: string): Promise<Reply> {
+  const key = who === 'app' ? `errors:query:${path}` : `errors:query:${who}:${path}`;
+  return ctx.api.once(key, { path, query: LIST_QUERY, token });
 }
 
 async function unknownIdsAreErrors(ctx: CheckContext, resource: Resource): Promise<void> {

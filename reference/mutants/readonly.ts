@@ -1,6 +1,6 @@
 import type { Mutant } from './types.js';
 import { eachRecord, isSuccess, pathIs, withData } from '../kit.js';
-import { ok, type World } from '../server.js';
+import { ok, type ApiReply, type ApiRequest, type World } from '../server.js';
 
 /** Dishes deleted per server (a soft delete: orders keep the dishes they embed, as order history would). */
 const deleted = new WeakMap<World, Set<string>>();
@@ -25,6 +25,24 @@ const readPathsOf = (world: World): Set<string> => {
   return s;
 };
 
+/**
+ * A merchant's reads once the dishes in `gone` were deleted (`id`: the dish a detail path names): their details
+ * answer 404 and /dishes leaves them out.
+ */
+export function readWithout(
+  gone: ReadonlySet<string>,
+  id: string | undefined,
+  req: ApiRequest,
+  next: () => ApiReply,
+  world: World,
+): ApiReply {
+  if (req.method !== 'GET' || !req.merchant) return next();
+  if (id !== undefined && gone.has(id)) return world.render.error(404, 'Record not found');
+  if (req.path === '/dishes')
+    return withData(next(), (list: Array<{ id: unknown }>) => list.filter((x) => !gone.has(String(x.id))));
+  return next();
+}
+
 /** Servers whose requests change state (§1, §3: unsafe methods, a GET, an /auth), each caught by exactly its `kills`. */
 export const readonlyMutants: Mutant[] = [
   {
@@ -41,11 +59,7 @@ export const readonlyMutants: Mutant[] = [
           return ok(null);
         }
       }
-      if (req.method !== 'GET' || !req.merchant) return next();
-      if (id !== undefined && gone.has(id)) return world.render.error(404, 'Record not found');
-      if (req.path === '/dishes')
-        return withData(next(), (list: Array<{ id: unknown }>) => list.filter((x) => !gone.has(String(x.id))));
-      return next();
+      return readWithout(gone, id, req, next, world);
     },
   },
   {

@@ -4,6 +4,7 @@ import { isSuccess, nearPublicKey, onPath, pathIs, withBody, withData } from '..
 import { ok, route, type ApiReply, type ApiRequest, type World } from '../server.js';
 import type { App } from '../fixtures.js';
 import { lenientAuth } from './credentials.js';
+import { readWithout } from './readonly.js';
 import type { TLSSocket } from 'node:tls';
 
 /**
@@ -91,11 +92,7 @@ export const authWayMutants: Mutant[] = [
         gone.add(id);
         return ok(null);
       }
-      if (req.method !== 'GET' || !req.merchant) return next();
-      if (id !== undefined && gone.has(id)) return world.render.error(404, 'Record not found');
-      if (req.path === '/dishes')
-        return withData(next(), (list: Array<{ id: unknown }>) => list.filter((x) => !gone.has(String(x.id))));
-      return next();
+      return readWithout(gone, id, req, next, world);
     },
   },
   {

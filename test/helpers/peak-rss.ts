@@ -20,6 +20,18 @@ export function peakRss(pid: number): { stop(): number } {
   };
 }
 
+/** A process and its descendants, read from /proc (Linux); a process gone meanwhile has none. */
+function tree(p: number): number[] {
+  let kids: number[] = [];
+  try {
+    for (const t of readdirSync(`/proc/${p}/task`))
+      kids = kids.concat(readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    /* exited */
+  }
+  return [p, ...kids.flatMap(tree)];
+}
+
 /**
  * Peak memory of the CLI with its worker processes (checks run in a forked worker): the most resident memory the
  * process tree held at once, sampled every 50 ms, or the highest single high-water mark if that is more.
@@ -28,18 +40,6 @@ export function peakRssTree(pid: number): { stop(): number } {
   let peakKb = 0;
   const status = (p: number, field: string): number =>
     Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
-  const tree = (p: number): number[] => {
-    let kids: number[] = [];
-    try {
-      for (const t of readdirSync(`/proc/${p}/task`))
-        kids = kids.concat(
-          readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-        );
-    } catch {
-      /* exited */
-    }
-    return [p, ...kids.flatMap(tree)];
-  };
   const read = (): void => {
     let sum = 0;
     for (const p of tree(pid)) {
@@ -67,18 +67,6 @@ export function peakRssTree(pid: number): { stop(): number } {
  */
 export function peakHwmEach(pid: number): { stop(): { sumMiB: number; eachMiB: number[] } } {
   const peaks = new Map<number, number>();
-  const tree = (p: number): number[] => {
-    let kids: number[] = [];
-    try {
-      for (const t of readdirSync(`/proc/${p}/task`))
-        kids = kids.concat(
-          readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-        );
-    } catch {
-      /* exited */
-    }
-    return [p, ...kids.flatMap(tree)];
-  };
   const read = (): void => {
     for (const p of tree(pid)) {
       try {
