@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
-import { parseJsonBuffer } from '../core/transport/json-buffer.js';
+import { KEEP_UP_TO, MAX_LIST_ELEMENTS, parseJsonBuffer, TooManyElements } from '../core/transport/json-buffer.js';
 import { parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
 
 /**
@@ -71,4 +71,15 @@ describe('parseJsonBuffer: JSON.parse of a big body, element by element (core/tr
     ],
     ['white space around everything', ' \r\n\t{ "data" : [ 1 , 2 ] } \n'],
   ])('%s', (_name, text) => expectSameAsJsonParse(text));
+});
+
+describe('parseJsonBuffer: lists longer than a scan keeps', () => {
+  test('a list past KEEP_UP_TO within MAX_LIST_ELEMENTS parses whole (a second pass); one past MAX_LIST_ELEMENTS is refused', () => {
+    const list = (n: number): Buffer =>
+      Buffer.from(`{"status":"SUCCESS","code":200,"data":[${'{"id":1},'.repeat(n - 1)}{"id":2}]}`);
+    const long = parseJsonBuffer(list(KEEP_UP_TO + 3)) as { data: Array<{ id: number }> };
+    expect(long.data.length).toBe(KEEP_UP_TO + 3);
+    expect([long.data[0], long.data.at(-1)]).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(() => parseJsonBuffer(list(MAX_LIST_ELEMENTS + 1))).toThrow(TooManyElements);
+  });
 });

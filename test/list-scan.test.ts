@@ -67,4 +67,19 @@ describe('ListScan keeping its elements: a body parsed as it arrives (core/trans
     expect(scan.feed(bytes)).toBe(false);
     expect(scan.finish()).toBeUndefined();
   });
+
+  test('past keepUpTo the kept elements are dropped and the rest only counted: a list too long never held them all', () => {
+    const long = Buffer.from(JSON.stringify({ status: 'SUCCESS', data: [{}, {}, {}, {}, {}] }));
+    const refused = new ListScan({ keep: true, keepUpTo: 2, maxElements: 4, maxEnvelopeRest: 1000 });
+    expect(refused.feed(long)).toBe(false);
+    expect([refused.tooMany, refused.dropped]).toEqual([true, true]);
+    // Within maxElements: the scan ends well, but keeps nothing; the caller reads the body again to parse it.
+    const within = new ListScan({ keep: true, keepUpTo: 2, maxElements: 5, maxEnvelopeRest: 1000 });
+    expect(within.feed(long)).toBe(true);
+    expect([within.tooMany, within.dropped, within.value()]).toEqual([false, true, undefined]);
+    // Not past it: every element kept, as before.
+    const short = new ListScan({ keep: true, keepUpTo: 5, maxElements: 5, maxEnvelopeRest: 1000 });
+    short.feed(long);
+    expect(short.value()).toEqual(JSON.parse(long.toString()));
+  });
 });

@@ -10,7 +10,7 @@ import { authRequest, issuedToken, TOKEN_FIELD } from '../spec/auth-scheme.js';
 import { isIdLike } from '../base/exact-json.js';
 import { diskRecords, eachElement, isDiskList } from '../transport/disk-list.js';
 import { show } from '../redact/quote.js';
-import { RequestTally } from './progress.js';
+import { RequestTally, type PlannedAs } from './progress.js';
 
 /** A JSON object as a server sent it: its fields are untrusted and unknown until checked. */
 export type Rec = Record<string, unknown>;
@@ -150,9 +150,12 @@ export class SharedRequests {
     for (const [sweep, ids] of readers) this.readers.set(sweep, new DetailReaders(ids));
   }
 
-  /** Every request of the run's checks goes out here, so the tally counts it; `chain` is the sending check's. */
-  send(spec: RequestSpec, chain: RequestChain | undefined, detail = false): Promise<Reply> {
-    return this.tally.track(this.client.send(spec, chain), detail);
+  /**
+   * Every request of the run's checks goes out here, so the tally counts it; `chain` is the sending check's, `kind`
+   * what the tally had planned it as.
+   */
+  send(spec: RequestSpec, chain: RequestChain | undefined, kind: PlannedAs = 'unplanned'): Promise<Reply> {
+    return this.tally.track(this.client.send(spec, chain), kind);
   }
 
   /** Holds every /auth of the token-minting checks until `open` settles (core/engine/engine.ts). */
@@ -281,7 +284,7 @@ export class SharedRequests {
     if (!detail) this.pinned.add(key);
     let p = this.cache.get(key);
     if (!p) {
-      p = this.send(spec, chain, detail);
+      p = this.send(spec, chain, detail ? 'detail' : 'unplanned');
       p.catch(() => undefined); // a failure is reported to each check that awaits it
       this.cache.set(key, p);
     }
@@ -325,6 +328,8 @@ export class SharedRequests {
 export class Api {
   /** The check's chain of requests: the gate serves a check further along first (core/transport/pacing.ts). */
   private readonly chain = requestChain();
+  /** Requests of its own the check planned (plan, ask) and has not sent yet. */
+  private planned = 0;
   /** The token this check got per application, and the /auth round it came from. */
   private readonly tokens = new Map<Who, { round: number; token: string }>();
 
@@ -356,7 +361,7 @@ export class Api {
    */
   async send(spec: RequestSpec): Promise<Reply> {
     if (this.mintsTokens && spec.path === AUTH_PATH) await this.shared.mintingAllowed();
-    const reply = await this.recorded(this.shared.send(spec, this.chain));
+    const reply = await this.recorded(this.shared.send(spec, this.chain, this.plannedAs()));
     return this.shared.afterTokenReply(
       spec,
       reply,
@@ -368,7 +373,18 @@ export class Api {
 
   /** A request of this check's own, recorded, sent as it is. */
   private fresh(spec: RequestSpec): Promise<Reply> {
-    return this.recorded(this.shared.send(spec, this.chain));
+    return this.recorded(this.shared.send(spec, this.chain, this.plannedAs()));
+  }
+
+  /**
+   * What a request of the check's own was planned as: one of those it planned (plan, ask) while any are left. Counted
+   * per check: another check's requests never use up this one's plan (they did, when the count was the run's, and
+   * the token-minting checks' planned /auth calls were spent by the lists long before they went out).
+   */
+  private plannedAs(): PlannedAs {
+    if (this.planned === 0) return 'unplanned';
+    this.planned--;
+    return 'planned';
   }
 
   get config(): Config {
@@ -600,6 +616,7 @@ export class Api {
    * the progress line's estimate counts them before they go out, as ask's are.
    */
   plan(requests: number): void {
+    this.planned += requests;
     this.shared.tally.promise(requests);
   }
 
@@ -608,7 +625,7 @@ export class Api {
    * judge each (`for await (const { item, reply } of answers)`). The progress line plans them all at once.
    */
   ask<T>(items: readonly T[], request: (item: T) => RequestSpec): AsyncIterable<{ item: T; reply: Reply }> {
-    this.shared.tally.promise(items.length);
+    this.plan(items.length);
     return {
       [Symbol.asyncIterator]: () =>
         answered(

@@ -17,6 +17,12 @@ export interface RequestProgress {
 }
 
 /**
+ * What a request was planned as: the first request for a detail of a sweep, one of the requests a check planned of
+ * its own (promise), or neither (a list, a request no check announced).
+ */
+export type PlannedAs = 'detail' | 'planned' | 'unplanned';
+
+/**
  * Counts the run's requests and plans those to come: one per detail the checks declare they read (Check.reads; how
  * many is known once its list is in), and those of their own the checks ask for (api.ask). One per run, in the engine.
  */
@@ -31,11 +37,11 @@ export class RequestTally {
   /** reads: the details some check of the run declares it reads (Check.reads; their sizes come with planSweep). */
   constructor(private readonly reads: ReadonlySet<string>) {}
 
-  /** A request goes out; `detail` when it is the first request for a detail of a sweep. */
-  track<T>(reply: Promise<T>, detail = false): Promise<T> {
+  /** A request goes out, as it was planned (see PlannedAs). */
+  track<T>(reply: Promise<T>, kind: PlannedAs): Promise<T> {
     this.sent++;
-    if (detail) this.detailsSent++;
-    else if (this.promised > 0) this.promised--;
+    if (kind === 'detail') this.detailsSent++;
+    else if (kind === 'planned' && this.promised > 0) this.promised--;
     const settle = (): void => {
       this.settled++;
     };

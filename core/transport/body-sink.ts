@@ -6,7 +6,7 @@ import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { ListScan } from './list-scan.js';
-import { MAX_LIST_ELEMENTS } from './json-buffer.js';
+import { KEEP_UP_TO, MAX_LIST_ELEMENTS } from './json-buffer.js';
 
 /**
  * Bodies held in memory while they arrive, across all requests in flight: past this, a body goes on arriving into a
@@ -79,6 +79,8 @@ export class BodySink {
   private digest: string | undefined;
   /** A body of declared length read as a list while it arrives (parsedList), until it proves not to be one. */
   private list: ListScan | undefined;
+  /** The list read on its way had more elements than a run parses (tooMany). */
+  private tooManyElements = false;
   /**
    * A decoded body (expectDecoded): bytes of it held in memory under the declared budget, while it stays there;
    * undefined for any other body.
@@ -105,7 +107,12 @@ export class BodySink {
     // before is only hashed: it is most likely the same answer again (a query the server ignores), parsed once.
     this.hash = createHash('sha256');
     if (!this.pool.bigBodies.sawLength(length))
-      this.list = new ListScan({ keep: true, maxElements: MAX_LIST_ELEMENTS, maxEnvelopeRest: length });
+      this.list = new ListScan({
+        keep: true,
+        keepUpTo: KEEP_UP_TO,
+        maxElements: MAX_LIST_ELEMENTS,
+        maxEnvelopeRest: length,
+      });
   }
 
   /**
@@ -135,19 +142,20 @@ export class BodySink {
     this.pool.declared += chunk.length;
     if (this.hash) {
       this.hash.update(chunk);
-      if (this.list && !this.list.feed(chunk)) this.list = undefined;
+      this.feedList(chunk);
     } else if (this.decoded! > BODY_ALWAYS_IN_MEMORY) {
       // Long enough to be a big body (BIG_BODY_BYTES): hashed and scanned from its first byte on.
       this.hash = createHash('sha256');
       if (this.scanDecoded)
         this.list = new ListScan({
           keep: true,
+          keepUpTo: KEEP_UP_TO,
           maxElements: MAX_LIST_ELEMENTS,
           maxEnvelopeRest: DECLARED_BUDGET_BYTES,
         });
       for (const c of this.chunks) {
         this.hash.update(c);
-        if (this.list && !this.list.feed(c)) this.list = undefined;
+        this.feedList(c);
       }
     }
     return true;
@@ -161,7 +169,7 @@ export class BodySink {
         chunk.copy(this.whole, this.filled);
         this.filled += chunk.length;
         this.hash!.update(chunk);
-        if (this.list && !this.list.feed(chunk)) this.list = undefined;
+        this.feedList(chunk);
         return undefined;
       }
       // More than it declared (undici refuses that too): what came so far goes on as ordinary chunks.
@@ -299,6 +307,21 @@ export class BodySink {
     return `${total}:${this.digest}`;
   }
 
+  /** Reads a chunk as part of the list on its way; a body that proves no list this reads is no longer read as one. */
+  private feedList(chunk: Buffer): void {
+    if (!this.list || this.list.feed(chunk)) return;
+    if (this.list.tooMany) this.tooManyElements = true;
+    this.list = undefined;
+  }
+
+  /**
+   * Whether the body, read as a list on its way, holds more elements than a run parses (MAX_LIST_ELEMENTS): it is
+   * refused as it is, not parsed a second time to learn the same.
+   */
+  tooMany(): boolean {
+    return this.tooManyElements;
+  }
+
   /**
    * JSON.parse's value of a body of declared length that was read as a list while it arrived (core/transport/list-scan.ts),
    * once every byte is in; undefined when it was not read so (then the caller parses the body).
@@ -354,7 +377,17 @@ export class BigBodies {
     this.seen.set(key, new WeakRef(json));
     this.lengths.add(Number(key.slice(0, key.indexOf(':'))));
   }
-  /** Whether a body of this many bytes was parsed before. */
+  private readonly refused = new Set<string>();
+  /** Notes content refused for listing more elements than a run parses (json-buffer.ts TooManyElements). */
+  refuse(key: string): void {
+    this.refused.add(key);
+    this.lengths.add(Number(key.slice(0, key.indexOf(':'))));
+  }
+  /** Whether this content was refused before (the same answer again is refused unparsed). */
+  isRefused(key: string): boolean {
+    return this.refused.has(key);
+  }
+  /** Whether a body of this many bytes was parsed (or refused) before. */
   sawLength(bytes: number): boolean {
     return this.lengths.has(bytes);
   }

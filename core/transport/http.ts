@@ -232,13 +232,19 @@ export class HttpClient {
         this.opts.keepBodies,
       );
       // Taken apart at once: a closure that kept `res` would keep the whole body's bytes for as long as the reply.
-      const { bytes, body: buf, list, key: arrivedKey, parsed } = res;
+      const { bytes, body: buf, list, key: arrivedKey, parsed, tooMany } = res;
       // isUtf8 (simdutf) then one decode: a fatal TextDecoder costs several times more on a 65 MB list.
       // A disk list (core/transport/disk-list.ts), or a body parsed as it arrived, was checked, hashed and parsed on its way;
       // buf is then its head.
       const utf8 = list !== undefined || parsed !== undefined || isUtf8(buf);
       const big = utf8 && bytes >= BIG_BODY_BYTES;
       const key = big ? (arrivedKey ?? BigBodies.key(buf)) : '';
+      // Too long a list, seen on its way or in the same content before: refused without parsing it (again). A 30 MB
+      // list of {} asked ten times held 2.5 million parsed records twice each time.
+      if (big && (tooMany || this.bigBodies.isRefused(key))) {
+        this.bigBodies.refuse(key);
+        throw new TooManyElements();
+      }
       // Parsed on its way (a disk list, or a list read as it arrived), unless the same content was parsed before.
       const arrived = list?.json ?? parsed;
       let json: unknown = big ? (this.bigBodies.get(key) ?? arrived) : undefined;
@@ -250,7 +256,10 @@ export class HttpClient {
         try {
           json = text !== undefined ? parseJsonExact(text) : parseJsonBuffer(buf);
         } catch (e) {
-          if (e instanceof TooManyElements) throw e;
+          if (e instanceof TooManyElements) {
+            if (big) this.bigBodies.refuse(key);
+            throw e;
+          }
           jsonError = (e as Error).message;
         }
         if (big && jsonError === undefined) this.bigBodies.set(key, json);

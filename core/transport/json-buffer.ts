@@ -20,6 +20,13 @@ import { ListScan } from './list-scan.js';
  */
 export const MAX_LIST_ELEMENTS = 2_500_000;
 
+/**
+ * Most parsed elements a scan holds before it knows a list is not too long: past it the list is counted first and
+ * parsed in a second pass when within MAX_LIST_ELEMENTS. A refused list of {} held 2.5 million parsed records
+ * (167 MB) until its last one, a few at once for the requests in flight; a large merchant's lists stay on one pass.
+ */
+export const KEEP_UP_TO = 250_000;
+
 /** Thrown when `data` holds more than MAX_LIST_ELEMENTS elements: the body is not parsed at all. */
 export class TooManyElements extends Error {
   readonly code = 'BODY_TOO_LARGE';
@@ -36,10 +43,21 @@ export class TooManyElements extends Error {
  * read by the list scan a body of declared length gets as it arrives (core/transport/list-scan.ts), in one block.
  */
 export function parseJsonBuffer(buf: Buffer): unknown {
-  const scan = new ListScan({ keep: true, maxElements: MAX_LIST_ELEMENTS, maxEnvelopeRest: buf.length });
+  const scan = new ListScan({
+    keep: true,
+    keepUpTo: KEEP_UP_TO,
+    maxElements: MAX_LIST_ELEMENTS,
+    maxEnvelopeRest: buf.length,
+  });
   scan.feed(buf);
   if (scan.tooMany) throw new TooManyElements();
-  const value = scan.value();
+  let value = scan.value();
+  if (scan.dropped) {
+    // Long, but within bounds: read again, keeping every element.
+    const all = new ListScan({ keep: true, maxElements: MAX_LIST_ELEMENTS, maxEnvelopeRest: buf.length });
+    all.feed(buf);
+    value = all.value();
+  }
   // Not a list read piece by piece: the whole text, for JSON.parse's own verdict and message.
   return value !== undefined ? value : parseJsonExact(buf.toString('utf8'));
 }

@@ -46,6 +46,12 @@ export interface ListScanOptions {
   keep: boolean;
   /** Most elements: past it the scan ends with no result. */
   maxElements?: number;
+  /**
+   * With `keep`: most elements kept. Past it the scan drops what it kept and only counts (and parses, to know each
+   * parses) the rest, so a list that proves too long (maxElements) never held more than this many parsed elements;
+   * value() is then undefined and the caller reads the body again if it is to be parsed (see `dropped`).
+   */
+  keepUpTo?: number;
   /** Most bytes of the envelope outside `data` (a hostile server could send gigabytes of other members). */
   maxEnvelopeRest: number;
 }
@@ -75,6 +81,8 @@ export class ListScan {
   ok = true;
   /** Set when the scan ended at more than maxElements elements (the caller refuses the body rather than parse it). */
   tooMany = false;
+  /** Set when the scan had more than keepUpTo elements and dropped those it kept: value() is undefined. */
+  dropped = false;
   private pos = 0;
   private readonly prefix: Buffer[] = [];
   private readonly suffix: Buffer[] = [];
@@ -85,7 +93,7 @@ export class ListScan {
   private bigInts = false;
   /** Elements read so far. */
   private count = 0;
-  private readonly values: unknown[] | undefined;
+  private values: unknown[] | undefined;
   // The parser's state, carried across blocks.
   private started = false;
   private depth = 0;
@@ -145,6 +153,7 @@ export class ListScan {
    * with `data` its elements; undefined when the body is not a list this scan reads.
    */
   value(): unknown {
+    if (this.dropped) return undefined;
     const scanned = this.finish();
     if (!scanned?.values) return undefined;
     scanned.envelope.data = scanned.values;
@@ -177,9 +186,14 @@ export class ListScan {
     this.count++;
     if (mayHoldBigInts && !this.bigInts) this.bigInts = hasBigInt(value);
     if (this.values) {
-      this.values.push(value);
-      return true;
+      if (this.values.length < (this.opts.keepUpTo ?? Infinity)) {
+        this.values.push(value);
+        return true;
+      }
+      this.values = undefined;
+      this.dropped = true;
     }
+    if (this.dropped) return true;
     // Only a list read again from its file needs to know where each element is, and which are objects.
     const obj = typeof value === 'object' && value !== null && !Array.isArray(value);
     this.isObject.push(obj ? 1 : 0);

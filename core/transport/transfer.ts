@@ -22,6 +22,8 @@ export interface Transferred {
    * the tree of the same content parsed before (BigBodies). `body` then holds only its first bytes.
    */
   parsed?: unknown;
+  /** The body, read as a list on its way, lists more elements than a run parses (BodySink.tooMany): not parsed. */
+  tooMany?: boolean;
   /** The body started with a byte order mark, which is not in `body` (nor counted in `bytes`). */
   bom?: boolean;
   /**
@@ -152,6 +154,7 @@ export function transfer(
           bytes,
           ...seen,
           ...(key !== undefined ? { key } : {}),
+          ...(sink.tooMany() ? { tooMany: true } : {}),
           ...(parsed !== undefined && !keep
             ? { parsed, body: sink.takeHead(EXCERPT_HEAD_BYTES) }
             : kept(parsed, sink.takeInMemory(bytes))),
