@@ -298,6 +298,8 @@ export const BIG_BODY_BYTES = 80 * 1000 * 1000;
 export function bigBodies(
   bytes = BIG_BODY_BYTES,
   resources: ReadonlyArray<'dishes' | 'seats' | 'orders'> = ['dishes', 'seats', 'orders'],
+  /** Only this merchant's answers are long (every merchant's when undefined). */
+  merchant?: number,
 ): Variant {
   const pads = new Map<number, string>();
   const pad = (n: number): string => {
@@ -311,10 +313,10 @@ export function bigBodies(
   const rendered = new Map<string, ApiReply>();
   return {
     name: 'big-bodies',
-    description: `every list of ${resources.join(', ')} and the detail of each list's first record answer about ${bytes / 1e6} MB (an extra "notes" field)`,
+    description: `every list of ${resources.join(', ')}${merchant === undefined ? '' : ` of merchant ${merchant}`} and the detail of each list's first record answer about ${bytes / 1e6} MB (an extra "notes" field)`,
     handle(req, next) {
       const r = next();
-      if (!req.app || !isSuccess(r)) return r;
+      if (!req.app || !isSuccess(r) || (merchant !== undefined && req.app.merchant !== merchant)) return r;
       const resource = /^\/(dishes|seats|orders)(?:\/(\d+))?$/.exec(req.path);
       if (!resource || !resources.includes(resource[1] as 'dishes')) return r;
       const key = JSON.stringify(r.body);

@@ -270,6 +270,7 @@ export async function runCheck(check: Check, shared: SharedRequests): Promise<Ch
         `internal error of the suite: ${err?.message?.split('\n')[0] ?? String(e)}${at ? ` (at ${at})` : ''}${detail}`,
       );
     } finally {
+      api.ended();
       shared.finished(check.id);
     }
   }

@@ -620,6 +620,12 @@ export class Api {
     this.shared.tally.promise(requests);
   }
 
+  /** The check ended: the requests it planned and never sent are no longer counted as still to come. */
+  ended(): void {
+    this.shared.tally.withdraw(this.planned);
+    this.planned = 0;
+  }
+
   /**
    * Requests of the check's own, one per item (`request` builds it), answered as they come: iterate the result to
    * judge each (`for await (const { item, reply } of answers)`). The progress line plans them all at once.

@@ -62,6 +62,11 @@ export class RequestTally {
     this.promised += requests;
   }
 
+  /** Requests a check planned and did not send, now that it ended (it found what it looked for, or stopped). */
+  withdraw(requests: number): void {
+    this.promised = Math.max(0, this.promised - requests);
+  }
+
   snapshot(): RequestProgress {
     const known = [...this.reads].every((s) => this.sweepSizes.has(s));
     let details = 0;
