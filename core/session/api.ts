@@ -280,11 +280,18 @@ export class SharedRequests {
   }
 
   /** A request sent once per run, memoized by key; the first asker's chain (see send) is the one it waits in. */
-  once(key: string, spec: RequestSpec, chain: RequestChain | undefined, detail = false): Promise<Reply> {
+  once(
+    key: string,
+    spec: RequestSpec,
+    chain: RequestChain | undefined,
+    detail = false,
+    /** What the request is planned as when it goes out (asked of the check that sends it: its plan is spent). */
+    plannedAs: () => PlannedAs = () => 'unplanned',
+  ): Promise<Reply> {
     if (!detail) this.pinned.add(key);
     let p = this.cache.get(key);
     if (!p) {
-      p = this.send(spec, chain, detail ? 'detail' : 'unplanned');
+      p = this.send(spec, chain, detail ? 'detail' : plannedAs());
       p.catch(() => undefined); // a failure is reported to each check that awaits it
       this.cache.set(key, p);
     }
@@ -399,11 +406,12 @@ export class Api {
 
   /** A shared request; its exchange joins the evidence of the check that awaits it. */
   async once(key: string, spec: RequestSpec): Promise<Reply> {
-    const reply = await this.recorded(this.shared.once(key, spec, this.chain));
+    const planned = (): PlannedAs => this.plannedAs();
+    const reply = await this.recorded(this.shared.once(key, spec, this.chain, false, planned));
     return this.shared.afterTokenReply(
       spec,
       reply,
-      (t) => this.recorded(this.shared.once(`${key}:token:${t}`, { ...spec, token: t }, this.chain)),
+      (t) => this.recorded(this.shared.once(`${key}:token:${t}`, { ...spec, token: t }, this.chain, false, planned)),
       (s) => this.fresh(s),
       this.note,
     );
