@@ -5,8 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Config } from '../core/config/config.js';
 import type { RequestProgress } from '../core/session/progress.js';
-import { unfinishedRecord, type CheckRecord } from '../core/model/report.js';
-import type { CheckHead } from '../core/model/report.js';
+import type { CheckHead, CheckRecord } from '../core/model/report.js';
 
 /** CLI → checks' process. */
 export type ToChecks =
@@ -117,7 +116,7 @@ export class ChecksProcess {
    * stop (interrupted) is passed on; a process that has not ended KILL_AFTER_MS after a stop or after the deadline, or
    * that dies, is killed or lost: what it did not report did not finish, and the errors say why.
    */
-  run(
+  async run(
     order: Extract<ToChecks, { type: 'run' }>,
     hooks: {
       selected: CheckHead[];
@@ -127,12 +126,15 @@ export class ChecksProcess {
       onProgress?: (p: RequestProgress) => void;
     },
   ): Promise<{ records: CheckRecord[]; errors: string[] }> {
+    // Imported here, not with this module: bin/conformance.js loads this module to fork the checks' process, and the
+    // report model (23 ms to load) would delay that fork; by now the CLI has loaded it.
+    const { unfinishedRecord } = await import('../core/model/report.js');
     const child = this.child;
     if (child.exitCode !== null || child.signalCode !== null || !child.connected)
-      return Promise.resolve({
+      return {
         records: hooks.selected.map((c) => unfinishedRecord(c, "not finished: the checks' process had stopped")),
         errors: [`the checks' process stopped (${child.signalCode ?? `code ${child.exitCode}`}) before the run began`],
-      });
+      };
     child.ref();
     child.channel?.ref();
     const records = new Map<string, CheckRecord>();
