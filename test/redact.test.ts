@@ -121,6 +121,32 @@ describe('forged markers and short secrets', () => {
     expect(after[0]).toBe('x-echo: [REDACTED:token] and [REDACTED:secret-key]');
   });
 
+  test('secrets learned one at a time (tokens issued through a run) are found as by a redactor given them all at once', () => {
+    // Past the few a small matcher of their own takes, and past a quarter of the rest: every path the matchers take.
+    const learned = new Redactor();
+    const whole = new Redactor();
+    const secrets = Array.from({ length: 300 }, (_, i) => `tok_${i.toString(36)}_${'xY9'.repeat(1 + (i % 7))}`);
+    const text = (upTo: number): string =>
+      secrets
+        .slice(0, upTo)
+        .filter((_, i) => i % 3 === 0 || i === upTo - 1)
+        .map((t, i) => (i % 2 ? encodeURIComponent(t) : `"${t.toLowerCase()}" and ${t.slice(0, 6)}…`))
+        .join(' | ');
+    secrets.forEach((t, i) => {
+      learned.add(t, i % 2 ? 'token' : 'issued-token');
+      const once = new Redactor();
+      for (const [j, u] of secrets.slice(0, i + 1).entries()) once.add(u, j % 2 ? 'token' : 'issued-token');
+      if (i % 37 === 0 || i === secrets.length - 1)
+        expect(learned.redactServerText(text(i + 1)), `after ${i + 1} secrets`).toBe(
+          once.redactServerText(text(i + 1)),
+        );
+      else learned.redactServerText(text(i + 1));
+    });
+    for (const [j, u] of secrets.entries()) whole.add(u, j % 2 ? 'token' : 'issued-token');
+    expect(learned.redactServerText(text(secrets.length))).toBe(whole.redactServerText(text(secrets.length)));
+    expect(learned.redactServerText(text(secrets.length))).not.toMatch(/tok_/);
+  });
+
   test('redactDeep walks 100,000 levels without recursion and keeps __proto__ an own key', () => {
     const r = new Redactor();
     r.add('sk_live_secretvalue', 'secret-key');

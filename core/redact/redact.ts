@@ -413,14 +413,30 @@ function placeholderAt(part: string, name: (kind: SecretKind) => string): string
   return `${name(part.slice('REDACTED:'.length, end) as SecretKind)}${part.slice(end + 1)}`;
 }
 
+/** Secrets added since the whole matcher was built that a small matcher of their own takes, at least. */
+const RECENT_SECRETS = 32;
+
+/**
+ * A redactor's matchers of one set of secrets: parts[0] over the first `base` secrets (in the order added), parts[1]
+ * (when any) over the rest up to `covered`. parts is empty while the base has no secret of the set.
+ */
+interface MatcherParts {
+  parts: Matcher[];
+  covered: number;
+  base?: number;
+}
+
 /** A run's secrets, and the one way anything is redacted before it is printed or written. */
 export class Redactor {
   private readonly secrets = new Map<string, SecretKind>();
   /** The values added as themselves (not one of their forms: the lower case, the URL encoding). */
   private readonly added = new Set<string>();
   private readonly kinds: SecretKind[] = [];
-  private safeMatcher: Matcher | undefined;
-  private allMatcher: Matcher | undefined;
+  /** The matchers of the safe-length secrets and of all secrets (see matchers). */
+  private readonly built: [MatcherParts, MatcherParts] = [
+    { parts: [], covered: 0 },
+    { parts: [], covered: 0 },
+  ];
   private secretsVersion = 0;
   /** Changes whenever a secret is added: what was redacted before may show the new one. */
   get version(): number {
@@ -457,8 +473,8 @@ export class Redactor {
       const takesOver = form === value && firstAsItself && this.secrets.has(form) && this.secrets.get(form) !== kind;
       if (!this.secrets.has(form) || takesOver) {
         this.secrets.set(form, kind);
-        this.safeMatcher = undefined;
-        this.allMatcher = undefined;
+        // A new form comes last and the matchers take it in when next asked; a form that changes kind is rebuilt.
+        if (takesOver) for (const b of this.built) Object.assign(b, { parts: [], covered: 0 });
         for (const m of this.memo) m.clear();
         this.secretsVersion++;
       }
@@ -475,20 +491,33 @@ export class Redactor {
     return [...this.secrets].map(([v, k]) => [k, v]);
   }
 
-  private matcher(all: boolean): Matcher | undefined {
-    if (all ? this.allMatcher : this.safeMatcher) return all ? this.allMatcher : this.safeMatcher;
+  /**
+   * The matchers that together find every secret (every one, or those of safe length): one built over the secrets
+   * known when it was last rebuilt, and one over those added since, while they are few. A run learns tokens as it
+   * goes (each /auth, each derived key), and rebuilding one automaton of every form of every secret after each was
+   * most of redaction's cost (40 ms of a fixture run); the small one is rebuilt instead, and the whole only when the
+   * secrets added since are a quarter of it.
+   */
+  private matchers(all: boolean): Matcher[] {
+    const b = this.built[all ? 1 : 0];
+    const total = this.secrets.size;
+    if (b.covered === total) return b.parts;
+    const [first] = b.parts;
+    const whole = first === undefined || total - (b.base ?? 0) > Math.max(RECENT_SECRETS, (b.base ?? 0) / 4);
+    const from = whole ? 0 : b.base!;
     const patterns: Array<[string, number]> = [];
+    let i = 0;
     for (const [text, kind] of this.secrets) {
-      if (!all && text.length < SAFE_SECRET_LENGTH) continue;
+      if (i++ < from || (!all && text.length < SAFE_SECRET_LENGTH)) continue;
       let k = this.kinds.indexOf(kind);
       if (k < 0) k = this.kinds.push(kind) - 1;
       patterns.push([text, k]);
     }
-    if (!patterns.length) return undefined;
-    const m = new Matcher(patterns);
-    if (all) this.allMatcher = m;
-    else this.safeMatcher = m;
-    return m;
+    const made = patterns.length ? [new Matcher(patterns)] : [];
+    b.parts = whole ? made : [first!, ...made];
+    if (whole) b.base = total;
+    b.covered = total;
+    return b.parts;
   }
 
   /** The text with every secret of safe length replaced by `[REDACTED:<kind>]`. */
@@ -565,10 +594,10 @@ export class Redactor {
    * one, named after the one that starts first (the longest, on a tie).
    */
   private spansOf(text: string, all: boolean): Array<[number, number, number]> {
-    const m = this.matcher(all);
-    if (!m) return [];
+    const ms = this.matchers(all);
+    if (!ms.length) return [];
     const spans: Array<[number, number, number]> = [];
-    m.scan(text, (s, e, k) => spans.push([s, e, k]));
+    for (const m of ms) m.scan(text, (s, e, k) => spans.push([s, e, k]));
     for (const decoders of VIEWS) {
       let view: View | undefined;
       for (const d of decoders) {
@@ -581,7 +610,7 @@ export class Redactor {
       }
       if (!view) continue;
       const v = view;
-      m.scan(v.text, (s, e, k) => spans.push([v.start[s]!, v.end[e - 1]!, k]));
+      for (const m of ms) m.scan(v.text, (s, e, k) => spans.push([v.start[s]!, v.end[e - 1]!, k]));
     }
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
     const merged: Array<[number, number, number]> = [];
