@@ -72,13 +72,15 @@ export function curlOptionsOf(report: Pick<Report, 'config'>): CurlOptions {
 /**
  * A curl command that sends the recorded request again. -g: no URL globbing ([ and { are literal);
  * --path-as-is: fuzzed paths (../, %2e) go out as recorded; -i: show the status line and headers; --compressed for
- * the Accept-Encoding the client sent.
+ * the Accept-Encoding the client sent. A request body goes as --data-raw (no @file, no stripped newlines), with
+ * -X naming the method, since curl would POST it otherwise; its Content-Type is among the recorded headers.
  */
 export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
   const parts = ['curl', '-sS', '-i', '-g', '--path-as-is'];
   const method = e.request.method.toUpperCase();
-  if (method === 'HEAD') parts.push('-I');
-  else if (method !== 'GET') parts.push('-X', shellWord(method));
+  const body = e.request.body;
+  if (method === 'HEAD' && body === undefined) parts.push('-I');
+  else if (method !== 'GET' || body !== undefined) parts.push('-X', shellWord(method));
   if (opts.insecure) parts.push('-k');
   else if (opts.caFile) parts.push('--cacert', singleQuote(opts.caFile));
   for (const [k, v] of Object.entries(e.request.headers)) {
@@ -86,6 +88,7 @@ export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
     if (k.toLowerCase() === 'accept-encoding') parts.push('--compressed');
     else parts.push('-H', shellWord(`${k}: ${v}`));
   }
+  if (body !== undefined) parts.push('--data-raw', shellWord(body));
   parts.push(shellWord(e.request.url));
   return parts.join(' ');
 }
@@ -254,6 +257,7 @@ const byShows = (evidence: Evidence[]): Evidence[] => [
 export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
   const out = [...(e.shows ? [`[${SHOWS_LABEL[e.shows]}]`] : []), `> ${e.request.method} ${e.request.url}`];
   for (const [k, v] of Object.entries(e.request.headers)) out.push(`> ${k}: ${v}`);
+  if (e.request.body !== undefined) out.push('>', ...e.request.body.split('\n').map((l) => `> ${l}`));
   if (e.response) {
     out.push(`< HTTP ${e.response.status} (${e.duration_ms} ms, body ${sizeNote(e.response)})`);
     for (const [k, v] of Object.entries(e.response.headers)) out.push(`< ${k}: ${v}`);
