@@ -609,7 +609,20 @@ export const authChecks = defineChecks('auth', [
       const replies = new Map<(typeof cases)[number], Reply>();
       await Promise.all(cases.filter((c) => !bare(c)).map(async (c) => replies.set(c, await send(c))));
       for (const c of cases.filter(bare)) replies.set(c, await send(c));
-      cases.forEach((c) => judgeAuthRefusal(ctx, replies.get(c)!, c.label, [400, 401]));
+      cases.forEach((c) => {
+        const r = replies.get(c)!;
+        // A GET with a body breaks §4 ("The request has no body."): a front end (a load balancer, a WAF) may refuse it
+        // before the API does, with an HTTP 4xx of its own that is no envelope. It issued nothing, which is what
+        // §5.2 asks; an answer of the API itself (an envelope) is judged as the other cases.
+        if (c.body !== undefined && r.status >= 400 && r.status < 500 && !isRecord(r.json)) {
+          ctx.shows(r, 'correct');
+          ctx.note(
+            `GET ${AUTH_PATH} ${c.label}: refused with HTTP ${r.status} and no envelope (a front end's refusal of a GET with a body)`,
+          );
+          return;
+        }
+        judgeAuthRefusal(ctx, r, c.label, [400, 401]);
+      });
     },
   },
   {

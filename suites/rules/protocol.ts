@@ -1256,6 +1256,11 @@ const KEY_PAIR: Rule = {
   latitude: [
     { reading: 'a missing parameter refused with 400 or 401', variants: [] },
     {
+      reading:
+        'a GET with a body (§4: "The request has no body.") refused before the API by a front end, with an HTTP 4xx of its own that is no envelope',
+      variants: ['get-body-refused-by-front-end'],
+    },
+    {
       reading: 'the same token on every call, or a new one',
       variants: ['same-token-each-call', 'new-token-revokes-previous'],
     },
