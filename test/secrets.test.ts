@@ -109,6 +109,13 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
     expect(bodies).toContain('{"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}');
     expect(bodies).toContain('secret=[REDACTED:public-key]&key=[REDACTED:secret-key]');
     expect(all).toContain(`--data-raw '{"secret":"'"$CONFORMANCE_SECRET"'","key":"'"$CONFORMANCE_KEY"'"}'`);
+    const page = outputs.find(([w]) => w.endsWith('report.html'))![1];
+    expect(page).toContain(
+      '<pre class="request-body">secret=[REDACTED:public-key]&amp;key=[REDACTED:secret-key]</pre>',
+    );
+    expect(outputs.find(([w]) => w.endsWith('junit.xml'))![1]).toContain(
+      '&gt; {"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}',
+    );
     expect(outputs.find(([w]) => w === 'run.har')![1]).toContain(
       '"text":"secret=REDACTED_public-key&key=REDACTED_secret-key"',
     );
