@@ -75,3 +75,34 @@ test('a curl line of an isolation finding reproduces when run: each token is nam
     { https: true },
   );
 });
+
+test("a curl line of a GET with a body reproduces when run: AUTH-06's keys in a JSON and a form body get the token again", async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'auth-keys-from-body')!;
+  await withServer(
+    [mutant],
+    async (srv) => {
+      const run = await runCli(targetArgs(srv), { env: targetEnv });
+      expect(run.code).toBe(1);
+      expect(run.report!.checks.find((c) => c.id === 'AUTH-06')!.outcome).toBe('failed');
+      const page = readFileSync(join(run.dir, 'conformance-report', 'report.html'), 'utf8');
+      // app's key pair in each kind of body, as the page prints it: a GET, its Content-Type, the keys as variables.
+      const lines = preText(page, /<pre class="curl">(curl [^<]*?)<\/pre>/g).filter(
+        (l) => l.includes('--data-raw') && l.includes('"$CONFORMANCE_SECRET"'),
+      );
+      expect(lines.map((l) => /content-type: ([^']*)/.exec(l)![1]).sort()).toEqual([
+        'application/json; charset=utf-8',
+        'application/x-www-form-urlencoded',
+      ]);
+      const keys = Object.fromEntries(Object.entries(targetEnv).filter(([k]) => /^CONFORMANCE_(SECRET|KEY)$/.test(k)));
+      for (const line of lines) {
+        expect(line).toMatch(/ -X 'GET' /);
+        const r = await shell(line, keys);
+        expect(r.code, r.err).toBe(0);
+        // The finding again: the server issued a token for keys it took from the body.
+        expect(r.out).toMatch(/^HTTP\/1\.1 200/);
+        expect(r.out).toContain('"app_token":"tok_');
+      }
+    },
+    { https: true },
+  );
+});
