@@ -1,6 +1,7 @@
 /**
  * A recording as an exchange source: each request a check asks for gets the recorded answer of the same request
- * (method, path, query, open-token, and the Content-Type header when the check leaves it out); nothing is sent.
+ * (method, path, query, open-token, the request body if any, and the Content-Type header when the check leaves it
+ * out); nothing is sent.
  * A request the recording does not hold fails with NotRecorded, and the check that asked is skipped, saying so
  * (run-check.ts): a recording can show a finding, never prove that a request would have been answered well.
  */
