@@ -104,16 +104,28 @@ describe('curl reproduction', () => {
         body: 'secret=[REDACTED:public-key]&key=@[REDACTED:secret-key]',
       },
     };
-    // --data-raw: a leading @ is no file name.
+    // A form a pair at a time, curl encoding each value (the secret's variable as the run encoded the secret); a value
+    // that starts with @ is no file name after name=.
     expect(argvOf(curlCommand(form), env).slice(4)).toEqual([
       '-X',
       'GET',
       '-H',
       'content-type: application/x-www-form-urlencoded',
-      '--data-raw',
-      `secret=${env.CONFORMANCE_SECRET}&key=@${env.CONFORMANCE_KEY}`,
+      '--data-urlencode',
+      `secret=${env.CONFORMANCE_SECRET}`,
+      '--data-urlencode',
+      `key=@${env.CONFORMANCE_KEY}`,
       url,
     ]);
+    // Literal text is decoded once, for curl to encode again; a form curl could misread goes as it is.
+    const literal = { ...form, request: { ...form.request, body: 'q=a+b%26c%2B' } };
+    expect(argvOf(curlCommand(literal), env).slice(-3)).toEqual(['--data-urlencode', 'q=a b&c+', url]);
+    for (const raw of ['@file=x', 'a=%zz', 'novalue'])
+      expect(argvOf(curlCommand({ ...form, request: { ...form.request, body: raw } }), env).slice(-3)).toEqual([
+        '--data-raw',
+        raw,
+        url,
+      ]);
     // Without a body, a GET is curl's default: no -X, no data.
     expect(curlCommand({ ...json, request: { method: 'GET', url, headers: {} } })).toBe(
       "curl -sS -i -g --path-as-is 'https://h/open/auth'",

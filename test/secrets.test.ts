@@ -2,10 +2,9 @@ import { expect, test } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { appKeys, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { echoSecrets, refreshedTokens } from '../reference/hostile.js';
-import type { Variant } from '../reference/server.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 
 /**
@@ -19,15 +18,7 @@ const SPECIAL = {
 };
 
 /** The application's keys become the special ones; the server still knows them as the fixture's first app. */
-const specialKeys: Variant = {
-  name: 'special-keys',
-  description: 'the first application has keys full of characters that need escaping',
-  fixtures(f) {
-    const app = f.apps.find((a) => a.secret === CREDENTIALS.app.secret)!;
-    app.secret = SPECIAL.secret;
-    app.key = SPECIAL.key;
-  },
-};
+const { variant: specialKeys, env: specialEnv } = appKeys('special-keys', SPECIAL);
 
 const html = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -56,8 +47,7 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
   // carried every application's keys (JSON- and form-encoded), in every report and in the HAR.
   const fromBody = MUTANTS.find((m) => m.name === 'auth-keys-from-body')!;
   await withServer([specialKeys, echoSecrets, fromBody], async (srv) => {
-    const env = { ...targetEnv, CONFORMANCE_SECRET: SPECIAL.secret, CONFORMANCE_KEY: SPECIAL.key };
-    const run = await runCli([...targetArgs(srv), '--record-har', 'run.har'], { env });
+    const run = await runCli([...targetArgs(srv), '--record-har', 'run.har'], { env: specialEnv });
     // The run happened: tokens were issued and the echoing server made checks fail with its messages.
     expect(run.report, run.stderr).toBeDefined();
     expect(run.report!.checks.find((c) => c.id === 'AUTH-01')?.status).toBe('passed');
