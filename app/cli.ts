@@ -423,7 +423,7 @@ async function checkedRun(
     const report = runReport(
       facts,
       { records, errors: run.errors.map((e) => redactor.redact(e)) },
-      // The rule matrix: a run that left a cell the suite probes unprobed is PARTIAL, and says how many (#35).
+      // The rule matrix: a run that left an applicable cell unprobed is PARTIAL, and says how many (#35).
       { catalogue: catalogueHeads, startedAt: checksStarted, matrix: await matrix },
     );
     const files = await writeReportDir(report, config);

@@ -26,6 +26,8 @@ export interface ApiRequest {
   /** The application the request's token (as the auth scheme carries it) belongs to, when it is valid and enabled. */
   app?: App;
   merchant?: Merchant;
+  /** The request body as text, read only for a variant that says it reads one (Variant.readsBody). */
+  body?: string;
 }
 
 /** The server's answer before serialization: HTTP status, extra headers and a JSON body (or raw text). */
@@ -60,6 +62,11 @@ export interface Variant {
   raw?(req: IncomingMessage, res: ServerResponse, world: World): boolean;
   /** Serve plain HTTP and HTTPS on the same port (a transport mutant; see ServerOptions.plainAndTls). */
   plainAndTls?: boolean;
+  /**
+   * The variant reads request bodies (ApiRequest.body, at most READ_BODY_BYTES): the server waits for the body
+   * before it answers. The conforming server reads none (§4: "The request has no body.").
+   */
+  readsBody?: boolean;
   /** Milliseconds to hold the answer back (the sandbox's latency fault); the answers of all variants wait the sum. */
   delayMs?(req: ApiRequest): number;
 }
@@ -412,6 +419,9 @@ export function send(res: ServerResponse, reply: ApiReply, head = false): void {
   res.end(head ? undefined : body);
 }
 
+/** The most of a request body a variant that reads bodies is given (Variant.readsBody). */
+const READ_BODY_BYTES = 64 * 1024;
+
 /** Starts the reference server on a free port (unless told one), with the given variants applied. */
 export async function startReferenceServer(opts: ServerOptions = {}): Promise<RunningServer> {
   const variants = opts.variants ?? [];
@@ -420,9 +430,21 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
   const world = new World(fixtures, variants, opts.streamRecords);
   const basePath = opts.basePath ?? '/open';
 
+  const readsBody = variants.some((v) => v.readsBody);
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    req.resume();
+    if (!readsBody) req.resume();
     for (const v of variants) if (v.raw?.(req, res, world)) return;
+    if (!readsBody) return answer(req, res);
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    req.on('data', (c: Buffer) => {
+      if (bytes < READ_BODY_BYTES) chunks.push(c.subarray(0, READ_BODY_BYTES - bytes));
+      bytes += c.length;
+    });
+    req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => res.destroy());
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse, body?: string): void => {
     const url = new URL(req.url ?? '/', 'http://x');
     const inBase = url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
     const apiReq: ApiRequest = {
@@ -431,6 +453,7 @@ export async function startReferenceServer(opts: ServerOptions = {}): Promise<Ru
       query: url.searchParams,
       headers: req.headers,
       ...resolveApp(world, req.headers),
+      ...(body ? { body } : {}),
     };
     let reply: () => ApiReply = () =>
       inBase ? route(apiReq, world) : world.render.error(404, 'Interface error: unknown interface');

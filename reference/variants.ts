@@ -420,6 +420,21 @@ export const LATITUDE_VARIANTS: Variant[] = [
       );
     },
   },
+  {
+    // §4: "The request has no body." A front end (a cloud load balancer, a WAF) may refuse a GET that has one before
+    // the API sees it, with a page of its own: no token is issued, which is all §5.2 asks of it (AUTH-06).
+    name: 'get-body-refused-by-front-end',
+    description: 'a front end answers any request with a body HTTP 400 with an HTML page of its own, not an envelope',
+    handle: (req, next) =>
+      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
+        ? {
+            http: 400,
+            body: null,
+            raw: '<!DOCTYPE html><html><title>400 Bad Request</title><h1>Bad Request</h1><p>Your client has issued a malformed or illegal request.</p></html>',
+            headers: { 'content-type': 'text/html; charset=UTF-8' },
+          }
+        : next(),
+  },
   // RFC 9110 §12.5.3: bodies coded gzip, br and deflate whatever the request's Accept-Encoding (the client decodes).
   codedBodies,
 ];

@@ -72,13 +72,15 @@ export function curlOptionsOf(report: Pick<Report, 'config'>): CurlOptions {
 /**
  * A curl command that sends the recorded request again. -g: no URL globbing ([ and { are literal);
  * --path-as-is: fuzzed paths (../, %2e) go out as recorded; -i: show the status line and headers; --compressed for
- * the Accept-Encoding the client sent.
+ * the Accept-Encoding the client sent. A request body goes as bodyArgs says, with -X naming the method, since curl
+ * would POST it otherwise; its Content-Type is among the recorded headers.
  */
 export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
   const parts = ['curl', '-sS', '-i', '-g', '--path-as-is'];
   const method = e.request.method.toUpperCase();
-  if (method === 'HEAD') parts.push('-I');
-  else if (method !== 'GET') parts.push('-X', shellWord(method));
+  const body = e.request.body;
+  if (method === 'HEAD' && body === undefined) parts.push('-I');
+  else if (method !== 'GET' || body !== undefined) parts.push('-X', shellWord(method));
   if (opts.insecure) parts.push('-k');
   else if (opts.caFile) parts.push('--cacert', singleQuote(opts.caFile));
   for (const [k, v] of Object.entries(e.request.headers)) {
@@ -86,8 +88,35 @@ export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
     if (k.toLowerCase() === 'accept-encoding') parts.push('--compressed');
     else parts.push('-H', shellWord(`${k}: ${v}`));
   }
+  if (body !== undefined) parts.push(...bodyArgs(body, e.request.headers['content-type']));
   parts.push(shellWord(e.request.url));
   return parts.join(' ');
+}
+
+/**
+ * A request body as curl arguments. A form body goes a pair at a time (--data-urlencode name=value, its value decoded
+ * here and encoded again by curl), so a secret's variable is URL-encoded as the run encoded the secret: a key with
+ * `+`, `&` or `%` is sent as it was. Any other body, or a form that is no plain list of pairs, goes as --data-raw (no
+ * @file, no stripped newlines).
+ */
+function bodyArgs(body: string, contentType: string | undefined): string[] {
+  if (body && /^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) {
+    const args: string[] = [];
+    for (const pair of body.split('&')) {
+      const at = pair.indexOf('=');
+      let value: string;
+      try {
+        value = decodeURIComponent(pair.slice(at + 1).replace(/\+/g, ' '));
+      } catch {
+        return ['--data-raw', shellWord(body)];
+      }
+      // A name must be plain: curl reads `name@file` as a file, and takes the name as already encoded.
+      if (at <= 0 || !/^[A-Za-z0-9._~-]+$/.test(pair.slice(0, at))) return ['--data-raw', shellWord(body)];
+      args.push('--data-urlencode', shellWord(`${pair.slice(0, at)}=${value}`));
+    }
+    return args;
+  }
+  return ['--data-raw', shellWord(body)];
 }
 
 /** A token for $OPEN_TOKEN, fetched the way the suite does (§5.2): needs CONFORMANCE_SECRET and CONFORMANCE_KEY. */
@@ -254,6 +283,7 @@ const byShows = (evidence: Evidence[]): Evidence[] => [
 export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
   const out = [...(e.shows ? [`[${SHOWS_LABEL[e.shows]}]`] : []), `> ${e.request.method} ${e.request.url}`];
   for (const [k, v] of Object.entries(e.request.headers)) out.push(`> ${k}: ${v}`);
+  if (e.request.body !== undefined) out.push('>', ...e.request.body.split('\n').map((l) => `> ${l}`));
   if (e.response) {
     out.push(`< HTTP ${e.response.status} (${e.duration_ms} ms, body ${sizeNote(e.response)})`);
     for (const [k, v] of Object.entries(e.response.headers)) out.push(`< ${k}: ${v}`);

@@ -214,7 +214,7 @@ function exchange(e: Evidence, open: boolean, curl: CurlOptions): Html {
     : html`<h4>No response</h4><p class="msg">${e.error ?? 'unknown error'}</p>`;
   const label = e.shows ? html`<span class="shows">${SHOWS_LABEL[e.shows]} · </span>` : '';
   return html`<details class="ex${e.shows ? ` shows-${e.shows}` : ''}"${open ? trusted(' open') : ''}><summary>${label}<code>${e.request.method} ${e.request.url}</code> → ${outcome} <span class="note">(${e.duration_ms} ms)</span></summary>
-<h4>Request</h4>${headerRows(e.request.headers)}${response}
+<h4>Request</h4>${headerRows(e.request.headers)}${e.request.body !== undefined ? html`<pre class="request-body">${e.request.body}</pre>` : ''}${response}
 <h4>Reproduce</h4><pre class="curl">${curlCommand(e, curl)}</pre></details>`;
 }
 

@@ -560,9 +560,16 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const { publicKey, secretKey } = KEY_PAIR_QUERY;
       // Every configured key pair (other_app's, the disabled application's when set: §5.5 refuses it anyway) with one
-      // of its two parameters left out, and sent as request headers named like them with none in the query (§4
-      // endpoint 1 carries them in the query string only); app's labels as before #35.
-      const cases: Array<{ label: string; query: Record<string, string>; headers?: Record<string, string> }> = [];
+      // of its two parameters left out, and sent as request headers named like them, or in the GET's body as JSON and
+      // as a form, with none in the query (§4 endpoint 1 carries them in the query string only, and "The request has
+      // no body."; RFC 9110 §9.3.1: a GET's content "cannot alter the meaning or target of the request"); app's
+      // labels as before #35.
+      const cases: Array<{
+        label: string;
+        query: Record<string, string>;
+        headers?: Record<string, string>;
+        body?: string;
+      }> = [];
       for (const { who, secret, key } of keyPairs(ctx)) {
         const whose = who === 'app' ? '' : ` (${who}'s key pair)`;
         cases.push(
@@ -575,18 +582,47 @@ export const authChecks = defineChecks('auth', [
           query: {},
           headers: { [publicKey]: secret, [secretKey]: key },
         });
+        const inBody = `none in the query${whose || " (app's key pair)"}`;
+        cases.push(
+          // The spec's own Content-Type (application/json; charset=utf-8) goes with the JSON body.
+          {
+            label: `with ${publicKey} and ${secretKey} in a JSON request body, ${inBody}`,
+            query: {},
+            body: JSON.stringify({ [publicKey]: secret, [secretKey]: key }),
+          },
+          {
+            label: `with ${publicKey} and ${secretKey} in a form request body, ${inBody}`,
+            query: {},
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ [publicKey]: secret, [secretKey]: key }).toString(),
+          },
+        );
       }
       // Those with a query of their own at once (no request depends on another); those that share the bare path one
       // after another after them, so a recording answers each as it came. Judged in the order of the cases.
-      const send = ({ query, headers }: (typeof cases)[number]): Promise<Reply> =>
-        ctx.send({ path: AUTH_PATH, query, ...(headers ? { headers } : {}) });
-      const bare = (c: (typeof cases)[number]): boolean => !Object.keys(c.query).length;
+      // A body tells its request apart in a recording as a query does (core/session/recorded-source.ts).
+      const send = ({ query, headers, body }: (typeof cases)[number]): Promise<Reply> =>
+        ctx.send({ path: AUTH_PATH, query, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
+      const bare = (c: (typeof cases)[number]): boolean => !Object.keys(c.query).length && c.body === undefined;
       // Planned now: they go out in the token-minting phase at the end of the run, which the estimate must count.
       ctx.api.plan(cases.length);
       const replies = new Map<(typeof cases)[number], Reply>();
       await Promise.all(cases.filter((c) => !bare(c)).map(async (c) => replies.set(c, await send(c))));
       for (const c of cases.filter(bare)) replies.set(c, await send(c));
-      cases.forEach((c) => judgeAuthRefusal(ctx, replies.get(c)!, c.label, [400, 401]));
+      cases.forEach((c) => {
+        const r = replies.get(c)!;
+        // A GET with a body breaks §4 ("The request has no body."): a front end (a load balancer, a WAF) may refuse it
+        // before the API does, with an HTTP 4xx of its own that is no envelope. It issued nothing, which is what
+        // §5.2 asks; an answer of the API itself (an envelope) is judged as the other cases.
+        if (c.body !== undefined && r.status >= 400 && r.status < 500 && !isRecord(r.json)) {
+          ctx.shows(r, 'correct');
+          ctx.note(
+            `GET ${AUTH_PATH} ${c.label}: refused with HTTP ${r.status} and no envelope (a front end's refusal of a GET with a body)`,
+          );
+          return;
+        }
+        judgeAuthRefusal(ctx, r, c.label, [400, 401]);
+      });
     },
   },
   {

@@ -75,8 +75,10 @@ const outcomes = (r: Report | undefined): Record<string, string> =>
   Object.fromEntries((r?.checks ?? []).map((c) => [c.id, c.outcome]));
 
 // One mutant per kind of evidence a recording holds: a secret in data, a list/detail difference, another merchant's
-// record, bytes that are not UTF-8, an error code, the plain-HTTP origin.
+// record, bytes that are not UTF-8, an error code, the plain-HTTP origin, requests with a body (AUTH-06's keys in a
+// GET body, answered apart from the same request without one).
 const MUTANT_NAMES = [
+  'auth-keys-from-body',
   'merchant-carries-secret-key',
   'cons-dish-detail-differs',
   'iso-seat-detail-leak-b',
@@ -134,6 +136,15 @@ describe.concurrent('a HAR recorded from a run fails offline, via check-har, the
     ])
       expect(text).not.toContain(s);
     expect(text).toContain('REDACTED_token');
+    // AUTH-06's GET /auth requests with the keys in a body are recorded with it (HAR postData), its keys replaced.
+    const posted = readHar(har).log.entries.flatMap((e) => (e.request.postData ? [e.request] : []));
+    expect(posted.map((r) => [r.method, r.postData.mimeType, r.postData.text])).toEqual(
+      expect.arrayContaining([
+        ['GET', 'application/json; charset=utf-8', '{"secret":"REDACTED_public-key","key":"REDACTED_secret-key"}'],
+        ['GET', 'application/x-www-form-urlencoded', 'secret=REDACTED_other-public-key&key=REDACTED_other-secret-key'],
+      ]),
+    );
+    expect(posted.every((r) => r.bodySize === Buffer.byteLength(r.postData.text))).toBe(true);
     // Each entry when its request went out: a timeline, not the time the file was written.
     const starts = readHar(har).log.entries.map((e) => Date.parse(e.startedDateTime as string));
     expect(starts.every((t) => Number.isFinite(t))).toBe(true);

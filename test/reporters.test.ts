@@ -72,6 +72,66 @@ describe('curl reproduction', () => {
     }
   });
 
+  test('a GET with a body is reproduced as a GET: -X GET, its Content-Type, --data-raw with the secrets as variables', () => {
+    const url = 'https://h/open/auth';
+    const json = {
+      ...exchange(),
+      request: {
+        method: 'GET',
+        url,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: '{"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}',
+      },
+    };
+    expect(argvOf(curlCommand(json), env)).toEqual([
+      '-sS',
+      '-i',
+      '-g',
+      '--path-as-is',
+      '-X',
+      'GET',
+      '-H',
+      'content-type: application/json; charset=utf-8',
+      '--data-raw',
+      `{"secret":"${env.CONFORMANCE_SECRET}","key":"${env.CONFORMANCE_KEY}"}`,
+      url,
+    ]);
+    const form = {
+      ...json,
+      request: {
+        ...json.request,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'secret=[REDACTED:public-key]&key=@[REDACTED:secret-key]',
+      },
+    };
+    // A form a pair at a time, curl encoding each value (the secret's variable as the run encoded the secret); a value
+    // that starts with @ is no file name after name=.
+    expect(argvOf(curlCommand(form), env).slice(4)).toEqual([
+      '-X',
+      'GET',
+      '-H',
+      'content-type: application/x-www-form-urlencoded',
+      '--data-urlencode',
+      `secret=${env.CONFORMANCE_SECRET}`,
+      '--data-urlencode',
+      `key=@${env.CONFORMANCE_KEY}`,
+      url,
+    ]);
+    // Literal text is decoded once, for curl to encode again; a form curl could misread goes as it is.
+    const literal = { ...form, request: { ...form.request, body: 'q=a+b%26c%2B' } };
+    expect(argvOf(curlCommand(literal), env).slice(-3)).toEqual(['--data-urlencode', 'q=a b&c+', url]);
+    for (const raw of ['@file=x', 'a=%zz', 'novalue'])
+      expect(argvOf(curlCommand({ ...form, request: { ...form.request, body: raw } }), env).slice(-3)).toEqual([
+        '--data-raw',
+        raw,
+        url,
+      ]);
+    // Without a body, a GET is curl's default: no -X, no data.
+    expect(curlCommand({ ...json, request: { method: 'GET', url, headers: {} } })).toBe(
+      "curl -sS -i -g --path-as-is 'https://h/open/auth'",
+    );
+  });
+
   test('other methods, HEAD, insecure TLS and network errors still give a command', () => {
     const post = {
       ...exchange({ error: 'connection reset by the server' }),

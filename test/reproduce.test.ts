@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { appKeys, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { MUTANTS } from '../reference/mutants/index.js';
 
 /** The text of an element of report.html, its entities decoded (what a reader copies from the page). */
@@ -71,6 +71,41 @@ test('a curl line of an isolation finding reproduces when run: each token is nam
       expect(r.out).toMatch(/^HTTP\/1\.1 200/);
       // The same answer the finding shows: merchant B's list with merchant A's orders in it, not merchant A's own list.
       expect(body.slice(0, 300)).toBe(seen!.response!.body_excerpt.slice(0, 300));
+    },
+    { https: true },
+  );
+});
+
+/** app's keys with the characters a form body encodes (`+`, `/`, `=`, `&`, `%`, a space), as base64 keys carry some. */
+const FORM_KEYS = { secret: 'pk_a+b/c=d&e%f g', key: 'sk_1+2/3==' };
+const formKeys = appKeys('form-escaped-keys', FORM_KEYS);
+
+test("a curl line of a GET with a body reproduces when run: AUTH-06's keys in a JSON and a form body get the token again", async () => {
+  const mutant = MUTANTS.find((m) => m.name === 'auth-keys-from-body')!;
+  await withServer(
+    [formKeys.variant, mutant],
+    async (srv) => {
+      const run = await runCli(targetArgs(srv), { env: formKeys.env });
+      expect(run.code).toBe(1);
+      expect(run.report!.checks.find((c) => c.id === 'AUTH-06')!.outcome).toBe('failed');
+      const page = readFileSync(join(run.dir, 'conformance-report', 'report.html'), 'utf8');
+      // app's key pair in each kind of body, as the page prints it: a GET, its Content-Type, the keys as variables.
+      const lines = preText(page, /<pre class="curl">(curl [^<]*?)<\/pre>/g).filter(
+        (l) => / --data-(raw|urlencode) /.test(l) && l.includes('"$CONFORMANCE_SECRET"'),
+      );
+      expect(lines.map((l) => /content-type: ([^']*)/.exec(l)![1]).sort()).toEqual([
+        'application/json; charset=utf-8',
+        'application/x-www-form-urlencoded',
+      ]);
+      const keys = { CONFORMANCE_SECRET: FORM_KEYS.secret, CONFORMANCE_KEY: FORM_KEYS.key };
+      for (const line of lines) {
+        expect(line).toMatch(/ -X 'GET' /);
+        const r = await shell(line, keys);
+        expect(r.code, r.err).toBe(0);
+        // The finding again: the server issued a token for keys it took from the body.
+        expect(r.out).toMatch(/^HTTP\/1\.1 200/);
+        expect(r.out).toContain('"app_token":"tok_');
+      }
     },
     { https: true },
   );

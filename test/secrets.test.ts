@@ -2,10 +2,10 @@ import { expect, test } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
-import { targetArgs, targetEnv, withServer } from './helpers/target.js';
+import { appKeys, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { CREDENTIALS } from '../reference/fixtures.js';
 import { echoSecrets, refreshedTokens } from '../reference/hostile.js';
-import type { Variant } from '../reference/server.js';
+import { MUTANTS } from '../reference/mutants/index.js';
 
 /**
  * Key pairs with every character that changes between raw, URL-encoded, form-encoded, JSON- and HTML-escaped
@@ -18,15 +18,7 @@ const SPECIAL = {
 };
 
 /** The application's keys become the special ones; the server still knows them as the fixture's first app. */
-const specialKeys: Variant = {
-  name: 'special-keys',
-  description: 'the first application has keys full of characters that need escaping',
-  fixtures(f) {
-    const app = f.apps.find((a) => a.secret === CREDENTIALS.app.secret)!;
-    app.secret = SPECIAL.secret;
-    app.key = SPECIAL.key;
-  },
-};
+const { variant: specialKeys, env: specialEnv } = appKeys('special-keys', SPECIAL);
 
 const html = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -51,9 +43,11 @@ function filesUnder(dir: string): string[] {
 }
 
 test('no secret, and no token the server issued, occurs in any byte the CLI wrote — even from a server that echoes them', async () => {
-  await withServer([specialKeys, echoSecrets], async (srv) => {
-    const env = { ...targetEnv, CONFORMANCE_SECRET: SPECIAL.secret, CONFORMANCE_KEY: SPECIAL.key };
-    const run = await runCli(targetArgs(srv), { env });
+  // A server that takes the keys from a GET body too: AUTH-06 fails, and its evidence holds the request bodies that
+  // carried every application's keys (JSON- and form-encoded), in every report and in the HAR.
+  const fromBody = MUTANTS.find((m) => m.name === 'auth-keys-from-body')!;
+  await withServer([specialKeys, echoSecrets, fromBody], async (srv) => {
+    const run = await runCli([...targetArgs(srv), '--record-har', 'run.har'], { env: specialEnv });
     // The run happened: tokens were issued and the echoing server made checks fail with its messages.
     expect(run.report, run.stderr).toBeDefined();
     expect(run.report!.checks.find((c) => c.id === 'AUTH-01')?.status).toBe('passed');
@@ -80,6 +74,7 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
       ['stderr', run.stderr],
     ];
     for (const f of filesUnder(join(run.dir, 'conformance-report'))) outputs.push([f, readFileSync(f, 'utf8')]);
+    outputs.push(['run.har', readFileSync(join(run.dir, 'run.har'), 'utf8')]);
     expect(outputs.length).toBeGreaterThan(2);
     const leaks: string[] = [];
     for (const [where, text] of outputs) {
@@ -98,6 +93,22 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
     const all = outputs.map(([, t]) => t).join('\n');
     expect(all).toContain('x-echo-token');
     expect(all).toMatch(/\[REDACTED:token\]/);
+    // The request bodies were sent and shown, their keys replaced: in the evidence, the curl lines and the HAR.
+    expect(run.report!.checks.find((c) => c.id === 'AUTH-06')?.status).toBe('failed');
+    const bodies = run.report!.checks.flatMap((c) => c.evidence.flatMap((e) => e.request.body ?? []));
+    expect(bodies).toContain('{"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}');
+    expect(bodies).toContain('secret=[REDACTED:public-key]&key=[REDACTED:secret-key]');
+    expect(all).toContain(`--data-raw '{"secret":"'"$CONFORMANCE_SECRET"'","key":"'"$CONFORMANCE_KEY"'"}'`);
+    const page = outputs.find(([w]) => w.endsWith('report.html'))![1];
+    expect(page).toContain(
+      '<pre class="request-body">secret=[REDACTED:public-key]&amp;key=[REDACTED:secret-key]</pre>',
+    );
+    expect(outputs.find(([w]) => w.endsWith('junit.xml'))![1]).toContain(
+      '&gt; {"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}',
+    );
+    expect(outputs.find(([w]) => w === 'run.har')![1]).toContain(
+      '"text":"secret=REDACTED_public-key&key=REDACTED_secret-key"',
+    );
   });
 });
 

@@ -174,7 +174,10 @@ export interface Coverage {
   cellsApplicable?: number;
   /** The applicable cells this run probed: a check that probes the cell ran to its end, for a configured application. */
   cellsProbed?: number;
-  /** The applicable cells no run of the suite probes yet: the matrix's stated gaps (docs/rules.md, "not probed"). */
+  /**
+   * The applicable cells no run of the suite probes yet (docs/rules.md, "not probed"): counted among those this run
+   * did not probe, so that a matrix with any makes every run PARTIAL.
+   */
   cellsGaps?: number;
   /** The cells per rule of the matrix, by its id in docs/rules.md. */
   rules?: Array<{ rule: string; applicable: number; probed: number }>;
@@ -345,15 +348,20 @@ export function coverageOf(
   const groups = new Map<string, number>();
   for (const n of not_run) groups.set(n.why, (groups.get(n.why) ?? 0) + 1);
   const cells = matrix ? cellCoverageOf(matrix, checks) : undefined;
-  // Cells the suite probes that this run did not: a selection, a configuration without an application, a deadline.
-  const unprobed = cells ? cells.cellsApplicable - cells.cellsGaps - cells.cellsProbed : 0;
+  // Applicable cells this run did not probe: a selection, a configuration without an application, a deadline, and a
+  // cell no check of the suite probes (a gap of the matrix): CONFORMANT is a claim about every applicable cell.
+  const unprobed = cells ? cells.cellsApplicable - cells.cellsProbed : 0;
   const text = [
     ...(not_run.length
       ? [
           `${not_run.length} MUST check${not_run.length > 1 ? 's' : ''} not run or not run in full (${[...groups].map(([why, n]) => `${n} ${n > 1 ? why.replace(/^needs /, 'need ') : why}`).join(', ')})`,
         ]
       : []),
-    ...(unprobed > 0 ? [`${unprobed} of the rule matrix's ${cells!.cellsApplicable} applicable cells not probed`] : []),
+    ...(unprobed > 0
+      ? [
+          `${unprobed} of the rule matrix's ${cells!.cellsApplicable} applicable cells not probed${cells!.cellsGaps ? ` (${cells!.cellsGaps} of them by no check of the suite, docs/rules.md)` : ''}`,
+        ]
+      : []),
   ].join('; ');
   return {
     complete: not_run.length === 0 && unprobed <= 0,
@@ -371,7 +379,8 @@ export function coverageOf(
  * suite or a MUST check that could not finish is INCOMPLETE, exit 3. Else a run that judged no MUST check at all is
  * NOTHING JUDGED, exit 3. Else a MUST failure the baseline lists is NOT CONFORMANT — NO NEW FAILURES, exit 0 (the
  * gate is green, the word is not; 3 with --strict when MUST checks did not run, as PARTIAL). Else MUST checks that did
- * not run (or ran on a sample), cells of the rule matrix the suite probes that this run did not probe (#35), or a
+ * not run (or ran on a sample), applicable cells of the rule matrix this run did not probe (#35; a cell no check of
+ * the suite probes counts among them), or a
  * baseline entry used for a SHOULD or INFO check, make it PARTIAL, exit 0 (3 with --strict). Else CONFORMANT, exit 0.
  * SHOULD failures never gate.
  */
@@ -436,7 +445,7 @@ export function verdictOf(
     exit_code: 0,
     reason: `every MUST check of the catalogue ran and passed (${coverage.must_total})${
       coverage.cellsApplicable !== undefined
-        ? `, and probed every cell of the rule matrix the suite probes (${coverage.cellsProbed} of ${coverage.cellsApplicable} applicable; ${coverage.cellsGaps} are the suite's stated gaps, docs/rules.md)`
+        ? `, and probed every applicable cell of the rule matrix (${coverage.cellsProbed} of ${coverage.cellsApplicable}, docs/rules.md)`
         : ''
     }`,
   };

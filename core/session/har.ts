@@ -32,7 +32,7 @@ interface HarHeader {
 export interface HarEntry {
   startedDateTime?: string;
   time?: number;
-  request?: { method?: string; url?: string; headers?: HarHeader[] };
+  request?: { method?: string; url?: string; headers?: HarHeader[]; postData?: { mimeType?: string; text?: string } };
   response?: {
     status?: number;
     headers?: HarHeader[];
@@ -89,7 +89,14 @@ export function exchangeOf(e: HarEntry | null | undefined, i: number, file?: str
   const url = e?.request?.url;
   if (typeof method !== 'string' || typeof url !== 'string' || !isHttpUrl(url))
     return `entry ${i}: not an HTTP request`;
-  const request = { method: method.toUpperCase(), url, headers: headerMap(e!.request!.headers) };
+  // A request body (HAR 1.2 postData.text): a replay matches it exactly (core/session/recorded-source.ts).
+  const sent = e!.request!.postData?.text;
+  const request = {
+    method: method.toUpperCase(),
+    url,
+    headers: headerMap(e!.request!.headers),
+    ...(typeof sent === 'string' ? { body: sent } : {}),
+  };
   const time = typeof e!.time === 'number' && e!.time >= 0 ? { duration_ms: Math.round(e!.time) } : {};
   const status = e!.response?.status;
   const error = e!.response?._error ?? e!._error;
@@ -304,6 +311,7 @@ export class HarWriter {
     } catch {
       /* kept as it is */
     }
+    const sent = x.request.body !== undefined ? hide(x.request.body) : undefined;
     const request = {
       method: x.request.method,
       url,
@@ -312,7 +320,18 @@ export class HarWriter {
       queryString: query,
       cookies: [],
       headersSize: -1,
-      bodySize: 0,
+      bodySize: sent !== undefined ? Buffer.byteLength(sent) : 0,
+      // A request body (a probe of §4's "no body"), its secrets replaced as the URL's are.
+      ...(sent !== undefined
+        ? {
+            postData: {
+              mimeType: hide(
+                Object.entries(x.request.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '',
+              ),
+              text: sent,
+            },
+          }
+        : {}),
     };
     const time = x.duration_ms ?? 0;
     const base = {

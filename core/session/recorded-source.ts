@@ -1,6 +1,7 @@
 /**
  * A recording as an exchange source: each request a check asks for gets the recorded answer of the same request
- * (method, path, query, open-token, and the Content-Type header when the check leaves it out); nothing is sent.
+ * (method, path, query, open-token, the request body if any, and the Content-Type header when the check leaves it
+ * out); nothing is sent.
  * A request the recording does not hold fails with NotRecorded, and the check that asked is skipped, saying so
  * (run-check.ts): a recording can show a finding, never prove that a request would have been answered well.
  */
@@ -40,7 +41,8 @@ import { withBom, withoutBom } from '../transport/content-coding.js';
 
 /** One recorded request and its answer, whole. Header names are lower case. */
 export interface RecordedExchange {
-  request: { method: string; url: string; headers: Record<string, string> };
+  /** body: the request body, when one was sent (HAR postData.text): a replay matches it exactly. */
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
   /**
    * The answer; absent when there was none (then error says why: a refused connection, a timeout). A body too long
    * to hold is in a file of its own (file: its bytes as they came, body then empty).
@@ -90,16 +92,23 @@ export const unrecordedRequest = (e: Exchange): string | undefined => unrecorded
 
 /**
  * The parts of a request that choose its recorded answer: method and absolute path (what holds() looks up), then
- * query (in any order) and token. Absolute: a capture's base URL may only be known once all of it was read.
+ * query (in any order), token and the request body, if any (exactly). Absolute: a capture's base URL may only be
+ * known once all of it was read.
  */
-function requestKey(method: string, url: URL, token: string | undefined): { path: string; rest: string } {
+function requestKey(
+  method: string,
+  url: URL,
+  token: string | undefined,
+  body?: string,
+): { path: string; rest: string } {
   const query = [...url.searchParams].sort(([a, x], [b, y]) =>
     a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1,
   );
   // Joined, not concatenated: one flat string, not a rope of the URL's parts (a million keys of a capture).
   return {
     path: [method.toUpperCase(), ' ', url.origin, url.pathname].join(''),
-    rest: JSON.stringify([query, token ?? null]),
+    // A request without a body keeps the key it had before bodies were recorded.
+    rest: JSON.stringify(body === undefined ? [query, token ?? null] : [query, token ?? null, body]),
   };
 }
 
@@ -178,7 +187,7 @@ export class Recording {
     } catch {
       return;
     }
-    const { path, rest } = requestKey(x.request.method, url, tokenOfRequest(x.request.headers));
+    const { path, rest } = requestKey(x.request.method, url, tokenOfRequest(x.request.headers), x.request.body);
     const typed = x.request.headers['content-type'] !== undefined;
     const found = this.answers(path, rest);
     if (found === undefined) {
@@ -268,9 +277,9 @@ export class Recording {
     return JSON.parse(buf.toString('utf8')) as RecordedExchange;
   }
 
-  /** The recorded answers to a request (method, URL and token), in order. */
-  slot(method: string, url: URL, token: string | undefined): Slot | undefined {
-    const { path, rest } = requestKey(method, url, token);
+  /** The recorded answers to a request (method, URL, token and body), in order. */
+  slot(method: string, url: URL, token: string | undefined, body?: string): Slot | undefined {
+    const { path, rest } = requestKey(method, url, token, body);
     const a = this.answers(path, rest);
     return a === undefined ? undefined : this.slotOf(path, rest, a);
   }
@@ -330,16 +339,16 @@ export class RecordedSource implements ExchangeSource {
   private answersTo(spec: RequestSpec, url: URL): { slot?: Slot; answers: number[] } {
     // A derived credential is recorded as it was sent (a check's unit recording) or as its kind's stand-in (a HAR,
     // core/session/har.ts): looked up as it is, then as the stand-in.
-    let slot = this.recording.slot(spec.method ?? 'GET', url, spec.token);
+    let slot = this.recording.slot(spec.method ?? 'GET', url, spec.token, spec.body);
     if (!slot && spec.derived === 'token')
-      slot = this.recording.slot(spec.method ?? 'GET', url, placeholderOf('derived-token'));
+      slot = this.recording.slot(spec.method ?? 'GET', url, placeholderOf('derived-token'), spec.body);
     if (!slot && spec.derived === 'key') {
       const standIn = withSecretKey(url, placeholderOf('derived-key'));
-      slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token);
+      slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token, spec.body);
     }
     if (!slot && spec.derived === 'public-key') {
       const standIn = withPublicKey(url, placeholderOf('derived-public-key'));
-      slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token);
+      slot = this.recording.slot(spec.method ?? 'GET', standIn, spec.token, spec.body);
     }
     // A check that leaves Content-Type out asks what the server does without it: only such a recording answers.
     // One that sends it takes an answer recorded without it too (a browser sends none on a GET).
@@ -358,8 +367,9 @@ export class RecordedSource implements ExchangeSource {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
     carryToken(headers, spec.token);
+    if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) headers[k.toLowerCase()] = v;
     const { slot, answers } = this.answersTo(spec, url);
-    const request = { method, url: url.href, headers };
+    const request = { method, url: url.href, headers, ...(spec.body !== undefined ? { body: spec.body } : {}) };
     if (!answers.length) {
       const asked = `${method} ${spec.baseUrl ? url.href : `${spec.path}${url.search}`}`;
       const exchange: Exchange = { request, error: `not in the recording: ${asked}`, duration_ms: 0 };

@@ -30,6 +30,11 @@ export interface RequestSpec {
    * such a value only as its kind's stand-in, so a replay looks it up by that.
    */
   derived?: 'token' | 'key' | 'public-key';
+  /**
+   * A request body, sent as it is (§4: "The request has no body."; only probes of that rule send one, e.g. /auth's
+   * keys in a body). Its Content-Type is the spec's unless `headers` name another. A recording matches it exactly.
+   */
+  body?: string;
   /** Send the spec's Content-Type header (§4); default true. */
   contentType?: boolean;
   /** Use another origin or base than base_url (transport checks). */
@@ -44,7 +49,8 @@ export interface RequestSpec {
  * than the checks that read them.
  */
 export interface Exchange {
-  request: { method: string; url: string; headers: Record<string, string> };
+  /** body: the request body, when one was sent (RequestSpec.body). */
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
   response?: {
     status: number;
     headers: Record<string, string>;
@@ -145,6 +151,8 @@ function redactExchange(e: Exchange, r: Redactor): Exchange {
       method: show(e.request.method, 64),
       url: show(e.request.url, URL_CHARS),
       headers: headers(e.request.headers),
+      // A request body may carry a configured key (AUTH-06's keys in a body): redacted as the URL is.
+      ...(e.request.body !== undefined ? { body: show(e.request.body, URL_CHARS) } : {}),
     },
     duration_ms: e.duration_ms,
   };

@@ -136,7 +136,12 @@ export class HttpClient {
     if (spec.contentType !== false) headers['content-type'] = SPEC_CONTENT_TYPE;
     carryToken(headers, spec.token);
     if (spec.headers) for (const [k, v] of Object.entries(spec.headers)) headers[k.toLowerCase()] = v;
-    const recordRequest = { method, url, headers };
+    const recordRequest: Exchange['request'] = {
+      method,
+      url,
+      headers,
+      ...(spec.body !== undefined ? { body: spec.body } : {}),
+    };
     const endpoint = (): string => endpointOf(method, spec);
 
     const retries: RetryRecord[] = [];
@@ -144,7 +149,7 @@ export class HttpClient {
     for (;;) {
       let reply: Reply;
       try {
-        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries, resent, chain);
+        reply = await this.attempt(method, url, headers, recordRequest, endpoint, retries, resent, chain, spec.body);
       } catch (e) {
         // A server closes idle keep-alive connections (Node's default: after 5 s; proxies differ), and a request sent
         // on a connection it is closing fails before any byte of an answer. A GET that failed so is sent once more
@@ -193,6 +198,8 @@ export class HttpClient {
     /** Why the request is sent again on a fresh connection (its first connection closed before any answer). */
     resent?: string,
     chain?: RequestChain,
+    /** The request body (RequestSpec.body), if any. */
+    body?: string,
   ): Promise<Reply> {
     const withRetries = (e: Exchange): Exchange => {
       const x = retries.length ? { ...e, retries: [...retries] } : e;
@@ -220,8 +227,12 @@ export class HttpClient {
       // A GET sent again, and any other method (never sent twice: see send), goes on a connection of its own, closed
       // after it: a kept-alive one of the pool may be closing under it.
       const fresh = resent !== undefined || method !== 'GET';
+      const agent = fresh ? (this.freshAgent ??= new Agent(this.agentOptions)) : this.agent;
       const res = await transfer(
-        fresh ? (this.freshAgent ??= new Agent(this.agentOptions)) : this.agent,
+        // A body (rare: a probe of §4's "no body") joins the dispatch here; undici sends it on a GET as on any method.
+        body === undefined
+          ? agent
+          : agent.compose((dispatch) => (opts, handler) => dispatch({ ...opts, body }, handler)),
         this.bodies,
         this.opts.maxBodyBytes,
         { method, url, headers, ...(fresh ? { reset: true } : {}) },

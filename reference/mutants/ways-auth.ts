@@ -249,6 +249,27 @@ export const authWayMutants: Mutant[] = [
       return app ? issuedTo(app, world) : next();
     },
   },
+  {
+    name: 'auth-keys-from-body',
+    description:
+      '/auth without secret and key in the query takes them from the GET request body, as JSON or as a form (and reads no disabled flag there)',
+    kills: ['AUTH-06'],
+    readsBody: true,
+    handle: (req, next, world) => {
+      if (req.path !== '/auth' || req.query.get('secret') || req.query.get('key') || !req.body) return next();
+      let secret: unknown;
+      let key: unknown;
+      try {
+        ({ secret, key } = JSON.parse(req.body) as { secret?: unknown; key?: unknown });
+      } catch {
+        const form = new URLSearchParams(req.body);
+        secret = form.get('secret');
+        key = form.get('key');
+      }
+      const app = world.fixtures.apps.find((a) => a.secret === secret && a.key === key);
+      return app ? issuedTo(app, world) : next();
+    },
+  },
   // AUTH-08: an unknown public key with other_app's or the disabled application's secret key.
   {
     ...lenientAuth(

@@ -4,7 +4,6 @@ import {
   at,
   by,
   notApplicable,
-  notProbed,
   probed,
   probedWhen,
   unproven,
@@ -71,7 +70,6 @@ const way = (w: Way, how: string, ...entries: WaySpec['at']): WaySpec => ({ way:
 const within = (places: readonly Place[], spec: WaySpec): WaySpec => ({ ...spec, places });
 const only = (apps: readonly App[], outcome: Outcome, places?: readonly Place[]): WaySpec['at'][number] =>
   at(places, apps, outcome);
-const rest = (why: string): WaySpec['at'][number] => at(undefined, undefined, notProbed(why));
 const noMutant = (check: string, what: string) => unproven(check, `no mutant ${what}`);
 
 /** A wrong key pair's proof by the check's mutants of the way (`mutants`, by check id), or why none proves it. */
@@ -1174,8 +1172,10 @@ const KEY_PAIR: Rule = {
     ),
     way(
       'wrong place or carrier',
-      'the keys taken from a body instead of the query string',
-      rest('not sent: the suite sends no request with a body (its HTTP client has none to send)'),
+      'the keys taken from a GET body (JSON or a form) instead of the query string',
+      only(['app'], probed(by('AUTH-06', 'auth-keys-from-body'))),
+      only(['other_app'], probedWhen('with other_app', by('AUTH-06', 'auth-keys-from-body'))),
+      only(['disabled_app'], probedWhen(DISABLED_KEYS, by('AUTH-06', 'auth-keys-from-body'))),
     ),
     way(
       'partial or prefix match',
@@ -1255,6 +1255,11 @@ const KEY_PAIR: Rule = {
   ],
   latitude: [
     { reading: 'a missing parameter refused with 400 or 401', variants: [] },
+    {
+      reading:
+        'a GET with a body (§4: "The request has no body.") refused before the API by a front end, with an HTTP 4xx of its own that is no envelope',
+      variants: ['get-body-refused-by-front-end'],
+    },
     {
       reading: 'the same token on every call, or a new one',
       variants: ['same-token-each-call', 'new-token-revokes-previous'],

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { ALL_CHECKS } from '../../suites/index.js';
-import { recordingsOf, replay } from './replay.js';
+import { failsOf, recordingsOf, replay } from './replay.js';
 
 const check = (id: string) => ALL_CHECKS.find((c) => c.id === id)!;
 
@@ -61,4 +61,27 @@ test('secrets in the recorded answers are redacted in the result exactly as live
   expect(tokens.length).toBeGreaterThan(0);
   for (const token of tokens) expect(text).not.toContain(token);
   expect(text).toContain('[REDACTED:');
+});
+
+test('a recorded request with a body answers only a request with the same body (AUTH-06: the keys in a GET body)', async () => {
+  const rec = failsOf(recordingsOf('AUTH-06')).find((f) => f.variant === 'auth-keys-from-body')!;
+  const bodied = rec.exchanges.filter((x) => x.request.body !== undefined);
+  // app's key pair as JSON and as a form: the recording holds the bodies the check sends.
+  expect(bodied.map((x) => x.request.headers['content-type'])).toContain('application/x-www-form-urlencoded');
+  expect(bodied.length).toBeGreaterThanOrEqual(2);
+  const r = await replay(check('AUTH-06'), rec.config, rec.exchanges);
+  expect(r.status).toBe('failed');
+  expect(r.message).toContain('in a JSON request body');
+  // Another body, or none, is another request: the check is skipped naming it, never answered with those answers.
+  for (const change of [(b: string) => `${b} `, () => undefined]) {
+    const changed = rec.exchanges.map((x) => {
+      if (x.request.body === undefined) return x;
+      const { body, ...request } = x.request;
+      const other = change(body);
+      return { ...x, request: other === undefined ? request : { ...request, body: other } };
+    });
+    const c = await replay(check('AUTH-06'), rec.config, changed);
+    expect(c.status).toBe('skipped');
+    expect(c.message).toMatch(/^not in the recording: GET \/auth/);
+  }
 });

@@ -1,5 +1,5 @@
 import { startReferenceServer, type RunningServer, type Variant } from '../../reference/server.js';
-import { FIXTURE_ENV } from '../../reference/fixtures.js';
+import { CREDENTIALS, FIXTURE_ENV } from '../../reference/fixtures.js';
 
 /** Flags that point the CLI at a reference server with all three applications (nothing skipped for want of config). */
 export function targetArgs(srv: RunningServer, extra: string[] = []): string[] {
@@ -33,4 +33,26 @@ export async function withServer<T>(
   } finally {
     await srv.close();
   }
+}
+
+/**
+ * A server whose first application (app's) has other keys, the server knowing them as that application's, and the
+ * environment that configures them: keys with characters that need escaping somewhere.
+ */
+export function appKeys(
+  name: string,
+  keys: { secret: string; key: string },
+): { variant: Variant; env: Record<string, string> } {
+  return {
+    variant: {
+      name,
+      description: `the first application has the keys ${JSON.stringify(keys)}`,
+      fixtures(f) {
+        const app = f.apps.find((a) => a.secret === CREDENTIALS.app.secret)!;
+        app.secret = keys.secret;
+        app.key = keys.key;
+      },
+    },
+    env: { ...targetEnv, CONFORMANCE_SECRET: keys.secret, CONFORMANCE_KEY: keys.key },
+  };
 }
