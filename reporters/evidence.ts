@@ -40,14 +40,18 @@ export function singleQuote(s: string): string {
 /**
  * One shell word for a redacted value: literal parts single-quoted, each secret as "$VAR" (double quotes so the
  * value is not split or globbed), glued together without spaces. `a[REDACTED:token]b` → `'a'"$OPEN_TOKEN"'b'`.
+ * `json`: the value is JSON text whose secrets sit inside strings; each is escaped there as JSON escapes it.
  */
-export function shellWord(value: string): string {
+export function shellWord(value: string, json = false): string {
   let out = '';
   let last = 0;
   for (const m of value.matchAll(MARKER)) {
     if (m.index > last) out += singleQuote(value.slice(last, m.index));
     // The altered token (UNAUTH-* checks) is rebuilt from the real one: all but its last character, then '~'.
-    out += m[1] === 'altered-token' ? `"\${${shellVarFor('token')}%?}~"` : `"$${shellVarFor(m[1])}"`;
+    if (m[1] === 'altered-token') out += `"\${${shellVarFor('token')}%?}~"`;
+    // Inside a JSON string (a JSON body): the secret's " and \ escaped, as JSON.stringify wrote them for the run.
+    else if (json) out += `"$(printf '%s' "$${shellVarFor(m[1])}" | sed 's/[\\\\"]/\\\\&/g')"`;
+    else out += `"$${shellVarFor(m[1])}"`;
     last = m.index + m[0].length;
   }
   if (last < value.length) out += singleQuote(value.slice(last));
@@ -88,9 +92,43 @@ export function curlCommand(e: Exchange, opts: CurlOptions = {}): string {
     if (k.toLowerCase() === 'accept-encoding') parts.push('--compressed');
     else parts.push('-H', shellWord(`${k}: ${v}`));
   }
-  if (body !== undefined) parts.push(...bodyArgs(body, e.request.headers['content-type']));
-  parts.push(shellWord(e.request.url));
+  if (body !== undefined) parts.push(...bodyArgs(body, e.request.headers['content-type']), shellWord(e.request.url));
+  else parts.push(...urlArgs(e.request.url));
   return parts.join(' ');
+}
+
+/** A name of a query pair or form field curl takes as it is (`name@file` would be a file; the name is not encoded). */
+const PLAIN_NAME = /^[A-Za-z0-9._~-]+$/;
+/** A value that is one redaction marker and nothing else. */
+const WHOLE_MARKER = new RegExp(`^${MARKER.source}$`);
+const ANY_MARKER = new RegExp(MARKER.source);
+
+/**
+ * A URL as curl arguments. A query with a secret as the whole value of a pair goes with -G, a pair at a time: that
+ * pair as --data-urlencode (the variable encoded by curl, so a key with `+`, `&`, `%`, `#` or a space is sent as the
+ * run encoded it; pasted raw into the URL, a base64 key's `+` reads as a space), every other pair as --data-raw,
+ * byte for byte. Any other URL is one word.
+ */
+function urlArgs(url: string): string[] {
+  const q = url.indexOf('?');
+  if (q < 0 || url.includes('#', q)) return [shellWord(url)];
+  const pairs = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => ({
+      pair,
+      name: pair.slice(0, Math.max(0, pair.indexOf('='))),
+      value: pair.slice(pair.indexOf('=') + 1),
+    }));
+  const secretValue = (p: (typeof pairs)[number]): boolean => PLAIN_NAME.test(p.name) && WHOLE_MARKER.test(p.value);
+  if (!pairs.some(secretValue) || pairs.some((p) => p.pair === '')) return [shellWord(url)];
+  const args = ['-G'];
+  for (const p of pairs) {
+    if (secretValue(p)) args.push('--data-urlencode', shellWord(p.pair));
+    else if (ANY_MARKER.test(p.pair)) return [shellWord(url)];
+    else args.push('--data-raw', shellWord(p.pair));
+  }
+  return [...args, shellWord(url.slice(0, q))];
 }
 
 /**
@@ -111,12 +149,12 @@ function bodyArgs(body: string, contentType: string | undefined): string[] {
         return ['--data-raw', shellWord(body)];
       }
       // A name must be plain: curl reads `name@file` as a file, and takes the name as already encoded.
-      if (at <= 0 || !/^[A-Za-z0-9._~-]+$/.test(pair.slice(0, at))) return ['--data-raw', shellWord(body)];
+      if (at <= 0 || !PLAIN_NAME.test(pair.slice(0, at))) return ['--data-raw', shellWord(body)];
       args.push('--data-urlencode', shellWord(`${pair.slice(0, at)}=${value}`));
     }
     return args;
   }
-  return ['--data-raw', shellWord(body)];
+  return ['--data-raw', shellWord(body, /^application\/json\b/i.test(contentType ?? ''))];
 }
 
 /** A token for $OPEN_TOKEN, fetched the way the suite does (§5.2): needs CONFORMANCE_SECRET and CONFORMANCE_KEY. */
@@ -136,7 +174,7 @@ export function tokenCommand(
   const src = TOKEN_SOURCES[kind];
   return (
     `export ${shellVarFor(kind)}="$(curl -sS -g${tls} -H 'content-type: application/json; charset=utf-8' ` +
-    `${shellWord(`${baseUrl}${AUTH_PATH}?${authQueryText(`[REDACTED:${src.publicKey}]`, `[REDACTED:${src.secretKey}]`)}`)} | jq -r ${TOKEN_JQ})"`
+    `${urlArgs(`${baseUrl}${AUTH_PATH}?${authQueryText(`[REDACTED:${src.publicKey}]`, `[REDACTED:${src.secretKey}]`)}`).join(' ')} | jq -r ${TOKEN_JQ})"`
   );
 }
 

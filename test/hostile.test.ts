@@ -410,7 +410,9 @@ describe.concurrent('the HTTP client against a hostile server', () => {
               /not sent: the last 3 requests to GET \/dishes\/\* got no complete response within 500 ms/.test(m),
             ),
         ).toBe(true);
-        expect(performance.now() - t0).toBeLessThan(3 * 500 + 1000);
+        // The messages above prove the last five were never sent; the time only has to show they did not wait for a
+        // timeout each (eight would take at least 8 × 500 ms), with room for a busy machine's event loop.
+        expect(performance.now() - t0).toBeLessThan(8 * 500);
         // Other endpoints are unaffected.
         expect((await c.send({ path: '/dishes' })).status).toBe(401);
       } finally {

@@ -147,8 +147,47 @@ describe('curl reproduction', () => {
     // The altered token of the UNAUTH checks is rebuilt from $OPEN_TOKEN by the shell, as the check built it.
     expect(argvOf(`curl ${shellWord('[REDACTED:altered-token]')}`, env)).toEqual([`${env.OPEN_TOKEN.slice(0, -1)}~`]);
     expect(tokenCommand('https://h/open')).toContain(
-      `'https://h/open/auth?secret='"$CONFORMANCE_SECRET"'&key='"$CONFORMANCE_KEY" | jq -r .data.app_token`,
+      `-G --data-urlencode 'secret='"$CONFORMANCE_SECRET" --data-urlencode 'key='"$CONFORMANCE_KEY" 'https://h/open/auth' | jq -r .data.app_token`,
     );
+  });
+
+  test("keys in a query go through curl -G --data-urlencode (encoded by curl), the query's other pairs byte for byte", () => {
+    const url = 'https://h/open/auth';
+    const auth = exchange({ url: `${url}?secret=[REDACTED:public-key]&x=%2e+&key=[REDACTED:secret-key]` });
+    const argv = argvOf(curlCommand(auth), env);
+    expect(argv.slice(argv.indexOf('-G'))).toEqual([
+      '-G',
+      '--data-urlencode',
+      `secret=${env.CONFORMANCE_SECRET}`,
+      '--data-raw',
+      'x=%2e+',
+      '--data-urlencode',
+      `key=${env.CONFORMANCE_KEY}`,
+      url,
+    ]);
+    // A secret that is not a whole value (a derived key), or a query curl could not rebuild: the URL as it was.
+    for (const q of ['secret=[REDACTED:public-key]x&key=[REDACTED:secret-key]', 'secret=[REDACTED:public-key]&&k=1'])
+      expect(argvOf(curlCommand(exchange({ url: `${url}?${q}` })), env).at(-1)).toBe(
+        `${url}?${q.replace('[REDACTED:public-key]', env.CONFORMANCE_SECRET).replace('[REDACTED:secret-key]', env.CONFORMANCE_KEY)}`,
+      );
+  });
+
+  test('a secret inside a JSON body is JSON-escaped by the shell line: a key with " and \\ still makes valid JSON', () => {
+    const keys = { ...env, CONFORMANCE_SECRET: 'pk_"quoted"\\back\\slash', CONFORMANCE_KEY: 'sk_\\"' };
+    const json = {
+      ...exchange(),
+      request: {
+        method: 'GET',
+        url: 'https://h/open/auth',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: '{"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}',
+      },
+    };
+    const argv = argvOf(curlCommand(json), keys);
+    expect(JSON.parse(argv[argv.indexOf('--data-raw') + 1]!)).toEqual({
+      secret: keys.CONFORMANCE_SECRET,
+      key: keys.CONFORMANCE_KEY,
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { appKeys, targetArgs, targetEnv, withServer } from './helpers/target.js';
 import { MUTANTS } from '../reference/mutants/index.js';
+import { tokenCommand } from '../reporters/evidence.js';
 
 /** The text of an element of report.html, its entities decoded (what a reader copies from the page). */
 function preText(page: string, pattern: RegExp): string[] {
@@ -76,8 +77,11 @@ test('a curl line of an isolation finding reproduces when run: each token is nam
   );
 });
 
-/** app's keys with the characters a form body encodes (`+`, `/`, `=`, `&`, `%`, a space), as base64 keys carry some. */
-const FORM_KEYS = { secret: 'pk_a+b/c=d&e%f g', key: 'sk_1+2/3==' };
+/**
+ * app's keys with the characters a form body or a query encodes (`+`, `/`, `=`, `&`, `%`, `#`, a space), as base64
+ * keys carry some, and those a JSON string escapes (`"`, `\`).
+ */
+const FORM_KEYS = { secret: 'pk_a+b/c=d&e%f g"h\\i#j', key: 'sk_1+2/3==' };
 const formKeys = appKeys('form-escaped-keys', FORM_KEYS);
 
 test("a curl line of a GET with a body reproduces when run: AUTH-06's keys in a JSON and a form body get the token again", async () => {
@@ -91,7 +95,7 @@ test("a curl line of a GET with a body reproduces when run: AUTH-06's keys in a 
       const page = readFileSync(join(run.dir, 'conformance-report', 'report.html'), 'utf8');
       // app's key pair in each kind of body, as the page prints it: a GET, its Content-Type, the keys as variables.
       const lines = preText(page, /<pre class="curl">(curl [^<]*?)<\/pre>/g).filter(
-        (l) => / --data-(raw|urlencode) /.test(l) && l.includes('"$CONFORMANCE_SECRET"'),
+        (l) => / -X 'GET' .* --data-(raw|urlencode) /.test(l) && l.includes('"$CONFORMANCE_SECRET"'),
       );
       expect(lines.map((l) => /content-type: ([^']*)/.exec(l)![1]).sort()).toEqual([
         'application/json; charset=utf-8',
@@ -106,6 +110,13 @@ test("a curl line of a GET with a body reproduces when run: AUTH-06's keys in a 
         expect(r.out).toMatch(/^HTTP\/1\.1 200/);
         expect(r.out).toContain('"app_token":"tok_');
       }
+      // The report's own way to get $OPEN_TOKEN, with these keys in the query: a token.
+      const token = await shell(
+        `${tokenCommand(srv.baseUrl, { caFile: srv.caFile! })}\nprintf '%s' "$OPEN_TOKEN"`,
+        keys,
+      );
+      expect(token.code, token.err).toBe(0);
+      expect(token.out).toMatch(/^tok_/);
     },
     { https: true },
   );

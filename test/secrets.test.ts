@@ -98,7 +98,15 @@ test('no secret, and no token the server issued, occurs in any byte the CLI wrot
     const bodies = run.report!.checks.flatMap((c) => c.evidence.flatMap((e) => e.request.body ?? []));
     expect(bodies).toContain('{"secret":"[REDACTED:public-key]","key":"[REDACTED:secret-key]"}');
     expect(bodies).toContain('secret=[REDACTED:public-key]&key=[REDACTED:secret-key]');
-    expect(all).toContain(`--data-raw '{"secret":"'"$CONFORMANCE_SECRET"'","key":"'"$CONFORMANCE_KEY"'"}'`);
+    // Each key JSON-escaped by the shell where it stands in a JSON string (reporters/evidence.ts shellWord).
+    const escaped = (v: string): string => `"$(printf '%s' "$${v}" | sed 's/[\\\\"]/\\\\&/g')"`;
+    // As junit.xml holds it (its & escaped).
+    expect(all).toContain(
+      `--data-raw '{"secret":"'${escaped('CONFORMANCE_SECRET')}'","key":"'${escaped('CONFORMANCE_KEY')}'"}'`.replace(
+        /&/g,
+        '&amp;',
+      ),
+    );
     const page = outputs.find(([w]) => w.endsWith('report.html'))![1];
     expect(page).toContain(
       '<pre class="request-body">secret=[REDACTED:public-key]&amp;key=[REDACTED:secret-key]</pre>',
