@@ -3,7 +3,7 @@ import { MAX_SCHEMA_ERRORS, isValid, undeclaredFields, validate } from '../core/
 import { jsonText, show } from '../core/redact/quote.js';
 import { Findings, recordKey } from '../core/model/findings.js';
 import { sameJson } from '../suites/support/compare.js';
-import { capText } from '../core/redact/untrusted-text.js';
+import { capRedacted, capText } from '../core/redact/untrusted-text.js';
 
 /** Issue 12, items 2, 6 and 10 as pure functions: what the server sends never makes work or output unbounded. */
 
@@ -79,6 +79,21 @@ describe('server strings are bounded where shown', () => {
   test('capText says how much more there was', () => {
     expect(capText('abcdef', 3)).toBe('abc… (3 more characters)');
     expect(capText('abc', 3)).toBe('abc');
+  });
+
+  test('capRedacted redacts only the head of a 5 MB text, and counts what it leaves out of the whole', () => {
+    const seen: number[] = [];
+    const redact = (t: string): string => {
+      seen.push(t.length);
+      return t.replace(/SECRET/g, '[R]');
+    };
+    const text = `ab${'SECRET'.repeat(3)}${'i'.repeat(5_000_000)}`;
+    const shown = capRedacted(text, 10, redact);
+    // The whole text redacted would be 'ab[R][R][R]' and five million i: 5,000,011 characters, 10 shown.
+    expect(shown).toBe('ab[R][R][R… (5,000,001 more characters)');
+    expect(Math.max(...seen)).toBeLessThan(20_000);
+    // Short texts: as capText over the whole redacted text.
+    expect(capRedacted('ab SECRET cd', 5, redact)).toBe(capText(redact('ab SECRET cd'), 5));
   });
 
   test('a million findings keep 50 texts and at most 10,000 fingerprints, and count them all', () => {

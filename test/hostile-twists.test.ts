@@ -370,13 +370,21 @@ describe.sequential('the HTTP client against a twisted server', () => {
         c.send({ path: '/dishes', token: T.ILLEGAL_TOKEN(1) }),
         c.send({ path: '/dishes', headers: { 'x-odd': 'a\u0007b' } }),
         c.send({ path: '/dishes', method: 'G ET' }),
+        // A 5 MB id in a path: past the longest request target a run sends (RFC 9112 §3's 8,000 octets × 8).
+        c.send({ path: `/dishes/${'i'.repeat(5_000_000)}` }),
       ].map((p) => p.catch((x: unknown) => x));
       const good = Array.from({ length: 6 }, () => c.send({ path: '/dishes' }));
       for (const e of await Promise.all(bad)) {
         expect(e).toBeInstanceOf(NetworkError);
         expect((e as NetworkError).code).toBe('NOT_SENT');
         expect((e as NetworkError).message).not.toContain('evil');
+        expect((e as NetworkError).message.length).toBeLessThan(3000);
       }
+      expect((await Promise.all(bad).then((all) => all[3])) as NetworkError).toMatchObject({
+        message: expect.stringMatching(
+          /\/dishes\/i+… \(4,998,0\d\d more characters\): not sent: its request target is 5,000,\d{3} characters long, past the 65,536 a run sends/,
+        ),
+      });
       expect((await Promise.all(good)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
       expect(performance.now() - t0, 'nothing waited for a drain').toBeLessThan(2000);
     } finally {

@@ -72,3 +72,19 @@ export function inertBlock(text: string, env: NodeJS.ProcessEnv = process.env): 
 export function capText(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters)` : s;
 }
+
+/** Redacted with this much text past the cut, so a secret across the cut is replaced whole before cutting. */
+const CAP_MARGIN = 16_384;
+
+/**
+ * A server-chosen string redacted (by `redact`, one of the redactor's ways) and bounded as capText bounds it. Only
+ * the first `max` characters and a margin are redacted: a 5 MB id in a URL was scanned whole, in every decoding, for
+ * each request that failed with it (seconds a run, and hundreds of MB). The count of characters left out is of the
+ * whole text.
+ */
+export function capRedacted(s: string, max: number, redact: (text: string) => string): string {
+  if (s.length <= max + CAP_MARGIN) return capText(redact(s), max);
+  const head = redact(s.slice(0, max + CAP_MARGIN));
+  const more = head.length - max + (s.length - (max + CAP_MARGIN));
+  return `${head.slice(0, max)}… (${more.toLocaleString('en-US')} more characters)`;
+}

@@ -3,7 +3,7 @@
  * kept as evidence (and how a report may show it), and the error of a request that got no usable response.
  */
 import type { Redactor } from '../redact/redact.js';
-import { capText } from '../redact/untrusted-text.js';
+import { capRedacted } from '../redact/untrusted-text.js';
 
 /** The Content-Type every request carries (§4), unless a check leaves it out on purpose. */
 export const SPEC_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -130,8 +130,7 @@ const shown = new WeakMap<Exchange, { redactor: Redactor; version: number; shown
 function redactExchange(e: Exchange, r: Redactor): Exchange {
   // Everything in an exchange came from or was built from server data (a request path holds an id the server
   // chose): forged redaction markers are neutralised, every secret replaced, every string bounded.
-  const show = (s: string, max: number): string =>
-    capText(r.redactServerText(s.length > max + CAP_MARGIN ? s.slice(0, max + CAP_MARGIN) : s), max);
+  const show = (s: string, max: number): string => capRedacted(s, max, (t) => r.redactServerText(t));
   const headers = (h: Record<string, string>): Record<string, string> => {
     const out: Record<string, string> = {};
     const entries = Object.entries(h);
@@ -181,5 +180,3 @@ export const URL_CHARS = 2000;
 const HEADER_NAME_CHARS = 200;
 const HEADER_VALUE_CHARS = 2000;
 const MAX_HEADERS_SHOWN = 200;
-/** Redacted with this much text past the cut, so a secret across the cut is replaced whole before cutting. */
-const CAP_MARGIN = 16_384;

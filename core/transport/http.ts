@@ -7,7 +7,7 @@ import { createSecureContext } from 'node:tls';
 import { Agent } from './undici-agent.js';
 import type { Redactor } from '../redact/redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
-import { capText } from '../redact/untrusted-text.js';
+import { capRedacted, capText } from '../redact/untrusted-text.js';
 import { parseJsonExact } from '../base/exact-json.js';
 import { textOnDemand } from './rendered-text.js';
 import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
@@ -50,6 +50,11 @@ export interface ClientOptions {
   keepBodies?: boolean;
 }
 
+/** URLs from this long on are held once per run (HttpClient.url): far past any path of the spec's ids. */
+const LONG_URL_CHARS = 16 * 1024;
+/** At most this many distinct long URLs are held; past it the set starts again. */
+const LONG_URLS_KEPT = 64;
+
 /**
  * The one HTTP client of a run (undici): the concurrency cap, pacing, time limits, body cap, content codings, 429
  * retries and GETs sent again after a connection closed under them.
@@ -61,6 +66,8 @@ export class HttpClient {
   private readonly timeouts: Timeouts;
   private readonly breaker = new Breaker();
   private readonly bigBodies = new BigBodies();
+  /** Long URLs already built, each held once (see url). */
+  private readonly longUrls = new Map<string, string>();
   /** Bytes of bodies held in memory by requests in flight, and the lazily made directory bodies spill into. */
   private readonly bodies = {
     held: 0,
@@ -119,7 +126,15 @@ export class HttpClient {
   url(spec: Pick<RequestSpec, 'path' | 'query' | 'baseUrl'>): string {
     const base = (spec.baseUrl ?? this.opts.baseUrl).replace(/\/+$/, '');
     const q = spec.query ? new URLSearchParams(spec.query).toString() : '';
-    return `${base}${spec.path}${q ? `?${q}` : ''}`;
+    const url = `${base}${spec.path}${q ? `?${q}` : ''}`;
+    if (url.length < LONG_URL_CHARS) return url;
+    // A long URL (a path with an id the server chose) is held once: each exchange keeps its URL until the run's
+    // evidence is chosen, and every probe of a 5 MB id's path held a copy of its own (400 MB in one check).
+    const known = this.longUrls.get(url);
+    if (known !== undefined) return known;
+    if (this.longUrls.size >= LONG_URLS_KEPT) this.longUrls.clear();
+    this.longUrls.set(url, url);
+    return url;
   }
 
   /**
@@ -176,7 +191,7 @@ export class HttpClient {
       if (cost > this.retryBudgetLeft) {
         const budget = `${(this.retryBudgetMs / 1000).toFixed(1)} s`;
         throw new NetworkError(
-          `${method} ${capText(this.opts.redactor.redact(url), URL_CHARS)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
+          `${method} ${capRedacted(url, URL_CHARS, (t) => this.opts.redactor.redact(t))}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
           reply.exchange,
           'RETRY_BUDGET',
         );
@@ -326,7 +341,7 @@ export class HttpClient {
         duration_ms: Math.round(performance.now() - started),
       });
       throw new NetworkError(
-        `${method} ${capText(this.opts.redactor.redact(url), URL_CHARS)}: ${d.message}`,
+        `${method} ${capRedacted(url, URL_CHARS, (t) => this.opts.redactor.redact(t))}: ${d.message}`,
         exchange,
         d.code,
         !responded,

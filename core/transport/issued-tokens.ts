@@ -129,7 +129,15 @@ const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_TARGET = /[^\u0021-\u00ff]/u;
 
 /**
- * Why a request cannot be sent as it stands (an illegal header value, a bad method, name or path), in words that
+ * The longest request target a run sends: eight times what RFC 9112 §3 asks every server to read. A target longer
+ * than that holds an id no server would take back (a server that lists a 5 MB id): sent, each such request cost
+ * its 5 MB again in undici's buffers, for every probe of the id's paths (400 MB of the run's memory), to be refused.
+ */
+const MAX_TARGET_CHARS = 65_536;
+
+/**
+ * Why a request cannot be sent as it stands (an illegal header value, a bad method, name or path, a target past
+ * MAX_TARGET_CHARS), in words that
  * quote no value; undefined when it can. Asked before a request reaches the dispatcher: undici refuses such a
  * request synchronously and then wrongly takes its connection for busy, and every request queued behind it would
  * wait for a drain that never comes (the stall of issue 37).
@@ -140,6 +148,8 @@ export function unsendable(
   headers: Readonly<Record<string, string>>,
 ): string | undefined {
   if (!HTTP_TOKEN.test(method)) return 'its method is not an HTTP token';
+  if (path.length > MAX_TARGET_CHARS)
+    return `its request target is ${path.length.toLocaleString('en-US')} characters long, past the ${MAX_TARGET_CHARS.toLocaleString('en-US')} a run sends (RFC 9112 §3 asks a server to read request lines of 8,000 octets)`;
   if (BAD_TARGET.test(path)) return 'its path holds a space, a control or a character past U+00FF';
   for (const [name, value] of Object.entries(headers)) {
     if (!HTTP_TOKEN.test(name)) return 'a header name is not an HTTP token';
