@@ -1,6 +1,25 @@
 #!/usr/bin/env node
-import { ChecksProcess, startsChecks } from '../dist/app/run-host.js';
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
+// A clone after `npm ci` has the sources and no dist/ (no install script builds it: installs stay quiet). Its first
+// run builds dist/ as `npm run build` does, and says so. An installed package ships dist/ and no tsconfig: never here.
+const root = new URL('../', import.meta.url);
+if (!existsSync(new URL('dist/app/cli.js', root)) && existsSync(new URL('tsconfig.build.json', root))) {
+  process.stderr.write('conformance: a clone without dist/: building it first (npm run build)\n');
+  const npm = process.env.npm_execpath;
+  const built = spawnSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', '--silent', 'build'], {
+    cwd: fileURLToPath(root),
+    stdio: ['ignore', 2, 2],
+  });
+  if (built.status !== 0) {
+    process.stderr.write('conformance: the build of dist/ failed (its errors are above)\n');
+    process.exit(2);
+  }
+}
+
+const { ChecksProcess, startsChecks } = await import('../dist/app/run-host.js');
 const argv = process.argv.slice(2);
 // A run's checks load in a process of their own (app/checks-process.ts): forked before the CLI's modules load.
 const early = startsChecks(argv) ? ChecksProcess.fork() : undefined;

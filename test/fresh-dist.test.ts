@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../core/base/paths.js';
@@ -117,3 +118,30 @@ describe('ensureFreshDist', () => {
     expect(error).toMatch(/so the tests would run old code:\n.*TS2322/s);
   });
 });
+
+// The guide's first steps on a fresh machine: `npm ci` (which builds nothing: the package has no install script), then
+// `npx conformance --demo`. bin/conformance.js builds the clone's dist/ on its first run.
+test('a clone without dist/: its first `conformance --demo` builds dist/, says so in one line, and passes', () => {
+  const root = mkdtempSync(join(tmpdir(), 'fresh-clone-'));
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: packageRoot, encoding: 'utf8' })
+    .split('\0')
+    // The tests and their recordings are not needed to build and run the demo.
+    .filter((f) => f && !f.startsWith('test/'));
+  for (const f of tracked) {
+    mkdirSync(dirname(join(root, f)), { recursive: true });
+    copyFileSync(join(packageRoot, f), join(root, f));
+  }
+  symlinkSync(join(packageRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
+  expect(existsSync(join(root, 'dist'))).toBe(false);
+  const run = spawnSync(process.execPath, ['bin/conformance.js', '--demo', '--fuzz-runs', '5'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(run.stderr).toBe('conformance: a clone without dist/: building it first (npm run build)\n');
+  expect(run.status, run.stdout.slice(-2000)).toBe(0);
+  expect(run.stdout).toMatch(/^CONFORMANT: /m);
+  // Built once: a second run has nothing to build and prints nothing on stderr.
+  const again = spawnSync(process.execPath, ['bin/conformance.js', '--version'], { cwd: root, encoding: 'utf8' });
+  expect([again.status, again.stderr]).toEqual([0, '']);
+}, 180_000);
