@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../core/base/paths.js';
 
@@ -26,7 +27,14 @@ const excluded = pkg.files
 // A path names a file of the repository when its first segment is one of the repository's top-level entries; other
 // names in the README are the user's (`known-failures.yaml`, `conformance-report/`, `.github/actions/…`); a path
 // out of the package (`../`) never ships.
-const topLevel = new Set(readdirSync(packageRoot).filter((n) => !n.startsWith('.') && n !== 'node_modules'));
+// The repository's own entries: what git tracks, not what a run left in the clone (the demo's conformance-report/,
+// which a contributor's `npx conformance --demo` before `npm test` writes there).
+const topLevel = new Set(
+  execFileSync('git', ['ls-files'], { cwd: packageRoot, encoding: 'utf8' })
+    .split('\n')
+    .map((f) => f.split('/')[0]!)
+    .filter((n) => n && !n.startsWith('.')),
+);
 
 /** Whether `ref` (a path relative to the package root, a folder when it ends in `/`) is in the packed tarball. */
 function shipped(ref: string): boolean {
