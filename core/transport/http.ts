@@ -27,7 +27,7 @@ import {
 } from './pacing.js';
 import { BACKSTOP_TIMEOUTS, Timeouts, type Flight } from './timeouts.js';
 import { BigBodies, BIG_BODY_BYTES, Lane } from './body-sink.js';
-import { requestTarget, transfer } from './transfer.js';
+import { transfer } from './transfer.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
 import { learnTokens, unsendable } from './issued-tokens.js';
 import { carryToken } from '../spec/auth-scheme.js';
@@ -236,21 +236,18 @@ export class HttpClient {
       }
       if (this.deadline.aborted) throw this.deadline.reason;
       // Refused here, at once, rather than by undici: see unsendable.
-      const why = unsendable(method, requestTarget(url).path, headers);
+      const why = unsendable(method, url, headers);
       if (why !== undefined) throw Object.assign(new Error(`not sent: ${why}`), { code: 'NOT_SENT' });
       flight = this.timeouts.start();
       // A GET sent again, and any other method (never sent twice: see send), goes on a connection of its own, closed
       // after it: a kept-alive one of the pool may be closing under it.
       const fresh = resent !== undefined || method !== 'GET';
-      const agent = fresh ? (this.freshAgent ??= new Agent(this.agentOptions)) : this.agent;
       const res = await transfer(
-        // A body (rare: a probe of §4's "no body") joins the dispatch here; undici sends it on a GET as on any method.
-        body === undefined
-          ? agent
-          : agent.compose((dispatch) => (opts, handler) => dispatch({ ...opts, body }, handler)),
+        fresh ? (this.freshAgent ??= new Agent(this.agentOptions)) : this.agent,
         this.bodies,
         this.opts.maxBodyBytes,
-        { method, url, headers, ...(fresh ? { reset: true } : {}) },
+        // A body (rare: a probe of §4's "no body") goes with the dispatch; undici sends it on a GET as on any method.
+        { method, url, headers, ...(fresh ? { reset: true } : {}), ...(body !== undefined ? { body } : {}) },
         flight,
         () => {
           responded = true;

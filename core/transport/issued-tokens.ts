@@ -1,5 +1,6 @@
 import { SAFE_SECRET_LENGTH, type Redactor, type SecretKind } from '../redact/redact.js';
 import { publicKeyOfUrl, TOKEN_FIELD, TOKEN_IN_TEXT, tokenField } from '../spec/auth-scheme.js';
+import { requestTarget } from './transfer.js';
 
 /**
  * Every token a server issues becomes a secret the moment it is on the wire (§2.6 app_token): from the parsed
@@ -142,15 +143,14 @@ const MAX_TARGET_CHARS = 65_536;
  * request synchronously and then wrongly takes its connection for busy, and every request queued behind it would
  * wait for a drain that never comes (the stall of issue 37).
  */
-export function unsendable(
-  method: string,
-  path: string,
-  headers: Readonly<Record<string, string>>,
-): string | undefined {
+export function unsendable(method: string, url: string, headers: Readonly<Record<string, string>>): string | undefined {
   if (!HTTP_TOKEN.test(method)) return 'its method is not an HTTP token';
-  if (path.length > MAX_TARGET_CHARS)
-    return `its request target is ${path.length.toLocaleString('en-US')} characters long, past the ${MAX_TARGET_CHARS.toLocaleString('en-US')} a run sends (RFC 9112 §3 asks a server to read request lines of 8,000 octets)`;
-  if (BAD_TARGET.test(path)) return 'its path holds a space, a control or a character past U+00FF';
+  // Measured before the URL is parsed: a 5 MB target is refused without being scanned.
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  const targetLength = slash < 0 ? 1 : url.length - slash;
+  if (targetLength > MAX_TARGET_CHARS)
+    return `its request target is ${targetLength.toLocaleString('en-US')} characters long, past the ${MAX_TARGET_CHARS.toLocaleString('en-US')} a run sends (RFC 9112 §3 asks a server to read request lines of 8,000 octets)`;
+  if (BAD_TARGET.test(requestTarget(url).path)) return 'its path holds a space, a control or a character past U+00FF';
   for (const [name, value] of Object.entries(headers)) {
     if (!HTTP_TOKEN.test(name)) return 'a header name is not an HTTP token';
     const bad = illegalHeaderChars(value);

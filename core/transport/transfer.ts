@@ -64,7 +64,8 @@ export function transfer(
   agent: Dispatcher,
   pool: BodyPool,
   max: number,
-  request: { method: string; url: string; headers: Record<string, string>; reset?: boolean },
+  /** body: a request body, sent as it is on any method (RequestSpec.body). */
+  request: { method: string; url: string; headers: Record<string, string>; reset?: boolean; body?: string },
   flight: Flight,
   onResponse: () => void,
   /** Keep the whole body's bytes (Transferred.wire) for a recording, where only its head would be kept. */
@@ -187,7 +188,14 @@ export function transfer(
       }, fail);
     };
     agent.dispatch(
-      { origin, path, method, headers, ...(request.reset ? { reset: true } : {}) },
+      {
+        origin,
+        path,
+        method,
+        headers,
+        ...(request.reset ? { reset: true } : {}),
+        ...(request.body !== undefined ? { body: request.body } : {}),
+      },
       {
         onRequestStart: (controller) => flight.started(controller),
         onResponseStart: (controller, statusCode, h) => {

@@ -25,6 +25,10 @@ const readPathsOf = (world: World): Set<string> => {
   return s;
 };
 
+/** The id of a dish detail path, decoded, or undefined. */
+export const dishIdOf = (req: ApiRequest): string | undefined =>
+  pathIs(req, '/dishes/:id') ? decodeURIComponent(req.path.slice('/dishes/'.length)) : undefined;
+
 /**
  * A merchant's reads once the dishes in `gone` were deleted (`id`: the dish a detail path names): their details
  * answer 404 and /dishes leaves them out.
@@ -51,7 +55,7 @@ export const readonlyMutants: Mutant[] = [
     kills: ['RO-01'],
     handle: (req, next, world) => {
       const gone = goneOf(world);
-      const id = pathIs(req, '/dishes/:id') ? decodeURIComponent(req.path.slice('/dishes/'.length)) : undefined;
+      const id = dishIdOf(req);
       if (req.method === 'DELETE' && id !== undefined && req.merchant) {
         const d = world.dishes.get(Number(id));
         if (d && d.user_id === req.merchant.id) {

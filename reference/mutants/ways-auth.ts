@@ -4,7 +4,7 @@ import { isSuccess, nearPublicKey, onPath, pathIs, withBody, withData } from '..
 import { ok, route, type ApiReply, type ApiRequest, type World } from '../server.js';
 import type { App } from '../fixtures.js';
 import { lenientAuth } from './credentials.js';
-import { readWithout } from './readonly.js';
+import { dishIdOf, readWithout } from './readonly.js';
 import type { TLSSocket } from 'node:tls';
 
 /**
@@ -73,10 +73,6 @@ const stateOf = <T>(map: WeakMap<World, T>, world: World, make: () => T): T => {
   if (!v) map.set(world, (v = make()));
   return v;
 };
-/** The id of a dish detail path, decoded, or undefined. */
-const dishIdOf = (req: ApiRequest): string | undefined =>
-  pathIs(req, '/dishes/:id') ? decodeURIComponent(req.path.slice('/dishes/'.length)) : undefined;
-
 /** The mutants of #35's authentication, transport and method cells for every application (see the top of this file). */
 export const authWayMutants: Mutant[] = [
   // RO-01: unsafe methods without a token, and with the second merchant's.
