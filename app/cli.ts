@@ -572,10 +572,17 @@ function parentWatch(stop: (what: string) => void): () => void {
       ? wakeUps(parent)
       : undefined;
   const timer = setInterval(() => {
-    if (process.ppid !== parent) stop('its parent process ended');
-    else if (shell !== undefined && wakeUps(parent) !== shell) stop('a signal to its parent process');
-    else return;
+    const what =
+      process.ppid !== parent
+        ? 'its parent process ended'
+        : shell !== undefined && wakeUps(parent) !== shell
+          ? 'a signal to its parent process'
+          : undefined;
+    if (what === undefined) return;
     clearInterval(timer);
+    // After the event loop's poll phase: a Ctrl-C reaches the whole process group, so this process's own SIGINT,
+    // delivered with the shell's, is heard first and named (timers run before the signal's handler in a loop turn).
+    setImmediate(() => stop(what));
   }, PARENT_CHECK_MS);
   timer.unref();
   return () => clearInterval(timer);

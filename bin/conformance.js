@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
 // A clone after `npm ci` has the sources and no dist/ (no install script builds it: installs stay quiet). Its first
@@ -19,7 +20,10 @@ if (!existsSync(new URL('dist/app/cli.js', root)) && existsSync(new URL('tsconfi
   }
 }
 
-const { ChecksProcess, startsChecks } = await import('../dist/app/run-host.js');
+const { ChecksProcess, startsChecks, TIER_UP_FLAGS } = await import('../dist/app/run-host.js');
+// The CLI's own code optimized later, as the checks' process's is (see TIER_UP_FLAGS): V8 reads the flag as each
+// function first runs, and the CLI's modules load below.
+for (const flag of TIER_UP_FLAGS) setFlagsFromString(flag);
 const argv = process.argv.slice(2);
 // A run's checks load in a process of their own (app/checks-process.ts): forked before the CLI's modules load.
 const early = startsChecks(argv) ? ChecksProcess.fork() : undefined;
