@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { expectNoProcessWarnings } from './helpers/process-warnings.js';
 import { LATITUDE_VARIANTS } from '../reference/variants.js';
 import { runEveryCheck } from '../app/check-recordings.js';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
 
 describe.concurrent("conforming servers that use the spec's latitude pass with no failure and no warning", () => {
-  // What the CLI prints beside its report: no process warning, whatever a variant answers.
-  const warnings: string[] = [];
-  const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
-  beforeAll(() => void process.on('warning', onWarning));
-  afterAll(() => {
-    process.off('warning', onWarning);
-    expect(warnings).toEqual([]);
-  });
+  expectNoProcessWarnings();
 
   // The whole CLI once (config from flags and the environment, the checks' process, the report, the exit code)...
   test('the reference server itself, through the CLI', async () => {

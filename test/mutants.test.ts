@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { expectNoProcessWarnings } from './helpers/process-warnings.js';
 import { MUTANTS, type Mutant } from '../reference/mutants/index.js';
 import { ALL_CHECKS } from '../suites/index.js';
 import { recordCheck, runEveryCheck } from '../app/check-recordings.js';
@@ -19,14 +20,7 @@ const needsHttps = (m: Mutant): boolean =>
 // The preflight runs first, as in the CLI; the exit code is the report model's, as the CLI's is; the reports around them
 // are tested on their own (cli, verdict tests).
 describe.concurrent('each mutant of the reference server is caught by exactly the checks meant for it', () => {
-  // What a CLI run would print on stderr beside its report: no process warning, whatever a mutant answers.
-  const warnings: string[] = [];
-  const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
-  beforeAll(() => void process.on('warning', onWarning));
-  afterAll(() => {
-    process.off('warning', onWarning);
-    expect(warnings).toEqual([]);
-  });
+  expectNoProcessWarnings();
   for (const m of MUTANTS) {
     test(`${m.name}: ${m.description}`, async () => {
       // As the CLI: the preflight's /auth first, then the checks, at the settings the recordings use (targetArgs':
