@@ -18,9 +18,28 @@ export function failsOf(rec: CheckRecordings): NonNullable<CheckRecordings['fail
   return [...(rec.fail ? [rec.fail] : []), ...(rec.others ?? [])];
 }
 
+/**
+ * A check's recordings, read once per test file and frozen: the tests derive changed copies from them, and a test
+ * that changed them in place would change them for the next (a frozen object throws instead). Read again on every
+ * call, the larger files (UNAUTH-*, 2–3 MB) cost a test 3–6 s of reading and parsing.
+ */
 export function recordingsOf(id: string): CheckRecordings {
-  const file = join(RECORDINGS_DIR, `${id}.json`);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CheckRecordings) : {};
+  let rec = readRecordings.get(id);
+  if (!rec) {
+    const file = join(RECORDINGS_DIR, `${id}.json`);
+    rec = deepFreeze(existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CheckRecordings) : {});
+    readRecordings.set(id, rec);
+  }
+  return rec;
+}
+const readRecordings = new Map<string, CheckRecordings>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** Runs one check over recorded exchanges through the engine: nothing is sent, whatever the check asks for. */
