@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The CLI the tests spawn runs dist/: rebuilt here when older than the sources (test/helpers/fresh-dist.ts).
     globalSetup: ['test/global-setup.ts'],
+    // Each test file's temporary folders (test/helpers/temp-dirs.ts) go when the file ends.
+    setupFiles: ['test/setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',

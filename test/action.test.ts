@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULTS } from '../core/config/config.js';
@@ -71,7 +71,7 @@ describe('the GitHub Action (action.yml)', () => {
   test("a runner's Node older than the package's engines, or none, gets the current LTS; a new enough one is left as it is", async () => {
     // Whether the action set up Node on a runner whose PATH is `path`.
     const setsUpNode = async (path: string): Promise<boolean> => {
-      const job = newJob(mkdtempSync(join(tmpdir(), 'action-node-')), 'node');
+      const job = newJob(tempDir('action-node-'), 'node');
       job.env.PATH = path;
       const run = await runAction(packageRoot, { 'base-url': 'http://127.0.0.1:9', secret: 's', key: 'k' }, job, {
         // Ends the run there: what follows needs the Node this test does not install.
@@ -88,7 +88,7 @@ describe('the GitHub Action (action.yml)', () => {
     // No Node at all.
     expect(await setsUpNode('/nonexistent')).toBe(true);
     // Node 18: a `node` that reports 18.20.4.
-    const old = mkdtempSync(join(tmpdir(), 'node18-'));
+    const old = tempDir('node18-');
     writeFileSync(
       join(old, 'fake18.cjs'),
       'Object.defineProperty(process, "versions", { value: { ...process.versions, node: "18.20.4" } });\n',
@@ -253,7 +253,7 @@ describe('the GitHub Action (action.yml)', () => {
 });
 
 describe('the Action in CI: args as a shell means them, a failing --strict says why, paths checked first', () => {
-  const workspace = (): string => mkdtempSync(join(tmpdir(), 'action-ws-'));
+  const workspace = (): string => tempDir('action-ws-');
   const logOf = (run: ActionRun): string => run.steps.map((s) => s.log).join('\n');
   const noUpload: Record<string, UsesEffect> = effects(new Map());
 

@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot, tool } from '../core/base/paths.js';
 import type { Report } from '../core/model/report.js';
@@ -31,7 +31,7 @@ const configFor = (srv: RunningServer): ConformanceConfig => ({
 
 /** A project of its own with the package linked under node_modules (and Vitest, when asked), and the given files. */
 function project(files: Record<string, string>, vitest = false): string {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-adapters-'));
+  const dir = tempDir('conformance-adapters-');
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });
     writeFileSync(join(dir, name), text);
@@ -175,7 +175,7 @@ describe('examples/node-test, as a vendor has it', () => {
 
 describe('the CLI runs no test runner', () => {
   test('with Vitest unresolvable (a loader hook refuses it) the run is CONFORMANT: Vitest is not in its process tree', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'conformance-no-vitest-'));
+    const dir = tempDir('conformance-no-vitest-');
     const hooks = join(dir, 'hooks.mjs');
     writeFileSync(
       hooks,

@@ -1,8 +1,8 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 
@@ -33,7 +33,7 @@ process.stdout.write(JSON.stringify({ reads, partial }));
 
 /** Starts the poller on a report directory; stop() ends it and resolves with what it saw. */
 function poll(dir: string): { stop(): Promise<{ reads: number; partial: string[] }> } {
-  const stopFile = join(mkdtempSync(join(tmpdir(), 'poll-')), 'stop');
+  const stopFile = join(tempDir('poll-'), 'stop');
   const child = spawn(process.execPath, ['-e', POLLER, dir, stopFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -52,7 +52,7 @@ const FILES = ['report.json', 'junit.xml', 'report.html'];
 
 describe('reports are written whole or not at all', () => {
   test('a second run replaces each report file by a rename (a new inode); a reader polling meanwhile never reads a part of one', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'atomic-'));
+    const cwd = tempDir('atomic-');
     const dir = join(cwd, 'conformance-report');
     const first = await runCli(['--demo', '--quiet'], { cwd });
     expect(first.code, first.stderr).toBe(0);
@@ -74,7 +74,7 @@ describe('reports are written whole or not at all', () => {
   }, 120_000);
 
   test("a run removes the temp files a killed write of its report files left, and no one else's", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'atomic-stale-'));
+    const cwd = tempDir('atomic-stale-');
     const dir = join(cwd, 'conformance-report');
     mkdirSync(dir);
     // A process that has ended: its temp files are what a kill before the rename left.
@@ -89,7 +89,7 @@ describe('reports are written whole or not at all', () => {
   }, 120_000);
 
   test('attest replaces the attestation and the HTML by a rename', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'atomic-attest-'));
+    const cwd = tempDir('atomic-attest-');
     const dir = join(cwd, 'conformance-report');
     const key = join(cwd, 'ec.pem');
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });

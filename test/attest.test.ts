@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -42,7 +42,7 @@ const statementIn = (file: string): ConformanceStatement =>
 
 /** A copy of a report folder to spoil. */
 const copyOf = (dir: string): string => {
-  const to = join(mkdtempSync(join(tmpdir(), 'attest-copy-')), 'conformance-report');
+  const to = join(tempDir('attest-copy-'), 'conformance-report');
   cpSync(dir, to, { recursive: true });
   return to;
 };
@@ -62,7 +62,7 @@ const oneLine = (run: CliRun): void => {
 const CLAIMS_CONFORMANT = /(?<!NOT )CONFORMANT/;
 
 describe.sequential('signed attestations of a run: attest, verify, badge (issue 26)', () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'attest-'));
+  const cwd = tempDir('attest-');
   const dir = join(cwd, 'conformance-report');
   const reportFile = join(dir, 'report.json');
   const attestation = join(dir, ATTESTATION_FILE);
@@ -279,7 +279,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
     const reports = [{ name: 'report.json', digest: { sha256: sha256(readFileSync(reportFile)) } }];
     // Beside the report it covers: verify refuses a statement whose report.json is not there.
     const signWrite = async (s: ConformanceStatement, reportText?: string): Promise<string> => {
-      const to = mkdtempSync(join(tmpdir(), 'attest-crafted-'));
+      const to = tempDir('attest-crafted-');
       writeFileSync(join(to, 'report.json'), reportText ?? readFileSync(reportFile));
       const file = join(to, ATTESTATION_FILE);
       writeFileSync(file, JSON.stringify((await signStatement(statementBytes(s), { keyFile: keys.key })).bundle));
@@ -315,7 +315,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
   test('issue 37: the signed words must be what the report says; a hint must name --key; every listed file must be there', async () => {
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
     const signIn = async (s: ConformanceStatement, text: string): Promise<string> => {
-      const to = mkdtempSync(join(tmpdir(), 'attest-words-'));
+      const to = tempDir('attest-words-');
       writeFileSync(join(to, 'report.json'), text);
       const file = join(to, ATTESTATION_FILE);
       writeFileSync(file, JSON.stringify((await signStatement(statementBytes(s), { keyFile: keys.key })).bundle));
@@ -421,7 +421,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
       join(partialCopy, ATTESTATION_FILE),
       /^NOT VERIFIED: the statement covers junit\.xml, which is not at /,
     );
-    const noReport = join(mkdtempSync(join(tmpdir(), 'attest-alone-')), ATTESTATION_FILE);
+    const noReport = join(tempDir('attest-alone-'), ATTESTATION_FILE);
     cpSync(attestation, noReport);
     await refused(
       noReport,
@@ -522,7 +522,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
   });
 
   test('a PARTIAL run attests WARNED and its badge does not say CONFORMANT', async () => {
-    const pcwd = mkdtempSync(join(tmpdir(), 'attest-partial-'));
+    const pcwd = tempDir('attest-partial-');
     const run = await runCli(['--demo', '--quiet', '--only', 'AUTH-01'], { cwd: pcwd });
     expect(run.report?.verdict).toBe('partial');
     const pdir = join(pcwd, 'conformance-report');
@@ -540,7 +540,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
 
     // PARTIAL by the rule matrix alone (#35): every MUST check judged, a SHOULD check's cells not probed. Its honest
     // statement verifies: verify recounts the cells as the run did.
-    const ccwd = mkdtempSync(join(tmpdir(), 'attest-cells-'));
+    const ccwd = tempDir('attest-cells-');
     const cellsRun = await runCli(['--demo', '--quiet', '--skip', 'SEC-02'], { cwd: ccwd });
     expect(cellsRun.report?.verdict).toBe('partial');
     expect(cellsRun.report?.coverage.not_run).toEqual([]);
@@ -572,7 +572,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
 
   test('a baselined failure is attested as a failure the baseline lists; its badge does not say CONFORMANT', async () => {
     const seat = MUTANTS.find((m) => m.name === 'seat-status-out-of-range')!; // fails SEAT-01
-    const bcwd = mkdtempSync(join(tmpdir(), 'attest-baseline-'));
+    const bcwd = tempDir('attest-baseline-');
     writeFileSync(join(bcwd, 'known.yaml'), '- id: SEAT-01\n  reason: vendor ticket 42\n');
     const run = await withServer([seat], (srv) =>
       runCli(targetArgs(srv, ['--only', 'SEAT-*', '--baseline', 'known.yaml']), { env: targetEnv, cwd: bcwd }),
@@ -631,7 +631,7 @@ describe.sequential('signed attestations of a run: attest, verify, badge (issue 
   });
 
   test('no secret enters an attestation, even from a server that echoes them', async () => {
-    const scwd = mkdtempSync(join(tmpdir(), 'attest-secrets-'));
+    const scwd = tempDir('attest-secrets-');
     const { run, issued } = await withServer([echoSecrets], async (srv) => ({
       run: await runCli(targetArgs(srv, ['--only', 'ORD-*', '--only', 'AUTH-*']), { env: targetEnv, cwd: scwd }),
       issued: [...srv.world.tokens.keys()].filter((t) => t.startsWith('tok_')),

@@ -1,5 +1,5 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from './helpers/temp-dirs.js';
+import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -50,7 +50,7 @@ let root: string;
 let bin: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'conformance-switched-'));
+  root = tempDir('conformance-switched-');
   for (const entry of [...SHIPPED, 'dist']) cpSync(join(packageRoot, entry), join(root, entry), { recursive: true });
   symlinkSync(join(packageRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
   const seam = join(root, 'dist', 'core', 'spec', 'auth-scheme.js');

@@ -1,6 +1,6 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { CONFIGURED_SECRETS, targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -23,7 +23,7 @@ const check = (variants: Variant[], cwd: string, extra: string[] = [], env: Reco
   withServer(variants, (srv) => runCli(targetArgs(srv, [...ONLY, ...extra]), { env: { ...targetEnv, ...env }, cwd }));
 
 describe.sequential('the baseline gate and report diffs through the CLI', () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'baseline-'));
+  const cwd = tempDir('baseline-');
   const reportFile = join(cwd, 'conformance-report', 'report.json');
 
   test('`conformance baseline` writes the failed MUST checks of a report', async () => {

@@ -1,5 +1,5 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from './helpers/temp-dirs.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect, test } from 'vitest';
@@ -11,7 +11,7 @@ import type { BenchResult, Row } from '../bench/lib.js';
  * no Dredd — and checks the table and the JSON it writes, so the bench cannot rot unnoticed.
  */
 test('npm run bench machinery: fixture size, one run, table and JSON', () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'latest.json');
+  const out = join(tempDir('bench-smoke-'), 'latest.json');
   const r = spawnSync(
     process.execPath,
     [

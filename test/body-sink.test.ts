@@ -1,11 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tempDir } from './helpers/temp-dirs.js';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BigBodies, BodySink, Lane, type BodyPool } from '../core/transport/body-sink.js';
 
 const MiB = 1024 * 1024;
-const dir = mkdtempSync(join(tmpdir(), 'body-sink-test-'));
+const dir = tempDir('body-sink-test-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const pool = (): BodyPool => ({

@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
 import { MAX_YAML_DEPTH, parseYaml, tooDeepAt } from '../core/config/yaml.js';
@@ -12,7 +12,7 @@ import { MAX_YAML_DEPTH, parseYaml, tooDeepAt } from '../core/config/yaml.js';
  * the text of its line. No server: each is refused before any request.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'bounded-files-'));
+const dir = tempDir('bounded-files-');
 const fifo = join(dir, 'endless');
 execFileSync('mkfifo', [fifo]);
 const target = ['--base-url', 'https://127.0.0.1:1/open', '--secret', 'a', '--key', 'b'];

@@ -1,12 +1,10 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 
 describe('check-har --base-url', () => {
   test('a --base-url no recorded request went to is named, with the base URL the recording holds; the right one is not', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'check-har-base-'));
+    const cwd = tempDir('check-har-base-');
     const rec = await runCli(['--demo', '--quiet', '--record-har', 'run.har'], { cwd });
     expect(rec.code, rec.stderr).toBe(0);
     const recorded = /listening at (\S+)/.exec(rec.stdout)![1]!;

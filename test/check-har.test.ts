@@ -1,6 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
@@ -13,7 +14,6 @@ import { forgedMarkers, illegalToken } from '../reference/hostile-twists.js';
 import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import type { Report } from '../core/model/report.js';
 
 // `npm run build` first: the CLI runs from dist/.
@@ -420,7 +420,7 @@ describe('a capture without /auth (a cached token) is judged by what it holds', 
   });
 
   test('a capture with nothing to judge ends NOTHING JUDGED, exit 3', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'check-har-'));
+    const dir = tempDir('check-har-');
     const file = join(dir, 'noise.har');
     writeFileSync(file, JSON.stringify({ log: { entries: NOISE } }));
     const off = await checkHar(file, ['--base-url', 'https://api.example/open']);
@@ -500,7 +500,7 @@ test("issue 37: a run's own HAR of a server issuing tokens no header can carry f
 });
 
 test("issue 37: --record-har never writes over the run's own report files", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'record-own-'));
+  const dir = tempDir('record-own-');
   mkdirSync(join(dir, 'out'));
   writeFileSync(join(dir, 'out', 'report.json'), 'the last report');
   symlinkSync(join(dir, 'out', 'junit.xml'), join(dir, 'link.har'));
@@ -523,7 +523,7 @@ test('--record-har: a path that cannot be written is a usage error before any re
   const { server, port, hits } = await countingServer();
   try {
     const base = `http://127.0.0.1:${port}/open`;
-    const dir = mkdtempSync(join(tmpdir(), 'record-har-'));
+    const dir = tempDir('record-har-');
     for (const path of [join(dir, 'missing', 'run.har'), dir]) {
       const r = await runCli(['--base-url', base, '--record-har', path], { env: targetEnv });
       expect([r.code, r.stderr]).toEqual([
@@ -554,7 +554,7 @@ test.skipIf(!existsSync('/dev/full'))(
 );
 
 describe('files that are not regular files, or past the cap, are refused in one line', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'not-a-file-'));
+  const dir = tempDir('not-a-file-');
   const fifo = join(dir, 'capture.har');
   execFileSync('mkfifo', [fifo]);
 
@@ -573,7 +573,7 @@ describe('files that are not regular files, or past the cap, are refused in one 
     }
     // A directory is a report directory to diff, merge and baseline (its report.json): only check-har refuses it.
     if (what === 'a directory') return;
-    const report = join(mkdtempSync(join(tmpdir(), 'report-')), 'report.json');
+    const report = join(tempDir('report-'), 'report.json');
     writeFileSync(report, '{}');
     for (const args of [
       ['diff', path, report],
@@ -590,7 +590,7 @@ describe('files that are not regular files, or past the cap, are refused in one 
 
   test('issue 37: a HAR from a pipe (check-har <(…)) is read as a stream, and judged as the file is', async () => {
     const { live, har } = await recordMutant('reference');
-    const pipe = join(mkdtempSync(join(tmpdir(), 'har-pipe-')), 'capture.har');
+    const pipe = join(tempDir('har-pipe-'), 'capture.har');
     execFileSync('mkfifo', [pipe]);
     const writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', har, pipe], { stdio: 'ignore' });
     const r = await runCli(['check-har', pipe], { timeoutMs: 60_000 });
@@ -610,7 +610,7 @@ describe('files that are not regular files, or past the cap, are refused in one 
   });
 
   test('issue 37: a FIFO nobody writes to is refused in one line within the pipe wait, never waited on forever', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'har-pipe-'));
+    const dir = tempDir('har-pipe-');
     const pipe = join(dir, 'nobody.har');
     execFileSync('mkfifo', [pipe]);
     const started = Date.now();
@@ -715,7 +715,7 @@ test.skipIf(!existsSync('/usr/bin/time'))(
     closeSync(fd);
     const size = statSync(file).size;
     expect(size).toBeGreaterThan(300 * 1024 * 1024);
-    const dir = mkdtempSync(join(tmpdir(), 'large-har-'));
+    const dir = tempDir('large-har-');
     const run = peakMiB([BIN, 'check-har', file, '-q'], dir);
     // 300 MB left in /tmp by every run of the tests would add up.
     rmSync(file, { force: true });

@@ -1,6 +1,6 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -46,7 +46,7 @@ describe.concurrent('command-line conventions', () => {
 
   test("a run writes nothing into the package's own install (Vitest's results cache included)", async () => {
     // The package as installed, in a folder of its own; its dependencies linked, not copied.
-    const install = mkdtempSync(join(tmpdir(), 'conformance-install-'));
+    const install = tempDir('conformance-install-');
     for (const part of ['bin', 'dist', 'schemas', 'spec', 'package.json'])
       cpSync(join(packageRoot, part), join(install, part), { recursive: true });
     mkdirSync(join(install, 'node_modules'));
@@ -79,7 +79,7 @@ describe.concurrent('command-line conventions', () => {
 
   test('paths in a config file are relative to its folder, wherever the command runs', async () => {
     await withServer([], async (srv) => {
-      const dir = mkdtempSync(join(tmpdir(), 'relative-'));
+      const dir = tempDir('relative-');
       mkdirSync(join(dir, 'ci', 'certs'), { recursive: true });
       writeFileSync(join(dir, 'ci', 'certs', 'ca.pem'), (await import('node:fs')).readFileSync(srv.caFile!));
       writeFileSync(

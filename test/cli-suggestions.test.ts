@@ -1,6 +1,6 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -69,7 +69,7 @@ describe.concurrent('command-line suggestions and help', () => {
   });
 
   test('a misspelt config key is named (not reported as a missing base_url)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'suggest-'));
+    const dir = tempDir('suggest-');
     writeFileSync(join(dir, 'c.yaml'), 'base_ulr: https://127.0.0.1:9/open\napp:\n  secret: a\n  key: b\n');
     writeFileSync(join(dir, 'd.yaml'), 'base_url: https://127.0.0.1:9/open\napp:\n  secret: a\n  kye: b\n');
     const [run, nested] = await Promise.all([
@@ -81,7 +81,7 @@ describe.concurrent('command-line suggestions and help', () => {
   });
 
   test('patterns and baseline ids suggest what exists; value errors say what is accepted; no raw Node errors', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'suggest-'));
+    const dir = tempDir('suggest-');
     writeFileSync(join(dir, 'b.yaml'), '- id: ERR-6\n  reason: typo\n');
     writeFileSync(
       join(dir, 'm.yaml'),

@@ -1,13 +1,13 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import fc from 'fast-check';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { damagedEnvelope, envelope } from './helpers/json-arbitraries.js';
 import { diskRecords, eachElement, isDiskList, readDiskList, readSpilledList } from '../core/transport/disk-list.js';
 import { hasBigInt, parseJsonExact, stringifyJson } from '../core/base/exact-json.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'disk-list-test-'));
+const dir = tempDir('disk-list-test-');
 let n = 0;
 
 /** The body read as a disk list from a file, cut into blocks of `block` bytes; undefined when it is not one. */

@@ -1,14 +1,14 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../core/base/paths.js';
 import { distStaleness, ensureFreshDist } from './helpers/fresh-dist.js';
 
 /** A tiny project: tsconfig files, sources under core/, and (optionally) their outputs in dist/, all at time t. */
 function project(files: Record<string, string>, t = 1_700_000_000): string {
-  const root = mkdtempSync(join(tmpdir(), 'fresh-dist-'));
+  const root = tempDir('fresh-dist-');
   const all: Record<string, string> = {
     'tsconfig.json': JSON.stringify({
       compilerOptions: {
@@ -122,7 +122,7 @@ describe('ensureFreshDist', () => {
 // The guide's first steps on a fresh machine: `npm ci` (which builds nothing: the package has no install script), then
 // `npx conformance --demo`. bin/conformance.js builds the clone's dist/ on its first run.
 test('a clone without dist/: its first `conformance --demo` builds dist/, says so in one line, and passes', () => {
-  const root = mkdtempSync(join(tmpdir(), 'fresh-clone-'));
+  const root = tempDir('fresh-clone-');
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: packageRoot, encoding: 'utf8' })
     .split('\0')
     // The tests and their recordings are not needed to build and run the demo.

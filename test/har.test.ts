@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { carryToken } from '../core/spec/auth-scheme.js';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { HarError, writeHarFile } from '../core/session/har.js';
@@ -15,7 +15,7 @@ import { peakRssTree } from './helpers/peak-rss.js';
 
 /** A HAR written to a temporary file; its directory for spilled bodies. */
 function harFile(text: string): { file: string; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'har-stream-'));
+  const dir = tempDir('har-stream-');
   const file = join(dir, 'capture.har');
   writeFileSync(file, text);
   return { file, dir };
@@ -126,7 +126,7 @@ test('readHarStream: not a HAR is one clear error; what is not a regular file is
   expect(() => read('nope')).toThrow(HarError);
   expect(() => read('{"log":{"entries":{}}}')).toThrow(/no log.entries array/);
   expect(() => read('{"log":{}}')).toThrow(/no log.entries array/);
-  const dir = mkdtempSync(join(tmpdir(), 'har-stream-'));
+  const dir = tempDir('har-stream-');
   expect(() => readHarStream('/dev/zero', dir, () => undefined)).toThrow(/not a regular file \(a device\)/);
   expect(() => readHarStream(dir, dir, () => undefined)).toThrow(/not a regular file \(a directory\)/);
   const { file } = harFile('{"log":{"entries":[]}}');
@@ -156,7 +156,7 @@ test('Recording: a failed attempt followed by its retry is set aside and counted
 test('writeHarFile keeps the server bytes: only secrets become placeholders, a literal [REDACTED stays', () => {
   const redactor = new Redactor();
   redactor.add('tok_secret_0123456789', 'token');
-  const dir = mkdtempSync(join(tmpdir(), 'har-write-'));
+  const dir = tempDir('har-write-');
   const file = join(dir, 'run.har');
   writeHarFile(
     file,
@@ -185,7 +185,7 @@ test('writeHarFile keeps the server bytes: only secrets become placeholders, a l
 test('issue 37: a body past 1 Mi characters is written slice by slice, byte for byte, its secrets replaced', () => {
   const redactor = new Redactor();
   redactor.add('tok_secret_0123456789', 'token');
-  const file = join(mkdtempSync(join(tmpdir(), 'har-slices-')), 'run.har');
+  const file = join(tempDir('har-slices-'), 'run.har');
   // Surrogate pairs astride every slice boundary, escapes, a secret, and a "\u0000" that JSON must escape.
   const unit = `"\\ \u0000 é ${'😀'.repeat(3)} tok_secret_0123456789 `;
   const body = `{"data":"${unit.repeat(Math.ceil((3.5 * 1024 * 1024) / unit.length))}"}`;
@@ -209,7 +209,7 @@ test('issue 37: a body recorded from its bytes (Reply.wire) is written a slice a
   const redactor = new Redactor();
   const token = 'tok_secret_0123456789';
   redactor.add(token, 'token');
-  const dir = mkdtempSync(join(tmpdir(), 'har-wire-'));
+  const dir = tempDir('har-wire-');
   // Secrets plain, JSON-escaped and percent-encoded, at every offset against the 1 MiB slices (the unit's length is
   // prime to it), multi-byte characters astride the slice boundaries, a NUL that JSON must escape.
   const escaped = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');

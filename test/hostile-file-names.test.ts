@@ -1,6 +1,6 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, type CliRun } from './helpers/cli.js';
 import { yaml } from '../core/config/yaml.js';
@@ -35,7 +35,7 @@ function expectInert(what: string, run: CliRun): void {
 
 describe('hostile file names reach no CI log (issue 28)', () => {
   test('a run, check-har, baseline, diff, merge and openapi print a file name with line breaks, workflow commands and controls as one inert line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'conformance-names-'));
+    const dir = tempDir('conformance-names-');
     const env = { GITHUB_ACTIONS: 'true' };
     const cli = (args: string[]): Promise<CliRun> => runCli(args, { cwd: dir, env });
 

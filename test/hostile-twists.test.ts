@@ -1,6 +1,6 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { peakRssTree as peakRss } from './helpers/peak-rss.js';
 import { runCli, type CliRun } from './helpers/cli.js';
@@ -58,7 +58,7 @@ function run(variants: Variant[], timeoutMs = TIMEOUT_MS, https = true): Promise
     withServer(
       variants,
       async (srv) => {
-        const dir = mkdtempSync(join(tmpdir(), 'conformance-twist-'));
+        const dir = tempDir('conformance-twist-');
         const summaryFile = join(dir, 'step-summary.md');
         writeFileSync(summaryFile, '');
         let meter: { stop(): number } | undefined;

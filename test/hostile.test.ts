@@ -1,8 +1,8 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { describe, expect, test } from 'vitest';
 import { createServer, type IncomingMessage } from 'node:http';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runCli, type CliRun } from './helpers/cli.js';
@@ -273,7 +273,7 @@ describe.concurrent('a target that cannot be reached at all: one line, exit 3, a
 });
 
 describe.concurrent('bad input from the user: one line naming the problem, exit 2', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-badinput-'));
+  const dir = tempDir('conformance-badinput-');
   writeFileSync(join(dir, 'not-yaml.yaml'), 'base_url: "https://x.test/open\napp: [secret: a\n  key: b\n');
   writeFileSync(join(dir, 'list.yaml'), '- base_url\n- app\n');
   writeFileSync(join(dir, 'not-a-cert.pem'), 'hello, I am not a certificate\n');

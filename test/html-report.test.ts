@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { AUTH_SCHEME, TOKEN_HEADER } from '../core/spec/auth-scheme.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -277,7 +277,7 @@ describe('reports of a run against a server whose data attacks the report', () =
   });
 
   test('a report of 300 findings over 6,000 exchanges opens and filters fast', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'big-report-')), 'report.html');
+    const file = join(tempDir('big-report-'), 'report.html');
     const t0 = performance.now();
     writeFileSync(file, renderHtml(bigReport(300, 20)));
     const rendered = performance.now() - t0;
@@ -408,7 +408,7 @@ test('issue 38: a one-finding report prints in fewer than 11 A4 pages, however m
       ),
     }),
   ]);
-  const file = join(mkdtempSync(join(tmpdir(), 'one-finding-')), 'report.html');
+  const file = join(tempDir('one-finding-'), 'report.html');
   writeFileSync(file, renderHtml(report));
   const browser = await launchChromium();
   try {

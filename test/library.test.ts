@@ -1,16 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot, tool } from '../core/base/paths.js';
 import type { Report } from '../core/model/report.js';
@@ -34,7 +25,7 @@ const VITEST = join(packageRoot, 'node_modules', 'vitest', 'vitest.mjs');
  * to this checkout's build and Vitest), run with `vitest run` and its own config.
  */
 function exampleProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-library-'));
+  const dir = tempDir('conformance-library-');
   cpSync(EXAMPLE, dir, { recursive: true });
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(packageRoot, join(dir, 'node_modules', tool.name), 'dir');
@@ -47,7 +38,7 @@ function exampleProject(): string {
  * linked as in exampleProject.
  */
 function ownProject(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-library-own-'));
+  const dir = tempDir('conformance-library-own-');
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });
     writeFileSync(join(dir, name), text);

@@ -1,5 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from './helpers/temp-dirs.js';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { buildReport, withOutcome, type CheckRecord, type Report } from '../core/model/report.js';
@@ -50,7 +50,7 @@ const crashed = report('https://c.example/open', [rec('AUTH-01', 'error'), rec('
 
 /** Writes reports as a CI matrix would leave them: reports/<target>/report.json. */
 function layout(reports: Record<string, Report>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'merge-test-'));
+  const dir = tempDir('merge-test-');
   for (const [name, r] of Object.entries(reports)) {
     mkdirSync(join(dir, 'reports', name), { recursive: true });
     writeFileSync(join(dir, 'reports', name, 'report.json'), JSON.stringify(r));

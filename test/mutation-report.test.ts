@@ -1,5 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from './helpers/temp-dirs.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import type { MutantResult, MutationTestResult } from 'mutation-testing-report-schema';
@@ -83,7 +83,7 @@ test("a survivor's key is its file, mutator, text and replacement, not its line:
 });
 
 test('a missing or foreign report is said to be one, naming the command that makes it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mutation-report-'));
+  const dir = tempDir('mutation-report-');
   expect(() => readStrykerReport(join(dir, 'none.json'))).toThrow(/run `npm run mutation` first/);
   writeFileSync(join(dir, 'other.json'), '{"files": 3}');
   expect(() => readStrykerReport(join(dir, 'other.json'))).toThrow(/not a mutation-testing-report-schema report/);

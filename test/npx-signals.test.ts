@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot, tool } from '../core/base/paths.js';
 import type { Report } from '../core/model/report.js';
@@ -15,7 +15,7 @@ import { targetArgs, targetEnv } from './helpers/target.js';
 
 /** A project with the package installed as npm links it: node_modules/<name> and node_modules/.bin/conformance. */
 function npxProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-npx-'));
+  const dir = tempDir('conformance-npx-');
   writeFileSync(join(dir, 'package.json'), '{"name":"npx-signals","private":true}\n');
   mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(packageRoot, join(dir, 'node_modules', tool.name), 'dir');

@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { TOKEN_HEADER, tokenOfRequest } from '../core/spec/auth-scheme.js';
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -47,7 +47,7 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
     await withServer(
       [log],
       async (srv) => {
-        const summary = join(mkdtempSync(join(tmpdir(), 'setup-stop-')), 'summary.md');
+        const summary = join(tempDir('setup-stop-'), 'summary.md');
         const run = await runCli(targetArgs(srv, ['--key', 'sk_wrong']), {
           env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
         });

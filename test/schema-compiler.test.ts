@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from './helpers/temp-dirs.js';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import {
@@ -18,7 +18,7 @@ import { CREDENTIALS } from '../reference/fixtures.js';
  * The build compiles the schemas into plain functions (ajv standalone code); a run uses them only when they were built
  * from the schema files as they are. Both ways must judge every value alike: same verdict, same errors.
  */
-const dir = mkdtempSync(join(tmpdir(), 'schema-compiler-'));
+const dir = tempDir('schema-compiler-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 writeStandaloneModules(dir);
 const precompiled = precompiledValidators(dir);
@@ -64,7 +64,7 @@ describe('precompiled schema validators', () => {
   });
 
   test('a module built from other schema files is not used (the caller compiles instead)', () => {
-    const other = mkdtempSync(join(tmpdir(), 'schema-compiler-stale-'));
+    const other = tempDir('schema-compiler-stale-');
     try {
       writeStandaloneModules(other);
       for (const group of SCHEMA_GROUPS)

@@ -1,6 +1,6 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { failedIds, runCli, type CliRun } from './helpers/cli.js';
@@ -172,7 +172,7 @@ describe.concurrent('a run that judges no MUST check is NOTHING JUDGED (exit 3),
     const browser = await launchChromium();
     try {
       await withServer([], async (srv) => {
-        const cwd = mkdtempSync(join(tmpdir(), 'nothing-judged-'));
+        const cwd = tempDir('nothing-judged-');
         const summary = join(cwd, 'summary.md');
         writeFileSync(summary, '');
         const run = await runCli(targetArgs(srv, ['--only', 'INFO-*']), {

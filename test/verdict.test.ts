@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { targetArgs, targetEnv, withServer } from './helpers/target.js';
@@ -175,7 +175,7 @@ describe.concurrent('verdicts you can trust', () => {
 
   test('without other_app: PASSED, PARTIAL in every output, exit 0; --strict exits 3', async () => {
     await withServer([], async (srv) => {
-      const dir = mkdtempSync(join(tmpdir(), 'partial-'));
+      const dir = tempDir('partial-');
       const summary = join(dir, 'summary.md');
       const run = await runCli(targetArgs(srv), {
         env: { ...withoutOtherApp, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary },
@@ -206,7 +206,7 @@ describe.concurrent('verdicts you can trust', () => {
   test('--only NOPE-99 is a usage error naming the closest ids: no request, the report directory untouched', async () => {
     const spy = counter();
     await withServer([spy], async (srv) => {
-      const dir = mkdtempSync(join(tmpdir(), 'only-'));
+      const dir = tempDir('only-');
       mkdirSync(join(dir, 'conformance-report'));
       writeFileSync(join(dir, 'conformance-report', 'report.json'), '{"previous": "run"}');
       const run = await runCli(targetArgs(srv, ['--only', 'NOPE-99']), { env: targetEnv, cwd: dir });
@@ -233,7 +233,7 @@ describe.concurrent('verdicts you can trust', () => {
   });
 
   test('a baselined failure exits 0 with failures="0"; a baseline written on one defect does not hide another of the same check', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fingerprint-'));
+    const dir = tempDir('fingerprint-');
     const oneSeat: Variant = {
       name: 'one-seat-wrong-user',
       description: 'seat 11 carries user_id 999',
@@ -282,7 +282,7 @@ describe.concurrent('verdicts you can trust', () => {
     await withServer(
       [],
       async (srv) => {
-        const dir = mkdtempSync(join(tmpdir(), 'onerun-'));
+        const dir = tempDir('onerun-');
         const full = await runCli(targetArgs(srv, ['--only', 'AUTH-*']), { env: targetEnv, cwd: dir });
         expect(full.code).toBe(0);
         writeFileSync(join(dir, 'conformance-report', 'notes.txt'), 'mine');

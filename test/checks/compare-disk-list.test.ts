@@ -2,14 +2,15 @@
  * sameJson (suites/support/compare.ts) over a list read from disk (core/transport/disk-list.ts), compared record by
  * record: the same records are the same list, one record more, less or different is another.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from '../helpers/temp-dirs.js';
+import { rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { isDiskList, readDiskList } from '../../core/transport/disk-list.js';
 import { sameJson } from '../../suites/support/compare.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'compare-disk-list-'));
+const dir = tempDir('compare-disk-list-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 

@@ -4,9 +4,10 @@
  * file is read that way (CONFORMANCE_DISK_LIST_BYTES, read once as the module loads), so a small list takes the path
  * of a 716 MB one.
  */
+import { tempDir } from '../helpers/temp-dirs.js';
 import { afterAll, expect, test, vi } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import type { RecordedExchange } from '../../core/session/recorded-source.js';
 
@@ -20,7 +21,7 @@ const { DISK_LIST_BYTES } = await import('../../core/transport/disk-list.js');
 // Read by disk-list.ts as it loaded: the other test files of this worker keep the default.
 delete process.env.CONFORMANCE_DISK_LIST_BYTES;
 
-const dir = mkdtempSync(join(tmpdir(), 'credentials-disk-list-'));
+const dir = tempDir('credentials-disk-list-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** SEC-01's or SEC-02's pass with app's /orders changed and kept in a file, as a body too big to hold is. */

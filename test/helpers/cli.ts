@@ -1,6 +1,6 @@
+import { tempDir } from './temp-dirs.js';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../core/base/paths.js';
 import type { Report } from '../../core/model/report.js';
@@ -29,7 +29,7 @@ export function runCli(
     onStdout?: (chunk: string) => void;
   } = {},
 ): Promise<CliRun> {
-  const dir = opts.cwd ?? mkdtempSync(join(tmpdir(), 'conformance-test-'));
+  const dir = opts.cwd ?? tempDir('conformance-test-');
   return new Promise((resolve, reject) => {
     // 'npx' runs the installed package's bin as a vendor would; 'node' runs this checkout's build.
     const [cmd, argv] =

@@ -1,6 +1,6 @@
+import { tempDir } from './temp-dirs.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions';
 import { truthy } from '@actions/expressions/result';
@@ -82,7 +82,7 @@ export function newJob(workspace: string, name: string, opts: { index?: number; 
     index: opts.index ?? 0,
     total: opts.total ?? 1,
     workspace,
-    temp: mkdtempSync(join(tmpdir(), `runner-temp-${name}-`)),
+    temp: tempDir(`runner-temp-${name}-`),
     env: {},
     path: [],
     summary: '',

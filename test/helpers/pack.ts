@@ -1,6 +1,6 @@
+import { tempDir } from './temp-dirs.js';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { packageRoot } from '../../core/base/paths.js';
 
@@ -22,7 +22,7 @@ export function npm(args: string[], cwd: string, env: Record<string, string> = {
  * global setup rebuilds a stale one), so --ignore-scripts keeps pack from building it again.
  */
 export function packTarball(): { dir: string; tarball: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
+  const dir = tempDir('conformance-pack-');
   packed ??= pack();
   const tarball = join(dir, basename(packed));
   copyFileSync(packed, tarball);
@@ -32,7 +32,7 @@ export function packTarball(): { dir: string; tarball: string } {
 /** The tarball, packed once per test file (each test gets its own copy in its own folder). */
 let packed: string | undefined;
 function pack(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
+  const dir = tempDir('conformance-pack-');
   npm(['pack', '--ignore-scripts', '--pack-destination', dir], packageRoot);
   return join(
     dir,
