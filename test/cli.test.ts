@@ -1,3 +1,4 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ describe.concurrent('the CLI end to end', () => {
   });
 
   test('--demo honours the settings it does not fix, such as a baseline (a stale entry fails the run)', async () => {
-    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'demo-'));
+    const dir = tempDir('demo-');
     writeFileSync(join(dir, 'known.yaml'), '- id: SEAT-01\n  reason: fixed since\n');
     const run = await runCli(['--demo', '--fuzz-runs', '5', '--baseline', 'known.yaml'], { cwd: dir });
     expect(run.code).toBe(1);
@@ -53,7 +54,7 @@ describe.concurrent('the CLI end to end', () => {
   });
 
   test('a misspelt config key exits 2 with one line naming it', async () => {
-    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'cfg-'));
+    const dir = tempDir('cfg-');
     writeFileSync(
       join(dir, 'c.yaml'),
       'base_url: https://127.0.0.1:9/open\napp:\n  secret: a\n  key: b\ntimout_ms: 5\n',
@@ -90,7 +91,7 @@ describe.concurrent('the CLI end to end', () => {
 
   test('${ENV} in the config file is filled from the environment, and flags win over env over file', async () => {
     await withServer([], async (srv) => {
-      const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'cfg-'));
+      const dir = tempDir('cfg-');
       writeFileSync(
         join(dir, 'c.yaml'),
         `base_url: http://127.0.0.1:9/wrong\napp:\n  secret: \${MY_PK}\n  key: \${MY_SK}\nconcurrency: 1\n`,

@@ -1,7 +1,7 @@
+import { tempDir } from './helpers/temp-dirs.js';
 import { describe, expect, test } from 'vitest';
 import { join } from 'node:path';
 import fs from 'node:fs';
-import os from 'node:os';
 import { packageRoot } from '../core/base/paths.js';
 import { ConfigError, OPTIONS, readConfigFile, resolveConfig } from '../core/config/config.js';
 import { schemaObject } from '../core/spec/schemas.js';
@@ -49,7 +49,7 @@ describe('config', () => {
       ).toContain(r);
 
     await withServer([], async (srv) => {
-      const dir = fs.mkdtempSync(join(os.tmpdir(), 'example-'));
+      const dir = tempDir('example-');
       fs.writeFileSync(join(dir, 'conformance.yaml'), text);
       // The files it names, beside it: the CA of the server, an empty baseline.
       fs.copyFileSync(srv.caFile!, join(dir, 'my-ca.pem'));
@@ -107,7 +107,7 @@ describe('config', () => {
   });
 
   test('an unset ${VAR} in the file is a one-line config error naming the key', () => {
-    const dir = fs.mkdtempSync(join(os.tmpdir(), 'c-'));
+    const dir = tempDir('c-');
     const f = join(dir, 'c.yaml');
     fs.writeFileSync(f, 'app:\n  key: ${NOPE_NOT_SET}\n');
     expect(() => readConfigFile(f, {})).toThrow(
