@@ -43,6 +43,7 @@ async function signalNpx(
   signal: NodeJS.Signals,
   srv: RunningServer,
   group = false,
+  scriptShell?: string,
 ): Promise<{
   npxExit: { code: number | null; signal: NodeJS.Signals | null };
   sentAt: number;
@@ -54,7 +55,13 @@ async function signalNpx(
   const reportFile = join(dir, 'conformance-report', 'report.json');
   const child = spawn('npx', ['--no-install', 'conformance', ...targetArgs(srv)], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...targetEnv },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...targetEnv,
+      // npm's script shell (`script-shell`): the default is sh, on Debian dash, which waits for the CLI.
+      ...(scriptShell !== undefined ? { npm_config_script_shell: scriptShell } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, as a terminal's foreground job: a real Ctrl-C signals every process of it.
     detached: group,
@@ -134,6 +141,31 @@ describe('signals sent to npx alone (issue 38 item 6)', () => {
         expect(r.stderr).toMatch(/stopping, writing the report of what finished/);
         expect(r.stderr).not.toMatch(/unhandled error|Worker emitted error/);
         // Nothing is sent once the report is written.
+        await new Promise((res) => setTimeout(res, 1000));
+        expect(seen.filter((t) => t > r.reportAt! + 300)).toEqual([]);
+      } finally {
+        await srv.close();
+      }
+    });
+
+  // Where npm's script shell runs its command in place of itself (bash, macOS's /bin/sh), the CLI is npm's own child
+  // and npm passes the signal on to it: no watch of the parent is needed, on any system. npx then ends with the CLI's
+  // exit code, 3.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    test(`${signal} to npx when npm's script shell is bash: the CLI gets the signal itself and ends the same way`, async () => {
+      const srv = await startReferenceServer({ https: true });
+      const seen = slowDown(srv, 150);
+      try {
+        const r = await signalNpx(signal, srv, false, '/bin/bash');
+        expect(r.sentAt).toBeGreaterThan(0);
+        expect(r.report, r.stderr).toBeDefined();
+        expect(r.reportAt! - r.sentAt).toBeLessThan(1000);
+        expect(r.report!.verdict).toBe('incomplete');
+        expect(r.report!.exit_code).toBe(3);
+        // Its own signal, named: not the parent watch's words.
+        expect(r.report!.errors.join(' ')).toContain(`the run was interrupted (${signal})`);
+        expect(r.npxExit).toEqual({ code: 3, signal: null });
+        expect(r.stderr).not.toMatch(/unhandled error|Worker emitted error/);
         await new Promise((res) => setTimeout(res, 1000));
         expect(seen.filter((t) => t > r.reportAt! + 300)).toEqual([]);
       } finally {
