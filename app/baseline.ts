@@ -9,6 +9,7 @@ import { checkRecord, judge, type BaselineMark, type CheckRecord, type Report } 
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { readReport } from './diff.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
+import { counted } from '../reporters/evidence.js';
 
 /**
  * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures
@@ -188,7 +189,7 @@ export function baselineCommand(argv: string[], out: (s: string) => void): numbe
   else {
     writeOutputFile(target, text);
     out(
-      `Wrote ${entries.length} known failure(s) to ${untrustedLine(target)}: give it to runs with --baseline ${untrustedLine(target)}, and edit the reasons.\n`,
+      `Wrote ${counted(entries.length, 'known failure')} to ${untrustedLine(target)}: give it to runs with --baseline ${untrustedLine(target)}, and edit the reasons.\n`,
     );
   }
   return 0;

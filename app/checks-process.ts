@@ -5,6 +5,7 @@
  * exhausts it ends this process, not the CLI, which still reports what finished) and so that the CLI can end it
  * outright.
  */
+import nodeModule from 'node:module';
 import type { FromChecks, ToChecks } from './run-host.js';
 import type { SourceOf } from '../core/engine/run.js';
 import type { HarWriter } from '../core/session/har.js';
@@ -88,3 +89,6 @@ post({
 });
 // The API's precompiled validators, loaded before the run's first answer needs them.
 (await import('../core/spec/schemas.js')).isValid('envelope.success', {});
+// The compile cache (Node 22.1 on, see bin/conformance.js) is written now: the CLI ends this process with SIGKILL,
+// which would leave it unwritten. (Looked up on the module object: Node 20 has no such export.)
+(nodeModule as { flushCompileCache?: () => void }).flushCompileCache?.();

@@ -19,6 +19,7 @@ import {
 } from '../core/model/report.js';
 import { tool } from '../core/base/paths.js';
 import { oneLine } from '../reporters/terminal.js';
+import { counted } from '../reporters/evidence.js';
 import { rejudge } from './rejudge.js';
 import { loadCheckHeads } from './check-heads.js';
 
@@ -150,7 +151,7 @@ export function mergeReports(
   const missing = [...checks.values()].filter((c) => Object.keys(c.outcome).length < targets.length);
   if (missing.length)
     notes.push(
-      `${missing.length} check(s) are missing from some reports (another --only or suite version): ${missing
+      `${counted(missing.length, 'check')} ${missing.length === 1 ? 'is' : 'are'} missing from some reports (another --only or suite version): ${missing
         .slice(0, 5)
         .map((c) => c.id)
         .join(', ')}${missing.length > 5 ? ', …' : ''}`,
@@ -186,7 +187,7 @@ function table(head: string[], rows: string[][]): string[] {
 
 /** The terminal summary: a verdict per target, then every check that failed anywhere, with where. */
 export function mergedText(m: MergedReport): string {
-  const out: string[] = [`Merged ${m.summary.targets} report(s):`, ''];
+  const out: string[] = [`Merged ${counted(m.summary.targets, 'report')}:`, ''];
   out.push(
     ...table(
       [

@@ -23,6 +23,7 @@ import {
 } from '../core/model/attestation.js';
 import { FILE_CAPS, MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
 import type { VerifyWith } from './signing.js';
+import { counted } from '../reporters/evidence.js';
 
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
 Checks a conformance attestation: its signature and signer, that the statement is this suite's about this suite's
@@ -280,7 +281,7 @@ export async function verifyCommand(argv: string[], out: (s: string) => void): P
     const suite = suiteOf(s);
     out(
       `${untrustedLine(
-        `VERIFIED ${c.verdict_word}: ${target} judged by ${suite.name} ${suite.version} on ${c.started_at} (${c.coverage.must_judged} of ${c.coverage.must_total} MUST checks judged${c.known_failures.length ? `, ${c.known_failures.length} known failure(s)` : ''}), signed by ${by}; matches ${checked.join(', ')}${subjects.length ? `; names ${subjects.length} subject(s) given` : ''}`,
+        `VERIFIED ${c.verdict_word}: ${target} judged by ${suite.name} ${suite.version} on ${c.started_at} (${c.coverage.must_judged} of ${c.coverage.must_total} MUST checks judged${c.known_failures.length ? `, ${counted(c.known_failures.length, 'known failure')}` : ''}), signed by ${by}; matches ${checked.join(', ')}${subjects.length ? `; names ${counted(subjects.length, 'subject')} given` : ''}`,
       )}\n`,
     );
     return 0;

@@ -1,8 +1,16 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
+
+// Node 22.1 and later: V8's compiled code of every module loaded from here on is kept on disk (os.tmpdir(), or
+// NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off) and reused by the next run, as TypeScript and npm do.
+// A run loads about 200 modules in each of its two processes; Node 20 has no such cache (the call is absent there).
+// The checks' process inherits the directory through the environment, as Node's documentation says to.
+const cache = module.enableCompileCache?.();
+if (cache?.directory && process.env.NODE_COMPILE_CACHE === undefined) process.env.NODE_COMPILE_CACHE = cache.directory;
 
 // A clone after `npm ci` has the sources and no dist/ (no install script builds it: installs stay quiet). Its first
 // run builds dist/ as `npm run build` does, and says so. An installed package ships dist/ and no tsconfig: never here.

@@ -81,8 +81,7 @@ export function annotations(report: Report, redactor: Redactor): string {
         `::${kind} title=${escapeProperty(untrustedLine(redactor.redact(`${c.id} ${OUTCOMES[c.outcome].word}`)))}::${escapeData(untrustedLine(redactor.redact(annotationText(c))))}`,
       );
   }
-  for (const e of report.errors)
-    lines.push(`::error title=harness error::${escapeData(untrustedLine(redactor.redact(e)))}`);
+  for (const e of report.errors) lines.push(`::error title=the run::${escapeData(untrustedLine(redactor.redact(e)))}`);
   // No check's annotation says why a run that judged nothing fails the job (exit 3): the verdict does.
   if (report.verdict === 'nothing judged')
     lines.push(
@@ -159,7 +158,7 @@ export function stepSummary(report: Report, redactor: Redactor): string {
       out.push(row);
     }
   }
-  for (const e of report.errors.slice(0, 20)) out.push('', `**Harness error:** ${md(e)}`);
+  for (const e of report.errors.slice(0, 20)) out.push('', `**The run:** ${md(e)}`);
   // Where the reports are is not the run's to say: an upload, if any, comes after it (action.yml names its artifact).
   out.push('');
   return out.join('\n');

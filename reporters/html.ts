@@ -167,7 +167,7 @@ function levelTable(report: Report): Html {
   const { known, stale, expired } = report.summary;
   const baseline =
     known + stale + expired
-      ? html`<p>Baseline: ${known} known failure(s) do not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
+      ? html`<p>Baseline: ${counted(known, 'known failure')} ${known === 1 ? 'does' : 'do'} not fail the run; ${stale} stale entr${stale === 1 ? 'y' : 'ies'} and ${expired} expired entr${expired === 1 ? 'y' : 'ies'} do.</p>`
       : '';
   return html`<table><tr><th>Level</th>${cols.map((o) => html`<th>${o}</th>`)}${info ? html`<th>INFO</th>` : ''}</tr>${rows}</table>
 <p class="note">MUST failures fail the run; SHOULD failures are warnings; INFO checks record what the server does and never fail; an incomplete check could not finish and judged nothing.</p>${baseline}`;
@@ -409,7 +409,7 @@ export function renderHtml(report: Report, links: HtmlLinks = {}): string {
   const curl = curlOptionsOf(report);
   const findings = findingsOf(report).length;
   const harness = report.errors.length
-    ? html`<h2>Harness errors</h2><p>The run did not fully happen; these are problems of the suite or its environment, not of the server.</p><ul>${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`
+    ? html`<h2>The run itself</h2><p>The run did not fully happen (an interruption, the deadline, a problem of the suite or its environment); none of this is the server's failure.</p><ul>${report.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`
     : '';
   const doc = html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -375,7 +375,9 @@ export function summaryText(
     }
     for (const [why, ids] of absent) out.push(`  ${oneLine(why)}: ${ids.join(', ')}`);
   }
-  for (const e of report.errors) out.push(`  HARNESS: ${oneLine(e)}`);
+  // The run's own problems (an interruption, the deadline, a process that died): never the server's, never a
+  // verdict on it; a user's Ctrl-C is no fault of the suite either, so they are named after the run.
+  for (const e of report.errors) out.push(`  RUN: ${oneLine(e)}`);
   const must = report.summary.by_level.MUST;
   const should = report.summary.by_level.SHOULD;
   out.push(

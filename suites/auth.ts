@@ -398,6 +398,14 @@ function judgeAuthRefusal(ctx: CheckContext, r: Reply, label: string, codes: num
   }
 }
 
+/**
+ * A check of what a successful /auth answer holds passes only on what it read: with no such answer from any
+ * application (a refusal, a server error) it judged nothing, and AUTH-01 or AUTH-02 owns that answer.
+ */
+function requireJudged(judged: number, owners: string): void {
+  if (judged === 0) throw new Blocked(`no successful ${AUTH_PATH} answer to read (see ${owners})`);
+}
+
 const unauth = DATA_ENDPOINTS.map((ep) => ({
   id: `UNAUTH-${ep.name.toUpperCase()}`,
   title: `GET ${ep.path} refuses a missing or invalid token with 401 and no data`,
@@ -439,6 +447,7 @@ export const authChecks = defineChecks('auth', [
     spec: '§2.6, §2.5',
     async run(ctx) {
       // Every configured application's answer (#27): other_app's /auth is read anyway, to learn its merchant.
+      let judged = 0;
       for (const app of judgedApplications(ctx)) {
         const r = app.who === 'app' ? await ctx.api.auth() : await ctx.api.authAnswer(app.who);
         const s = r ? successData(r) : undefined;
@@ -451,6 +460,7 @@ export const authChecks = defineChecks('auth', [
             [`${app.who}:refused`],
           );
         if (!s?.ok) continue;
+        judged++;
         // other_app's token as AUTH-01 judges app's: one no header can carry cannot be sent back (§5.3 step 3).
         const token = app.who === 'app' ? undefined : tokenField(s.data);
         const illegal = typeof token === 'string' ? illegalHeaderChars(token) : undefined;
@@ -461,6 +471,7 @@ export const authChecks = defineChecks('auth', [
           );
         expectShape(ctx, 'auth-result', s.data, `GET ${AUTH_PATH}${app.suffix} data`);
       }
+      requireJudged(judged, 'AUTH-01');
     },
   },
   {
@@ -471,10 +482,12 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const found = new Findings();
       // Every configured application's answer (#27), each against its own key pair.
+      let judged = 0;
       for (const app of judgedApplications(ctx)) {
         const r = app.who === 'app' ? await ctx.api.auth() : await ctx.api.authAnswer(app.who);
         const s = r ? successData(r) : undefined;
         if (!s?.ok || !isRecord(s.data)) continue;
+        judged++;
         const sent = app.who === 'app' ? ctx.config.app : ctx.config.other_app!;
         const mark = app.who === 'app' ? '' : `${app.who}:`;
         const where = app.suffix ? ` (GET ${AUTH_PATH}${app.suffix})` : '';
@@ -490,6 +503,7 @@ export const authChecks = defineChecks('auth', [
           );
       }
       if (found.length) ctx.fail(`GET ${AUTH_PATH}: ${found.items.join('; ')}`, found.fingerprints);
+      requireJudged(judged, 'AUTH-01, AUTH-02');
     },
   },
   {
@@ -500,11 +514,13 @@ export const authChecks = defineChecks('auth', [
     async run(ctx) {
       const problems: string[] = [];
       const keys: string[] = [];
+      let judged = 0;
       // Every application: the isolation checks learn who other_app is from its /auth (suites/support/tenants.ts).
       for (const who of ['app', ...(ctx.config.other_app ? ['other_app' as const] : [])] as const) {
         const s = successData(await ctx.api.auth(who));
         if (!s.ok || !isRecord(s.data) || !isRecord(s.data.merchant)) continue;
         const m = await ctx.api.merchant(who);
+        judged++;
         const a = s.data.merchant;
         const diff = [...new Set([...Object.keys(a), ...Object.keys(m)])].filter((k) => !sameJson(a[k], m[k]));
         if (diff.length)
@@ -514,6 +530,7 @@ export const authChecks = defineChecks('auth', [
         keys.push(...diff.map((k) => (who === 'app' ? `merchant.${k}` : `${who}:merchant.${k}`)));
       }
       if (problems.length) ctx.fail(problems.join('; '), keys);
+      requireJudged(judged, 'AUTH-01, AUTH-02');
     },
   },
   {

@@ -93,7 +93,7 @@ describe('mergeReports', () => {
     expect(byId['AUTH-01']!.failed_on.map((f) => f.outcome)).toEqual(['error']);
     // ENV-02 is absent from shop-c's report: said so, not counted as passed.
     expect(byId['ENV-02']!.outcome).toEqual({ 'shop-a': 'passed', 'shop-b': 'warned' });
-    expect(m.notes.join(' ')).toMatch(/1 check\(s\) are missing from some reports.*ENV-02/);
+    expect(m.notes.join(' ')).toMatch(/1 check is missing from some reports.*ENV-02/);
 
     const text = mergedText(m);
     expect(text).toMatch(/shop-a\s+https:\/\/a\.example\/open\s+CONFORMANT/);
@@ -163,7 +163,7 @@ describe('conformance merge (the CLI)', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/Merged 2 report\(s\)/);
+    expect(run.stdout).toMatch(/Merged 2 reports/);
     // Every column a number (the checks column once printed "3[object Object][object Object]").
     expect(run.stdout).toMatch(
       /shop-b\s+https:\/\/b\.example\/open\s+NOT CONFORMANT\s+1\s+1\s+0\s+0\s+0\s+0\s+3\s+2\.5 s\n/,

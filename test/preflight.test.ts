@@ -114,7 +114,10 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
     await withServer(
       [sandboxFaultOnAuth('500')],
       async (srv) => {
-        const run = await runCli(targetArgs(srv, ['--only', 'AUTH-01']), { env: withoutOtherApp });
+        const run = await runCli(
+          targetArgs(srv, ['--only', 'AUTH-01', '--only', 'AUTH-02', '--only', 'AUTH-03', '--only', 'AUTH-04']),
+          { env: withoutOtherApp },
+        );
         expect(`${run.stdout}${run.stderr}`).not.toMatch(BLAMES_KEYS);
         expect(`${run.stdout}${run.stderr}`).not.toMatch(/refused/);
         expect(run.stdout).toMatch(
@@ -122,6 +125,15 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
         );
         expect(run.code).toBe(1);
         expect(failedIds(run.report)).toEqual(['AUTH-01']);
+        // The checks of what a successful /auth answer holds saw none: they judged nothing, so none says passed.
+        const rest = run.report!.checks.filter((c) => c.id !== 'AUTH-01');
+        expect(rest.map((c) => [c.id, c.status, c.message])).toEqual(
+          ['AUTH-02', 'AUTH-03', 'AUTH-04'].map((id) => [
+            id,
+            'skipped',
+            `blocked: no successful /auth answer to read (see ${id === 'AUTH-02' ? 'AUTH-01' : 'AUTH-01, AUTH-02'})`,
+          ]),
+        );
       },
       { https: false },
     );

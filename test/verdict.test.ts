@@ -342,7 +342,7 @@ describe.concurrent('verdicts you can trust', () => {
       const list = run.stdout
         .split("Not finished (no verdict on these; never the server's failure):\n")[1]!
         .split('\n\n')[0]!;
-      expect(list.split('\n').filter((l) => !l.startsWith('  HARNESS: '))).toHaveLength(n);
+      expect(list.split('\n').filter((l) => !l.startsWith('  RUN: '))).toHaveLength(n);
     } finally {
       await srv.close();
     }
