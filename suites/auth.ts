@@ -140,13 +140,12 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
     return why;
   };
   const problemAt = (place: (typeof places)[number], r: Reply, codes: number[] | undefined): string | undefined => {
-    if (place.at)
-      return successData(r).ok || carriesData(r) ? `GET ${place.path}: answered ${describeReply(r)}` : undefined;
+    if (place.at) return successData(r).ok || carriesData(r) ? `GET ${place.path}: answered ${served(r)}` : undefined;
     if (codes) return refusalProblem(r, codes, sensitive);
-    return successData(r).ok || carriesData(r)
-      ? `the token was taken from it: answered ${describeReply(r)}`
-      : undefined;
+    return successData(r).ok || carriesData(r) ? `the token was taken from it: answered ${served(r)}` : undefined;
   };
+  /** Whether a finding came from generated values (the message then names the seed that replays them). */
+  let generated = false;
   /** Sends generated values (shrunk on a finding): the first finding's text, or undefined. */
   const drawn = async (
     arb: fc.Arbitrary<string>,
@@ -168,8 +167,9 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
     );
     if (!details.failed) return undefined;
     if (!(details.errorInstance instanceof ProbeFinding)) throw details.errorInstance;
-    // The run's seed, the one that replays it (--seed): fast-check's own is that plus the probe's place.
-    return `(seed ${seed}, shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
+    // The run's seed replays it (--seed; fast-check's own is that plus the probe's place): said once, in the message.
+    generated = true;
+    return `(shrunk ${details.numShrinks} times): ${details.errorInstance.message}`;
   };
   for (const place of places) {
     BARE_WAYS.forEach((way, k) => {
@@ -251,7 +251,7 @@ async function refusesBadTokens(ctx: CheckContext, ep: Endpoint): Promise<void> 
   });
   if (found.length)
     ctx.fail(
-      `GET ${path} (§4 endpoint ${ep.n}) and the paths a router may serve as it must refuse every request without a valid token (code 401 and no data at the endpoint; no data at the others): ${found.items.join('; ')}`,
+      `GET ${path} (§4 endpoint ${ep.n}) and the paths a router may serve as it must refuse every request without a valid token (code 401 and no data at the endpoint; no data at the others): ${found.items.join('; ')}${generated ? ` (generated values from seed ${seed}: --seed ${seed} replays them)` : ''}`,
       found.fingerprints,
     );
 }
@@ -396,6 +396,13 @@ function judgeAuthRefusal(ctx: CheckContext, r: Reply, label: string, codes: num
     ctx.shows(r, 'finding');
     ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
   }
+}
+
+/** What an answer that had to refuse served: its status, and the data it carries when it is no success. */
+function served(r: Reply): string {
+  return successData(r).ok
+    ? describeReply(r)
+    : `${describeReply(r)}, a refusal that carries data ${show((r.json as { data: unknown }).data, 80)}`;
 }
 
 /**

@@ -108,7 +108,7 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
     const r = await changed(id, (x) => asked('GET //dishes')(x) && bare(x), error(401, { data: [{ id: 101 }] }));
     expect(r.status).toBe('failed');
     expect(r.message).toBe(
-      `${lead}no ${TOKEN_HEADER} header at the path after a doubled slash: GET //dishes: answered HTTP 401, code 401, status "ERROR"`,
+      `${lead}no ${TOKEN_HEADER} header at the path after a doubled slash: GET //dishes: answered HTTP 401, code 401, status "ERROR", a refusal that carries data [{"id":101}]`,
     );
     expect(r.fingerprints).toEqual(['the path after a doubled slash']);
   });
@@ -171,8 +171,11 @@ describe('UNAUTH-*: each hand-picked wrong token, each carrier and path, each wa
       ),
     );
     expect(refused.message).toMatch(
-      /: a prefix of the real token \(seed \d+, shrunk \d+ times\): expected code 401, got HTTP 200, code 200, status "SUCCESS"/,
+      /: a prefix of the real token \(shrunk \d+ times\): expected code 401, got HTTP 200, code 200, status "SUCCESS"/,
     );
+    // The seed that replays the generated values, once.
+    expect(refused.message.match(/(?<!-)seed \d+/g)).toHaveLength(1);
+    expect(refused.message).toMatch(/ \(generated values from seed (\d+): --seed \1 replays them\)$/);
   });
 
   test('a token too short for a way: that way is noted as not probed, the others still run', async () => {
