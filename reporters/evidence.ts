@@ -334,6 +334,14 @@ export function exchangeText(e: Evidence, opts: CurlOptions = {}): string {
   return out.join('\n');
 }
 
+/** One line for an exchange judged beside a finding (--verbose): what it shows, the request and the answer's status. */
+export function exchangeLine(e: Evidence): string {
+  const answer = e.response
+    ? `HTTP ${e.response.status} (${e.duration_ms} ms, body ${sizeNote(e.response)})`
+    : `no response: ${e.error ?? 'unknown error'} (${e.duration_ms} ms)`;
+  return `${e.shows ? `[${SHOWS_LABEL[e.shows]}] ` : ''}${e.request.method} ${e.request.url} → ${answer}`;
+}
+
 /**
  * Which exchanges of a check a report shows: all up to `max`, else the first few and the last ones; those that show
  * the finding first (markedEvidence's order), so a cut leaves them out last.

@@ -17,7 +17,15 @@ import {
 } from '../core/model/report.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 import type { RequestProgress } from '../core/session/progress.js';
-import { counted, credentialSteps, curlCommand, curlOptionsOf, exchangeText, markedEvidence } from './evidence.js';
+import {
+  counted,
+  credentialSteps,
+  curlCommand,
+  curlOptionsOf,
+  exchangeLine,
+  exchangeText,
+  markedEvidence,
+} from './evidence.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
 let colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -345,13 +353,23 @@ export function summaryText(
       }
       if (c.fuzz) out.push(`      replay: ${oneLine(c.fuzz.replay)}`);
       if (opts.verbose) {
-        // The exchanges that show the finding first, each labelled (core/model/findings.ts).
-        for (const e of markedEvidence({ ...c, base_url: report.target.base_url }))
+        // The exchanges that show the finding, whole; each other one a line (a token check judges a hundred correct
+        // refusals beside two findings). Without marks, every exchange is whole (core/model/findings.ts).
+        const marked = markedEvidence({ ...c, base_url: report.target.base_url });
+        const whole = marked.some((e) => e.shows === 'finding') ? marked.filter((e) => e.shows === 'finding') : marked;
+        for (const e of whole)
           out.push(
             '',
             ...exchangeText(e, curl)
               .split('\n')
               .map((l) => `      ${oneLine(l)}`),
+          );
+        const beside = marked.filter((e) => !whole.includes(e));
+        if (beside.length)
+          out.push(
+            '',
+            `      Judged beside it (${counted(beside.length, 'exchange')}, whole in report.json and report.html):`,
+            ...beside.map((e) => `        ${oneLine(exchangeLine(e))}`),
           );
         out.push('');
       }

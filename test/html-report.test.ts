@@ -383,6 +383,13 @@ test('issue 35: the answers that let a token inside a longer header through come
   expect(findingAt).toBeGreaterThan(0);
   expect(out.indexOf('[a correct answer]')).toBeGreaterThan(findingAt);
   expect(out.slice(findingAt).match(/< HTTP (\d+)/)?.[1]).toBe('200');
+  // The findings whole; the correct answers beside them a line each, so the finding is not lost among them.
+  const findings = c.evidence.filter((e) => e.shows === 'finding');
+  const block = out.slice(findingAt, out.indexOf('\n\n', out.indexOf('Judged beside it')));
+  expect(block.match(/\[shows the finding\]\n/g)).toHaveLength(findings.length);
+  expect(block).toMatch(/\n {6}Judged beside it \(\d+ exchanges, whole in report\.json and report\.html\):\n/);
+  expect(block).toMatch(/\n {8}\[a correct answer\] GET \S+\/dishes\/101 → HTTP 401 \(\d+ ms, body /);
+  expect(block.split('\n').length).toBeLessThan(findings.length * 40 + c.evidence.length + 10);
   expect(out.match(/export OPEN_TOKEN=/g)).toHaveLength(1);
   expect(out.indexOf('export OPEN_TOKEN=')).toBeLessThan(out.indexOf('"$OPEN_TOKEN"'));
   // junit.xml: the failure's first exchange is one that shows the finding.
