@@ -539,6 +539,7 @@ export const errorChecks = defineChecks('errors', [
           }
         }),
       );
+      let judged = 0;
       for (const { path, plain, query, who, suffix } of asked.flat()) {
         const mark = who === 'app' ? '' : `${who}:`;
         // Only what the parameters change is judged here: a list that fails without them is its own check's finding.
@@ -546,6 +547,7 @@ export const errorChecks = defineChecks('errors', [
           ctx.note(`GET ${path}${suffix} does not answer SUCCESS even without parameters; not judged here`);
           continue;
         }
+        judged++;
         if (isSuccessEnvelope(query)) {
           if (
             sameContent(
@@ -592,6 +594,9 @@ export const errorChecks = defineChecks('errors', [
           `expected the same data as without parameters (ignored) or an error envelope with code 400, got ${listed(problems.map((p) => p.text))}`,
           problems.map((p) => p.fingerprint),
         );
+      // Passed only on what it compared: no list that answered SUCCESS without parameters is nothing judged.
+      if (!judged)
+        throw new Blocked('no list answered SUCCESS without parameters to compare with (see DISH-01, SEAT-01, ORD-01)');
     },
   },
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).

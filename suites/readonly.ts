@@ -65,6 +65,8 @@ export async function unsafeProbe(ctx: CheckContext, plan = false): Promise<Unsa
       }),
     )
   ).flatMap((a) => (a ? [a] : []));
+  // No application's token: nothing to probe, and nothing any check of this probe could judge (the notes say why).
+  if (!apps.length) throw new Blocked("no application's token to read the data endpoints with (see AUTH-01, AUTH-02)");
   const mark = (who: Who): string => (who === 'app' ? '' : `${who}:`);
   if (plan) {
     // Sent in turn at the end of the run: the progress line's estimate counts them now (RO-01 plans, INFO-RO-METHODS
@@ -170,6 +172,10 @@ export function dataChanges(before: unknown, after: unknown): string[] {
   return [`data ${show(before, 60)} → ${show(after, 60)}`];
 }
 
+/** Why RO-01 and RO-02 judged nothing: a comparison needs a GET that succeeded. */
+const NOTHING_TO_COMPARE =
+  'no data endpoint answered SUCCESS to compare with (see AUTH-05, MER-01, DISH-01, SEAT-01, ORD-01)';
+
 /** A data endpoint's answer to the run's GET and to the same GET asked once more afterwards. */
 export interface RepeatedGet {
   ep: Endpoint;
@@ -220,6 +226,7 @@ export const readonlyChecks = defineChecks('readonly', [
           }
         }),
       );
+      let compared = 0;
       for (const { who, suffix, gets } of asked)
         for (const { ep, path, first, again } of gets) {
           const [b, a] = [successData(first), successData(again)];
@@ -229,6 +236,7 @@ export const readonlyChecks = defineChecks('readonly', [
             ctx.note(`${request} did not succeed the first time (${b.why}); not compared`);
             continue;
           }
+          compared++;
           if (!a.ok) {
             found.add(`${request} answered SUCCESS, then ${describeReply(again)}`, key);
             continue;
@@ -245,6 +253,7 @@ export const readonlyChecks = defineChecks('readonly', [
           `§3: no operation changes any state, so a GET asked again answers the same data (in any order); got: ${found.items.join(' | ')} (the comparison assumes no other client changes the merchant during the run)`,
           found.fingerprints,
         );
+      if (!compared) throw new Blocked(NOTHING_TO_COMPARE);
     },
   },
   {
@@ -266,6 +275,7 @@ export const readonlyChecks = defineChecks('readonly', [
           ? `${request}: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? ` and ${changes.length - 5} more` : ''}`
           : undefined;
       };
+      let compared = 0;
       for (const { who, suffix, paths, before, again, afterNone, after } of reads)
         paths.forEach((path, i) => {
           const request = `GET ${path}${suffix}`;
@@ -278,6 +288,7 @@ export const readonlyChecks = defineChecks('readonly', [
             ctx.note(`${request} answered other data when asked again before any unsafe request (RO-02); not compared`);
             return;
           }
+          compared++;
           const mark = who === 'app' ? '' : `${who}:`;
           // Each round against the GETs before it: a change is the doing of that round's requests.
           const none = changed(request, before[i]!, afterNone[i]!);
@@ -299,6 +310,7 @@ export const readonlyChecks = defineChecks('readonly', [
           keys,
         );
       }
+      if (!compared) throw new Blocked(NOTHING_TO_COMPARE);
     },
   },
   // The implementation profile: what the server chose where the spec leaves it open (INFO, never fails).

@@ -139,6 +139,35 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
     );
   });
 
+  test('a server that answers 500 to every request: no check says passed on what it did not see (every check of a success it never got is blocked or fails)', async () => {
+    const sandbox = sandboxVariant({ faults: [parseRunFault('500')], seed: 1 });
+    await withServer(
+      [sandbox],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv), { env: targetEnv });
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(1);
+        const r = run.report!;
+        // The one check judged passed is the one of error answers: it saw 500s, each an error envelope.
+        expect(r.checks.filter((c) => c.level !== 'INFO' && c.status === 'passed').map((c) => c.id)).toEqual([
+          'ERR-04',
+        ]);
+        // A 500 to a valid key pair is a failure of the rule that /auth issues a token: app's and other_app's.
+        expect(failedIds(r)).toEqual(expect.arrayContaining(['AUTH-01', 'AUTH-02']));
+        // The checks that compare successful answers (and so saw none) are blocked, saying so.
+        for (const id of ['AUTH-03', 'AUTH-04', 'ERR-06', 'RO-01', 'RO-02'])
+          expect(
+            r.checks.find((c) => c.id === id),
+            id,
+          ).toMatchObject({
+            status: 'skipped',
+            message: expect.stringMatching(/^blocked: no /),
+          });
+      },
+      { https: false },
+    );
+  });
+
   test('an /auth answer the sandbox cuts short is a server fault, neither an unreachable target nor a refused key pair: the run goes on', async () => {
     await withServer(
       [sandboxFaultOnAuth('truncate')],
