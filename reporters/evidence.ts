@@ -266,8 +266,7 @@ function reindentJson(text: string, indent = '  '): string {
   return out;
 }
 
-/** A count and its noun as the reports write it: "1 check", "61 checks". */
-export const counted = (n: number, word: string): string => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+export { counted } from '../core/base/counted.js';
 
 /** A byte count as the reports write it: "1 byte", "1,234 bytes". */
 export const bytes = (n: number): string => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;

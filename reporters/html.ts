@@ -239,7 +239,7 @@ function evidence(c: CheckRecord, curl: CurlOptions, budget: { left: number }, b
   budget.left -= shown.length;
   const omitted = ordered.length - shown.length;
   const items = shown.map((e, i) => exchange(e, e.shows === 'finding' && i < UNFOLDED, curl));
-  return html`<div class="evidence">${items}${omitted ? html`<p class="note">${omitted} more exchange(s) of this check are in report.json.</p>` : ''}</div>`;
+  return html`<div class="evidence">${items}${omitted ? html`<p class="note">${counted(omitted, 'more exchange')} of this check ${omitted === 1 ? 'is' : 'are'} in report.json.</p>` : ''}</div>`;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type Outcome,
   type Report,
 } from '../core/model/report.js';
-import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
+import { counted, curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
 
 /**
  * junit.xml for CI test widgets (GitHub Actions, GitLab, Jenkins): one <testsuite> per area, one <testcase> per check
@@ -43,7 +43,7 @@ function evidenceText(c: CheckRecord, curl: CurlOptions): string {
   const { shown, omitted, at } = shownExchanges(c.evidence, 5);
   const parts = shown.map(
     (e, i) =>
-      `${i === at && omitted ? `… ${omitted} more exchange(s) in report.json …\n\n` : ''}${exchangeText(e, curl)}`,
+      `${i === at && omitted ? `… ${counted(omitted, 'more exchange')} in report.json …\n\n` : ''}${exchangeText(e, curl)}`,
   );
   return `\n\nEvidence:\n\n${parts.join('\n\n')}`;
 }

@@ -1,3 +1,4 @@
+import { counted } from '../core/base/counted.js';
 import { defineChecks, type Check, type CheckContext, type CheckDeclaration } from '../core/model/check.js';
 import { Blocked } from '../core/session/check-errors.js';
 import { everyRecord, isRecord, type Rec } from '../core/session/api.js';
@@ -484,7 +485,10 @@ async function orderSeatIds(ctx: CheckContext): Promise<void> {
       }
     });
   }
-  if (noSeatObject) ctx.note(`${noSeatObject} order(s) name a seat_id but carry no seat object: nothing to compare`);
+  if (noSeatObject)
+    ctx.note(
+      `${counted(noSeatObject, 'order')} ${noSeatObject === 1 ? 'names' : 'name'} a seat_id but ${noSeatObject === 1 ? 'carries' : 'carry'} no seat object: nothing to compare`,
+    );
   skips.flush(ctx);
   if (found.length) ctx.fail(found.summary('orders disagree with their own seat', count), found.fingerprints);
 }
@@ -836,7 +840,7 @@ async function orderTableNumbers(ctx: CheckContext): Promise<void> {
   });
   if (nonNumeric)
     ctx.note(
-      `${nonNumeric} order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number`,
+      `${counted(nonNumeric, 'order')} ${nonNumeric === 1 ? 'sits' : 'sit'} at seats whose table_number is not a number: not compared with the int order_table_number`,
     );
   // INFO: the spec names both fields but never says they agree (a seat may be renumbered after the order).
   ctx.observe(

@@ -8,6 +8,7 @@ import { inferredShows, type Evidence, type Shows } from '../model/findings.js';
 import { Blocked, CheckFailure } from '../session/check-errors.js';
 import { unrecordedRequest } from '../session/recorded-source.js';
 import { CREDENTIALS, TOKEN_HEADER } from '../spec/auth-scheme.js';
+import { counted } from '../base/counted.js';
 
 const REQUIREMENT_HELP: Record<Requirement, (c: Config) => string | undefined> = {
   other_app: (c) =>
@@ -55,7 +56,7 @@ export function transportNotes(evidence: Exchange[]): string[] {
       const waits = e.retries.map((r) => `${(r.waited_ms / 1000).toFixed(1)} s`).join(', ');
       const final = e.response ? `HTTP ${e.response.status}` : (e.error ?? 'no response');
       out.add(
-        `rate limited: ${where} got 429 Too Many Requests ${e.retries.length} time(s); retried ${e.retries.length} time(s) after Retry-After (waited ${waits}); final answer ${final}`,
+        `rate limited: ${where} got 429 Too Many Requests ${counted(e.retries.length, 'time')}; retried ${counted(e.retries.length, 'time')} after Retry-After (waited ${waits}); final answer ${final}`,
       );
     }
     if (e.resent !== undefined)

@@ -2,6 +2,7 @@ import { naturalOrder } from '../base/natural-order.js';
 import type { Area, CheckResult, Level, Status } from './check.js';
 import { AREAS, REQUIREMENT_WORDS } from './check.js';
 import { tool } from '../base/paths.js';
+import { counted } from '../base/counted.js';
 
 /**
  * The one outcome model. Every output (terminal, report.json, JUnit, HTML, GitHub annotations, job summary, diff,
@@ -395,13 +396,12 @@ export function verdictOf(
       .slice(0, 6)
       .map((c) => c.id)
       .join(', ')}${list.length > 6 ? ', …' : ''}`;
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   const gating = checks.filter((c) => OUTCOMES[c.outcome].gates);
   if (gating.length)
     return {
       verdict: 'not conformant',
       exit_code: 1,
-      reason: `${plural(gating.length, 'gating finding')}: ${ids(gating)}`,
+      reason: `${counted(gating.length, 'gating finding')}: ${ids(gating)}`,
     };
   const blocking = checks.filter(blocksVerdict);
   if (harnessErrors.length || blocking.length) {
@@ -410,7 +410,7 @@ export function verdictOf(
       // Counted as every output counts them (unfinishedOf); the MUST ones among them are what block the verdict.
       ...(blocking.length
         ? [
-            `${plural(unfinishedOf({ checks }).length, 'check')} did not finish (${ids(unfinishedOf({ checks }))}); the first: ${blocking[0]!.message}`,
+            `${counted(unfinishedOf({ checks }).length, 'check')} did not finish (${ids(unfinishedOf({ checks }))}); the first: ${blocking[0]!.message}`,
           ]
         : []),
     ];
@@ -429,7 +429,7 @@ export function verdictOf(
       verdict: 'known failures',
       // --strict asks for every MUST check: a baseline does not excuse the ones that did not run.
       exit_code: strict && !coverage.complete ? 3 : 0,
-      reason: `${plural(knownMust.length, 'known MUST failure')} (${ids(knownMust)}), listed in the baseline; nothing new fails${coverage.complete ? '' : `; ${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}`}`,
+      reason: `${counted(knownMust.length, 'known MUST failure')} (${ids(knownMust)}), listed in the baseline; nothing new fails${coverage.complete ? '' : `; ${coverage.text}${strict ? '; --strict: a partial run does not pass' : ''}`}`,
     };
   if (!coverage.complete || known.length)
     return {
@@ -437,7 +437,7 @@ export function verdictOf(
       exit_code: strict ? 3 : 0,
       reason: `${[
         ...(coverage.complete ? [] : [coverage.text]),
-        ...(known.length ? [`the baseline excuses ${plural(known.length, 'finding')} (${ids(known)})`] : []),
+        ...(known.length ? [`the baseline excuses ${counted(known.length, 'finding')} (${ids(known)})`] : []),
       ].join('; ')}${strict ? '; --strict: a partial run does not pass' : ''}`,
     };
   return {

@@ -499,7 +499,7 @@ describe("CONS-11: order_table_number and the seat's table_number", () => {
     });
     expect(r.status).toBe('passed');
     expect(r.notes).toEqual([
-      '3 order(s) sit at seats whose table_number is not a number: not compared with the int order_table_number',
+      '3 orders sit at seats whose table_number is not a number: not compared with the int order_table_number',
     ]);
     expect(r.message).toBe(
       '2 of 7 orders whose table number is not their seat\'s: order 6006 has order_table_number 6, its seat 11 has table_number 5; order 6010 has order_table_number 9, its seat 13 has table_number "8"',

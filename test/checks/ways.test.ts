@@ -443,7 +443,7 @@ describe('the consistency checks: each way records can disagree, and what is not
       orders((os) => os.map((o) => (o.id === 5002 ? { ...o, seat: null } : o))),
     );
     expect(none.status).toBe('passed');
-    expect(none.notes).toContain('1 order(s) name a seat_id but carry no seat object: nothing to compare');
+    expect(none.notes).toContain('1 order names a seat_id but carries no seat object: nothing to compare');
   });
 
   test('CONS-09: pivot.dish_id naming another dish; lines that cannot be compared are noted', async () => {
