@@ -9,7 +9,7 @@ import { checkRecord, judge, type BaselineMark, type CheckRecord, type Report } 
 import { formatErrors, validate } from '../core/spec/schemas.js';
 import { readReport } from './diff.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
-import { counted } from '../reporters/evidence.js';
+import { counted } from '../core/base/counted.js';
 
 /**
  * The baseline gate for CI (schemas/baseline.schema.json): a YAML list of known failures

@@ -19,7 +19,7 @@ import {
 } from '../core/model/report.js';
 import { tool } from '../core/base/paths.js';
 import { oneLine } from '../reporters/terminal.js';
-import { counted } from '../reporters/evidence.js';
+import { counted } from '../core/base/counted.js';
 import { rejudge } from './rejudge.js';
 import { loadCheckHeads } from './check-heads.js';
 

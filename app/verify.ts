@@ -23,7 +23,7 @@ import {
 } from '../core/model/attestation.js';
 import { FILE_CAPS, MAX_REPORT_BYTES, readRegularBytes } from '../core/base/regular-file.js';
 import type { VerifyWith } from './signing.js';
-import { counted } from '../reporters/evidence.js';
+import { counted } from '../core/base/counted.js';
 
 const USAGE = `Usage: conformance verify ATTESTATION [--report report.json] (--key KEY.pub | --certificate-identity ID --certificate-oidc-issuer URL) [--subject sha256:DIGEST ...]
 Checks a conformance attestation: its signature and signer, that the statement is this suite's about this suite's
