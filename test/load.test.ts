@@ -71,7 +71,7 @@ describe('politeness', () => {
       expect(limiter.hits()).toBeGreaterThanOrEqual(2);
       const notes = run.report!.checks.flatMap((c) => c.notes.map((n) => `${c.id}: ${n}`));
       const retried = notes.filter((n) =>
-        /rate limited: GET \S+\/seats(\?\S+)? got 429 Too Many Requests 1 time\(s\); retried 1 time\(s\) after Retry-After \(waited 1\.0 s\); final answer HTTP (200|401)/.test(
+        /rate limited: GET \S+\/seats(\?\S+)? got 429 Too Many Requests 1 time; retried 1 time after Retry-After \(waited 1\.0 s\); final answer HTTP (200|401)/.test(
           n,
         ),
       );
