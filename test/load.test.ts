@@ -83,6 +83,27 @@ describe('politeness', () => {
     });
   });
 
+  test('a 429 that stays a 429 once the retries are spent is no finding (§8 leaves rate limits to the server): the checks that needed the answer did not finish, and none fails', async () => {
+    const limiter = rateLimited(Number.POSITIVE_INFINITY, '0');
+    await withServer(
+      [limiter],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--only', 'SEAT-*', '--only', 'AUTH-05']), { env: targetEnv });
+        const r = run.report!;
+        expect(r.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual([]);
+        expect([run.code, r.verdict]).toEqual([3, 'incomplete']);
+        const seat = r.checks.find((c) => c.id === 'SEAT-01')!;
+        expect(seat.status).toBe('incomplete');
+        expect(seat.message).toMatch(
+          /^could not finish: GET \S+\/seats: HTTP 429 Too Many Requests after retrying 3 times: rate limited, no answer to judge/,
+        );
+        // The client still tried as it should: the first request and its three retries.
+        expect(seat.evidence.find((e) => /\/seats$/.test(e.request.url))?.retries).toHaveLength(3);
+      },
+      { https: false },
+    );
+  });
+
   const client = (baseUrl: string, retry?: { max: number; capMs: number }): HttpClient =>
     new HttpClient({
       baseUrl,

@@ -11,6 +11,7 @@ import { isIdLike } from '../base/exact-json.js';
 import { diskRecords, eachElement, isDiskList } from '../transport/disk-list.js';
 import { show } from '../redact/quote.js';
 import { RequestTally, type PlannedAs } from './progress.js';
+import { counted } from '../base/counted.js';
 
 /** A JSON object as a server sent it: its fields are untrusted and unknown until checked. */
 export type Rec = Record<string, unknown>;
@@ -41,6 +42,21 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
   if (j.status !== 'SUCCESS' || j.code !== 200)
     return { ok: false, why: `answered status ${show(j.status)}, code ${show(j.code)} (HTTP ${reply.status})` };
   return { ok: true, data: j.data };
+}
+
+/**
+ * A reply a check may judge. A 429 that is still a 429 once the client's retries are spent (live, or as a recording
+ * holds it) answers nothing: §8 leaves rate limits to the server ("not shown"), so it is no finding, and the request
+ * ends as one without an answer: its check could not finish (incomplete), as for a timeout.
+ */
+function judgeable(reply: Reply): Reply {
+  if (reply.status !== 429) return reply;
+  const retried = reply.exchange.retries?.length ?? 0;
+  throw new NetworkError(
+    `${reply.exchange.request.method} ${reply.exchange.request.url}: HTTP 429 Too Many Requests${retried ? ` after retrying ${counted(retried, 'time')}` : ''}: rate limited, no answer to judge (§8: rate limits are the server's to set)`,
+    reply.exchange,
+    'RATE_LIMITED',
+  );
 }
 
 /**
@@ -155,7 +171,7 @@ export class SharedRequests {
    * what the tally had planned it as.
    */
   send(spec: RequestSpec, chain: RequestChain | undefined, kind: PlannedAs = 'unplanned'): Promise<Reply> {
-    return this.tally.track(this.client.send(spec, chain), kind);
+    return this.tally.track(this.client.send(spec, chain).then(judgeable), kind);
   }
 
   /** Holds every /auth of the token-minting checks until `open` settles (core/engine/engine.ts). */
