@@ -1,3 +1,4 @@
+import { grouped } from '../core/base/counted.js';
 import { runMatrix } from '../suites/rules/index.js';
 import { commandArgs } from './command-args.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -411,7 +412,7 @@ async function judgeFile(
     for (const n of notes) out(`Network: ${n}\n`);
     if (recording.beyondIndex)
       out(
-        `Left out: ${recording.beyondIndex} exchanges of requests past the first ${MAX_REQUESTS.toLocaleString('en-US')} distinct ones or 256 MiB of their URLs (the recording's index is bounded)\n`,
+        `Left out: ${recording.beyondIndex} exchanges of requests past the first ${grouped(MAX_REQUESTS)} distinct ones or 256 MiB of their URLs (the recording's index is bounded)\n`,
       );
     if (har.leftOutCount)
       out(

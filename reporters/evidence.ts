@@ -1,3 +1,4 @@
+import { grouped } from '../core/base/counted.js';
 import type { Exchange } from '../core/transport/exchange.js';
 import { inferredShows, type Evidence, type Shows } from '../core/model/findings.js';
 import { parseJsonExact } from '../core/base/exact-json.js';
@@ -269,12 +270,12 @@ function reindentJson(text: string, indent = '  '): string {
 export { counted } from '../core/base/counted.js';
 
 /** A byte count as the reports write it: "1 byte", "1,234 bytes". */
-export const bytes = (n: number): string => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+export const bytes = (n: number): string => `${grouped(n)} byte${n === 1 ? '' : 's'}`;
 
 /** "123 bytes" or "1,234,567 bytes (first 4,096 characters shown)". */
 export function sizeNote(r: NonNullable<Exchange['response']>): string {
   return r.truncated
-    ? `${bytes(r.body_bytes)} (first ${r.body_excerpt.length.toLocaleString('en-US')} characters shown)`
+    ? `${bytes(r.body_bytes)} (first ${grouped(r.body_excerpt.length)} characters shown)`
     : bytes(r.body_bytes);
 }
 

@@ -1,3 +1,4 @@
+import { grouped } from '../core/base/counted.js';
 import { naturalOrder } from '../core/base/natural-order.js';
 import { createHash } from 'node:crypto';
 import { writeFileAtomic } from '../core/base/atomic-file.js';
@@ -279,9 +280,9 @@ function cellCoverage(report: Report): Html | '' {
   const partial = rules.filter((r) => r.probed < r.applicable).length;
   const rows = rules.map(
     (r) =>
-      html`<tr class="${r.probed < r.applicable ? 'part' : 'full'}"><td>${r.rule}</td><td class="n">${r.probed.toLocaleString('en-US')}</td><td class="n">${r.applicable.toLocaleString('en-US')}</td><td class="n">${pct(r.probed, r.applicable)}</td></tr>`,
+      html`<tr class="${r.probed < r.applicable ? 'part' : 'full'}"><td>${r.rule}</td><td class="n">${grouped(r.probed)}</td><td class="n">${grouped(r.applicable)}</td><td class="n">${pct(r.probed, r.applicable)}</td></tr>`,
   );
-  return html`<details class="cells" id="cell-coverage"${partial ? trusted(' open') : ''}><summary>Rule matrix: ${cells.cellsProbed.toLocaleString('en-US')} of ${counted(cells.cellsApplicable, 'applicable cell')} probed in this run (${pct(cells.cellsProbed, cells.cellsApplicable)}); ${partial ? `${counted(partial, 'rule')} not probed in full` : `every rule probed in full`}</summary>
+  return html`<details class="cells" id="cell-coverage"${partial ? trusted(' open') : ''}><summary>Rule matrix: ${grouped(cells.cellsProbed)} of ${counted(cells.cellsApplicable, 'applicable cell')} probed in this run (${pct(cells.cellsProbed, cells.cellsApplicable)}); ${partial ? `${counted(partial, 'rule')} not probed in full` : `every rule probed in full`}</summary>
 <table class="rules"><tr><th>Rule</th><th>probed</th><th>applicable</th><th></th></tr>${rows}</table></details>`;
 }
 

@@ -1,3 +1,4 @@
+import { grouped } from '../base/counted.js';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -32,7 +33,7 @@ const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).pad
  * syntax broken up, and cut at `max` characters (saying how many more there were).
  */
 export function untrustedLine(s: string, max = LINE_MAX): string {
-  const cut = s.length > max ? `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters)` : s;
+  const cut = s.length > max ? `${s.slice(0, max)}… (${grouped(s.length - max)} more characters)` : s;
   return (
     cut
       .replace(LINE_BREAK, ' ⏎ ')
@@ -70,7 +71,7 @@ export function inertBlock(text: string, env: NodeJS.ProcessEnv = process.env): 
  * saying how many more there were. Cut only text already redacted: the cut may fall inside a secret.
  */
 export function capText(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters)` : s;
+  return s.length > max ? `${s.slice(0, max)}… (${grouped(s.length - max)} more characters)` : s;
 }
 
 /** Redacted with this much text past the cut, so a secret across the cut is replaced whole before cutting. */
@@ -86,5 +87,5 @@ export function capRedacted(s: string, max: number, redact: (text: string) => st
   if (s.length <= max + CAP_MARGIN) return capText(redact(s), max);
   const head = redact(s.slice(0, max + CAP_MARGIN));
   const more = head.length - max + (s.length - (max + CAP_MARGIN));
-  return `${head.slice(0, max)}… (${more.toLocaleString('en-US')} more characters)`;
+  return `${head.slice(0, max)}… (${grouped(more)} more characters)`;
 }

@@ -1,3 +1,4 @@
+import { grouped } from '../base/counted.js';
 import { SAFE_SECRET_LENGTH, type Redactor, type SecretKind } from '../redact/redact.js';
 import { publicKeyOfUrl, TOKEN_FIELD, TOKEN_IN_TEXT, tokenField } from '../spec/auth-scheme.js';
 import { requestTarget } from './transfer.js';
@@ -149,7 +150,7 @@ export function unsendable(method: string, url: string, headers: Readonly<Record
   const slash = url.indexOf('/', url.indexOf('//') + 2);
   const targetLength = slash < 0 ? 1 : url.length - slash;
   if (targetLength > MAX_TARGET_CHARS)
-    return `its request target is ${targetLength.toLocaleString('en-US')} characters long, past the ${MAX_TARGET_CHARS.toLocaleString('en-US')} a run sends (RFC 9112 §3 asks a server to read request lines of 8,000 octets)`;
+    return `its request target is ${grouped(targetLength)} characters long, past the ${grouped(MAX_TARGET_CHARS)} a run sends (RFC 9112 §3 asks a server to read request lines of 8,000 octets)`;
   if (BAD_TARGET.test(requestTarget(url).path)) return 'its path holds a space, a control or a character past U+00FF';
   for (const [name, value] of Object.entries(headers)) {
     if (!HTTP_TOKEN.test(name)) return 'a header name is not an HTTP token';

@@ -1,3 +1,4 @@
+import { grouped } from '../base/counted.js';
 /**
  * JSON.parse for a big UTF-8 body without its whole text: a 65 MB list decodes to a 135 MB UTF-16 string, held
  * next to its bytes and its parsed tree, and that string alone is most of a large run's peak memory.
@@ -32,7 +33,7 @@ export class TooManyElements extends Error {
   readonly code = 'BODY_TOO_LARGE';
   constructor() {
     super(
-      `response body lists more than ${MAX_LIST_ELEMENTS.toLocaleString('en-US')} records in data; not parsed (the most a run holds)`,
+      `response body lists more than ${grouped(MAX_LIST_ELEMENTS)} records in data; not parsed (the most a run holds)`,
     );
   }
 }
