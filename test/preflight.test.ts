@@ -168,6 +168,32 @@ describe.concurrent('the preflight blames the setup only for what is the setupâ€
     );
   });
 
+  test("a check's /auth that times out names its key pair redacted once: [REDACTED:public-key], never [FORGED-REDACTED:â€¦]", async () => {
+    // The preflight's /auth calls (app's, other_app's) answer at once; every later one comes after the run's timeout.
+    let auths = 0;
+    const late: Variant = {
+      name: 'late-auth-after-preflight',
+      description: 'every /auth after the first two answers after 1.5 s',
+      delayMs: (req) => (req.path === '/auth' && ++auths > 2 ? 1500 : 0),
+    };
+    await withServer(
+      [late],
+      async (srv) => {
+        const run = await runCli(targetArgs(srv, ['--only', 'AUTH-01', '--timeout-ms', '500']), { env: targetEnv });
+        const c = run.report!.checks.find((x) => x.id === 'AUTH-01')!;
+        expect(c.status).toBe('incomplete');
+        expect(c.message).toMatch(
+          /^could not finish: GET \S+\/auth\?secret=\[REDACTED:public-key\]&key=\[REDACTED:secret-key\]: no complete response within 500 ms/,
+        );
+        for (const text of [run.stdout, JSON.stringify(run.report)]) {
+          expect(text).not.toContain('FORGED-REDACTED');
+          expect(text).not.toContain('\uE000');
+        }
+      },
+      { https: false },
+    );
+  });
+
   test('an /auth answer the sandbox cuts short is a server fault, neither an unreachable target nor a refused key pair: the run goes on', async () => {
     await withServer(
       [sandboxFaultOnAuth('truncate')],

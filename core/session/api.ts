@@ -1,7 +1,8 @@
 import type { Config, Credentials } from '../config/config.js';
 import type { ExchangeSource } from '../transport/exchange-source.js';
 import type { Exchange, Reply, RequestSpec } from '../transport/exchange.js';
-import { NetworkError } from '../transport/exchange.js';
+import { NetworkError, requestLine } from '../transport/exchange.js';
+import type { Redactor } from '../redact/redact.js';
 import { requestChain, type RequestChain } from '../transport/pacing.js';
 import { Blocked } from './check-errors.js';
 import type { ListPath, Resource, Sweep, Who } from '../spec/resources.js';
@@ -49,11 +50,11 @@ export function successData(reply: Reply): { ok: true; data: unknown } | { ok: f
  * holds it) answers nothing: §8 leaves rate limits to the server ("not shown"), so it is no finding, and the request
  * ends as one without an answer: its check could not finish (incomplete), as for a timeout.
  */
-function judgeable(reply: Reply): Reply {
+function judgeable(reply: Reply, redactor: Redactor): Reply {
   if (reply.status !== 429) return reply;
   const retried = reply.exchange.retries?.length ?? 0;
   throw new NetworkError(
-    `${reply.exchange.request.method} ${reply.exchange.request.url}: HTTP 429 Too Many Requests${retried ? ` after retrying ${counted(retried, 'time')}` : ''}: rate limited, no answer to judge (§8: rate limits are the server's to set)`,
+    `${requestLine(reply.exchange.request.method, reply.exchange.request.url, redactor)}: HTTP 429 Too Many Requests${retried ? ` after retrying ${counted(retried, 'time')}` : ''}: rate limited, no answer to judge (§8: rate limits are the server's to set)`,
     reply.exchange,
     'RATE_LIMITED',
   );
@@ -171,7 +172,10 @@ export class SharedRequests {
    * what the tally had planned it as.
    */
   send(spec: RequestSpec, chain: RequestChain | undefined, kind: PlannedAs = 'unplanned'): Promise<Reply> {
-    return this.tally.track(this.client.send(spec, chain).then(judgeable), kind);
+    return this.tally.track(
+      this.client.send(spec, chain).then((r) => judgeable(r, this.client.redactor)),
+      kind,
+    );
   }
 
   /** Holds every /auth of the token-minting checks until `open` settles (core/engine/engine.ts). */

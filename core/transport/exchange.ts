@@ -177,6 +177,15 @@ function redactExchange(e: Exchange, r: Redactor): Exchange {
 
 /** Bounds of server-chosen strings in evidence: a 5 MB id in a path or a header must not become 5 MB per report. */
 export const URL_CHARS = 2000;
+
+/**
+ * "GET <url>" as a message of the tool names a request: the URL bounded, and redacted before it is cut (no readable
+ * part of a secret at the cut) with the markers a check's message turns into `[REDACTED:…]` (Redactor.redactMessage),
+ * since the path may hold a server's id, forged markers included. A plain redact() here was redacted again there:
+ * the key pair of an /auth that timed out read `[FORGED-REDACTED:public-key]`.
+ */
+export const requestLine = (method: string, url: string, r: Redactor): string =>
+  `${method} ${capRedacted(url, URL_CHARS, (t) => r.redactQuoted(t))}`;
 const HEADER_NAME_CHARS = 200;
 const HEADER_VALUE_CHARS = 2000;
 const MAX_HEADERS_SHOWN = 200;

@@ -7,10 +7,10 @@ import { createSecureContext } from 'node:tls';
 import { Agent } from './undici-agent.js';
 import type { Redactor } from '../redact/redact.js';
 import { parseJsonBuffer, TooManyElements } from './json-buffer.js';
-import { capRedacted, capText } from '../redact/untrusted-text.js';
+import { capText } from '../redact/untrusted-text.js';
 import { parseJsonExact } from '../base/exact-json.js';
 import { textOnDemand } from './rendered-text.js';
-import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, SPEC_CONTENT_TYPE, URL_CHARS } from './exchange.js';
+import { EXCERPT_CHARS, EXCERPT_HEAD_BYTES, NetworkError, requestLine, SPEC_CONTENT_TYPE } from './exchange.js';
 import type { Exchange, Reply, RequestSpec, RetryRecord } from './exchange.js';
 import { describeError, MAX_HEADER_BYTES, STALE_CONNECTION } from './network-errors.js';
 import {
@@ -191,7 +191,7 @@ export class HttpClient {
       if (cost > this.retryBudgetLeft) {
         const budget = `${(this.retryBudgetMs / 1000).toFixed(1)} s`;
         throw new NetworkError(
-          `${method} ${capRedacted(url, URL_CHARS, (t) => this.opts.redactor.redact(t))}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
+          `${requestLine(method, url, this.opts.redactor)}: HTTP 429 Too Many Requests${asked !== undefined ? ` (Retry-After: ${capText(asked, 100)})` : ''}, not waited for: the run's budget for rate-limit waits (${budget}, ${RETRY_BUDGET_TIMEOUTS} × timeout_ms) is ${this.retryBudgetLeft <= 0 ? 'spent' : 'too small for it'}`,
           reply.exchange,
           'RETRY_BUDGET',
         );
@@ -338,7 +338,7 @@ export class HttpClient {
         duration_ms: Math.round(performance.now() - started),
       });
       throw new NetworkError(
-        `${method} ${capRedacted(url, URL_CHARS, (t) => this.opts.redactor.redact(t))}: ${d.message}`,
+        `${requestLine(method, url, this.opts.redactor)}: ${d.message}`,
         exchange,
         d.code,
         !responded,
