@@ -330,6 +330,11 @@ describe.concurrent('verdicts you can trust', () => {
       expect(r.checks.length).toBeGreaterThan(40);
       expect(r.checks.some((c) => c.outcome === 'incomplete')).toBe(true);
       expect(r.checks.some((c) => c.outcome === 'failed')).toBe(false);
+      // The reason says the count once: the stop's own words carry it, the ids follow them.
+      expect(r.verdict_reason.match(/checks? did not finish/g)).toHaveLength(1);
+      expect(r.verdict_reason).toMatch(
+        /^the run was interrupted \(SIGINT\): \d+ of \d+ checks did not finish \([A-Z][^)]*\); the first: /,
+      );
       // One count of unfinished checks everywhere it is said: the harness line, the verdict's reason, the list.
       const n = r.checks.filter((c) => c.outcome === 'incomplete' || c.outcome === 'error').length;
       const counts = [

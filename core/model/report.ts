@@ -405,12 +405,18 @@ export function verdictOf(
     };
   const blocking = checks.filter(blocksVerdict);
   if (harnessErrors.length || blocking.length) {
+    const unfinished = unfinishedOf({ checks });
+    const first = harnessErrors[0];
+    // A stop says how many checks it left unfinished ("…: 36 of 62 checks did not finish"): the ids follow it, not
+    // the same count again.
+    const said =
+      first !== undefined && new RegExp(`: ${unfinished.length} of \\d+ checks? did not finish$`).test(first);
     const parts = [
-      ...harnessErrors.slice(0, 1),
+      ...(first !== undefined ? [said && blocking.length ? `${first} (${ids(unfinished)})` : first] : []),
       // Counted as every output counts them (unfinishedOf); the MUST ones among them are what block the verdict.
       ...(blocking.length
         ? [
-            `${counted(unfinishedOf({ checks }).length, 'check')} did not finish (${ids(unfinishedOf({ checks }))}); the first: ${blocking[0]!.message}`,
+            `${said ? '' : `${counted(unfinished.length, 'check')} did not finish (${ids(unfinished)}); `}the first: ${blocking[0]!.message}`,
           ]
         : []),
     ];
