@@ -54,7 +54,7 @@ function judgeable(reply: Reply, redactor: Redactor): Reply {
   if (reply.status !== 429) return reply;
   const retried = reply.exchange.retries?.length ?? 0;
   throw new NetworkError(
-    `${requestLine(reply.exchange.request.method, reply.exchange.request.url, redactor)}: HTTP 429 Too Many Requests${retried ? ` after retrying ${counted(retried, 'time')}` : ''}: rate limited, no answer to judge (§8: rate limits are the server's to set)`,
+    `${requestLine(reply.exchange.request.method, reply.exchange.request.url, redactor)}: HTTP 429 Too Many Requests${retried ? ` after retrying ${counted(retried, 'time')}` : ''}: rate limited, no answer to judge (§8: rate limits are the server's to set; a lower --rate-limit or --concurrency may get answers)`,
     reply.exchange,
     'RATE_LIMITED',
   );
