@@ -324,10 +324,19 @@ export function summaryText(
   const curl = curlOptionsOf(report);
   if (findings.length) {
     out.push('', 'Findings (most severe first):');
-    // Under --verbose, how to set the variables the reproduction lines use ($OPEN_TOKEN …), once before them.
+    // Under --verbose, the exchanges that show each finding, whole; each other one a line (a token check judges a
+    // hundred correct refusals beside two findings). Without marks, every exchange is whole (core/model/findings.ts).
+    const shown = new Map(
+      (opts.verbose ? findings : []).map((c) => {
+        const marked = markedEvidence({ ...c, base_url: report.target.base_url });
+        const whole = marked.some((e) => e.shows === 'finding') ? marked.filter((e) => e.shows === 'finding') : marked;
+        return [c, { whole, beside: marked.filter((e) => !whole.includes(e)) }] as const;
+      }),
+    );
+    // How to set the variables the reproduction lines printed use ($OPEN_TOKEN …), once before them.
     const steps = opts.verbose
       ? credentialSteps(
-          findings.flatMap((c) => c.evidence.map((e) => curlCommand(e, curl))),
+          [...shown.values()].flatMap(({ whole }) => whole.map((e) => curlCommand(e, curl))),
           report.target.base_url,
           curl,
         )
@@ -353,10 +362,7 @@ export function summaryText(
       }
       if (c.fuzz) out.push(`      replay: ${oneLine(c.fuzz.replay)}`);
       if (opts.verbose) {
-        // The exchanges that show the finding, whole; each other one a line (a token check judges a hundred correct
-        // refusals beside two findings). Without marks, every exchange is whole (core/model/findings.ts).
-        const marked = markedEvidence({ ...c, base_url: report.target.base_url });
-        const whole = marked.some((e) => e.shows === 'finding') ? marked.filter((e) => e.shows === 'finding') : marked;
+        const { whole, beside } = shown.get(c)!;
         for (const e of whole)
           out.push(
             '',
@@ -364,7 +370,6 @@ export function summaryText(
               .split('\n')
               .map((l) => `      ${oneLine(l)}`),
           );
-        const beside = marked.filter((e) => !whole.includes(e));
         if (beside.length)
           out.push(
             '',

@@ -391,6 +391,8 @@ test('issue 35: the answers that let a token inside a longer header through come
   expect(block).toMatch(/\n {8}\[a correct answer\] GET \S+\/dishes\/101 → HTTP 401 \(\d+ ms, body /);
   expect(block.split('\n').length).toBeLessThan(findings.length * 40 + c.evidence.length + 10);
   expect(out.match(/export OPEN_TOKEN=/g)).toHaveLength(1);
+  // Every variable it says how to set is used by a line it prints (the correct answers' lines are not printed).
+  for (const [, name] of out.matchAll(/export (\w+)=/g)) expect(out).toContain(`"$${name}"`);
   expect(out.indexOf('export OPEN_TOKEN=')).toBeLessThan(out.indexOf('"$OPEN_TOKEN"'));
   // junit.xml: the failure's first exchange is one that shows the finding.
   const xml = readFileSync(join(run.dir, 'conformance-report', 'junit.xml'), 'utf8');
