@@ -399,6 +399,12 @@ async function checkedRun(
     for (const w of unverified) out(`Warning: ${w}\n`);
     if (entries) for (const w of known!.legacyWarnings(entries, config.baseline!)) out(`${w}\n`);
     for (const l of ceilingLines(chosen, catalogueHeads.length, config.base_url.startsWith('https:'))) out(l);
+    // Said as plainly as the plain-http warning: with no certificate checked, nothing says the answers came from the
+    // server base_url names (the verdict is still true of the answers that came).
+    if (config.tls.insecure && config.base_url.startsWith('https:'))
+      out(
+        'Warning: TLS certificates are not verified (tls.insecure, --insecure): nothing shows the answers came from the server base_url names; for testing only\n',
+      );
     // Sampling is never silent: said here, and as a note on each check that used the sample.
     // (The default sample only touches a resource of more than DEFAULTS.max_details records: each check that used it,
     // the coverage and the verdict say so.)

@@ -78,6 +78,10 @@ describe.concurrent('TLS', () => {
       const run = await runCli(bare(srv, ['--insecure']), { env: targetEnv });
       expect(run.stderr).toBe('');
       expect(run.code, run.stdout.slice(-1500)).toBe(0);
+      // Said before the checks, once: no certificate was checked.
+      expect(
+        run.stdout.match(/^Warning: TLS certificates are not verified \(tls\.insecure, --insecure\)/gm),
+      ).toHaveLength(1);
     });
   });
 
