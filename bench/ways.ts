@@ -114,6 +114,10 @@ const SHARED: Array<[RegExp, string]> = [
     `AUTH-02 judges the same ${TOKEN_FIELD} by §2.6's field table (a non-empty string): an answer that fails AUTH-01 here fails AUTH-02 too`,
   ],
   [
+    /not \$\{me\.label\}'s own \$\{noun\} of that id/,
+    "ISO-02 judges the same answers (merchant A's own details) for merchant B's owner: a detail of an id both merchants have (per-merchant ids) that answers merchant B's record fails both",
+  ],
+  [
     /names the same merchant/,
     `the four ISO checks each compare the two merchants: ${AUTH_PATH} naming one merchant for both applications stops every one of them`,
   ],

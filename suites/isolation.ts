@@ -126,6 +126,8 @@ const ISO_01: CheckDeclaration = {
   level: 'MUST',
   spec: '§1, §4 endpoints 4 and 6',
   requires: ['other_app'],
+  // An id of B that is also an id of A's own records (per-merchant ids) is A's detail: judged from A's sweep.
+  reads: ['dishes:app', 'seats:app'],
   title:
     "With merchant A's token, none of merchant B's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
   run: (ctx) => theirIdsDoNotResolve(ctx, A, B),
@@ -135,6 +137,7 @@ const ISO_03: CheckDeclaration = {
   level: 'MUST',
   spec: '§1, §4 endpoints 4 and 6',
   requires: ['other_app'],
+  reads: ['dishes:other_app', 'seats:other_app'],
   title:
     "With merchant B's token, none of merchant A's dish or seat ids resolves by detail (an error 400/404, never SUCCESS)",
   run: (ctx) => theirIdsDoNotResolve(ctx, B, A),
@@ -147,6 +150,7 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
   // Which ids to ask for, every resource's, then one request of my own for each.
   const asked: Array<{ resource: Resource; noun: Noun; id: RecordId }> = [];
   const notAsked: string[] = [];
+  let sharedJudged = 0;
   // Their listed ids of which the source holds no detail (a capture of ordinary traffic never asks for another
   // merchant's record with my token): a skip names what the recording lacks.
   const unheld: string[] = [];
@@ -168,18 +172,31 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       );
     if (sampled) ctx.note(`asked for a seeded sample of ${ids.length} of ${other.label}'s ${total} ${resource}`);
     // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my list)
-    // is mine to read.
-    let shared = 0;
+    // is mine to read. My detail of it (my own sweep's answer: no request of this check's) must be my record, never
+    // theirs: that is this rule's cell at such an id.
+    const shared = new Set<string>();
     for (const id of ids) {
       const own = mine.get(String(id));
       if (theirById.has(String(id)) && !(own && !theirRecord(noun, own, theirById, theirs)))
         asked.push({ resource, noun, id });
-      else shared++;
+      else if (theirById.has(String(id))) shared.add(String(id));
     }
-    if (shared)
+    if (shared.size) {
+      for await (const { id, reply } of await ctx.api.details(resource, me.who)) {
+        if (!shared.has(String(id))) continue;
+        sharedJudged++;
+        const d = recordIn(reply);
+        const why = d && theirRecord(noun, d, theirById, theirs);
+        if (why && !(mine.get(String(id)) && sameSpecFields(noun, d, mine.get(String(id))!)))
+          found.add(
+            `GET ${detailPath(resource, id)} with ${me.label}'s token answered ${other.label}'s ${noun} ${id} (${why}), not ${me.label}'s own ${noun} of that id`,
+            recordKey(noun, id),
+          );
+      }
       notAsked.push(
-        `${shared} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): not asked for`,
+        `${shared.size} of ${other.label}'s ${noun} ids are also ids of ${me.label}'s own ${resource} (per-merchant ids): judged from ${me.label}'s own detail of each (it must be ${me.label}'s record)`,
       );
+    }
   }
   // Each of these requests is sent once in a run, by this check alone: not kept for others to reuse. No response is
   // no evidence either way (and not a refusal): it ends the check as incomplete.
@@ -207,7 +224,7 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
       );
   }
   for (const text of notAsked) ctx.note(text);
-  const probed = asked.length;
+  const probed = asked.length + sharedJudged;
   if (!probed)
     throw new Blocked(
       unheld.length
@@ -216,7 +233,7 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
     );
   if (found.length)
     ctx.fail(
-      `${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) were not refused: ${found.list()}`,
+      `${found.length} of the ${probed} dish and seat ids of ${other.label} (${other.who}) asked for with the token of ${me.label} (${me.who}) resolved where they must not: ${found.list()}`,
       found.fingerprints,
     );
 }

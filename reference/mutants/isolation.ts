@@ -1,6 +1,7 @@
 import type { Mutant } from './types.js';
 import { pathIs, withData } from '../kit.js';
 import { ok, type ApiRequest } from '../server.js';
+import { LATITUDE_VARIANTS } from '../variants.js';
 
 /**
  * Broken variants for tenant isolation (suites/isolation.ts): a query that forgets the merchant filter, for one
@@ -63,6 +64,23 @@ export const isolationMutants: Mutant[] = [
     kills: ['ISO-01'],
     handle: (req, next, world) =>
       tokenOf(req, 1) && req.path === '/seats/21' ? ok(world.render.seat(world.seats.get(21)!)) : next(),
+  },
+  {
+    // Per-merchant ids (the conforming variant per-merchant-ids), and a detail that looks the id up in every
+    // merchant's records: merchant 1's dish 101 is answered with merchant 2's dish 101. ISO-01 judges such an id from
+    // merchant 1's own detail; ISO-02 sees merchant 2's owner in the same answer.
+    name: 'iso-per-merchant-ids-detail-leak-a',
+    description:
+      "merchant 2's dishes and seats are numbered in its own id space, and with merchant 1's token /dishes/:id of an id both merchants have answers merchant 2's dish",
+    kills: ['CONS-02', 'CONS-05', 'FUZZ-01', 'ISO-01', 'ISO-02'],
+    handle: (req, next, world) => {
+      if (tokenOf(req, 1) && pathIs(req, '/dishes/:id')) {
+        const id = idOf(req);
+        const theirs = world.dishes.get(id + 100);
+        if (theirs && theirs.user_id === 2) return ok({ ...world.render.dish(theirs), id });
+      }
+      return LATITUDE_VARIANTS.find((v) => v.name === 'per-merchant-ids')!.handle!(req, next, world);
+    },
   },
   {
     name: 'iso-seat-detail-leak-b',

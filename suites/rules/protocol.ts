@@ -800,7 +800,8 @@ const OWNER_RULE: Rule = {
           ['app'],
           probedWhen(
             'with other_app',
-            by('ISO-01', 'iso-dish-detail-leak-a'),
+            // Also where the ids are per merchant: merchant B's dish 101 answered for merchant A's own id 101.
+            by('ISO-01', 'iso-dish-detail-leak-a', 'iso-per-merchant-ids-detail-leak-a'),
             // Its id with leading zeros (0201): a spelling ISO-01, which asks for the ids as listed, never sends.
             by('FUZZ-01', 'iso-dish-detail-leak-a', 'fuzz-leading-zeros-any-merchant'),
           ),

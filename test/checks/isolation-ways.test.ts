@@ -431,7 +431,7 @@ describe('the two merchants told apart: /auth names who each application belongs
 describe('ISO-01/03: which of their ids are asked for, and each way one resolves', () => {
   const head = (path: string) => `GET ${path} with merchant A's token`;
   const failed = (n: number, of: number, findings: string) =>
-    `${n} of the ${of} dish and seat ids of merchant B (other_app) asked for with the token of merchant A (app) were not refused: ${findings}`;
+    `${n} of the ${of} dish and seat ids of merchant B (other_app) asked for with the token of merchant A (app) resolved where they must not: ${findings}`;
 
   test('SUCCESS with their record (with or without its owner mark), SUCCESS with another record, an error that is not JSON', async () => {
     let exchanges = changed('ISO-01', []);
@@ -456,7 +456,7 @@ describe('ISO-01/03: which of their ids are asked for, and each way one resolves
     expect([...r.fingerprints!].sort()).toEqual(['dish:201', 'dish:202', 'seat:21']);
   });
 
-  test('their ids that are ids of my own records are not asked, and said; their record leaked into my list is asked', async () => {
+  test('their ids that are ids of my own records are judged from my own detail of each, and said; their record leaked into my list is asked', async () => {
     const ownDish = { ...B_DISH_201, name: 'Own', user_id: 1 };
     const r = await iso('ISO-01', [
       ['GET /dishes', 'app', append(ownDish)],
@@ -464,7 +464,7 @@ describe('ISO-01/03: which of their ids are asked for, and each way one resolves
     ]);
     expect(r.status).toBe('passed');
     expect(r.notes).toEqual([
-      "1 of merchant B's dish ids are also ids of merchant A's own dishes (per-merchant ids): not asked for",
+      "1 of merchant B's dish ids are also ids of merchant A's own dishes (per-merchant ids): judged from merchant A's own detail of each (it must be merchant A's record)",
     ]);
     // Asked: 202 and 21. A SUCCESS for 21 shows it was asked, and how many were.
     const resolved = await replay(
@@ -480,10 +480,10 @@ describe('ISO-01/03: which of their ids are asked for, and each way one resolves
         200,
       ),
     );
-    expect(resolved.message).toBe(failed(1, 2, `${head('/seats/21')} answered merchant B's seat 21 (user_id 2)`));
+    expect(resolved.message).toBe(failed(1, 3, `${head('/seats/21')} answered merchant B's seat 21 (user_id 2)`));
   });
 
-  test('every id of theirs one of my own: nothing to ask for, blocked', async () => {
+  test('every id of theirs one of my own: nothing to ask for; my detail of each is judged, and it must not be theirs', async () => {
     const r = await iso('ISO-01', [
       [
         'GET /dishes',
@@ -492,14 +492,34 @@ describe('ISO-01/03: which of their ids are asked for, and each way one resolves
       ],
       ['GET /seats', 'app', append({ ...B_SEAT_21, remark: 'Mine', merchant_id: 'MCH20240001', user_id: 1 })],
     ]);
-    expect(r.status).toBe('skipped');
-    expect(r.message).toBe(
-      "blocked: merchant B has no dish or seat id that is not also an id of merchant A's own records (per-merchant ids, or no records): nothing to ask for",
-    );
+    expect(r.status).toBe('passed');
     expect(r.notes).toEqual([
-      "2 of merchant B's dish ids are also ids of merchant A's own dishes (per-merchant ids): not asked for",
-      "1 of merchant B's seat ids are also ids of merchant A's own seats (per-merchant ids): not asked for",
+      "2 of merchant B's dish ids are also ids of merchant A's own dishes (per-merchant ids): judged from merchant A's own detail of each (it must be merchant A's record)",
+      "1 of merchant B's seat ids are also ids of merchant A's own seats (per-merchant ids): judged from merchant A's own detail of each (it must be merchant A's record)",
     ]);
+    // My detail of such an id that answers their record (their owner, not my own record) is the finding.
+    const leaked = await replay(
+      check('ISO-01'),
+      pass('ISO-01').config,
+      withAnswers(
+        changed('ISO-01', [
+          [
+            'GET /dishes',
+            'app',
+            append({ ...B_DISH_201, name: 'Own', user_id: 1 }, { ...B_DISH_201, id: 202, name: 'Own too', user_id: 1 }),
+          ],
+          ['GET /seats', 'app', append({ ...B_SEAT_21, remark: 'Mine', merchant_id: 'MCH20240001', user_id: 1 })],
+        ]),
+        asked('ISO-01', 'GET /dishes/201', 'app'),
+        () => ({ status: 'SUCCESS', code: 200, data: B_DISH_201 }),
+        200,
+      ),
+    );
+    expect(leaked.status).toBe('failed');
+    expect(leaked.message).toContain(
+      "GET /dishes/201 with merchant A's token answered merchant B's dish 201 (user_id 2), not merchant A's own dish of that id",
+    );
+    expect(leaked.fingerprints).toEqual(['dish:201']);
   });
 
   test('a list that is no list: noted; their ids still asked, or that resource left out', async () => {
@@ -546,7 +566,7 @@ describe('ISO-01/03: which of their ids are asked for, and each way one resolves
       ),
     );
     expect(r.message).toBe(
-      '1 of the 7 dish and seat ids of merchant A (app) asked for with the token of merchant B (other_app) were not refused: GET /seats/12 with merchant B\'s token (merchant A\'s seat 12): expected an error with code 400 or 404, got HTTP 403, code 403, status "ERROR"',
+      '1 of the 7 dish and seat ids of merchant A (app) asked for with the token of merchant B (other_app) resolved where they must not: GET /seats/12 with merchant B\'s token (merchant A\'s seat 12): expected an error with code 400 or 404, got HTTP 403, code 403, status "ERROR"',
     );
   });
 });

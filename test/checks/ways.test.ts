@@ -472,7 +472,7 @@ describe("ISO-01: each way merchant B's id can resolve with merchant A's token",
   const detail = (line: string) => (x: Parameters<typeof requestOf>[0]) => requestOf(x).line === line;
   const head = "GET /seats/21 with merchant A's token";
   const failed = (finding: string) =>
-    `1 of the 3 dish and seat ids of merchant B (other_app) asked for with the token of merchant A (app) were not refused: ${finding}`;
+    `1 of the 3 dish and seat ids of merchant B (other_app) asked for with the token of merchant A (app) resolved where they must not: ${finding}`;
 
   test('SUCCESS with another record, an error carrying their record, an error with another code', async () => {
     const other = await replayChanged(
