@@ -267,8 +267,6 @@ function reindentJson(text: string, indent = '  '): string {
   return out;
 }
 
-export { counted } from '../core/base/counted.js';
-
 /** A byte count as the reports write it: "1 byte", "1,234 bytes". */
 export const bytes = (n: number): string => `${grouped(n)} byte${n === 1 ? '' : 's'}`;
 

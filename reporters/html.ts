@@ -1,4 +1,4 @@
-import { grouped } from '../core/base/counted.js';
+import { counted, grouped } from '../core/base/counted.js';
 import { naturalOrder } from '../core/base/natural-order.js';
 import { createHash } from 'node:crypto';
 import { writeFileAtomic } from '../core/base/atomic-file.js';
@@ -19,7 +19,6 @@ import {
   type Verdict,
 } from '../core/model/report.js';
 import {
-  counted,
   credentialSteps,
   curlCommand,
   curlOptionsOf,

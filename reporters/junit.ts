@@ -9,7 +9,8 @@ import {
   type Outcome,
   type Report,
 } from '../core/model/report.js';
-import { counted, curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
+import { curlOptionsOf, exchangeText, shownExchanges, type CurlOptions } from './evidence.js';
+import { counted } from '../core/base/counted.js';
 
 /**
  * junit.xml for CI test widgets (GitHub Actions, GitLab, Jenkins): one <testsuite> per area, one <testcase> per check

@@ -17,15 +17,8 @@ import {
 } from '../core/model/report.js';
 import { untrustedLine } from '../core/redact/untrusted-text.js';
 import type { RequestProgress } from '../core/session/progress.js';
-import {
-  counted,
-  credentialSteps,
-  curlCommand,
-  curlOptionsOf,
-  exchangeLine,
-  exchangeText,
-  markedEvidence,
-} from './evidence.js';
+import { credentialSteps, curlCommand, curlOptionsOf, exchangeLine, exchangeText, markedEvidence } from './evidence.js';
+import { counted } from '../core/base/counted.js';
 
 /** Colour on a terminal unless NO_COLOR; the CLI decides for good with --no-color and FORCE_COLOR (setColour). */
 let colour = process.stdout.isTTY === true && !process.env.NO_COLOR;

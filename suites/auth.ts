@@ -15,6 +15,7 @@ import type { Reply } from '../core/transport/exchange.js';
 import { SAFE_SECRET_LENGTH } from '../core/redact/redact.js';
 import { illegalHeaderChars } from '../core/transport/issued-tokens.js';
 import {
+  carriedData,
   carriesData,
   describeReply,
   envelopeCode,
@@ -50,7 +51,7 @@ import { errorAnswerProblems } from './support/error-answers.js';
 function refusalProblem(r: Reply, codes: number[], sensitive: Sensitive): string | undefined {
   const code = envelopeCode(r);
   if (!codes.includes(code as number)) return `expected code ${codes.join(' or ')}, got ${describeReply(r)}`;
-  if (carriesData(r)) return `the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`;
+  if (carriesData(r)) return `the refusal carries data ${carriedData(r)}`;
   const leak = leakedValue(r.text, sensitive);
   return leak ? `the refusal body contains ${leak}` : undefined;
 }
@@ -394,15 +395,13 @@ function judgeAuthRefusal(ctx: CheckContext, r: Reply, label: string, codes: num
   expectError(ctx, r, codes, `GET ${AUTH_PATH} ${label}`);
   if (carriesData(r)) {
     ctx.shows(r, 'finding');
-    ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`);
+    ctx.fail(`GET ${AUTH_PATH} ${label}: the refusal carries data ${carriedData(r)}`);
   }
 }
 
 /** What an answer that had to refuse served: its status, and the data it carries when it is no success. */
 function served(r: Reply): string {
-  return successData(r).ok
-    ? describeReply(r)
-    : `${describeReply(r)}, a refusal that carries data ${show((r.json as { data: unknown }).data, 80)}`;
+  return successData(r).ok ? describeReply(r) : `${describeReply(r)}, a refusal that carries data ${carriedData(r)}`;
 }
 
 /**
@@ -671,8 +670,7 @@ export const authChecks = defineChecks('auth', [
         const envelope = code === 401 ? errorAnswerProblems(r) : [];
         ctx.shows(r, code !== 401 || carriesData(r) || envelope.length ? 'finding' : 'correct');
         if (code !== 401) found.add(`${label}: expected code 401, got ${describeReply(r)}`, label);
-        else if (carriesData(r))
-          found.add(`${label}: the refusal carries data ${show((r.json as { data: unknown }).data, 80)}`, label);
+        else if (carriesData(r)) found.add(`${label}: the refusal carries data ${carriedData(r)}`, label);
         for (const p of envelope) found.add(`${label}: ${p.text}`, `${label}:envelope${p.suffix}`);
       });
       if (found.length)

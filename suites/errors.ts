@@ -5,8 +5,7 @@ import { DETAIL_RESOURCES, LIST_PATHS, nounOf, type Resource, type Who } from '.
 import type { Reply } from '../core/transport/exchange.js';
 import { AUTH_PATH, DATA_ENDPOINTS, detailPath, type Endpoint } from '../core/spec/endpoints.js';
 import { KEY_PAIR_QUERY } from '../core/spec/auth-scheme.js';
-import { carriesData, describeReply, envelopeCode, expectError } from '../core/model/assertions.js';
-import { show } from '../core/redact/quote.js';
+import { carriedData, carriesData, describeReply, envelopeCode, expectError } from '../core/model/assertions.js';
 import { validate } from '../core/spec/schemas.js';
 import { dataEndpointPaths } from './support/paths.js';
 import { judgedApplications } from './support/tenants.js';
@@ -409,12 +408,11 @@ async function unknownIdsAreErrors(ctx: CheckContext, resource: Resource): Promi
     const what = `${request} (an id that is not in /${resource})`;
     if (isSuccessEnvelope(reply))
       ctx.fail(
-        `${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${show((reply.json as { data?: unknown }).data, 80)}`,
+        `${what}: expected an error envelope with code 400 or 404, got SUCCESS with data ${carriedData(reply)}`,
         [key],
       );
     withFingerprint(key, () => expectError(ctx, reply, [400, 404], what));
-    if (carriesData(reply))
-      ctx.fail(`${what}: the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`, [key]);
+    if (carriesData(reply)) ctx.fail(`${what}: the error carries data ${carriedData(reply)}`, [key]);
   }
 }
 
@@ -483,7 +481,7 @@ export const errorChecks = defineChecks('errors', [
         // Another application's error no other check reads carries no data (§2.1 data, §5.4, §7; #35).
         if (judgeData && carriesData(reply))
           problems.push({
-            text: `the error carries data ${show((reply.json as { data?: unknown }).data, 80)}`,
+            text: `the error carries data ${carriedData(reply)}`,
             suffix: ':data',
           });
         ctx.shows(reply, problems.length ? 'finding' : 'correct');
@@ -579,7 +577,7 @@ export const errorChecks = defineChecks('errors', [
           // A 400 is an error like any other: it carries no data (§2.1 data, §7).
           if (carriesData(query))
             problems.push({
-              text: `GET ${path}?${q}${suffix}: the 400 carries data ${show((query.json as { data?: unknown }).data, 80)}`,
+              text: `GET ${path}?${q}${suffix}: the 400 carries data ${carriedData(query)}`,
               fingerprint: `${mark}GET ${path}?query:data`,
             });
           continue;

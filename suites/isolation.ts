@@ -174,20 +174,21 @@ async function theirIdsDoNotResolve(ctx: CheckContext, me: Side, other: Side): P
     // Ids may be per merchant: an id that is also one of my own records (and not their record leaked into my list)
     // is mine to read. My detail of it (my own sweep's answer: no request of this check's) must be my record, never
     // theirs: that is this rule's cell at such an id.
-    const shared = new Set<string>();
+    const shared = new Map<string, Rec>();
     for (const id of ids) {
+      if (!theirById.has(String(id))) continue;
       const own = mine.get(String(id));
-      if (theirById.has(String(id)) && !(own && !theirRecord(noun, own, theirById, theirs)))
-        asked.push({ resource, noun, id });
-      else if (theirById.has(String(id))) shared.add(String(id));
+      if (own && !theirRecord(noun, own, theirById, theirs)) shared.set(String(id), own);
+      else asked.push({ resource, noun, id });
     }
     if (shared.size) {
       for await (const { id, reply } of await ctx.api.details(resource, me.who)) {
-        if (!shared.has(String(id))) continue;
+        const own = shared.get(String(id));
+        if (!own) continue;
         sharedJudged++;
         const d = recordIn(reply);
         const why = d && theirRecord(noun, d, theirById, theirs);
-        if (why && !(mine.get(String(id)) && sameSpecFields(noun, d, mine.get(String(id))!)))
+        if (why && !sameSpecFields(noun, d, own))
           found.add(
             `GET ${detailPath(resource, id)} with ${me.label}'s token answered ${other.label}'s ${noun} ${id} (${why}), not ${me.label}'s own ${noun} of that id`,
             recordKey(noun, id),

@@ -202,6 +202,9 @@ export function carriesData(r: Reply): boolean {
   return true;
 }
 
+/** The data an answer that should carry none carries, quoted for a finding ("the refusal carries data …"). */
+export const carriedData = (r: Reply): string => show((r.json as { data?: unknown }).data, 80);
+
 /** The JSON objects of a list (anything else in it is left to the shape checks). */
 export const records = (v: unknown): Rec[] =>
   // A disk list stays one (its records read from the file as the check goes; core/transport/disk-list.ts).

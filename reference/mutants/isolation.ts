@@ -11,6 +11,9 @@ import { LATITUDE_VARIANTS } from '../variants.js';
 const tokenOf = (req: ApiRequest, merchant: number): boolean => req.merchant?.id === merchant;
 const idOf = (req: ApiRequest): number => Number(decodeURIComponent(req.path.split('/')[2] ?? ''));
 
+/** The conforming variant whose id spaces iso-per-merchant-ids-detail-leak-a breaks isolation in. */
+const perMerchantIds = LATITUDE_VARIANTS.find((v) => v.name === 'per-merchant-ids')!;
+
 /** How often each server was asked /auth by merchant 2's application (the preflight asks first). */
 const otherAuths = new WeakMap<object, number>();
 
@@ -79,7 +82,7 @@ export const isolationMutants: Mutant[] = [
         const theirs = world.dishes.get(id + 100);
         if (theirs && theirs.user_id === 2) return ok({ ...world.render.dish(theirs), id });
       }
-      return LATITUDE_VARIANTS.find((v) => v.name === 'per-merchant-ids')!.handle!(req, next, world);
+      return perMerchantIds.handle!(req, next, world);
     },
   },
   {
